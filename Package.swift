@@ -1,0 +1,92 @@
+// swift-tools-version:6.0
+// FIDO hybrid transport (caBLE v2) for Linux: a sans-IO protocol core and three roles on top.
+import PackageDescription
+
+let crypto: [Target.Dependency] = [
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "CryptoExtras", package: "swift-crypto"),
+]
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOWebSocket", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+]
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
+let package = Package(
+    name: "swift-hybrid-transport",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "HybridCore", targets: ["HybridCore"]),
+        .library(name: "HybridConformance", targets: ["HybridConformance"]),
+        .library(name: "HybridTransport", targets: ["HybridTransport"]),
+        .library(name: "HybridBluetooth", targets: ["HybridBluetooth"]),
+        .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
+        .library(name: "HybridAuthenticator", targets: ["HybridAuthenticator"]),
+        .library(name: "HybridClient", targets: ["HybridClient"]),
+        .executable(name: "hybrid-conformance", targets: ["hybrid-conformance"]),
+        .executable(name: "tunnel-relay", targets: ["tunnel-relay"]),
+        .executable(name: "hybrid-authenticator", targets: ["hybrid-authenticator"]),
+        .executable(name: "hybrid-client", targets: ["hybrid-client"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+    ],
+    targets: [
+        // The protocol: sans-IO, depends on swift-crypto only.
+        .target(name: "HybridCore", dependencies: crypto),
+        // Runs SCHEMA.md vector files against the core (library, so tests and the CLI share it).
+        .target(name: "HybridConformance", dependencies: ["HybridCore"]),
+        .executableTarget(name: "hybrid-conformance", dependencies: ["HybridConformance", argumentParser]),
+
+        // I/O shared by both peers: the tunnel WebSocket client.
+        .target(name: "HybridTransport", dependencies: ["HybridCore", logging] + nio),
+
+        // BlueZ: C shim over libbluetooth, and the Swift Bluetooth layer (HCI, simulated air).
+        .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
+        .target(name: "HybridBluetooth", dependencies: ["CBlueZ", logging]),
+
+        // The relay server.
+        .target(
+            name: "TunnelRelay",
+            dependencies: ["HybridCore", logging] + nio + [
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "tunnel-relay",
+            dependencies: [
+                "TunnelRelay", argumentParser, logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The phone's side.
+        .target(name: "HybridAuthenticator", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", logging] + crypto),
+        .executableTarget(name: "hybrid-authenticator", dependencies: ["HybridAuthenticator", argumentParser, logging]),
+
+        // The desktop's side.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "HybridClient", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", "CQREncode", logging] + crypto),
+        .executableTarget(name: "hybrid-client", dependencies: ["HybridClient", argumentParser, logging]),
+
+        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
+        .testTarget(name: "TunnelRelayTests", dependencies: ["TunnelRelay", "HybridTransport"] + nio),
+        .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
+        .testTarget(name: "HybridAuthenticatorTests", dependencies: ["HybridAuthenticator"]),
+        .testTarget(name: "HybridClientTests", dependencies: ["HybridClient"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

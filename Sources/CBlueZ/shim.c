@@ -1,0 +1,2 @@
+#include "CBlueZ.h"
+int CBlueZ_placeholder(void) { return 0; }

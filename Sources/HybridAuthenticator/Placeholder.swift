@@ -1,0 +1,1 @@
+// HybridAuthenticator: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+// HybridBluetooth: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+// HybridClient: placeholder until its issue lands.

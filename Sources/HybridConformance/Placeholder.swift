@@ -1,0 +1,1 @@
+// HybridConformance: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+// HybridCore: placeholder until its issue lands.

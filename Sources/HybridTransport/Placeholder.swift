@@ -1,0 +1,1 @@
+// HybridTransport: placeholder until its issue lands.
