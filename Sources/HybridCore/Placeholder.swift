@@ -1,1 +1,0 @@
-// HybridCore: placeholder until its issue lands.
