@@ -46,7 +46,7 @@ let package = Package(
         // The protocol: sans-IO, depends on swift-crypto only.
         .target(name: "HybridCore", dependencies: crypto),
         // Runs SCHEMA.md vector files against the core (library, so tests and the CLI share it).
-        .target(name: "HybridConformance", dependencies: ["HybridCore"]),
+        .target(name: "HybridConformance", dependencies: ["HybridCore"] + crypto),
         .executableTarget(name: "hybrid-conformance", dependencies: ["HybridConformance", argumentParser]),
 
         // I/O shared by both peers: the tunnel WebSocket client.

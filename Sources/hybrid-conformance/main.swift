@@ -1,1 +1,42 @@
-print("not implemented yet")
+import ArgumentParser
+import Foundation
+import HybridConformance
+
+/// `hybrid-conformance`: checks hybrid-transport bytes against published test vectors.
+@main
+struct HybridConformanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hybrid-conformance",
+        abstract: "Conformance tools for the FIDO hybrid transport (caBLE v2).",
+        subcommands: [Vectors.self]
+    )
+
+    struct Vectors: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run test-vector files (SCHEMA.md format, including bundles) against this implementation.",
+            discussion: """
+                Prints one line per failing case and ends with "N passed, M failed". \
+                Exits non-zero when a case fails or a file or kind cannot be read.
+                """
+        )
+
+        @Argument(help: "Vector files, or directories whose .json files are all run.")
+        var paths: [String]
+
+        @Flag(help: "List the kinds this implementation can check, then exit.")
+        var listKinds = false
+
+        func run() throws {
+            let runner = VectorRunner()
+            if listKinds {
+                runner.kinds.forEach { print($0) }
+                return
+            }
+            let report = runner.run(paths: paths)
+            for failure in report.failures { print(failure) }
+            for error in report.fileErrors { print("ERROR \(error)") }
+            print("\(report.passed) passed, \(report.failed) failed")
+            if !report.succeeded { throw ExitCode.failure }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// HybridConformance: placeholder until its issue lands.

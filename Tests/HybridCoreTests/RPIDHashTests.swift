@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct RPIDHashTests {
+    @Test func sharedVectors() { VectorFiles.expectAllPass("rpIdHash.json") }
+}
