@@ -1,0 +1,5 @@
+import HybridCore
+
+extension CBORError: VectorErrorClassifiable {
+    public var vectorErrorClass: String { "cbor" }
+}
