@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what building and testing need on a fresh Debian machine with Swift.
+# Idempotent: it calls apt-get/pip only for what is missing. Needs root (or sudo) for apt.
+set -euo pipefail
+
+apt_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools)
+
+missing=()
+for package in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# py_webauthn: the independent relying party that verifies our registration and assertion output.
+if ! python3 -c "import webauthn" 2>/dev/null; then
+    echo "setup: pip install webauthn"
+    python3 -m pip install --quiet --disable-pip-version-check webauthn
+fi

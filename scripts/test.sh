@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: set-up, unit and loopback tests, the conformance vectors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+
+vectors="${HYBRID_VECTORS_DIR:-../shared/vectors}"
+export HYBRID_VECTORS_DIR="$(cd "$vectors" && pwd)"
+
+echo "== build"
+swift build --build-tests
+
+echo "== conformance vectors ($HYBRID_VECTORS_DIR)"
+swift run --skip-build hybrid-conformance vectors "$HYBRID_VECTORS_DIR"
+
+echo "== swift test"
+swift test --skip-build
