@@ -2,5 +2,14 @@ extension VectorRunner {
     /// Every vector kind this package checks, one line per kind.
     public static let allCheckers: [any VectorKindChecker] = [
         RPIDHashChecker(),
+        DigitsChecker(),
+        HKDFChecker(),
+        SeedKeyChecker(),
+        EIDChecker(),
+        EIDPlaintextChecker(),
+        PaddingChecker(),
+        CrypterChecker(),
+        LinkingSignatureChecker(),
+        HandshakeChecker(),
     ]
 }
