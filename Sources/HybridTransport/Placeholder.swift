@@ -1,1 +1,0 @@
-// HybridTransport: placeholder until its issue lands.

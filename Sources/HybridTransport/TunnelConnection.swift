@@ -1,0 +1,109 @@
+import HybridCore
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+
+/// An open tunnel WebSocket: the upgrade response, a sender, and the inbound messages.
+///
+/// Obtained inside ``TunnelClient/withConnection(to:extraHeaders:_:)``; the connection is closed
+/// when that call's body returns. ``messages`` can be iterated by one task while others send.
+public struct TunnelConnection: Sendable {
+    /// Headers of the server's `101 Switching Protocols` response.
+    public let responseHeaders: HTTPHeaders
+    /// Inbound binary messages, one element per WebSocket message. Single consumer.
+    public let messages: TunnelMessages
+
+    private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    private let channel: any Channel
+    private let closeFuture: EventLoopFuture<TunnelCloseInfo?>
+    private let maxMessageSize: Int
+
+    init(
+        responseHeaders: HTTPHeaders,
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
+        outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>,
+        channel: any Channel,
+        closeFuture: EventLoopFuture<TunnelCloseInfo?>,
+        maxMessageSize: Int
+    ) {
+        self.responseHeaders = responseHeaders
+        self.messages = TunnelMessages(inbound: inbound)
+        self.outbound = outbound
+        self.channel = channel
+        self.closeFuture = closeFuture
+        self.maxMessageSize = maxMessageSize
+    }
+
+    /// The routing ID from the `X-caBLE-Routing-ID` response header of `/cable/new` (protocol.md
+    /// §5.2): exactly one header, exactly 6 hex digits in either case.
+    public func routingID() throws(TunnelClientError) -> RoutingID {
+        let values = responseHeaders[TunnelWebSocket.routingIDHeader]
+        guard let value = values.first else { throw .routingIDMissing }
+        guard values.count == 1 else { throw .routingIDDuplicated }
+        guard let routingID = RoutingID(hex: value) else { throw .routingIDInvalid }
+        return routingID
+    }
+
+    /// Sends one binary message.
+    ///
+    /// - Throws: ``TunnelClientError/messageTooLarge`` above the size limit,
+    ///   ``TunnelClientError/connectionClosed`` once the connection is closed.
+    public func send(_ message: some Collection<UInt8>) async throws(TunnelClientError) {
+        guard message.count <= maxMessageSize else { throw .messageTooLarge }
+        var data = channel.allocator.buffer(capacity: message.count)
+        data.writeBytes(message)
+        let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: data)
+        do {
+            try await outbound.write(frame)
+        } catch {
+            throw .connectionClosed
+        }
+    }
+
+    /// Sends a close frame with `code`, waits (bounded by `timeout`) for the server's reply, then
+    /// closes the TCP connection.
+    public func close(code: WebSocketErrorCode = .normalClosure, timeout: Duration = .seconds(2)) async {
+        channel.pipeline.fireUserInboundEventTriggered(TunnelClientSentClose())
+        var data = channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data))
+        let channel = self.channel
+        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) { channel.close(promise: nil) }
+        _ = try? await closeFuture.get()
+        timer.cancel()
+        try? await channel.close()
+    }
+
+    /// Waits until the connection has closed and returns what the server's close frame said, or
+    /// `nil` if the connection ended without one (dropped).
+    public func closeInfo() async -> TunnelCloseInfo? {
+        (try? await closeFuture.get()) ?? nil
+    }
+}
+
+/// The inbound binary messages of a ``TunnelConnection``. Ends when the server closes; throws
+/// ``TunnelClientError`` on a text frame, an oversized message or a protocol violation.
+public struct TunnelMessages: AsyncSequence, Sendable {
+    public typealias Element = [UInt8]
+
+    let inbound: NIOAsyncChannelInboundStream<ByteBuffer>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+
+        public mutating func next() async throws(TunnelClientError) -> [UInt8]? {
+            do {
+                guard var buffer = try await base.next() else { return nil }
+                return buffer.readBytes(length: buffer.readableBytes) ?? []
+            } catch let error as TunnelClientError {
+                throw error
+            } catch {
+                throw .protocolViolation("\(error)")
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: inbound.makeAsyncIterator())
+    }
+}
