@@ -1,0 +1,1 @@
+// TunnelRelay: placeholder until the relay lands.
