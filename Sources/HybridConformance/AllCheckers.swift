@@ -12,5 +12,8 @@ extension VectorRunner {
         CrypterChecker(),
         LinkingSignatureChecker(),
         HandshakeChecker(),
+        DomainChecker(),
+        TunnelURLChecker(),
+        TunnelPathChecker(),
     ]
 }

@@ -1,50 +1,8 @@
 import Testing
 @testable import HybridCore
 
-struct TunnelPathVector: Decodable, Sendable, CustomTestStringConvertible {
-    let name: String
-    let valid: Bool
-    let path: String
-    let error: String?
-    let endpoint: String?
-    let routingID: String?
-    let tunnelID: String?
-    let canonicalPath: String?
-    var testDescription: String { name }
-}
-
 @Suite struct TunnelPathTests {
-    static let vectors: [TunnelPathVector] = (try? TunnelVectorFiles.load("tunnelPath")) ?? []
-
-    @Test func vectorFileLoads() throws {
-        let cases: [TunnelPathVector] = try TunnelVectorFiles.load("tunnelPath")
-        #expect(cases.count >= 24)
-        #expect(cases.contains { !$0.valid } && cases.contains { $0.valid })
-    }
-
-    @Test(arguments: vectors)
-    func pathVector(_ vector: TunnelPathVector) throws {
-        guard vector.valid else {
-            #expect(vector.error == "path")
-            #expect(throws: TunnelPathError.self) { try TunnelPath(parsing: vector.path) }
-            return
-        }
-        let parsed = try TunnelPath(parsing: vector.path)
-        let tunnelHex = try #require(vector.tunnelID)
-        let tunnelID = try #require(TunnelID(bytes: try TunnelVectorFiles.bytes(tunnelHex)))
-        switch vector.endpoint {
-        case "new":
-            #expect(vector.routingID == nil)
-            #expect(parsed == .new(tunnelID))
-        case "connect":
-            let routingHex = try #require(vector.routingID)
-            let routingID = try #require(RoutingID(bytes: try TunnelVectorFiles.bytes(routingHex)))
-            #expect(parsed == .connect(routingID, tunnelID))
-        default:
-            Issue.record("unknown endpoint \(vector.endpoint ?? "nil")")
-        }
-        #expect(parsed.canonicalPath == vector.canonicalPath)
-    }
+    @Test func sharedVectors() { VectorFiles.expectAllPass("tunnelPath.json") }
 
     @Test func contactPaths() throws {
         #expect(try TunnelPath(parsing: "/cable/contact/Y29udGFjdC1pZC0wMDAx") == .contact(Array("contact-id-0001".utf8)))

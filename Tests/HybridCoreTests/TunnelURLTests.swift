@@ -1,56 +1,8 @@
 import Testing
 @testable import HybridCore
 
-struct TunnelURLVector: Decodable, Sendable, CustomTestStringConvertible {
-    let name: String
-    let valid: Bool
-    let domainID: Int
-    let tunnelID: String?
-    let routingID: String?
-    let contactID: String?
-    let newURL: String?
-    let connectURL: String?
-    let contactURL: String?
-    var testDescription: String { name }
-}
-
 @Suite struct TunnelURLTests {
-    static let vectors: [TunnelURLVector] = (try? TunnelVectorFiles.load("tunnelURL")) ?? []
-
-    @Test func vectorFileLoads() throws {
-        let cases: [TunnelURLVector] = try TunnelVectorFiles.load("tunnelURL")
-        #expect(cases.count >= 8)
-    }
-
-    @Test(arguments: vectors)
-    func urlVector(_ vector: TunnelURLVector) throws {
-        #expect(vector.valid)
-        let domain = try #require(UInt16(exactly: vector.domainID).flatMap(TunnelDomainID.init(rawValue:)))
-        if let tunnelHex = vector.tunnelID {
-            let tunnelID = try #require(TunnelID(bytes: try TunnelVectorFiles.bytes(tunnelHex)))
-            #expect(TunnelURL.new(domain: domain, tunnelID: tunnelID).description == vector.newURL)
-            if let routingHex = vector.routingID {
-                let routingID = try #require(RoutingID(bytes: try TunnelVectorFiles.bytes(routingHex)))
-                let url = TunnelURL.connect(domain: domain, routingID: routingID, tunnelID: tunnelID)
-                #expect(url.description == vector.connectURL)
-            } else {
-                #expect(vector.connectURL == nil)
-            }
-        } else {
-            #expect(vector.newURL == nil && vector.connectURL == nil)
-        }
-        if let contactHex = vector.contactID {
-            let contactID = try TunnelVectorFiles.bytes(contactHex)
-            #expect(TunnelURL.contact(domain: domain, contactID: contactID).description == vector.contactURL)
-            // The path parser reads back what the builder wrote.
-            let contactURL = try #require(vector.contactURL)
-            let pathStart = try #require(contactURL.firstRange(of: "/cable/")).lowerBound
-            let path = String(contactURL[pathStart...])
-            #expect(try TunnelPath(parsing: path) == .contact(contactID))
-        } else {
-            #expect(vector.contactURL == nil)
-        }
-    }
+    @Test func sharedVectors() { VectorFiles.expectAllPass("tunnelURL.json") }
 
     /// RFC 4648 §10 test strings, in their base64url forms without padding.
     @Test(arguments: [

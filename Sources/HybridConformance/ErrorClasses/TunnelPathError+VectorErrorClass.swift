@@ -1,0 +1,5 @@
+import HybridCore
+
+extension TunnelPathError: VectorErrorClassifiable {
+    public var vectorErrorClass: String { "path" }
+}
