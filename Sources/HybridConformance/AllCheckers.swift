@@ -3,5 +3,14 @@ extension VectorRunner {
     public static let allCheckers: [any VectorKindChecker] = [
         CBORChecker(),
         RPIDHashChecker(),
+        DigitsChecker(),
+        HKDFChecker(),
+        SeedKeyChecker(),
+        EIDChecker(),
+        EIDPlaintextChecker(),
+        PaddingChecker(),
+        CrypterChecker(),
+        LinkingSignatureChecker(),
+        HandshakeChecker(),
     ]
 }

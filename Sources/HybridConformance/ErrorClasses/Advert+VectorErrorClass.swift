@@ -1,0 +1,12 @@
+import HybridCore
+
+extension AdvertError: VectorErrorClassifiable {
+    public var vectorErrorClass: String {
+        switch self {
+        case .invalidLength: return "length"
+        case .authenticationFailed: return "tag"
+        case .reservedByteNonZero: return "reserved"
+        case .unassignedDomain: return "domain"
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Crypto
+
+/// Encrypts and decrypts the messages that follow the Noise handshake (protocol.md §7.1, §10.3).
+/// Chromium: `Crypter`.
+///
+/// Each direction has its own key and its own sequence counter, both starting at 0. A message is
+/// padded to a multiple of 32 bytes (``TransportPadding``) and sealed with AES-256-GCM:
+/// - new construction (the spec's, the only one sent): nonce = 8 zero bytes || BE32(seq), no AD;
+/// - old construction (early Chromium; decoding and vectors only): nonce = LE32(seq) || 8 zero
+///   bytes, AD = `02`.
+///
+/// A sequence number above 2^24 − 1 fails every operation. A failed open does not advance the
+/// read counter; an open that authenticates advances it even if the padding then fails.
+public struct TransportCrypter: Sendable {
+    /// How the nonce and additional data are formed.
+    public enum Construction: Sendable, Equatable {
+        /// Big-endian counter at the end of the nonce, empty AD: "the format in the spec".
+        case new
+        /// Little-endian counter at the start of the nonce, AD = `02`: pre-2022 Chromium.
+        case old
+    }
+
+    /// The largest usable sequence number, 2^24 − 1.
+    public static let maxSequence: UInt32 = (1 << 24) - 1
+
+    private let readKey: SymmetricKey
+    private let writeKey: SymmetricKey
+    /// The sequence number the next ``decrypt(_:)`` uses.
+    public private(set) var readSequence: UInt32 = 0
+    /// The sequence number the next ``encrypt(_:)`` uses.
+    public private(set) var writeSequence: UInt32 = 0
+
+    /// A crypter with both counters at 0, using the new construction.
+    ///
+    /// - Parameters:
+    ///   - readKey: The peer's write key (32 bytes).
+    ///   - writeKey: This side's write key (32 bytes).
+    public init(readKey: SymmetricKey, writeKey: SymmetricKey) {
+        precondition(readKey.bitCount == 256 && writeKey.bitCount == 256, "transport keys are 32 bytes")
+        self.readKey = readKey
+        self.writeKey = writeKey
+    }
+
+    /// Pads and encrypts `message` with the next write sequence number, then advances it.
+    ///
+    /// - Throws: ``TransportError/sequenceLimitReached``.
+    public mutating func encrypt(_ message: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
+        let ciphertext = try Self.seal(message, key: writeKey, sequence: writeSequence, construction: .new)
+        writeSequence += 1
+        return ciphertext
+    }
+
+    /// Decrypts and unpads `ciphertext` with the next read sequence number.
+    ///
+    /// - Throws: ``TransportError``. On ``TransportError/sequenceLimitReached`` or
+    ///   ``TransportError/authenticationFailed`` the counter does not move; on
+    ///   ``TransportError/invalidPadding`` it has already advanced.
+    public mutating func decrypt(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
+        let padded = try Self.openPadded(ciphertext, key: readKey, sequence: readSequence, construction: .new)
+        readSequence += 1
+        return try TransportPadding.unpad(padded)
+    }
+
+    /// Single-shot encryption of one message, for vectors and the legacy construction.
+    ///
+    /// - Throws: ``TransportError/sequenceLimitReached`` if `sequence` > ``maxSequence``.
+    public static func seal(
+        _ message: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+    ) throws(TransportError) -> [UInt8] {
+        guard sequence <= maxSequence else { throw .sequenceLimitReached }
+        let (nonce, ad) = nonceAndAD(sequence: sequence, construction: construction)
+        return AEAD.seal(TransportPadding.pad(message), key: key, nonce: nonce, authenticating: ad)
+    }
+
+    /// Single-shot decryption of one message, for vectors and the legacy construction.
+    ///
+    /// - Throws: ``TransportError``, checked in the order range, authentication, padding.
+    public static func open(
+        _ ciphertext: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+    ) throws(TransportError) -> [UInt8] {
+        try TransportPadding.unpad(openPadded(ciphertext, key: key, sequence: sequence, construction: construction))
+    }
+
+    private static func openPadded(
+        _ ciphertext: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+    ) throws(TransportError) -> [UInt8] {
+        guard sequence <= maxSequence else { throw .sequenceLimitReached }
+        let (nonce, ad) = nonceAndAD(sequence: sequence, construction: construction)
+        guard let padded = AEAD.open(ciphertext, key: key, nonce: nonce, authenticating: ad) else {
+            throw .authenticationFailed
+        }
+        return padded
+    }
+
+    private static func nonceAndAD(sequence: UInt32, construction: Construction) -> (nonce: [UInt8], ad: [UInt8]) {
+        switch construction {
+        case .new:
+            let counter: [UInt8] = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: sequence >> $0) }
+            return ([UInt8](repeating: 0, count: 8) + counter, [])
+        case .old:
+            let counter: [UInt8] = [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: sequence >> $0) }
+            return (counter + [UInt8](repeating: 0, count: 8), [0x02])
+        }
+    }
+}
