@@ -12,5 +12,12 @@ extension VectorRunner {
         CrypterChecker(),
         LinkingSignatureChecker(),
         HandshakeChecker(),
+        QRChecker(),
+        AdvertSuffixChecker(),
+        ClientPayloadChecker(),
+        RequestTypeChecker(),
+        FrameChecker(),
+        PostHandshakeChecker(),
+        LinkingChecker(),
     ]
 }
