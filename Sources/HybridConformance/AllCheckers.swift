@@ -15,5 +15,13 @@ extension VectorRunner {
         DomainChecker(),
         TunnelURLChecker(),
         TunnelPathChecker(),
+        QRChecker(),
+        AdvertSuffixChecker(),
+        ClientPayloadChecker(),
+        RequestTypeChecker(),
+        FrameChecker(),
+        PostHandshakeChecker(),
+        LinkingChecker(),
+        SessionChecker(),
     ]
 }

@@ -1,15 +1,18 @@
 import HybridCore
 
-/// `padding` (SCHEMA.md §4.15). Scheme `crypter32` is the transport padding; the revision-0
-/// `cbor16` / `cbor8` schemes need the CBOR layer and are not implemented here yet.
+/// `padding` (SCHEMA.md §4.15). Scheme `crypter32` is the transport padding; `cbor16` / `cbor8`
+/// are the revision-0 padded CBOR maps (``RevisionZeroPadding``).
 struct PaddingChecker: VectorKindChecker {
     let kind = "padding"
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let scheme = try testCase.string("scheme")
         guard scheme == "crypter32" else {
-            if scheme == "cbor16" || scheme == "cbor8" { throw VectorMismatch("cbor padding not implemented") }
-            throw VectorMismatch("unknown padding scheme \(scheme)")
+            switch scheme {
+            case "cbor16": return try checkRevisionZero(testCase, trailer: .sixteenBit)
+            case "cbor8": return try checkRevisionZero(testCase, trailer: .eightBit)
+            default: throw VectorMismatch("unknown padding scheme \(scheme)")
+            }
         }
         let padded = try testCase.bytes("padded")
         guard testCase.valid else {
@@ -21,6 +24,23 @@ struct PaddingChecker: VectorKindChecker {
         try Expect.bytes("unpad", unpadded, message)
         switch try testCase.string("direction") {
         case "both": try Expect.bytes("pad", TransportPadding.pad(message), padded)
+        case "decode": break
+        case let other: throw VectorMismatch("unknown direction \(other)")
+        }
+    }
+
+    /// The revision-0 decoder tries the 16-bit trailer, then the 8-bit one, whatever the scheme.
+    private func checkRevisionZero(_ testCase: VectorCase, trailer: RevisionZeroPadding.Trailer) throws(VectorMismatch) {
+        let padded = try testCase.bytes("padded")
+        guard testCase.valid else {
+            try Expect.failure(testCase, "unpad", classify: vectorErrorClass(of:)) { _ = try RevisionZeroPadding.unpad(padded) }
+            return
+        }
+        let message = try testCase.bytes("message")
+        let unpadded = try Expect.success("unpad", classify: vectorErrorClass(of:)) { try RevisionZeroPadding.unpad(padded) }
+        try Expect.bytes("unpad", unpadded.bytes, message)
+        switch try testCase.string("direction") {
+        case "both": try Expect.bytes("pad", RevisionZeroPadding.pad(message, trailer: trailer), padded)
         case "decode": break
         case let other: throw VectorMismatch("unknown direction \(other)")
         }

@@ -1,0 +1,22 @@
+/// A data-transfer channel a CTAP 2.3 client offers in QR key 6 (protocol.md §1.3, §3.4).
+///
+/// Any unsigned value can appear on the wire; the two known ones have names.
+public struct DataTransferChannel: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The channel ID as sent.
+    public let rawValue: UInt64
+
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// `0`: the cloud-assisted tunnel (WebSocket relay).
+    public static let cloudTunnel = DataTransferChannel(rawValue: 0)
+    /// `1`: a BLE L2CAP connection-oriented channel.
+    public static let bleL2CAP = DataTransferChannel(rawValue: 1)
+
+    public var description: String {
+        switch self {
+        case .cloudTunnel: return "cloud tunnel"
+        case .bleL2CAP: return "BLE L2CAP"
+        default: return "channel \(rawValue)"
+        }
+    }
+}

@@ -1,0 +1,252 @@
+import Crypto
+
+/// The phone's side of a QR-initiated hybrid session, as a sans-IO state machine.
+///
+/// The driver feeds it events and performs the actions it returns, in order. It holds no
+/// sockets, timers or randomness: the advert nonce and the ephemeral key are parameters.
+/// Chromium: the `TunnelTransport` and `CTAP2Processor` of `v2_authenticator.cc`.
+///
+/// ```
+/// start()                       → openTunnel(/cable/new/<tunnel ID>)
+/// tunnelOpened(routingID:)      → startAdvertising(20-byte service data)
+/// messageReceived(msg1)         → stopAdvertising, send(msg2), send(post-handshake), send(update)
+/// messageReceived(request)      → deliverRequest
+/// requestCompleted(response)    → send(response)
+/// messageReceived(shutdown)     → finish
+/// ```
+public struct AuthenticatorSession: Sendable {
+    /// What the phone knows before the tunnel opens.
+    public struct Configuration: Sendable {
+        /// The QR secret (QR key 1).
+        public var qrSecret: QRSecret
+        /// The client's QR identity key (QR key 0, decompressed).
+        public var clientIdentityKey: P256.KeyAgreement.PublicKey
+        /// The tunnel-server domain this phone uses and advertises.
+        public var domainID: TunnelDomainID
+        /// This authenticator's `authenticatorGetInfo` response, the CBOR map without status byte.
+        public var getInfo: [UInt8]
+        /// Post-handshake features (key 3), e.g. `["ctap"]`.
+        public var features: [HybridFeature]
+        /// Whether to send a Chromium-style padded update message right after the post-handshake
+        /// message, as Android phones do (§7.4).
+        public var sendsUpdateMessage: Bool
+        /// Linking data to offer in that update. Set it only when the QR code accepts linking (key 4).
+        public var linking: PhoneLinkingIdentity?
+
+        public init(
+            qrSecret: QRSecret, clientIdentityKey: P256.KeyAgreement.PublicKey, domainID: TunnelDomainID,
+            getInfo: [UInt8], features: [HybridFeature] = [.ctap], sendsUpdateMessage: Bool = true
+        ) {
+            self.qrSecret = qrSecret
+            self.clientIdentityKey = clientIdentityKey
+            self.domainID = domainID
+            self.getInfo = getInfo
+            self.features = features
+            self.sendsUpdateMessage = sendsUpdateMessage
+            self.linking = linking
+        }
+    }
+
+    /// What the driver must do next.
+    public enum Action: Sendable {
+        /// Open the tunnel WebSocket at this `/cable/new` URL (the driver may swap the origin for a
+        /// self-hosted relay) and report ``AuthenticatorSession/tunnelOpened(routingID:)``.
+        case openTunnel(TunnelURL)
+        /// Advertise this service data under UUID 0xFFF9 until told to stop.
+        case startAdvertising(serviceData: [UInt8])
+        /// Stop advertising.
+        case stopAdvertising
+        /// Send one binary WebSocket message.
+        case send([UInt8])
+        /// Serve this request and report ``AuthenticatorSession/requestCompleted(_:)``.
+        case deliverRequest(HybridPayload)
+        /// The client said it is done: close the tunnel normally.
+        case finish
+    }
+
+    fileprivate enum State {
+        case idle
+        case openingTunnel
+        case awaitingHandshake(psk: PSK)
+        case ready(TransportCrypter)
+        case processing(TransportCrypter, request: HybridPayload)
+        case finished
+        case failed
+    }
+
+    private let configuration: Configuration
+    private let advertNonce: AdvertNonce
+    private let ephemeralKey: P256.KeyAgreement.PrivateKey
+    fileprivate var state: State = .idle
+    private var requestsServed = 0
+
+    /// The Noise handshake hash, once the handshake is done (the channel binding for linking).
+    public private(set) var handshakeHash: [UInt8]?
+
+    /// - Parameters:
+    ///   - configuration: The QR-derived inputs and this authenticator's getInfo.
+    ///   - advertNonce: 10 random bytes for the advert.
+    ///   - ephemeralKey: A fresh P-256 key for this handshake only.
+    public init(configuration: Configuration, advertNonce: AdvertNonce, ephemeralKey: P256.KeyAgreement.PrivateKey) {
+        self.configuration = configuration
+        self.advertNonce = advertNonce
+        self.ephemeralKey = ephemeralKey
+    }
+
+    /// Whether the session ended normally.
+    public var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// Starts the session: the phone opens its tunnel first (§5.4).
+    public mutating func start() throws(SessionError) -> [Action] {
+        guard case .idle = state else { throw outOfOrder("start") }
+        state = .openingTunnel
+        return [.openTunnel(.new(domain: configuration.domainID, tunnelID: configuration.qrSecret.tunnelID))]
+    }
+
+    /// The relay accepted the tunnel and assigned `routingID`.
+    public mutating func tunnelOpened(routingID: RoutingID) throws(SessionError) -> [Action] {
+        guard case .openingTunnel = state else { throw outOfOrder("tunnelOpened") }
+        let plaintext = AdvertPlaintext(nonce: advertNonce, routingID: routingID, domainID: configuration.domainID)
+        state = .awaitingHandshake(psk: configuration.qrSecret.psk(eidPlaintext: plaintext))
+        return [.startAdvertising(serviceData: configuration.qrSecret.eidKey.encrypt(plaintext))]
+    }
+
+    /// One binary message arrived from the client.
+    public mutating func messageReceived(_ message: [UInt8]) throws(SessionError) -> [Action] {
+        do {
+            return try handle(message)
+        } catch {
+            state = .failed
+            throw error
+        }
+    }
+
+    /// The request delivered by ``Action/deliverRequest(_:)`` has its response, of the same type.
+    public mutating func requestCompleted(_ response: HybridPayload) throws(SessionError) -> [Action] {
+        guard case .processing(var crypter, let request) = state else { throw outOfOrder("requestCompleted") }
+        guard response.messageType == request.messageType else { throw outOfOrder("response type differs from request") }
+        do {
+            let ciphertext = try crypter.encrypt(response.frame.encoded(revision: .one))
+            requestsServed += 1
+            state = .ready(crypter)
+            return [.send(ciphertext)]
+        } catch {
+            state = .failed
+            throw .transport(error)
+        }
+    }
+
+    /// The tunnel closed. Normal after shutdown, or after a revision-0 client got its answer.
+    public mutating func tunnelClosed() throws(SessionError) -> [Action] {
+        switch state {
+        case .finished:
+            return []
+        case .ready where requestsServed > 0:
+            state = .finished
+            return []
+        case .idle, .openingTunnel, .awaitingHandshake, .ready, .processing, .failed:
+            state = .failed
+            throw .tunnelClosedEarly
+        }
+    }
+
+    private mutating func handle(_ message: [UInt8]) throws(SessionError) -> [Action] {
+        switch state {
+        case .awaitingHandshake(let psk):
+            return try respondToHandshake(message, psk: psk)
+        case .ready(var crypter):
+            let frame = try Self.decryptFrame(message, with: &crypter)
+            switch frame.type {
+            case .ctap, .json:
+                let request = HybridPayload(frame)
+                state = .processing(crypter, request: request)
+                return [.deliverRequest(request)]
+            case .update:
+                state = .ready(crypter)
+                return []
+            case .shutdown:
+                state = .finished
+                return [.finish]
+            }
+        case .processing(var crypter, let request):
+            let frame = try Self.decryptFrame(message, with: &crypter)
+            switch frame.type {
+            case .update:
+                state = .processing(crypter, request: request)
+                return []
+            case .shutdown:
+                state = .finished
+                return [.finish]
+            case .ctap, .json:
+                throw .invalidFrame("a second request arrived before the first was answered")
+            }
+        case .idle, .openingTunnel, .finished, .failed:
+            throw outOfOrder("messageReceived")
+        }
+    }
+
+    private mutating func respondToHandshake(_ message1: [UInt8], psk: PSK) throws(SessionError) -> [Action] {
+        let message2: [UInt8]
+        let result: HandshakeResult
+        do {
+            (message2, result) = try HandshakeResponder.respond(
+                to: message1, pattern: .knpsk0(initiatorStaticKey: configuration.clientIdentityKey), psk: psk,
+                ephemeralKey: ephemeralKey)
+        } catch {
+            throw .handshake(error)
+        }
+        handshakeHash = result.handshakeHash
+        var crypter = result.crypter(for: .responder)
+        var actions: [Action] = [.stopAdvertising, .send(message2)]
+        do {
+            let postHandshake = PostHandshakeMessage(getInfo: configuration.getInfo, features: configuration.features)
+            actions.append(.send(try crypter.encrypt(postHandshake.encoded())))
+            if configuration.sendsUpdateMessage {
+                let linking = configuration.linking.map {
+                    $0.linkingInfo(clientIdentityKey: configuration.clientIdentityKey, handshakeHash: result.handshakeHash)
+                }
+                let update = UpdateMessage(linking: linking).frame().encoded(revision: .one)
+                actions.append(.send(try crypter.encrypt(update)))
+            }
+        } catch {
+            throw .transport(error)
+        }
+        state = .ready(crypter)
+        return actions
+    }
+
+    private static func decryptFrame(_ message: [UInt8], with crypter: inout TransportCrypter) throws(SessionError) -> HybridFrame {
+        let plaintext: [UInt8]
+        do {
+            plaintext = try crypter.decrypt(message)
+        } catch {
+            throw .transport(error)
+        }
+        do {
+            return try HybridFrame(decoding: plaintext, revision: .one)
+        } catch {
+            throw .invalidFrame("\(error)")
+        }
+    }
+
+    private func outOfOrder(_ event: String) -> SessionError {
+        .outOfOrder("\(event) in state \(state.name)")
+    }
+}
+
+extension AuthenticatorSession.State {
+    fileprivate var name: String {
+        switch self {
+        case .idle: return "idle"
+        case .openingTunnel: return "openingTunnel"
+        case .awaitingHandshake: return "awaitingHandshake"
+        case .ready: return "ready"
+        case .processing: return "processing"
+        case .finished: return "finished"
+        case .failed: return "failed"
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import Crypto
+
+/// The client's (desktop's) side of a QR-initiated hybrid session, as a sans-IO state machine.
+///
+/// The driver shows the QR code, feeds every BLE advert and tunnel event in, and performs the
+/// actions it returns, in order. No sockets, timers or randomness live here: the identity key,
+/// QR secret and ephemeral key are parameters. Chromium: `FidoTunnelDevice` with the advert
+/// matching of `v2_discovery.cc`.
+///
+/// ```
+/// advertReceived(mine)        → connectTunnel(/cable/connect/<routing ID>/<tunnel ID>)
+/// tunnelOpened()              → send(msg1)
+/// messageReceived(msg2)       → (nothing yet)
+/// messageReceived(post-hs)    → handshakeCompleted, send(request) if one is queued
+/// send(request)               → send(request) (or queue it until the post-handshake message)
+/// messageReceived(response)   → deliverResponse, send(shutdown), finish
+/// ```
+public struct ClientSession: Sendable {
+    /// What the client put in its QR code.
+    public struct Configuration: Sendable {
+        /// The QR identity key pair (its public key is QR key 0).
+        public var identityKey: P256.KeyAgreement.PrivateKey
+        /// The QR secret (QR key 1).
+        public var qrSecret: QRSecret
+
+        public init(identityKey: P256.KeyAgreement.PrivateKey, qrSecret: QRSecret) {
+            self.identityKey = identityKey
+            self.qrSecret = qrSecret
+        }
+    }
+
+    /// What the driver must do next.
+    public enum Action: Sendable {
+        /// Stop scanning and open the tunnel at this `/cable/connect` URL (the driver may map the
+        /// domain to a test relay), then report ``ClientSession/tunnelOpened()``.
+        case connectTunnel(TunnelURL, domain: TunnelDomainID)
+        /// Send one binary WebSocket message.
+        case send([UInt8])
+        /// The authenticator is connected; its post-handshake message carries its getInfo.
+        case handshakeCompleted(PostHandshakeMessage)
+        /// The reply to the request.
+        case deliverResponse(HybridPayload)
+        /// The session is over: close the tunnel.
+        case finish
+    }
+
+    fileprivate enum State {
+        case awaitingAdvert
+        case connecting(psk: PSK)
+        case awaitingHandshakeResponse(HandshakeInitiator)
+        case awaitingPostHandshake(TransportCrypter)
+        case ready(TransportCrypter, revision: HybridProtocolRevision)
+        case awaitingResponse(TransportCrypter, revision: HybridProtocolRevision, request: HybridPayload)
+        case finished
+        case failed
+    }
+
+    private let configuration: Configuration
+    private let eidKey: EIDKey
+    private let ephemeralKey: P256.KeyAgreement.PrivateKey
+    fileprivate var state: State = .awaitingAdvert
+    private var queuedRequest: HybridPayload?
+
+    /// The matched advert, once one has arrived.
+    public private(set) var advert: AdvertPlaintext?
+    /// The Noise handshake hash, once the handshake is done.
+    public private(set) var handshakeHash: [UInt8]?
+
+    /// - Parameters:
+    ///   - configuration: The keys behind the QR code being shown.
+    ///   - ephemeralKey: A fresh P-256 key for this handshake only.
+    public init(configuration: Configuration, ephemeralKey: P256.KeyAgreement.PrivateKey) {
+        self.configuration = configuration
+        self.eidKey = configuration.qrSecret.eidKey
+        self.ephemeralKey = ephemeralKey
+    }
+
+    /// Whether the session ended normally.
+    public var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// Service data seen under UUID 0xFFF9 or 0xFDE2. Adverts that are not for this QR code, and
+    /// every advert after the first match, are ignored (§3.2).
+    public mutating func advertReceived(serviceData: [UInt8]) -> [Action] {
+        guard case .awaitingAdvert = state, let plaintext = eidKey.trialDecrypt(serviceData) else { return [] }
+        advert = plaintext
+        state = .connecting(psk: configuration.qrSecret.psk(eidPlaintext: plaintext))
+        let url = TunnelURL.connect(
+            domain: plaintext.domainID, routingID: plaintext.routingID, tunnelID: configuration.qrSecret.tunnelID)
+        return [.connectTunnel(url, domain: plaintext.domainID)]
+    }
+
+    /// The tunnel is open: the client speaks first (§5.4).
+    public mutating func tunnelOpened() throws(SessionError) -> [Action] {
+        guard case .connecting(let psk) = state else { throw outOfOrder("tunnelOpened") }
+        let initiator = HandshakeInitiator(
+            pattern: .knpsk0(identityKey: configuration.identityKey), psk: psk, ephemeralKey: ephemeralKey)
+        state = .awaitingHandshakeResponse(initiator)
+        return [.send(initiator.makeMessage1())]
+    }
+
+    /// Queues the one request of this session; it goes out as soon as the session is ready.
+    public mutating func send(_ request: HybridPayload) throws(SessionError) -> [Action] {
+        guard queuedRequest == nil else { throw outOfOrder("a request is already queued") }
+        switch state {
+        case .awaitingAdvert, .connecting, .awaitingHandshakeResponse, .awaitingPostHandshake:
+            queuedRequest = request
+            return []
+        case .ready(let crypter, let revision):
+            return try sendRequest(request, crypter: crypter, revision: revision)
+        case .awaitingResponse, .finished, .failed:
+            throw outOfOrder("send")
+        }
+    }
+
+    /// One binary message arrived from the authenticator.
+    public mutating func messageReceived(_ message: [UInt8]) throws(SessionError) -> [Action] {
+        do {
+            return try handle(message)
+        } catch {
+            state = .failed
+            throw error
+        }
+    }
+
+    /// The tunnel closed. Fine once the response arrived; otherwise the session failed.
+    public mutating func tunnelClosed() throws(SessionError) -> [Action] {
+        if case .finished = state { return [] }
+        state = .failed
+        throw .tunnelClosedEarly
+    }
+
+    private mutating func handle(_ message: [UInt8]) throws(SessionError) -> [Action] {
+        switch state {
+        case .awaitingHandshakeResponse(let initiator):
+            do {
+                let result = try initiator.processMessage2(message)
+                handshakeHash = result.handshakeHash
+                state = .awaitingPostHandshake(result.crypter(for: .initiator))
+                return []
+            } catch {
+                throw .handshake(error)
+            }
+        case .awaitingPostHandshake(var crypter):
+            let postHandshake: PostHandshakeMessage
+            do {
+                postHandshake = try PostHandshakeMessage(decoding: try Self.decrypt(message, with: &crypter))
+            } catch let error as SessionError {
+                throw error
+            } catch {
+                throw .invalidPostHandshake("\(error)")
+            }
+            var actions: [Action] = [.handshakeCompleted(postHandshake)]
+            state = .ready(crypter, revision: postHandshake.revision)
+            if let request = queuedRequest {
+                queuedRequest = nil
+                actions += try sendRequest(request, crypter: crypter, revision: postHandshake.revision)
+            }
+            return actions
+        case .ready(var crypter, let revision):
+            let frame = try Self.decryptFrame(message, with: &crypter, revision: revision)
+            guard case .update = frame.type else { throw .invalidFrame("unsolicited \(frame.type) message") }
+            try validateUpdate(frame)
+            state = .ready(crypter, revision: revision)
+            return []
+        case .awaitingResponse(var crypter, let revision, let request):
+            let frame = try Self.decryptFrame(message, with: &crypter, revision: revision)
+            switch frame.type {
+            case .update:
+                try validateUpdate(frame)
+                state = .awaitingResponse(crypter, revision: revision, request: request)
+                return []
+            case .shutdown:
+                throw .invalidFrame("the authenticator sent shutdown")
+            case .ctap, .json:
+                guard frame.type == request.messageType else { throw .invalidFrame("reply type differs from request") }
+                var actions: [Action] = [.deliverResponse(HybridPayload(frame))]
+                if revision == .one {
+                    do {
+                        actions.append(.send(try crypter.encrypt(HybridFrame.shutdown.encoded(revision: .one))))
+                    } catch {
+                        throw .transport(error)
+                    }
+                }
+                state = .finished
+                actions.append(.finish)
+                return actions
+            }
+        case .awaitingAdvert, .connecting, .finished, .failed:
+            throw outOfOrder("messageReceived")
+        }
+    }
+
+    private mutating func sendRequest(
+        _ request: HybridPayload, crypter: TransportCrypter, revision: HybridProtocolRevision
+    ) throws(SessionError) -> [Action] {
+        var crypter = crypter
+        let plaintext = request.frame.encoded(revision: revision)
+        do {
+            let ciphertext = try crypter.encrypt(plaintext)
+            state = .awaitingResponse(crypter, revision: revision, request: request)
+            return [.send(ciphertext)]
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    /// An update's linking info, if any, must be well formed and correctly signed (§7.4); the
+    /// client offers no linking (QR key 4 = false), so valid linking info is then discarded.
+    private func validateUpdate(_ frame: HybridFrame) throws(SessionError) {
+        do {
+            let update = try UpdateMessage(decoding: frame.payload)
+            if let linking = update.linking, let handshakeHash {
+                _ = try LinkingInfo(
+                    verifying: linking, clientIdentityKey: configuration.identityKey, handshakeHash: handshakeHash)
+            }
+        } catch {
+            throw .invalidFrame("invalid update message: \(error)")
+        }
+    }
+
+    private static func decrypt(_ message: [UInt8], with crypter: inout TransportCrypter) throws(SessionError) -> [UInt8] {
+        do {
+            return try crypter.decrypt(message)
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    private static func decryptFrame(
+        _ message: [UInt8], with crypter: inout TransportCrypter, revision: HybridProtocolRevision
+    ) throws(SessionError) -> HybridFrame {
+        let plaintext = try decrypt(message, with: &crypter)
+        do {
+            return try HybridFrame(decoding: plaintext, revision: revision)
+        } catch {
+            throw .invalidFrame("\(error)")
+        }
+    }
+
+    private func outOfOrder(_ event: String) -> SessionError {
+        .outOfOrder("\(event) in state \(state.name)")
+    }
+}
+
+extension ClientSession.State {
+    fileprivate var name: String {
+        switch self {
+        case .awaitingAdvert: return "awaitingAdvert"
+        case .connecting: return "connecting"
+        case .awaitingHandshakeResponse: return "awaitingHandshakeResponse"
+        case .awaitingPostHandshake: return "awaitingPostHandshake"
+        case .ready: return "ready"
+        case .awaitingResponse: return "awaitingResponse"
+        case .finished: return "finished"
+        case .failed: return "failed"
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Crypto
+import HybridCore
+import Testing
+
+/// A client and an authenticator session wired back to back in memory (after h11's
+/// ConnectionPair): no sockets, no sleeps, random keys.
+struct SessionPair {
+    var client: ClientSession
+    var phone: AuthenticatorSession
+    let clientIdentity = P256.KeyAgreement.PrivateKey()
+    let qrSecret: QRSecret
+    var advertisedServiceData: [UInt8] = []
+    var toPhone: [[UInt8]] = []
+    var toClient: [[UInt8]] = []
+    var deliveredRequests: [HybridPayload] = []
+    var deliveredResponses: [HybridPayload] = []
+    var postHandshake: PostHandshakeMessage?
+    var clientFinished = false
+    var phoneFinished = false
+
+    init(phoneIdentity: P256.KeyAgreement.PublicKey? = nil, getInfo: [UInt8] = [0xa0]) {
+        qrSecret = QRSecret(bytes: (0..<16).map { _ in UInt8.random(in: 0...255) })!
+        client = ClientSession(
+            configuration: .init(identityKey: clientIdentity, qrSecret: qrSecret), ephemeralKey: .init())
+        phone = AuthenticatorSession(
+            configuration: .init(
+                qrSecret: qrSecret, clientIdentityKey: phoneIdentity ?? clientIdentity.publicKey, domainID: .google,
+                getInfo: getInfo),
+            advertNonce: AdvertNonce(bytes: (0..<10).map { _ in UInt8.random(in: 0...255) })!, ephemeralKey: .init())
+    }
+
+    /// Runs the phone up to advertising and the client up to its first handshake message.
+    mutating func connect() throws {
+        for action in try phone.start() { try perform(action) }
+        for action in try phone.tunnelOpened(routingID: RoutingID(bytes: [1, 2, 3])!) { try perform(action) }
+        var connected = false
+        for action in client.advertReceived(serviceData: advertisedServiceData) {
+            if case .connectTunnel = action { connected = true }
+        }
+        #expect(connected)
+        for action in try client.tunnelOpened() { try perform(action) }
+    }
+
+    /// Delivers queued messages in both directions until both queues are empty.
+    mutating func pump() throws {
+        while !toPhone.isEmpty || !toClient.isEmpty {
+            if !toPhone.isEmpty {
+                for action in try phone.messageReceived(toPhone.removeFirst()) { try perform(action) }
+            }
+            if !toClient.isEmpty {
+                for action in try client.messageReceived(toClient.removeFirst()) { try perform(action) }
+            }
+        }
+    }
+
+    mutating func perform(_ action: AuthenticatorSession.Action) throws {
+        switch action {
+        case .openTunnel: break
+        case .startAdvertising(let serviceData): advertisedServiceData = serviceData
+        case .stopAdvertising: break
+        case .send(let bytes): toClient.append(bytes)
+        case .deliverRequest(let request): deliveredRequests.append(request)
+        case .finish: phoneFinished = true
+        }
+    }
+
+    mutating func perform(_ action: ClientSession.Action) throws {
+        switch action {
+        case .connectTunnel: break
+        case .send(let bytes): toPhone.append(bytes)
+        case .handshakeCompleted(let message): postHandshake = message
+        case .deliverResponse(let response): deliveredResponses.append(response)
+        case .finish: clientFinished = true
+        }
+    }
+}
+
+@Suite struct SessionTests {
+    @Test func sharedVectors() { VectorFiles.expectAllPass("session.json") }
+
+    @Test func wholeCeremonyInMemory() throws {
+        let getInfo = CBOREncoder.encode(.map([1: ["FIDO_2_0", "FIDO_2_1"], 3: .bytes([UInt8](repeating: 7, count: 16))]))
+        var pair = SessionPair(getInfo: getInfo)
+        let request: [UInt8] = [0x02] + CBOREncoder.encode(.map([1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 32))]))
+        for action in try pair.client.send(.ctap(request)) { try pair.perform(action) }
+        try pair.connect()
+        try pair.pump()
+        #expect(pair.postHandshake?.getInfo == getInfo)
+        #expect(pair.deliveredRequests == [.ctap(request)])
+        #expect(pair.client.handshakeHash != nil && pair.client.handshakeHash == pair.phone.handshakeHash)
+
+        let response: [UInt8] = [0x00] + CBOREncoder.encode(.map([6: true]))
+        for action in try pair.phone.requestCompleted(.ctap(response)) { try pair.perform(action) }
+        try pair.pump()
+        #expect(pair.deliveredResponses == [.ctap(response)])
+        #expect(pair.clientFinished && pair.phoneFinished)
+        #expect(pair.client.isFinished && pair.phone.isFinished)
+    }
+
+    @Test func requestSentAfterHandshakeIsNotQueued() throws {
+        var pair = SessionPair()
+        try pair.connect()
+        try pair.pump()
+        #expect(pair.postHandshake != nil && pair.toPhone.isEmpty)
+        for action in try pair.client.send(.ctap([0x04])) { try pair.perform(action) }
+        try pair.pump()
+        #expect(pair.deliveredRequests == [.ctap([0x04])])
+    }
+
+    @Test func advertsForOtherQRCodesAreIgnored() throws {
+        var pair = SessionPair()
+        for action in try pair.phone.start() { try pair.perform(action) }
+        for action in try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [1, 2, 3])!) { try pair.perform(action) }
+        var stranger = SessionPair()
+        for action in try stranger.phone.start() { try stranger.perform(action) }
+        for action in try stranger.phone.tunnelOpened(routingID: RoutingID(bytes: [4, 5, 6])!) { try stranger.perform(action) }
+
+        #expect(pair.client.advertReceived(serviceData: stranger.advertisedServiceData).isEmpty)
+        #expect(pair.client.advertReceived(serviceData: Array(pair.advertisedServiceData.dropLast())).isEmpty)
+        #expect(pair.client.advertReceived(serviceData: pair.advertisedServiceData).count == 1)
+        // Once one advert matched, later ones (even the same) are ignored.
+        #expect(pair.client.advertReceived(serviceData: pair.advertisedServiceData).isEmpty)
+        #expect(pair.client.advert?.routingID == RoutingID(bytes: [1, 2, 3]))
+    }
+
+    @Test func wrongClientIdentityFailsTheResponder() throws {
+        var pair = SessionPair(phoneIdentity: P256.KeyAgreement.PrivateKey().publicKey)
+        try pair.connect()
+        #expect(throws: SessionError.handshake(.authenticationFailed)) { try pair.pump() }
+    }
+
+    @Test func corruptedFrameEndsTheSession() throws {
+        var pair = SessionPair()
+        for action in try pair.client.send(.ctap([0x04])) { try pair.perform(action) }
+        try pair.connect()
+        // msg1 → phone; its msg2, post-handshake and update come back.
+        for action in try pair.phone.messageReceived(pair.toPhone.removeFirst()) { try pair.perform(action) }
+        for action in try pair.client.messageReceived(pair.toClient.removeFirst()) { try pair.perform(action) }
+        var postHandshake = pair.toClient.removeFirst()
+        postHandshake[5] ^= 0x01
+        #expect(throws: SessionError.transport(.authenticationFailed)) { try pair.client.messageReceived(postHandshake) }
+        #expect(throws: SessionError.self) { try pair.client.messageReceived(pair.toClient.removeFirst()) }
+    }
+
+    @Test func eventsOutOfOrderAreTypedErrors() throws {
+        var pair = SessionPair()
+        #expect(throws: SessionError.self) { try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [0, 0, 0])!) }
+        #expect(throws: SessionError.self) { try pair.phone.messageReceived([1, 2, 3]) }
+        #expect(throws: SessionError.self) { try pair.phone.requestCompleted(.ctap([0])) }
+        #expect(throws: SessionError.self) { try pair.client.tunnelOpened() }
+        #expect(throws: SessionError.self) { try pair.client.messageReceived([0]) }
+        _ = try pair.phone.start()
+        #expect(throws: SessionError.self) { try pair.phone.start() }
+        #expect(throws: SessionError.tunnelClosedEarly) { try pair.phone.tunnelClosed() }
+    }
+
+    @Test func garbageNeverCrashesEitherSide() throws {
+        for length in [0, 1, 16, 64, 65, 80, 81, 82, 200] {
+            var pair = SessionPair()
+            try pair.connect()
+            let garbage = (0..<length).map { _ in UInt8.random(in: 0...255) }
+            #expect(throws: SessionError.self) { try pair.phone.messageReceived(garbage) }
+            var other = SessionPair()
+            try other.connect()
+            #expect(throws: SessionError.self) { try other.client.messageReceived(garbage) }
+        }
+    }
+}
