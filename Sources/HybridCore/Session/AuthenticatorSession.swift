@@ -35,7 +35,8 @@ public struct AuthenticatorSession: Sendable {
 
         public init(
             qrSecret: QRSecret, clientIdentityKey: P256.KeyAgreement.PublicKey, domainID: TunnelDomainID,
-            getInfo: [UInt8], features: [HybridFeature] = [.ctap], sendsUpdateMessage: Bool = true
+            getInfo: [UInt8], features: [HybridFeature] = [.ctap], sendsUpdateMessage: Bool = true,
+            linking: PhoneLinkingIdentity? = nil
         ) {
             self.qrSecret = qrSecret
             self.clientIdentityKey = clientIdentityKey
