@@ -47,7 +47,9 @@ public struct BLEAdvertisement: Sendable, Hashable, CustomStringConvertible {
 
     /// Address, UUID, length and RSSI, but never the data (adverts must not end up in logs).
     public var description: String {
-        "advert from \(address) uuid 0x\(String(uuid16, radix: 16)) (\(serviceData.count) bytes, rssi \(rssi.map(String.init) ?? "n/a"))"
+        let strength = rssi.map { "\($0) dBm" } ?? "n/a"
+        return
+            "advert from \(address) uuid 0x\(String(uuid16, radix: 16)) (\(serviceData.count) bytes, rssi \(strength))"
     }
 }
 

@@ -13,7 +13,8 @@ extension BluetoothError {
         case EAFNOSUPPORT, EPROTONOSUPPORT:
             return .unavailable(
                 reason: "the kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed); "
-                    + "load the bluetooth module or use a kernel with CONFIG_BT")
+                    + "load the bluetooth module or use a kernel with CONFIG_BT"
+            )
         case EPERM, EACCES:
             return .permissionDenied
         case ENODEV:

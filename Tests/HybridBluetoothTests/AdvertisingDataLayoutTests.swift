@@ -13,7 +13,8 @@ import Testing
 
     @Test func ctapSuffixDropsTheUUIDListAndStaysLegacy() throws {
         let layout = try AdvertisingDataLayout(
-            BLEServiceDataAdvert(serviceData: Fixture.androidEID + Fixture.androidSuffix))
+            BLEServiceDataAdvert(serviceData: Fixture.androidEID + Fixture.androidSuffix)
+        )
         #expect(!layout.needsExtendedAdvertising)
         #expect(layout.data == Fixture.bytes("020106 1b16f9ff 5f4397445af32fbc4333d5b71c26c920134e4730 a1011882"))
     }

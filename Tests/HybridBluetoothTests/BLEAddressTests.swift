@@ -10,7 +10,9 @@ import Testing
         #expect(BLEAddress(string: "C0_FF_EE_00_12_AB") == colon)
     }
 
-    @Test(arguments: ["", "C0:FF:EE:00:12", "C0:FF:EE:00:12:AB:01", "C0:FF:EE:00:12:GG", "C0:FF:EE:00:12:ABC", "C0:FF:EE:00_12:AB"])
+    @Test(arguments: [
+        "", "C0:FF:EE:00:12", "C0:FF:EE:00:12:AB:01", "C0:FF:EE:00:12:GG", "C0:FF:EE:00:12:ABC", "C0:FF:EE:00_12:AB",
+    ])
     func rejectsMalformedText(_ text: String) {
         #expect(BLEAddress(string: text) == nil)
     }

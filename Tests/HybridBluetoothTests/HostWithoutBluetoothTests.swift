@@ -10,7 +10,9 @@ struct HostWithoutBluetoothTests {
 
     @Test func hciAdvertiserReportsMissingKernelSupport() async {
         await #expect(throws: Self.reason) {
-            try await HCIAdvertiser(adapter: nil, logger: TestSupport.logger).startAdvertising(BLEServiceDataAdvert(serviceData: [1]))
+            try await HCIAdvertiser(adapter: nil, logger: TestSupport.logger).startAdvertising(
+                BLEServiceDataAdvert(serviceData: [1])
+            )
         }
     }
 

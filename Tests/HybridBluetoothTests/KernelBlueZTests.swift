@@ -11,7 +11,10 @@ struct KernelBlueZTests {
     static let scanner = BlueZDBusScanner(adapter: "hci1", logger: TestSupport.logger)
 
     init() throws {
-        try #require(KernelBluetoothEnvironment.kernelHasBluetooth, "HYBRID_BLE_PROOF=bluez but the kernel has no AF_BLUETOOTH")
+        try #require(
+            KernelBluetoothEnvironment.kernelHasBluetooth,
+            "HYBRID_BLE_PROOF=bluez but the kernel has no AF_BLUETOOTH"
+        )
     }
 
     @Test func caBLEEIDFromHci0ReachesHci1ThroughBluetoothd() async throws {
@@ -39,14 +42,18 @@ struct KernelBlueZTests {
         let advertiser = BlueZDBusAdvertiser(adapter: "hci0", logger: TestSupport.logger)
         let stream = try await Self.scanner.scan()
         try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(4)))
-        let control = try await TestSupport.firstAdvert(from: stream, within: .seconds(20)) { $0.serviceData == TestSupport.eid(4) }
+        let control = try await TestSupport.firstAdvert(from: stream, within: .seconds(20)) {
+            $0.serviceData == TestSupport.eid(4)
+        }
         #expect(control != nil)
         await advertiser.stopAdvertising()
         // bluetoothd re-enables its advertising set whenever the set of adverts changes; if ours had
         // survived UnregisterAdvertisement it would be reported again.
         let other = BlueZDBusAdvertiser(adapter: "hci0", logger: TestSupport.logger)
         try await other.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(5)))
-        let after = try await TestSupport.firstAdvert(from: stream, within: .seconds(3)) { $0.serviceData == TestSupport.eid(4) }
+        let after = try await TestSupport.firstAdvert(from: stream, within: .seconds(3)) {
+            $0.serviceData == TestSupport.eid(4)
+        }
         await other.stopAdvertising()
         #expect(after == nil, "advert still registered after stopAdvertising()")
     }

@@ -14,7 +14,8 @@ enum KernelBluetoothEnvironment {
     }
 
     static let requested: Set<String> = Set(
-        (ProcessInfo.processInfo.environment["HYBRID_BLE_PROOF"] ?? "").split(separator: ",").map(String.init))
+        (ProcessInfo.processInfo.environment["HYBRID_BLE_PROOF"] ?? "").split(separator: ",").map(String.init)
+    )
 
     static var kernelHasBluetooth: Bool { HCIAdapter.kernelHasBluetooth }
 

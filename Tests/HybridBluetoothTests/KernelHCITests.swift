@@ -22,7 +22,10 @@ struct KernelHCITests {
     static var scanner: HCIScanner { scanners[.automatic]! }
 
     init() throws {
-        try #require(KernelBluetoothEnvironment.kernelHasBluetooth, "HYBRID_BLE_PROOF=hci but the kernel has no AF_BLUETOOTH")
+        try #require(
+            KernelBluetoothEnvironment.kernelHasBluetooth,
+            "HYBRID_BLE_PROOF=hci but the kernel has no AF_BLUETOOTH"
+        )
     }
 
     @Test(arguments: [HCICommandFamily.automatic, .legacy, .extended])
@@ -36,7 +39,9 @@ struct KernelHCITests {
         let scanning = clock.now
         try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: eid))
         let advertising = clock.now
-        let advert = try await TestSupport.firstAdvert(from: stream, within: .seconds(10)) { $0.uuid16 == BLEServiceUUID.fido }
+        let advert = try await TestSupport.firstAdvert(from: stream, within: .seconds(10)) {
+            $0.uuid16 == BLEServiceUUID.fido
+        }
         let received = clock.now
         await advertiser.stopAdvertising()
         KernelBluetoothEnvironment.recordTiming("hci \(family) scan start", scanning - started)
@@ -77,6 +82,7 @@ struct KernelHCITests {
         environment["HYBRID_BLE_PROOF"] = "hci-child"
         child.environment = environment
         child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
         try child.run()
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(30)
@@ -110,6 +116,28 @@ struct KernelHCITests {
         await #expect(throws: BluetoothError.noAdapter("hci9")) {
             _ = try await HCIScanner(adapter: "hci9", logger: TestSupport.logger).scan()
         }
+    }
+
+    @Test func downAdapterIsReportedAndSkippedByDefault() async throws {
+        try Self.hciconfig("hci1", "down")
+        defer { try? Self.hciconfig("hci1", "up") }
+        await #expect(throws: BluetoothError.adapterDown("hci1")) {
+            _ = try await HCIScanner(adapter: "hci1", logger: TestSupport.logger).scan()
+        }
+        // With no adapter named, the first one that is up (hci0) is used.
+        let advertiser = HCIAdvertiser(adapter: nil, logger: TestSupport.logger)
+        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: [1]))
+        await advertiser.stopAdvertising()
+    }
+
+    /// Runs the guest's `hciconfig` (BlueZ) to change an adapter's state behind our back.
+    static func hciconfig(_ adapter: String, _ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "hciconfig \(adapter) \(command)"]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "hciconfig \(adapter) \(command) failed")
     }
 
     @Test func defaultBackendIsHCIWithoutBluetoothd() async {

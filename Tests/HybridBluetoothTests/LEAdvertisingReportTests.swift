@@ -10,15 +10,18 @@ import Testing
         "04 3e 2b 02 01"  // event packet, LE Meta, length 43, subevent 0x02, one report
             + " 03 00 665544332211"  // ADV_NONCONN_IND, public, address 11:22:33:44:55:66 (LE on HCI)
             + " 1f 020106 0303f9ff 1716f9ff 5f4397445af32fbc4333d5b71c26c920134e4730"  // 31 bytes of AD
-            + " c5")  // RSSI -59 dBm
+            + " c5"
+    )  // RSSI -59 dBm
 
     static let eventAddress = BLEAddress(string: "11:22:33:44:55:66")!
 
     @Test func legacyReportYieldsTheServiceData() throws {
         let adverts = try Self.adverts(Self.legacyEvent, uuids: BLEServiceUUID.cable)
-        #expect(adverts == [
-            BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFFF9, serviceData: Fixture.androidEID, rssi: -59)
-        ])
+        #expect(
+            adverts == [
+                BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFFF9, serviceData: Fixture.androidEID, rssi: -59)
+            ]
+        )
     }
 
     @Test func uuidFilterApplies() throws {
@@ -31,10 +34,17 @@ import Testing
         let parameters = [0x02, 0x02] + first + second
         let packet = [0x04, 0x3E, UInt8(parameters.count)] + parameters
         let adverts = try Self.adverts(packet, uuids: BLEServiceUUID.cable)
-        #expect(adverts == [
-            BLEAdvertisement(address: BLEAddress(string: "0F:0E:0D:0C:0B:0A")!, uuid16: 0xFFF9, serviceData: [0x77], rssi: nil),
-            BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFDE2, serviceData: [1, 2, 3, 4, 5], rssi: -40),
-        ])
+        #expect(
+            adverts == [
+                BLEAdvertisement(
+                    address: BLEAddress(string: "0F:0E:0D:0C:0B:0A")!,
+                    uuid16: 0xFFF9,
+                    serviceData: [0x77],
+                    rssi: nil
+                ),
+                BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFDE2, serviceData: [1, 2, 3, 4, 5], rssi: -40),
+            ]
+        )
     }
 
     @Test func extendedReportWithLegacyPDU() throws {
@@ -43,32 +53,46 @@ import Testing
                 + " 1000 01 665544332211"  // event type: legacy PDU ADV_NONCONN_IND; random address
                 + " 01 00 ff 7f b0"  // primary 1M, no secondary, no SID, TX power n/a, RSSI -80
                 + " 0000 00 000000000000"  // no periodic interval, no direct address
-                + " 10 0f16e2fd 0102030405060708090a0b0c")  // 16 bytes of AD: service data fde2, 12 bytes
+                + " 10 0f16e2fd 0102030405060708090a0b0c"
+        )  // 16 bytes of AD: service data fde2, 12 bytes
         let reports = try Self.reports(packet)
         #expect(reports.count == 1)
         #expect(reports.first?.eventType == 0x0010)
         #expect(reports.first?.addressType == 0x01)
         #expect(reports.first?.isComplete == true)
-        #expect(try Self.adverts(packet, uuids: BLEServiceUUID.cable) == [
-            BLEAdvertisement(
-                address: Self.eventAddress, uuid16: 0xFDE2, serviceData: Array(1...12), rssi: -80)
-        ])
+        #expect(
+            try Self.adverts(packet, uuids: BLEServiceUUID.cable) == [
+                BLEAdvertisement(
+                    address: Self.eventAddress,
+                    uuid16: 0xFDE2,
+                    serviceData: Array(1...12),
+                    rssi: -80
+                )
+            ]
+        )
     }
 
     @Test func extendedReportWithExtendedPDUAndLongData() throws {
         let serviceData = [UInt8](repeating: 0x5A, count: 40)
         let data = Fixture.bytes("020106 0303f9ff 2b16f9ff") + serviceData  // 0x2b = 43 = type + UUID + 40 bytes
         // Event type 0x0000: extended non-connectable, complete; public; 1M/2M; SID 3; RSSI -60.
-        let report = Fixture.bytes("0000 00 665544332211 01 02 03 7f c4 0000 00 000000000000") + [UInt8(data.count)] + data
+        let report =
+            Fixture.bytes("0000 00 665544332211 01 02 03 7f c4 0000 00 000000000000") + [UInt8(data.count)] + data
         let parameters = [0x0D, 0x01] + report
         let packet = [0x04, 0x3E, UInt8(parameters.count)] + parameters
         let adverts = try Self.adverts(packet, uuids: [0xFFF9])
-        #expect(adverts == [BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFFF9, serviceData: serviceData, rssi: -60)])
+        #expect(
+            adverts == [
+                BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFFF9, serviceData: serviceData, rssi: -60)
+            ]
+        )
     }
 
     @Test func incompleteExtendedFragmentsAreSkipped() throws {
         // Data_Status 01 (bits 5-6 of event type): incomplete, more data to come.
-        let packet = Fixture.bytes("04 3e 23 0d 01 2000 00 665544332211 01 01 03 7f c4 0000 00 000000000000 09 0816f9ff 0102030405")
+        let packet = Fixture.bytes(
+            "04 3e 23 0d 01 2000 00 665544332211 01 01 03 7f c4 0000 00 000000000000 09 0816f9ff 0102030405"
+        )
         #expect(try Self.reports(packet).first?.isComplete == false)
         #expect(try Self.adverts(packet, uuids: [0xFFF9]).isEmpty)
     }
@@ -149,7 +173,9 @@ import Testing
         for _ in 0..<5000 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let length = Int(state >> 58)
-            var bytes: [UInt8] = [0x04, 0x3E, UInt8(length + 2), (state & 1) == 0 ? 0x02 : 0x0D, UInt8((state >> 8) & 3)]
+            var bytes: [UInt8] = [
+                0x04, 0x3E, UInt8(length + 2), (state & 1) == 0 ? 0x02 : 0x0D, UInt8((state >> 8) & 3),
+            ]
             for index in 0..<length { bytes.append(UInt8(truncatingIfNeeded: state >> UInt64(index % 56))) }
             _ = try? Self.adverts(bytes, uuids: BLEServiceUUID.cable)
         }

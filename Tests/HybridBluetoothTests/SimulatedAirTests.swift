@@ -60,8 +60,12 @@ struct SimulatedAirTests {
         try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(1)))
         try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(2)))
         let stream = try await SimulatedAirScanner(air: air, logger: TestSupport.logger).scan()
-        let new = try await TestSupport.firstAdvert(from: stream, within: .seconds(5)) { $0.serviceData == TestSupport.eid(2) }
-        let old = try await TestSupport.firstAdvert(from: stream, within: .milliseconds(400)) { $0.serviceData == TestSupport.eid(1) }
+        let new = try await TestSupport.firstAdvert(from: stream, within: .seconds(5)) {
+            $0.serviceData == TestSupport.eid(2)
+        }
+        let old = try await TestSupport.firstAdvert(from: stream, within: .milliseconds(400)) {
+            $0.serviceData == TestSupport.eid(1)
+        }
         await advertiser.stopAdvertising()
         #expect(new != nil)
         #expect(old == nil)
@@ -99,7 +103,8 @@ struct SimulatedAirTests {
         let air = TestSupport.temporaryAir()
         defer { TestSupport.remove(air) }
         var stream: AsyncThrowingStream<BLEAdvertisement, any Error>? = try await SimulatedAirScanner(
-            air: air, logger: TestSupport.logger
+            air: air,
+            logger: TestSupport.logger
         ).scan()
         #expect(SimulatedAirRegistry(directory: air.directory).scannerPorts().count == 1)
         stream = nil
@@ -124,18 +129,27 @@ struct SimulatedAirTests {
         let address = try #require(BLEAddress(string: "01:02:03:04:05:06"))
         let datagram = SimulatedAirDatagram.encode(address: address, uuid16: 0xFFF9, serviceData: [9, 8])
         #expect(datagram == Array("HSA1".utf8) + [1, 2, 3, 4, 5, 6, 0xF9, 0xFF, 9, 8])
-        #expect(try SimulatedAirDatagram.decode(datagram)
-            == BLEAdvertisement(address: address, uuid16: 0xFFF9, serviceData: [9, 8], rssi: nil))
-        #expect(throws: BluetoothError.malformedReport(.truncated)) { try SimulatedAirDatagram.decode(Array(datagram.prefix(11))) }
+        #expect(
+            try SimulatedAirDatagram.decode(datagram)
+                == BLEAdvertisement(address: address, uuid16: 0xFFF9, serviceData: [9, 8], rssi: nil)
+        )
+        #expect(throws: BluetoothError.malformedReport(.truncated)) {
+            try SimulatedAirDatagram.decode(Array(datagram.prefix(11)))
+        }
         #expect(throws: BluetoothError.malformedReport(.notAnAdvertisingReport)) {
             try SimulatedAirDatagram.decode(Array("XSA1".utf8) + Array(datagram.dropFirst(4)))
         }
     }
 
     @Test func defaultDirectoryRule() {
-        #expect(SimulatedAir.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
-            == "/run/user/1000/hybrid-simulated-air")
+        #expect(
+            SimulatedAir.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
+                == "/run/user/1000/hybrid-simulated-air"
+        )
         #expect(SimulatedAir.defaultDirectory(environment: [:]) == "/tmp/hybrid-simulated-air-\(getuid())")
-        #expect(SimulatedAir.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "/r", "HYBRID_SIMULATED_AIR_DIR": "/x"]) == "/x")
+        #expect(
+            SimulatedAir.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "/r", "HYBRID_SIMULATED_AIR_DIR": "/x"])
+                == "/x"
+        )
     }
 }

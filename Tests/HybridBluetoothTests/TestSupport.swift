@@ -8,7 +8,8 @@ enum TestSupport {
 
     /// A fresh, empty rendezvous directory for one test.
     static func temporaryAir() -> SimulatedAir {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-air-test-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-air-test-\(UUID().uuidString)")
+            .path
         return SimulatedAir(directory: path)
     }
 
@@ -18,7 +19,8 @@ enum TestSupport {
 
     /// The first advert from `stream` matching `predicate`, or `nil` if none arrives within `limit`.
     static func firstAdvert(
-        from stream: AsyncThrowingStream<BLEAdvertisement, any Error>, within limit: Duration,
+        from stream: AsyncThrowingStream<BLEAdvertisement, any Error>,
+        within limit: Duration,
         where predicate: @escaping @Sendable (BLEAdvertisement) -> Bool = { _ in true }
     ) async throws -> BLEAdvertisement? {
         try await withThrowingTaskGroup(of: BLEAdvertisement?.self) { group in

@@ -47,8 +47,11 @@ enum BlueZ {
             else { return nil }
             let name = path.split(separator: "/").last.map(String.init) ?? path
             return Adapter(
-                path: path, name: name, powered: properties["Powered"]?.bool ?? false,
-                canAdvertise: interfaces[advertisingManagerInterface] != nil)
+                path: path,
+                name: name,
+                powered: properties["Powered"]?.bool ?? false,
+                canAdvertise: interfaces[advertisingManagerInterface] != nil
+            )
         }.sorted { $0.path < $1.path }
     }
 
@@ -71,7 +74,8 @@ enum BlueZ {
     /// ServiceData entry whose UUID is in `uuids`.
     static func adverts(devicePath: String, properties: [String: DBusValue], uuids: Set<UInt16>) -> [BLEAdvertisement] {
         guard let serviceData = properties["ServiceData"]?.stringKeyedEntries else { return [] }
-        let address = properties["Address"]?.string.flatMap(BLEAddress.init(string:))
+        let address =
+            properties["Address"]?.string.flatMap(BLEAddress.init(string:))
             ?? devicePath.split(separator: "/").last.flatMap { element in
                 element.hasPrefix("dev_") ? BLEAddress(string: String(element.dropFirst(4))) : nil
             }
@@ -97,7 +101,8 @@ enum BlueZ {
             properties.append(("ServiceUUIDs", .array(elementSignature: "s", [.string(uuid)])))
         }
         properties.append(
-            ("ServiceData", .stringVariantDictionary([(uuid, .bytes(advert.serviceData))])))
+            ("ServiceData", .stringVariantDictionary([(uuid, .bytes(advert.serviceData))]))
+        )
         let milliseconds = UInt32(advert.intervalMilliseconds)
         properties.append(("MinInterval", .uint32(milliseconds)))
         properties.append(("MaxInterval", .uint32(milliseconds)))

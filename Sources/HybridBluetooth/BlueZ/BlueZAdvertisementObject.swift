@@ -19,7 +19,11 @@ struct BlueZAdvertisementObject {
         guard message.kind == .methodCall else { return nil }
         guard message.path == path else {
             return message.expectsReply
-                ? DBusMessage.errorReply(to: message, name: "org.freedesktop.DBus.Error.UnknownObject", text: "no such object")
+                ? DBusMessage.errorReply(
+                    to: message,
+                    name: "org.freedesktop.DBus.Error.UnknownObject",
+                    text: "no such object"
+                )
                 : nil
         }
         let arguments = (try? message.arguments()) ?? []
@@ -31,7 +35,11 @@ struct BlueZAdvertisementObject {
             guard arguments.count == 2, arguments[0].string == BlueZ.advertisementInterface,
                 let value = properties.first(where: { $0.0 == arguments[1].string })?.1
             else {
-                return DBusMessage.errorReply(to: message, name: "org.freedesktop.DBus.Error.InvalidArgs", text: "no such property")
+                return DBusMessage.errorReply(
+                    to: message,
+                    name: "org.freedesktop.DBus.Error.InvalidArgs",
+                    text: "no such property"
+                )
             }
             return try? DBusMessage.reply(to: message, arguments: [.variant(value)])
         case (BlueZ.advertisementInterface, "Release"), (nil, "Release"):
@@ -40,7 +48,11 @@ struct BlueZAdvertisementObject {
         case (BlueZ.introspectableInterface, "Introspect"):
             return try? DBusMessage.reply(to: message, arguments: [.string(Self.introspection)])
         default:
-            return DBusMessage.errorReply(to: message, name: "org.freedesktop.DBus.Error.UnknownMethod", text: "unknown method")
+            return DBusMessage.errorReply(
+                to: message,
+                name: "org.freedesktop.DBus.Error.UnknownMethod",
+                text: "unknown method"
+            )
         }
     }
 }

@@ -29,7 +29,12 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
         await runner.stop()
     }
 
-    private static func advertise(_ advert: BLEServiceDataAdvert, adapter name: String?, activity: BlockingActivity, logger: Logger) {
+    private static func advertise(
+        _ advert: BLEServiceDataAdvert,
+        adapter name: String?,
+        activity: BlockingActivity,
+        logger: Logger
+    ) {
         let object = BlueZAdvertisementObject(path: objectPath, properties: BlueZ.advertisementProperties(advert))
         var released = false
         let connection: DBusConnection
@@ -44,13 +49,19 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
                 throw BluetoothError.unavailable(reason: "bluetoothd offers no LE advertising on \(adapter.name)")
             }
             try connection.callAdapter(
-                adapter, interface: BlueZ.advertisingManagerInterface, member: "RegisterAdvertisement",
-                [.objectPath(objectPath), .stringVariantDictionary([])])
+                adapter,
+                interface: BlueZ.advertisingManagerInterface,
+                member: "RegisterAdvertisement",
+                [.objectPath(objectPath), .stringVariantDictionary([])]
+            )
         } catch {
             activity.reportStarted(.failure(error))
             return
         }
-        logger.debug("advertising through bluetoothd", metadata: ["ble.adapter": "\(adapter.name)", "ble.uuid": "\(advert.uuid16)"])
+        logger.debug(
+            "advertising through bluetoothd",
+            metadata: ["ble.adapter": "\(adapter.name)", "ble.uuid": "\(advert.uuid16)"]
+        )
         activity.reportStarted(.success(()))
         do {
             try connection.serve(until: activity.wake)
@@ -63,8 +74,12 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
         }
         do {
             try connection.callAdapter(
-                adapter, interface: BlueZ.advertisingManagerInterface, member: "UnregisterAdvertisement",
-                [.objectPath(objectPath)], timeoutMilliseconds: 3000)
+                adapter,
+                interface: BlueZ.advertisingManagerInterface,
+                member: "UnregisterAdvertisement",
+                [.objectPath(objectPath)],
+                timeoutMilliseconds: 3000
+            )
             logger.debug("advertising stopped", metadata: ["ble.adapter": "\(adapter.name)"])
         } catch {
             // Closing the connection (when `connection` goes away) makes bluetoothd drop it anyway.

@@ -24,7 +24,10 @@ public struct BlueZDBusScanner: BLEScanner {
     }
 
     private static func scan(
-        uuids: Set<UInt16>, adapter name: String?, activity: BlockingActivity, continuation: ScanRunner.Continuation,
+        uuids: Set<UInt16>,
+        adapter name: String?,
+        activity: BlockingActivity,
+        continuation: ScanRunner.Continuation,
         logger: Logger
     ) {
         let connection: DBusConnection
@@ -35,11 +38,16 @@ public struct BlueZDBusScanner: BLEScanner {
             for rule in BlueZ.scanMatchRules(adapterPath: adapter.path) { try connection.addMatch(rule) }
             let devicePrefix = adapter.path + "/"
             connection.onIncoming = { message in
-                for advert in Self.adverts(in: message, devicePrefix: devicePrefix, uuids: uuids) { continuation.yield(advert) }
+                for advert in Self.adverts(in: message, devicePrefix: devicePrefix, uuids: uuids) {
+                    continuation.yield(advert)
+                }
             }
             try connection.callAdapter(
-                adapter, interface: BlueZ.adapterInterface, member: "SetDiscoveryFilter",
-                [.stringVariantDictionary([("Transport", .string("le")), ("DuplicateData", .boolean(true))])])
+                adapter,
+                interface: BlueZ.adapterInterface,
+                member: "SetDiscoveryFilter",
+                [.stringVariantDictionary([("Transport", .string("le")), ("DuplicateData", .boolean(true))])]
+            )
             try connection.callAdapter(adapter, interface: BlueZ.adapterInterface, member: "StartDiscovery")
         } catch {
             activity.reportStarted(.failure(error))
@@ -54,7 +62,12 @@ public struct BlueZDBusScanner: BLEScanner {
             failure = error
         }
         connection.onIncoming = { _ in }
-        _ = try? connection.callAdapter(adapter, interface: BlueZ.adapterInterface, member: "StopDiscovery", timeoutMilliseconds: 3000)
+        _ = try? connection.callAdapter(
+            adapter,
+            interface: BlueZ.adapterInterface,
+            member: "StopDiscovery",
+            timeoutMilliseconds: 3000
+        )
         continuation.finish(throwing: failure)
     }
 

@@ -3,21 +3,40 @@ extension DBusConnection {
     /// Finds `requested` (`hciN`) or the first powered adapter among bluetoothd's objects.
     func bluezAdapter(_ requested: String?) throws -> BlueZ.Adapter {
         let reply = try call(
-            .methodCall(destination: BlueZ.service, path: "/", interface: BlueZ.objectManagerInterface, member: "GetManagedObjects"),
-            adapter: requested)
-        guard let objects = reply.first else { throw BluetoothError.bluezFailed(name: "GetManagedObjects", message: "empty reply") }
+            .methodCall(
+                destination: BlueZ.service,
+                path: "/",
+                interface: BlueZ.objectManagerInterface,
+                member: "GetManagedObjects"
+            ),
+            adapter: requested
+        )
+        guard let objects = reply.first else {
+            throw BluetoothError.bluezFailed(name: "GetManagedObjects", message: "empty reply")
+        }
         return try BlueZ.choose(requested, from: BlueZ.adapters(inManagedObjects: objects))
     }
 
     /// Calls `member` on `adapter`'s `interface`.
     @discardableResult
     func callAdapter(
-        _ adapter: BlueZ.Adapter, interface: String, member: String, _ arguments: [DBusValue] = [],
+        _ adapter: BlueZ.Adapter,
+        interface: String,
+        member: String,
+        _ arguments: [DBusValue] = [],
         timeoutMilliseconds: Int32 = DBusConnection.replyTimeoutMilliseconds
     ) throws -> [DBusValue] {
         try call(
-            .methodCall(destination: BlueZ.service, path: adapter.path, interface: interface, member: member, arguments: arguments),
-            adapter: adapter.name, timeoutMilliseconds: timeoutMilliseconds)
+            .methodCall(
+                destination: BlueZ.service,
+                path: adapter.path,
+                interface: interface,
+                member: member,
+                arguments: arguments
+            ),
+            adapter: adapter.name,
+            timeoutMilliseconds: timeoutMilliseconds
+        )
     }
 }
 
@@ -30,9 +49,15 @@ public enum BluetoothdProbe {
             guard let connection = try? DBusConnection(),
                 let reply = try? connection.call(
                     .methodCall(
-                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                        member: "NameHasOwner", arguments: [.string(BlueZ.service)]),
-                    adapter: nil, timeoutMilliseconds: 2000)
+                        destination: "org.freedesktop.DBus",
+                        path: "/org/freedesktop/DBus",
+                        interface: "org.freedesktop.DBus",
+                        member: "NameHasOwner",
+                        arguments: [.string(BlueZ.service)]
+                    ),
+                    adapter: nil,
+                    timeoutMilliseconds: 2000
+                )
             else { return false }
             return reply.first?.bool ?? false
         }

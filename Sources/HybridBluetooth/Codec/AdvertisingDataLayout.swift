@@ -32,7 +32,9 @@ struct AdvertisingDataLayout: Equatable {
     init(_ advert: BLEServiceDataAdvert) throws {
         guard advert.serviceData.count + 4 <= Self.extendedMaximum else {
             throw BluetoothError.advertisingDataTooLong(
-                length: advert.serviceData.count + 4, maximum: Self.extendedMaximum)
+                length: advert.serviceData.count + 4,
+                maximum: Self.extendedMaximum
+            )
         }
         let serviceData = AdvertisingData.serviceData16(advert.uuid16, advert.serviceData)
         let needsExtended = serviceData.count > Self.legacyMaximum

@@ -40,7 +40,8 @@ struct HCICommand: Equatable {
         let interval = le16(intervalUnits)
         return HCICommand(
             opcode: Opcode.leSetAdvertisingParameters,
-            parameters: interval + interval + [0x03, 0x00, 0x00] + [UInt8](repeating: 0, count: 6) + [0x07, 0x00])
+            parameters: interval + interval + [0x03, 0x00, 0x00] + [UInt8](repeating: 0, count: 6) + [0x07, 0x00]
+        )
     }
 
     /// Length byte, then the data zero-padded to 31 bytes.
@@ -49,7 +50,8 @@ struct HCICommand: Equatable {
         precondition(data.count <= AdvertisingDataLayout.legacyMaximum, "legacy advertising data is 31 bytes at most")
         return HCICommand(
             opcode: Opcode.leSetAdvertisingData,
-            parameters: [UInt8(data.count)] + data + [UInt8](repeating: 0, count: 31 - data.count))
+            parameters: [UInt8(data.count)] + data + [UInt8](repeating: 0, count: 31 - data.count)
+        )
     }
 
     static func leSetAdvertisingEnable(_ enable: Bool) -> HCICommand {
@@ -67,7 +69,11 @@ struct HCICommand: Equatable {
 
     /// Version 1 parameters: 1M primary and secondary PHY, all channels, public own address, no TX
     /// power preference (0x7F), SID 0, no scan-request notifications.
-    static func leSetExtendedAdvertisingParameters(handle: UInt8, properties: UInt16, intervalUnits: UInt32) -> HCICommand {
+    static func leSetExtendedAdvertisingParameters(
+        handle: UInt8,
+        properties: UInt16,
+        intervalUnits: UInt32
+    ) -> HCICommand {
         let interval = le24(intervalUnits)
         var parameters: [UInt8] = [handle] + le16(properties) + interval + interval
         parameters += [0x07, 0x00, 0x00] + [UInt8](repeating: 0, count: 6) + [0x00]
@@ -80,14 +86,17 @@ struct HCICommand: Equatable {
     static func leSetExtendedAdvertisingData(handle: UInt8, _ data: [UInt8]) -> HCICommand {
         precondition(data.count <= AdvertisingDataLayout.extendedMaximum, "one command carries 251 bytes at most")
         return HCICommand(
-            opcode: Opcode.leSetExtendedAdvertisingData, parameters: [handle, 0x03, 0x01, UInt8(data.count)] + data)
+            opcode: Opcode.leSetExtendedAdvertisingData,
+            parameters: [handle, 0x03, 0x01, UInt8(data.count)] + data
+        )
     }
 
     /// One set, no duration limit, no event-count limit.
     static func leSetExtendedAdvertisingEnable(_ enable: Bool, handle: UInt8) -> HCICommand {
         HCICommand(
             opcode: Opcode.leSetExtendedAdvertisingEnable,
-            parameters: [enable ? 1 : 0, 0x01, handle, 0x00, 0x00, 0x00])
+            parameters: [enable ? 1 : 0, 0x01, handle, 0x00, 0x00, 0x00]
+        )
     }
 
     static func leRemoveAdvertisingSet(handle: UInt8) -> HCICommand {
@@ -103,7 +112,8 @@ struct HCICommand: Equatable {
     static func leSetScanParameters() -> HCICommand {
         HCICommand(
             opcode: Opcode.leSetScanParameters,
-            parameters: [0x00] + le16(scanIntervalUnits) + le16(scanIntervalUnits) + [0x00, 0x00])
+            parameters: [0x00] + le16(scanIntervalUnits) + le16(scanIntervalUnits) + [0x00, 0x00]
+        )
     }
 
     /// Duplicate filtering is always off: caBLE clients want every advert.
@@ -115,7 +125,8 @@ struct HCICommand: Equatable {
     static func leSetExtendedScanParameters() -> HCICommand {
         HCICommand(
             opcode: Opcode.leSetExtendedScanParameters,
-            parameters: [0x00, 0x00, 0x01, 0x00] + le16(scanIntervalUnits) + le16(scanIntervalUnits))
+            parameters: [0x00, 0x00, 0x01, 0x00] + le16(scanIntervalUnits) + le16(scanIntervalUnits)
+        )
     }
 
     /// No duplicate filtering, no duration, no period.

@@ -28,7 +28,9 @@ enum HCIEvent: Equatable {
             // Num_HCI_Command_Packets (1), Command_Opcode (2), Return_Parameters.
             guard parameters.count >= 3 else { throw BluetoothError.malformedReport(.truncated) }
             self = .commandComplete(
-                opcode: UInt16(parameters[1]) | UInt16(parameters[2]) << 8, returnParameters: Array(parameters[3...]))
+                opcode: UInt16(parameters[1]) | UInt16(parameters[2]) << 8,
+                returnParameters: Array(parameters[3...])
+            )
         case Self.commandStatusCode:
             // Status (1), Num_HCI_Command_Packets (1), Command_Opcode (2).
             guard parameters.count == 4 else { throw BluetoothError.malformedReport(.truncated) }

@@ -49,8 +49,13 @@ struct LEAdvertisingReport: Equatable {
         let data = try reader.bytes(length)
         let rssi = Int8(bitPattern: try reader.byte())
         return LEAdvertisingReport(
-            eventType: eventType, addressType: addressType, address: address, data: data,
-            rssi: rssi == 127 ? nil : rssi, isComplete: true)
+            eventType: eventType,
+            addressType: addressType,
+            address: address,
+            data: data,
+            rssi: rssi == 127 ? nil : rssi,
+            isComplete: true
+        )
     }
 
     /// Event_Type (2), Address_Type (1), Address (6), Primary_PHY (1), Secondary_PHY (1),
@@ -67,8 +72,13 @@ struct LEAdvertisingReport: Equatable {
         let data = try reader.bytes(length)
         let dataStatus = (eventType >> 5) & 0x3
         return LEAdvertisingReport(
-            eventType: eventType, addressType: addressType, address: address, data: data,
-            rssi: rssi == 127 ? nil : rssi, isComplete: dataStatus == 0)
+            eventType: eventType,
+            addressType: addressType,
+            address: address,
+            data: data,
+            rssi: rssi == 127 ? nil : rssi,
+            isComplete: dataStatus == 0
+        )
     }
 }
 

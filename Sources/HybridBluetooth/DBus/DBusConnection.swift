@@ -22,7 +22,9 @@ final class DBusConnection {
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
         guard let connection = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error) else {
-            throw BluetoothError.unavailable(reason: "cannot connect to the D-Bus system bus: \(Self.message(of: error))")
+            throw BluetoothError.unavailable(
+                reason: "cannot connect to the D-Bus system bus: \(Self.message(of: error))"
+            )
         }
         // libdbus would otherwise _exit() the whole process when the bus goes away.
         dbus_connection_set_exit_on_disconnect(connection, 0)
@@ -45,7 +47,11 @@ final class DBusConnection {
     /// - Returns: the reply's arguments.
     /// - Throws: the D-Bus error mapped by ``BluetoothError/fromDBusError(name:message:adapter:)``.
     @discardableResult
-    func call(_ message: DBusMessage, adapter: String?, timeoutMilliseconds: Int32 = replyTimeoutMilliseconds) throws
+    func call(
+        _ message: DBusMessage,
+        adapter: String?,
+        timeoutMilliseconds: Int32 = replyTimeoutMilliseconds
+    ) throws
         -> [DBusValue]
     {
         var serial: UInt32 = 0
@@ -60,7 +66,10 @@ final class DBusConnection {
                     if incoming.kind == .error {
                         let text = (try? incoming.arguments().first?.string) ?? nil
                         throw BluetoothError.fromDBusError(
-                            name: incoming.errorName ?? "unknown", message: text ?? "", adapter: adapter)
+                            name: incoming.errorName ?? "unknown",
+                            message: text ?? "",
+                            adapter: adapter
+                        )
                     }
                     return try incoming.arguments()
                 }
@@ -68,7 +77,10 @@ final class DBusConnection {
             }
             guard dbus_connection_read_write(pointer, 100) != 0 else { throw Self.disconnected }
         }
-        throw BluetoothError.bluezFailed(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply within \(timeoutMilliseconds) ms")
+        throw BluetoothError.bluezFailed(
+            name: "org.freedesktop.DBus.Error.NoReply",
+            message: "no reply within \(timeoutMilliseconds) ms"
+        )
     }
 
     /// Dispatches incoming messages to ``onIncoming`` until `wake` is signalled.
@@ -117,8 +129,11 @@ extension BluetoothError {
     static func fromDBusError(name: String, message: String, adapter: String?) -> BluetoothError {
         switch name {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-            return .unavailable(reason: "bluetoothd is not running (no org.bluez on the system bus); start it, or use --ble hci")
-        case "org.freedesktop.DBus.Error.AccessDenied", "org.bluez.Error.NotAuthorized", "org.freedesktop.DBus.Error.AuthFailed":
+            return .unavailable(
+                reason: "bluetoothd is not running (no org.bluez on the system bus); start it, or use --ble hci"
+            )
+        case "org.freedesktop.DBus.Error.AccessDenied", "org.bluez.Error.NotAuthorized",
+            "org.freedesktop.DBus.Error.AuthFailed":
             return .permissionDenied
         case "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownInterface":
             return .noAdapter(adapter)

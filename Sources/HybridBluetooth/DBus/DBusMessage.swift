@@ -14,7 +14,13 @@ final class DBusMessage {
     }
 
     /// A method call to bluetoothd or the bus itself.
-    static func methodCall(destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [])
+    static func methodCall(
+        destination: String,
+        path: String,
+        interface: String,
+        member: String,
+        arguments: [DBusValue] = []
+    )
         throws -> DBusMessage
     {
         guard let raw = dbus_message_new_method_call(destination, path, interface, member) else {

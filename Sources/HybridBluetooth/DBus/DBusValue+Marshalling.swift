@@ -156,7 +156,8 @@ enum DBusValueWriter {
 
     private static let outOfMemory = BluetoothError.unavailable(reason: "out of memory building a D-Bus message")
 
-    private static func basic<T: BitwiseCopyable>(_ iterator: inout DBusMessageIter, _ type: Int32, _ value: T) -> Bool {
+    private static func basic<T: BitwiseCopyable>(_ iterator: inout DBusMessageIter, _ type: Int32, _ value: T) -> Bool
+    {
         var copy = value
         return dbus_message_iter_append_basic(&iterator, type, &copy) != 0
     }
@@ -169,7 +170,9 @@ enum DBusValueWriter {
     }
 
     private static func container(
-        _ iterator: inout DBusMessageIter, _ type: Int32, _ signature: String?,
+        _ iterator: inout DBusMessageIter,
+        _ type: Int32,
+        _ signature: String?,
         _ body: (inout DBusMessageIter) throws -> Void
     ) throws -> Bool {
         var inner = DBusMessageIter()

@@ -48,8 +48,10 @@ indirect enum DBusValue: Equatable, Sendable {
     /// `a{sv}` from string keys, each value wrapped in a variant.
     static func stringVariantDictionary(_ entries: [(String, DBusValue)]) -> DBusValue {
         .dictionary(
-            keySignature: "s", valueSignature: "v",
-            entries.map { DBusDictEntry(key: .string($0.0), value: .variant($0.1)) })
+            keySignature: "s",
+            valueSignature: "v",
+            entries.map { DBusDictEntry(key: .string($0.0), value: .variant($0.1)) }
+        )
     }
 
     /// The payload of a variant, or the value itself.

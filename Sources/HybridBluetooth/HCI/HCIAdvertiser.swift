@@ -31,8 +31,11 @@ public struct HCIAdvertiser: BLEAdvertiser {
     }
 
     private static func advertise(
-        _ advert: BLEServiceDataAdvert, adapter name: String?, family: HCICommandFamily,
-        activity: BlockingActivity, logger: Logger
+        _ advert: BLEServiceDataAdvert,
+        adapter name: String?,
+        family: HCICommandFamily,
+        activity: BlockingActivity,
+        logger: Logger
     ) {
         let connection: HCIConnection
         let active: HCIConnection.ActiveAdvertising
@@ -50,13 +53,19 @@ public struct HCIAdvertiser: BLEAdvertiser {
         do {
             try connection.idle(until: activity.wake)
         } catch {
-            logger.info("adapter failed while advertising", metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"])
+            logger.info(
+                "adapter failed while advertising",
+                metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"]
+            )
         }
         do {
             try connection.stopAdvertising(active)
             logger.debug("advertising stopped", metadata: ["ble.adapter": "\(connection.adapter.name)"])
         } catch {
-            logger.info("could not switch advertising off", metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"])
+            logger.info(
+                "could not switch advertising off",
+                metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"]
+            )
         }
     }
 }

@@ -31,7 +31,10 @@ extension HCIConnection {
                 where (status == 0x0C || status == 0x01) && capabilities.extendedAdvertising
             {
                 // The kernel (mgmt / bluetoothd) has used extended commands on this controller.
-                logger.debug("legacy advertising refused, using extended commands", metadata: ["ble.adapter": "\(adapter.name)"])
+                logger.debug(
+                    "legacy advertising refused, using extended commands",
+                    metadata: ["ble.adapter": "\(adapter.name)"]
+                )
                 active = try startExtended(layout, advert: advert, capabilities: capabilities)
             }
         }
@@ -41,7 +44,10 @@ extension HCIConnection {
         case .extended(let handle): guarded = CBlueZ_guardAdvertising(adapter.id, 1, handle)
         }
         if guarded != 0 {
-            logger.info("advertising not guarded against process exit (too many sets)", metadata: ["ble.adapter": "\(adapter.name)"])
+            logger.info(
+                "advertising not guarded against process exit (too many sets)",
+                metadata: ["ble.adapter": "\(adapter.name)"]
+            )
         }
         return active
     }
@@ -59,33 +65,51 @@ extension HCIConnection {
         }
     }
 
-    private func startLegacy(_ layout: AdvertisingDataLayout, advert: BLEServiceDataAdvert) throws -> ActiveAdvertising {
+    private func startLegacy(_ layout: AdvertisingDataLayout, advert: BLEServiceDataAdvert) throws -> ActiveAdvertising
+    {
         guard !layout.needsExtendedAdvertising else {
-            throw BluetoothError.advertisingDataTooLong(length: layout.data.count, maximum: AdvertisingDataLayout.legacyMaximum)
+            throw BluetoothError.advertisingDataTooLong(
+                length: layout.data.count,
+                maximum: AdvertisingDataLayout.legacyMaximum
+            )
         }
         // Parameters cannot change while advertising is on (Command Disallowed): switch off first.
         try sendIgnoringRejection(.leSetAdvertisingEnable(false))
-        try send(.leSetAdvertisingParameters(intervalUnits: UInt16(HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds))))
+        try send(
+            .leSetAdvertisingParameters(
+                intervalUnits: UInt16(HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds))
+            )
+        )
         try send(.leSetAdvertisingData(layout.data))
         try send(.leSetAdvertisingEnable(true))
         return .legacy
     }
 
     private func startExtended(
-        _ layout: AdvertisingDataLayout, advert: BLEServiceDataAdvert, capabilities: HCIControllerCapabilities
+        _ layout: AdvertisingDataLayout,
+        advert: BLEServiceDataAdvert,
+        capabilities: HCIControllerCapabilities
     ) throws -> ActiveAdvertising {
         guard capabilities.extendedAdvertising else {
             throw BluetoothError.unavailable(
                 reason: "\(adapter.name) has no extended advertising"
-                    + (layout.needsExtendedAdvertising ? ", needed for \(layout.data.count) bytes of advertising data" : ""))
+                    + (layout.needsExtendedAdvertising
+                        ? ", needed for \(layout.data.count) bytes of advertising data" : "")
+            )
         }
         let handle = Self.advertisingSetHandle
         try sendIgnoringRejection(.leSetExtendedAdvertisingEnable(false, handle: handle))
         if capabilities.removeAdvertisingSet { try sendIgnoringRejection(.leRemoveAdvertisingSet(handle: handle)) }
-        let properties = layout.needsExtendedAdvertising
+        let properties =
+            layout.needsExtendedAdvertising
             ? HCICommand.ExtendedProperties.extendedNonConnectable : HCICommand.ExtendedProperties.legacyNonConnectable
-        try send(.leSetExtendedAdvertisingParameters(
-            handle: handle, properties: properties, intervalUnits: HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds)))
+        try send(
+            .leSetExtendedAdvertisingParameters(
+                handle: handle,
+                properties: properties,
+                intervalUnits: HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds)
+            )
+        )
         try send(.leSetExtendedAdvertisingData(handle: handle, layout.data))
         try send(.leSetExtendedAdvertisingEnable(true, handle: handle))
         return .extended(handle: handle)

@@ -22,7 +22,10 @@ extension HCIConnection {
             } catch BluetoothError.commandFailed(_, let status)
                 where (status == 0x0C || status == 0x01) && capabilities.extendedScanning
             {
-                logger.debug("legacy scanning refused, using extended commands", metadata: ["ble.adapter": "\(adapter.name)"])
+                logger.debug(
+                    "legacy scanning refused, using extended commands",
+                    metadata: ["ble.adapter": "\(adapter.name)"]
+                )
                 return try startExtendedScanning(capabilities)
             }
         }

@@ -19,7 +19,9 @@ final class HCIConnection {
 
     init(adapter: HCIAdapter, logger: Logger) throws {
         let fd = CBlueZ_openDevice(adapter.id)
-        guard fd >= 0 else { throw BluetoothError.fromErrno(errno, operation: "open \(adapter.name)", adapter: adapter.name) }
+        guard fd >= 0 else {
+            throw BluetoothError.fromErrno(errno, operation: "open \(adapter.name)", adapter: adapter.name)
+        }
         self.adapter = adapter
         self.descriptor = fd
         self.logger = logger
@@ -46,7 +48,11 @@ final class HCIConnection {
             CBlueZ_writeCommand(descriptor, command.opcode, parameters.baseAddress, UInt8(parameters.count))
         }
         guard written >= 0 else {
-            throw BluetoothError.fromErrno(errno, operation: "write HCI command to \(adapter.name)", adapter: adapter.name)
+            throw BluetoothError.fromErrno(
+                errno,
+                operation: "write HCI command to \(adapter.name)",
+                adapter: adapter.name
+            )
         }
         let deadline = ContinuousClock.now + .milliseconds(Self.commandTimeoutMilliseconds)
         while ContinuousClock.now < deadline {
@@ -78,7 +84,10 @@ final class HCIConnection {
         do {
             try send(command)
         } catch BluetoothError.commandFailed(let opcode, let status) {
-            logger.trace("HCI command rejected (ignored)", metadata: ["hci.opcode": "\(opcode)", "hci.status": "\(status)"])
+            logger.trace(
+                "HCI command rejected (ignored)",
+                metadata: ["hci.opcode": "\(opcode)", "hci.status": "\(status)"]
+            )
         }
     }
 
@@ -131,6 +140,8 @@ final class HCIConnection {
     /// Reads the controller's supported commands and LE features.
     func readCapabilities() throws -> HCIControllerCapabilities {
         try HCIControllerCapabilities(
-            commandsReturn: send(.readLocalSupportedCommands), featuresReturn: send(.leReadLocalSupportedFeatures))
+            commandsReturn: send(.readLocalSupportedCommands),
+            featuresReturn: send(.leReadLocalSupportedFeatures)
+        )
     }
 }

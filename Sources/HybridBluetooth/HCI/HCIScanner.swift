@@ -26,13 +26,24 @@ public struct HCIScanner: BLEScanner {
     public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
         let (adapter, family, logger) = (self.adapter, commandFamily, self.logger)
         return try await runner.scan { activity, continuation in
-            Self.scan(uuids: uuids, adapter: adapter, family: family, activity: activity, continuation: continuation, logger: logger)
+            Self.scan(
+                uuids: uuids,
+                adapter: adapter,
+                family: family,
+                activity: activity,
+                continuation: continuation,
+                logger: logger
+            )
         }
     }
 
     private static func scan(
-        uuids: Set<UInt16>, adapter name: String?, family: HCICommandFamily, activity: BlockingActivity,
-        continuation: ScanRunner.Continuation, logger: Logger
+        uuids: Set<UInt16>,
+        adapter name: String?,
+        family: HCICommandFamily,
+        activity: BlockingActivity,
+        continuation: ScanRunner.Continuation,
+        logger: Logger
     ) {
         let connection: HCIConnection
         let active: HCIConnection.ActiveScanning
@@ -48,8 +59,9 @@ public struct HCIScanner: BLEScanner {
         var failure: (any Error)?
         do {
             while let event = try connection.nextLEMeta(wake: activity.wake) {
-                guard event.subevent == LEAdvertisingReport.legacySubevent
-                    || event.subevent == LEAdvertisingReport.extendedSubevent
+                guard
+                    event.subevent == LEAdvertisingReport.legacySubevent
+                        || event.subevent == LEAdvertisingReport.extendedSubevent
                 else { continue }
                 let reports: [LEAdvertisingReport]
                 do {
@@ -62,7 +74,10 @@ public struct HCIScanner: BLEScanner {
                     do {
                         for advert in try report.adverts(for: uuids) { continuation.yield(advert) }
                     } catch {
-                        logger.debug("skipped a report with malformed AD structures", metadata: ["ble.address": "\(report.address)"])
+                        logger.debug(
+                            "skipped a report with malformed AD structures",
+                            metadata: ["ble.address": "\(report.address)"]
+                        )
                     }
                 }
             }
@@ -72,7 +87,10 @@ public struct HCIScanner: BLEScanner {
         do {
             try connection.stopScanning(active)
         } catch {
-            logger.debug("could not switch scanning off", metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"])
+            logger.debug(
+                "could not switch scanning off",
+                metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"]
+            )
         }
         continuation.finish(throwing: failure)
     }

@@ -37,8 +37,14 @@ final class LoopbackUDPSocket {
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 bytes.withUnsafeBytes { buffer in
-                    sendto(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT),
-                        socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    sendto(
+                        descriptor,
+                        buffer.baseAddress,
+                        buffer.count,
+                        Int32(MSG_DONTWAIT),
+                        socketAddress,
+                        socklen_t(MemoryLayout<sockaddr_in>.size)
+                    )
                 }
             }
         }
@@ -57,7 +63,9 @@ final class LoopbackUDPSocket {
             }
             if entries[1].revents != 0 { return nil }
             var buffer = [UInt8](repeating: 0, count: 2048)
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
             if count >= 0 { return Array(buffer[0..<count]) }
             if errno == EAGAIN || errno == EINTR { continue }
             throw BluetoothError.systemCallFailed(operation: "recv", errno: errno)

@@ -43,7 +43,10 @@ struct SimulatedAirRegistry {
     /// Registers `port` for this process and returns the file's path.
     func register(port: UInt16) throws -> String {
         try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            atPath: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let path = directory + "/" + Self.fileName(pid: getpid(), port: port)
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw BluetoothError.unavailable(reason: "cannot register in the simulated air at \(directory)")

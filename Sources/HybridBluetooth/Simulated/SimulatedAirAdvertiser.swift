@@ -24,8 +24,11 @@ public struct SimulatedAirAdvertiser: BLEAdvertiser {
     }
 
     private static func advertise(
-        _ advert: BLEServiceDataAdvert, from address: BLEAddress, registry: SimulatedAirRegistry,
-        activity: BlockingActivity, logger: Logger
+        _ advert: BLEServiceDataAdvert,
+        from address: BLEAddress,
+        registry: SimulatedAirRegistry,
+        activity: BlockingActivity,
+        logger: Logger
     ) {
         let socket: LoopbackUDPSocket
         do {
@@ -35,9 +38,15 @@ public struct SimulatedAirAdvertiser: BLEAdvertiser {
             return
         }
         let datagram = SimulatedAirDatagram.encode(
-            address: address, uuid16: advert.uuid16, serviceData: advert.serviceData)
+            address: address,
+            uuid16: advert.uuid16,
+            serviceData: advert.serviceData
+        )
         var reported = false
-        logger.debug("simulated air: advertising", metadata: ["ble.uuid": "\(advert.uuid16)", "ble.air": "\(registry.directory)"])
+        logger.debug(
+            "simulated air: advertising",
+            metadata: ["ble.uuid": "\(advert.uuid16)", "ble.air": "\(registry.directory)"]
+        )
         repeat {
             for port in registry.scannerPorts() where port != socket.port {
                 socket.send(datagram, toPort: port)

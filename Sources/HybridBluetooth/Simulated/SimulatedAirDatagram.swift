@@ -18,6 +18,10 @@ enum SimulatedAirDatagram {
         }
         let uuid16 = UInt16(datagram[addressStart + 6]) | UInt16(datagram[addressStart + 7]) << 8
         return BLEAdvertisement(
-            address: address, uuid16: uuid16, serviceData: Array(datagram[headerLength...]), rssi: nil)
+            address: address,
+            uuid16: uuid16,
+            serviceData: Array(datagram[headerLength...]),
+            rssi: nil
+        )
     }
 }

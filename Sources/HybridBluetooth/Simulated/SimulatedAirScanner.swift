@@ -17,13 +17,22 @@ public struct SimulatedAirScanner: BLEScanner {
         let registry = SimulatedAirRegistry(directory: air.directory)
         let logger = self.logger
         return try await runner.scan { activity, continuation in
-            Self.receive(uuids: uuids, registry: registry, activity: activity, continuation: continuation, logger: logger)
+            Self.receive(
+                uuids: uuids,
+                registry: registry,
+                activity: activity,
+                continuation: continuation,
+                logger: logger
+            )
         }
     }
 
     private static func receive(
-        uuids: Set<UInt16>, registry: SimulatedAirRegistry, activity: BlockingActivity,
-        continuation: ScanRunner.Continuation, logger: Logger
+        uuids: Set<UInt16>,
+        registry: SimulatedAirRegistry,
+        activity: BlockingActivity,
+        continuation: ScanRunner.Continuation,
+        logger: Logger
     ) {
         let socket: LoopbackUDPSocket
         let registration: String

@@ -63,7 +63,9 @@ extension BLEServiceDataAdvert {
         }
         guard serviceData.count <= Self.maximumServiceDataLength else {
             throw BluetoothError.advertisingDataTooLong(
-                length: serviceData.count + 4, maximum: Self.maximumServiceDataLength + 4)
+                length: serviceData.count + 4,
+                maximum: Self.maximumServiceDataLength + 4
+            )
         }
     }
 

@@ -19,7 +19,8 @@ final class BlockingActivity: Sendable {
     }
 
     /// Starts `body` on a new thread named `name`.
-    static func launch(name: String, _ body: @escaping @Sendable (BlockingActivity) -> Void) throws -> BlockingActivity {
+    static func launch(name: String, _ body: @escaping @Sendable (BlockingActivity) -> Void) throws -> BlockingActivity
+    {
         let activity = BlockingActivity(wake: try WakeSignal())
         let thread = Thread {
             body(activity)

@@ -28,7 +28,9 @@ actor ScanRunner {
         }
         activities.removeAll { $0.isFinished }
         let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: BLEAdvertisement.self, bufferingPolicy: .bufferingNewest(Self.bufferLimit))
+            of: BLEAdvertisement.self,
+            bufferingPolicy: .bufferingNewest(Self.bufferLimit)
+        )
         let activity = try BlockingActivity.launch(name: threadName) { activity in body(activity, continuation) }
         activities.append(activity)
         continuation.onTermination = { _ in activity.requestStop() }
