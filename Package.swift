@@ -54,7 +54,9 @@ let package = Package(
 
         // BlueZ: C shim over libbluetooth, and the Swift Bluetooth layer (HCI, simulated air).
         .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
-        .target(name: "HybridBluetooth", dependencies: ["CBlueZ", logging]),
+        // libdbus-1, for HybridBluetooth's bluetoothd (org.bluez) backend.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "HybridBluetooth", dependencies: ["CBlueZ", "CDBus", logging]),
 
         // The relay server.
         .target(

@@ -1,0 +1,93 @@
+import Logging
+
+/// ``BLEScanner`` through bluetoothd's D-Bus API: `Adapter1.SetDiscoveryFilter` with
+/// `Transport=le`, `DuplicateData=true`, then `StartDiscovery`, reading `Device1.ServiceData` from
+/// `InterfacesAdded` and `PropertiesChanged` signals. This is how Chromium, libwebauthn and Telegram
+/// scan on Linux. RSSI is reported when bluetoothd sends it in the same signal. All D-Bus I/O runs on
+/// a dedicated thread per scan; the discovery session ends with our bus connection.
+public struct BlueZDBusScanner: BLEScanner {
+    private let adapter: String?
+    private let logger: Logger
+    private let runner = ScanRunner(threadName: "bluez-scanner")
+
+    /// - Parameter adapter: `hciN`, or `nil` for the first powered adapter bluetoothd offers.
+    public init(adapter: String?, logger: Logger) {
+        self.adapter = adapter
+        self.logger = logger
+    }
+
+    public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
+        let (adapter, logger) = (self.adapter, self.logger)
+        return try await runner.scan { activity, continuation in
+            Self.scan(uuids: uuids, adapter: adapter, activity: activity, continuation: continuation, logger: logger)
+        }
+    }
+
+    private static func scan(
+        uuids: Set<UInt16>,
+        adapter name: String?,
+        activity: BlockingActivity,
+        continuation: ScanRunner.Continuation,
+        logger: Logger
+    ) {
+        let connection: DBusConnection
+        let adapter: BlueZ.Adapter
+        do {
+            connection = try DBusConnection()
+            adapter = try connection.bluezAdapter(name)
+            for rule in BlueZ.scanMatchRules(adapterPath: adapter.path) { try connection.addMatch(rule) }
+            let devicePrefix = adapter.path + "/"
+            connection.onIncoming = { message in
+                for advert in Self.adverts(in: message, devicePrefix: devicePrefix, uuids: uuids) {
+                    continuation.yield(advert)
+                }
+            }
+            try connection.callAdapter(
+                adapter,
+                interface: BlueZ.adapterInterface,
+                member: "SetDiscoveryFilter",
+                [.stringVariantDictionary([("Transport", .string("le")), ("DuplicateData", .boolean(true))])]
+            )
+            try connection.callAdapter(adapter, interface: BlueZ.adapterInterface, member: "StartDiscovery")
+        } catch {
+            activity.reportStarted(.failure(error))
+            return
+        }
+        logger.debug("scanning through bluetoothd", metadata: ["ble.adapter": "\(adapter.name)"])
+        activity.reportStarted(.success(()))
+        var failure: (any Error)?
+        do {
+            try connection.serve(until: activity.wake)
+        } catch {
+            failure = error
+        }
+        connection.onIncoming = { _ in }
+        _ = try? connection.callAdapter(
+            adapter,
+            interface: BlueZ.adapterInterface,
+            member: "StopDiscovery",
+            timeoutMilliseconds: 3000
+        )
+        continuation.finish(throwing: failure)
+    }
+
+    /// Adverts carried by an `InterfacesAdded` or `PropertiesChanged` signal for a device under the
+    /// adapter (`devicePrefix` is `/org/bluez/hciN/`).
+    static func adverts(in message: DBusMessage, devicePrefix: String, uuids: Set<UInt16>) -> [BLEAdvertisement] {
+        guard message.kind == .signal, let arguments = try? message.arguments() else { return [] }
+        switch (message.interface, message.member) {
+        case (BlueZ.objectManagerInterface, "InterfacesAdded"):
+            guard arguments.count == 2, let path = arguments[0].string, path.hasPrefix(devicePrefix),
+                let properties = arguments[1].stringKeyedEntries?[BlueZ.deviceInterface]?.stringKeyedEntries
+            else { return [] }
+            return BlueZ.adverts(devicePath: path, properties: properties, uuids: uuids)
+        case (BlueZ.propertiesInterface, "PropertiesChanged"):
+            guard arguments.count >= 2, arguments[0].string == BlueZ.deviceInterface, let path = message.path,
+                path.hasPrefix(devicePrefix), let changed = arguments[1].stringKeyedEntries
+            else { return [] }
+            return BlueZ.adverts(devicePath: path, properties: changed, uuids: uuids)
+        default:
+            return []
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import CDBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private connection to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured by libdbus). It
+/// blocks, so it lives on one ``BlockingActivity`` thread from open to close and is deliberately not
+/// `Sendable`.
+final class DBusConnection {
+    private let pointer: OpaquePointer
+    /// Receives method calls addressed to us and signals while we wait for a reply or a wake.
+    var onIncoming: (DBusMessage) -> Void = { _ in }
+
+    /// Default time to wait for a reply from bluetoothd or the bus.
+    static let replyTimeoutMilliseconds: Int32 = 10_000
+
+    /// - Throws: ``BluetoothError/unavailable(reason:)`` when there is no system bus.
+    init() throws {
+        _ = dbus_threads_init_default()
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        guard let connection = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error) else {
+            throw BluetoothError.unavailable(
+                reason: "cannot connect to the D-Bus system bus: \(Self.message(of: error))"
+            )
+        }
+        // libdbus would otherwise _exit() the whole process when the bus goes away.
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        pointer = connection
+    }
+
+    deinit {
+        dbus_connection_close(pointer)
+        dbus_connection_unref(pointer)
+    }
+
+    /// Sends without waiting for a reply (replies we produce, signals).
+    func send(_ message: DBusMessage) {
+        _ = dbus_connection_send(pointer, message.pointer, nil)
+        dbus_connection_flush(pointer)
+    }
+
+    /// Calls a method and waits for its reply, dispatching other incoming messages to ``onIncoming``
+    /// meanwhile (bluetoothd calls back into our advertisement object during RegisterAdvertisement).
+    /// - Returns: the reply's arguments.
+    /// - Throws: the D-Bus error mapped by ``BluetoothError/fromDBusError(name:message:adapter:)``.
+    @discardableResult
+    func call(
+        _ message: DBusMessage,
+        adapter: String?,
+        timeoutMilliseconds: Int32 = replyTimeoutMilliseconds
+    ) throws
+        -> [DBusValue]
+    {
+        var serial: UInt32 = 0
+        guard dbus_connection_send(pointer, message.pointer, &serial) != 0 else {
+            throw BluetoothError.unavailable(reason: "out of memory sending a D-Bus message")
+        }
+        dbus_connection_flush(pointer)
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+        while ContinuousClock.now < deadline {
+            while let incoming = popMessage() {
+                if incoming.replySerial == serial && (incoming.kind == .methodReturn || incoming.kind == .error) {
+                    if incoming.kind == .error {
+                        let text = (try? incoming.arguments().first?.string) ?? nil
+                        throw BluetoothError.fromDBusError(
+                            name: incoming.errorName ?? "unknown",
+                            message: text ?? "",
+                            adapter: adapter
+                        )
+                    }
+                    return try incoming.arguments()
+                }
+                onIncoming(incoming)
+            }
+            guard dbus_connection_read_write(pointer, 100) != 0 else { throw Self.disconnected }
+        }
+        throw BluetoothError.bluezFailed(
+            name: "org.freedesktop.DBus.Error.NoReply",
+            message: "no reply within \(timeoutMilliseconds) ms"
+        )
+    }
+
+    /// Dispatches incoming messages to ``onIncoming`` until `wake` is signalled.
+    /// - Throws: when the bus connection drops.
+    func serve(until wake: WakeSignal) throws {
+        var descriptor: Int32 = -1
+        guard dbus_connection_get_unix_fd(pointer, &descriptor) != 0 else { throw Self.disconnected }
+        while true {
+            while let incoming = popMessage() { onIncoming(incoming) }
+            var entries = [
+                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.pollDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            if poll(&entries, 2, -1) < 0 && errno != EINTR {
+                throw BluetoothError.systemCallFailed(operation: "poll D-Bus", errno: errno)
+            }
+            if entries[1].revents != 0 { return }
+            guard dbus_connection_read_write(pointer, 0) != 0 else { throw Self.disconnected }
+        }
+    }
+
+    /// Subscribes to signals matching `rule` (D-Bus match-rule syntax).
+    func addMatch(_ rule: String) throws {
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        dbus_bus_add_match(pointer, rule, &error)
+        if dbus_error_is_set(&error) != 0 {
+            throw BluetoothError.bluezFailed(name: String(cString: error.name), message: Self.message(of: error))
+        }
+    }
+
+    private func popMessage() -> DBusMessage? {
+        dbus_connection_pop_message(pointer).map { DBusMessage(owning: $0) }
+    }
+
+    private static let disconnected = BluetoothError.unavailable(reason: "the D-Bus system bus connection closed")
+
+    private static func message(of error: DBusError) -> String {
+        error.message.map { String(cString: $0) } ?? "unknown error"
+    }
+}
+
+extension BluetoothError {
+    /// Maps a D-Bus error reply from bluetoothd or the bus onto a case the user can act on.
+    static func fromDBusError(name: String, message: String, adapter: String?) -> BluetoothError {
+        switch name {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+            return .unavailable(
+                reason: "bluetoothd is not running (no org.bluez on the system bus); start it, or use --ble hci"
+            )
+        case "org.freedesktop.DBus.Error.AccessDenied", "org.bluez.Error.NotAuthorized",
+            "org.freedesktop.DBus.Error.AuthFailed":
+            return .permissionDenied
+        case "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownInterface":
+            return .noAdapter(adapter)
+        case "org.bluez.Error.NotReady":
+            return .adapterDown(adapter ?? "adapter")
+        case "org.bluez.Error.InProgress", "org.bluez.Error.Busy":
+            return .adapterBusy(adapter ?? "adapter")
+        default:
+            return .bluezFailed(name: name, message: message)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Logging
+
+/// ``BLEAdvertiser`` over a raw HCI socket (libbluetooth through CBlueZ).
+///
+/// Sends ADV_NONCONN_IND adverts (legacy commands first, extended when needed, see
+/// ``HCICommandFamily``) with the AD layout of ``AdvertisingDataLayout``. All HCI I/O happens on a
+/// dedicated thread per advert. Advertising is switched off on ``stopAdvertising()``, when starting
+/// fails, when the starting task is cancelled, and by the CBlueZ exit guard when the process exits
+/// or dies of a signal (except SIGKILL).
+///
+/// Needs CAP_NET_RAW and CAP_NET_ADMIN (or root). It drives the controller behind bluetoothd's back:
+/// on a desktop prefer ``BlueZDBusAdvertiser``.
+public struct HCIAdvertiser: BLEAdvertiser {
+    private let runner: AdvertisingRunner
+
+    /// - Parameters:
+    ///   - adapter: `hciN`, or `nil` for the first adapter that is up.
+    ///   - commandFamily: legacy or extended commands; `.automatic` picks per controller.
+    public init(adapter: String?, commandFamily: HCICommandFamily = .automatic, logger: Logger) {
+        runner = AdvertisingRunner(threadName: "hci-advertiser") { advert, activity in
+            Self.advertise(advert, adapter: adapter, family: commandFamily, activity: activity, logger: logger)
+        }
+    }
+
+    public func startAdvertising(_ advert: BLEServiceDataAdvert) async throws {
+        try await runner.start(advert)
+    }
+
+    public func stopAdvertising() async {
+        await runner.stop()
+    }
+
+    private static func advertise(
+        _ advert: BLEServiceDataAdvert,
+        adapter name: String?,
+        family: HCICommandFamily,
+        activity: BlockingActivity,
+        logger: Logger
+    ) {
+        let connection: HCIConnection
+        let active: HCIConnection.ActiveAdvertising
+        do {
+            connection = try HCIConnection(adapter: try HCIAdapter.resolve(name), logger: logger)
+            active = try connection.startAdvertising(advert, family: family)
+        } catch {
+            activity.reportStarted(.failure(error))
+            return
+        }
+        var metadata: Logger.Metadata = ["ble.adapter": "\(connection.adapter.name)", "ble.uuid": "\(advert.uuid16)"]
+        metadata["ble.commands"] = "\(active)"
+        logger.debug("advertising", metadata: metadata)
+        activity.reportStarted(.success(()))
+        do {
+            try connection.idle(until: activity.wake)
+        } catch {
+            logger.info(
+                "adapter failed while advertising",
+                metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"]
+            )
+        }
+        do {
+            try connection.stopAdvertising(active)
+            logger.debug("advertising stopped", metadata: ["ble.adapter": "\(connection.adapter.name)"])
+        } catch {
+            logger.info(
+                "could not switch advertising off",
+                metadata: ["ble.adapter": "\(connection.adapter.name)", "error": "\(error)"]
+            )
+        }
+    }
+}

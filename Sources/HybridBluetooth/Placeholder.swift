@@ -1,1 +1,0 @@
-// HybridBluetooth: placeholder until its issue lands.

@@ -1,0 +1,61 @@
+import Logging
+
+/// ``BLEScanner`` on the ``SimulatedAir`` (a simulation: loopback UDP, no radio). RSSI is `nil`.
+public struct SimulatedAirScanner: BLEScanner {
+    private let air: SimulatedAir
+    private let logger: Logger
+    private let runner = ScanRunner(threadName: "simulated-air-scanner")
+
+    public init(air: SimulatedAir = SimulatedAir(), logger: Logger) {
+        self.air = air
+        self.logger = logger
+    }
+
+    /// Registers in the air's directory and returns once registered: every advert sent after this
+    /// returns is received.
+    public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
+        let registry = SimulatedAirRegistry(directory: air.directory)
+        let logger = self.logger
+        return try await runner.scan { activity, continuation in
+            Self.receive(
+                uuids: uuids,
+                registry: registry,
+                activity: activity,
+                continuation: continuation,
+                logger: logger
+            )
+        }
+    }
+
+    private static func receive(
+        uuids: Set<UInt16>,
+        registry: SimulatedAirRegistry,
+        activity: BlockingActivity,
+        continuation: ScanRunner.Continuation,
+        logger: Logger
+    ) {
+        let socket: LoopbackUDPSocket
+        let registration: String
+        do {
+            socket = try LoopbackUDPSocket()
+            registration = try registry.register(port: socket.port)
+        } catch {
+            activity.reportStarted(.failure(error))
+            return
+        }
+        defer { registry.unregister(path: registration) }
+        activity.reportStarted(.success(()))
+        do {
+            while let datagram = try socket.receive(wake: activity.wake) {
+                guard let advert = try? SimulatedAirDatagram.decode(datagram) else {
+                    logger.debug("simulated air: ignored a malformed datagram")
+                    continue
+                }
+                if uuids.contains(advert.uuid16) { continuation.yield(advert) }
+            }
+            continuation.finish()
+        } catch {
+            continuation.finish(throwing: error)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Blocking work (HCI sockets, D-Bus, UDP) on its own OS thread, so it never occupies the Swift
+/// cooperative thread pool.
+///
+/// The body runs on a fresh thread. It sets up (opens the adapter, sends commands), reports the
+/// outcome with ``reportStarted(_:)``, and then works until ``wake`` is signalled, which
+/// ``requestStop()`` does. Async code waits for those two moments with ``waitUntilStarted()`` and
+/// ``waitUntilFinished()``. Every stored property is an immutable `Sendable` value, so the class is
+/// `Sendable` without any unchecked conformance; the body's own handles never leave its thread.
+final class BlockingActivity: Sendable {
+    /// Signalled when the activity should stop; the body polls it alongside its own descriptor.
+    let wake: WakeSignal
+    private let started = OneShot<Result<Void, any Error>>()
+    private let finished = OneShot<Void>()
+
+    private init(wake: WakeSignal) {
+        self.wake = wake
+    }
+
+    /// Starts `body` on a new thread named `name`.
+    static func launch(name: String, _ body: @escaping @Sendable (BlockingActivity) -> Void) throws -> BlockingActivity
+    {
+        let activity = BlockingActivity(wake: try WakeSignal())
+        let thread = Thread {
+            body(activity)
+            activity.started.fulfil(.failure(BluetoothError.unavailable(reason: "\(name) ended before it started")))
+            activity.finished.fulfil(())
+        }
+        thread.name = name
+        thread.start()
+        return activity
+    }
+
+    /// Called by the body once: `.success` when it is running, or the reason it could not start.
+    func reportStarted(_ result: Result<Void, any Error>) {
+        started.fulfil(result)
+    }
+
+    /// Asks the body to stop (signals ``wake``).
+    func requestStop() {
+        wake.signal()
+    }
+
+    /// Waits until the body reported its start.
+    ///
+    /// If the body failed to start, waits until it has finished cleaning up and rethrows its error.
+    /// If the calling task is cancelled, requests a stop, waits until the body has finished, and
+    /// throws `CancellationError`.
+    func waitUntilStarted() async throws {
+        let result = await withTaskCancellationHandler {
+            await started.value
+        } onCancel: {
+            wake.signal()
+        }
+        switch result {
+        case .failure(let error):
+            await finished.value
+            throw error
+        case .success:
+            if Task.isCancelled {
+                requestStop()
+                await finished.value
+                throw CancellationError()
+            }
+        }
+    }
+
+    /// Whether the body has returned (does not wait).
+    var isFinished: Bool {
+        finished.isSet
+    }
+
+    /// Waits until the body has returned.
+    func waitUntilFinished() async {
+        await finished.value
+    }
+}
+
+extension BlockingActivity {
+    /// Runs one blocking computation on its own thread and returns its result.
+    static func perform<Value: Sendable>(name: String, _ body: @escaping @Sendable () -> Value) async -> Value {
+        let result = OneShot<Value>()
+        let thread = Thread { result.fulfil(body()) }
+        thread.name = name
+        thread.start()
+        return await result.value
+    }
+}

@@ -1,0 +1,61 @@
+import Testing
+
+@testable import HybridBluetooth
+
+/// Expected packets written by hand from Core spec Vol 4 Part E §7.8; the first three are also the
+/// exact `hcitool cmd` lines that blevm's NOTES.md shows working against btvirt.
+@Suite struct HCICommandTests {
+    @Test func legacyAdvertisingParametersAreNonConnectableAt100ms() {
+        let command = HCICommand.leSetAdvertisingParameters(
+            intervalUnits: UInt16(HCICommand.intervalUnits(milliseconds: 100))
+        )
+        #expect(command.packet == Fixture.bytes("01 0620 0f a000 a000 03 00 00 000000000000 07 00"))
+    }
+
+    @Test func legacyAdvertisingDataIsPaddedTo31Bytes() {
+        let ad = Fixture.bytes("020106 1716f9ff") + Fixture.androidEID
+        #expect(
+            HCICommand.leSetAdvertisingData(ad).packet
+                == Fixture.bytes("01 0820 20 1b 020106 1716f9ff") + Fixture.androidEID + [0, 0, 0, 0]
+        )
+    }
+
+    @Test func legacyEnableAndScan() {
+        #expect(HCICommand.leSetAdvertisingEnable(true).packet == Fixture.bytes("01 0a20 01 01"))
+        #expect(HCICommand.leSetAdvertisingEnable(false).packet == Fixture.bytes("01 0a20 01 00"))
+        #expect(HCICommand.leSetScanParameters().packet == Fixture.bytes("01 0b20 07 00 1000 1000 00 00"))
+        #expect(HCICommand.leSetScanEnable(true).packet == Fixture.bytes("01 0c20 02 01 00"))
+    }
+
+    @Test func extendedAdvertisingCommands() {
+        let parameters = HCICommand.leSetExtendedAdvertisingParameters(
+            handle: 0x0A,
+            properties: HCICommand.ExtendedProperties.legacyNonConnectable,
+            intervalUnits: 0xA0
+        )
+        #expect(
+            parameters.packet
+                == Fixture.bytes("01 3620 19 0a 1000 a00000 a00000 07 00 00 000000000000 00 7f 01 00 01 00 00")
+        )
+        #expect(
+            HCICommand.leSetExtendedAdvertisingData(handle: 0x0A, [0x02, 0x01, 0x06]).packet
+                == Fixture.bytes("01 3720 07 0a 03 01 03 020106")
+        )
+        #expect(
+            HCICommand.leSetExtendedAdvertisingEnable(true, handle: 0x0A).packet
+                == Fixture.bytes("01 3920 06 01 01 0a 0000 00")
+        )
+        #expect(HCICommand.leRemoveAdvertisingSet(handle: 0x0A).packet == Fixture.bytes("01 3c20 01 0a"))
+    }
+
+    @Test func extendedScanCommands() {
+        #expect(HCICommand.leSetExtendedScanParameters().packet == Fixture.bytes("01 4120 08 00 00 01 00 1000 1000"))
+        #expect(HCICommand.leSetExtendedScanEnable(true).packet == Fixture.bytes("01 4220 06 01 00 0000 0000"))
+    }
+
+    @Test func intervalUnitsAre625Microseconds() {
+        #expect(HCICommand.intervalUnits(milliseconds: 20) == 0x0020)
+        #expect(HCICommand.intervalUnits(milliseconds: 100) == 0x00A0)
+        #expect(HCICommand.intervalUnits(milliseconds: 10_240) == 0x4000)
+    }
+}

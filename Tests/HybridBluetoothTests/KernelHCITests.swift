@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+@testable import HybridBluetooth
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Raw HCI on the real kernel stack: blevm guest, `btvirt -l2` (hci0 and hci1 on one virtual air,
+/// Bluetooth 5.2 controllers), no bluetoothd. btvirt 5.66 delivers one report per advertising or
+/// scan enable and always RSSI 127, so nothing here asserts on RSSI or repeats.
+@Suite(.serialized, .timeLimit(.minutes(2)), .enabled { await KernelBluetoothEnvironment.shouldRun(.hci) })
+struct KernelHCITests {
+    /// One scanner per adapter and command family, shared by the tests, so a scan always waits for
+    /// the previous scan on its adapter to switch off (see ScanRunner).
+    static let scanners: [HCICommandFamily: HCIScanner] = [
+        .automatic: HCIScanner(adapter: "hci1", commandFamily: .automatic, logger: TestSupport.logger),
+        .legacy: HCIScanner(adapter: "hci1", commandFamily: .legacy, logger: TestSupport.logger),
+        .extended: HCIScanner(adapter: "hci1", commandFamily: .extended, logger: TestSupport.logger),
+    ]
+    static var scanner: HCIScanner { scanners[.automatic]! }
+
+    init() throws {
+        try #require(
+            KernelBluetoothEnvironment.kernelHasBluetooth,
+            "HYBRID_BLE_PROOF=hci but the kernel has no AF_BLUETOOTH"
+        )
+    }
+
+    @Test(arguments: [HCICommandFamily.automatic, .legacy, .extended])
+    func caBLEEIDFromHci0ReachesHci1(family: HCICommandFamily) async throws {
+        let eid = Fixture.androidEID
+        let scanner = try #require(Self.scanners[family])
+        let advertiser = HCIAdvertiser(adapter: "hci0", commandFamily: family, logger: TestSupport.logger)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let stream = try await scanner.scan()
+        let scanning = clock.now
+        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: eid))
+        let advertising = clock.now
+        let advert = try await TestSupport.firstAdvert(from: stream, within: .seconds(10)) {
+            $0.uuid16 == BLEServiceUUID.fido
+        }
+        let received = clock.now
+        await advertiser.stopAdvertising()
+        KernelBluetoothEnvironment.recordTiming("hci \(family) scan start", scanning - started)
+        KernelBluetoothEnvironment.recordTiming("hci \(family) advertising start", advertising - scanning)
+        KernelBluetoothEnvironment.recordTiming("hci \(family) advert received after start", received - advertising)
+        KernelBluetoothEnvironment.recordTiming("hci \(family) stop", clock.now - received)
+        let found = try #require(advert, "hci1 received no 0xFFF9 advert within 10 s")
+        #expect(found.serviceData == eid)
+        #expect(found.serviceData.count == 20)
+        let hci0 = try #require(HCIAdapter.address(of: "hci0"))
+        #expect(found.address == hci0)
+    }
+
+    @Test func stoppedAdvertisingIsGone() async throws {
+        let advertiser = HCIAdvertiser(adapter: "hci0", logger: TestSupport.logger)
+        let scanner = Self.scanner
+        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(3)))
+        // Control: a scan that starts now is told about the running advertiser.
+        let control = try await TestSupport.firstAdvert(from: try await scanner.scan(), within: .seconds(10)) {
+            $0.serviceData == TestSupport.eid(3)
+        }
+        #expect(control != nil)
+        await advertiser.stopAdvertising()
+        let after = try await TestSupport.firstAdvert(from: try await scanner.scan(), within: .seconds(2)) {
+            $0.serviceData == TestSupport.eid(3)
+        }
+        #expect(after == nil, "advertising still on after stopAdvertising()")
+    }
+
+    @Test func advertisingIsSwitchedOffWhenTheProcessDiesOfSIGTERM() async throws {
+        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-ble-child-\(getpid())").path
+        unlink(ready)
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "childAdvertisesUntilKilled"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HYBRID_BLE_CHILD_READY"] = ready
+        environment["HYBRID_BLE_PROOF"] = "hci-child"
+        child.environment = environment
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while !FileManager.default.fileExists(atPath: ready) && clock.now < deadline && child.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try #require(FileManager.default.fileExists(atPath: ready), "child never started advertising")
+        let scanner = Self.scanner
+        let control = try await TestSupport.firstAdvert(from: try await scanner.scan(), within: .seconds(10)) {
+            $0.serviceData == TestSupport.eid(9)
+        }
+        #expect(control != nil, "the child's advert was not on the air")
+        let killed = clock.now
+        kill(child.processIdentifier, SIGTERM)
+        child.waitUntilExit()
+        KernelBluetoothEnvironment.recordTiming("hci exit guard (SIGTERM to exit)", clock.now - killed)
+        #expect(child.terminationReason == .uncaughtSignal)
+        #expect(child.terminationStatus == SIGTERM)
+        let after = try await TestSupport.firstAdvert(from: try await scanner.scan(), within: .seconds(2)) {
+            $0.serviceData == TestSupport.eid(9)
+        }
+        #expect(after == nil, "advertising survived the process")
+        unlink(ready)
+    }
+
+    @Test func unknownAdapterIsReported() async throws {
+        await #expect(throws: BluetoothError.noAdapter("hci9")) {
+            try await HCIAdvertiser(adapter: "hci9", logger: TestSupport.logger)
+                .startAdvertising(BLEServiceDataAdvert(serviceData: [1]))
+        }
+        await #expect(throws: BluetoothError.noAdapter("hci9")) {
+            _ = try await HCIScanner(adapter: "hci9", logger: TestSupport.logger).scan()
+        }
+    }
+
+    @Test func downAdapterIsReportedAndSkippedByDefault() async throws {
+        try Self.hciconfig("hci1", "down")
+        defer { try? Self.hciconfig("hci1", "up") }
+        await #expect(throws: BluetoothError.adapterDown("hci1")) {
+            _ = try await HCIScanner(adapter: "hci1", logger: TestSupport.logger).scan()
+        }
+        // With no adapter named, the first one that is up (hci0) is used.
+        let advertiser = HCIAdvertiser(adapter: nil, logger: TestSupport.logger)
+        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: [1]))
+        await advertiser.stopAdvertising()
+    }
+
+    /// Runs the guest's `hciconfig` (BlueZ) to change an adapter's state behind our back.
+    static func hciconfig(_ adapter: String, _ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "hciconfig \(adapter) \(command)"]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "hciconfig \(adapter) \(command) failed")
+    }
+
+    @Test func defaultBackendIsHCIWithoutBluetoothd() async {
+        #expect(await BLEBackend.automatic(adapter: "hci0") == .hci(adapter: "hci0"))
+    }
+}
+
+/// The child half of `advertisingIsSwitchedOffWhenTheProcessDiesOfSIGTERM`: runs only in the child
+/// process that test starts (its own suite, so the parent suite's condition does not apply).
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["HYBRID_BLE_CHILD_READY"] != nil))
+struct KernelHCIChildProcess {
+    @Test func childAdvertisesUntilKilled() async throws {
+        let ready = try #require(ProcessInfo.processInfo.environment["HYBRID_BLE_CHILD_READY"])
+        let advertiser = HCIAdvertiser(adapter: "hci0", logger: TestSupport.logger)
+        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(9)))
+        _ = FileManager.default.createFile(atPath: ready, contents: nil)
+        try await Task.sleep(for: .seconds(60))
+    }
+}
