@@ -149,9 +149,10 @@ struct SessionPair {
         #expect(throws: SessionError.self) { try pair.phone.requestCompleted(.ctap([0])) }
         #expect(throws: SessionError.self) { try pair.client.tunnelOpened() }
         #expect(throws: SessionError.self) { try pair.client.messageReceived([0]) }
-        _ = try pair.phone.start()
-        #expect(throws: SessionError.self) { try pair.phone.start() }
-        #expect(throws: SessionError.tunnelClosedEarly) { try pair.phone.tunnelClosed() }
+        var fresh = SessionPair()
+        _ = try fresh.phone.start()
+        #expect(throws: SessionError.self) { try fresh.phone.start() }
+        #expect(throws: SessionError.tunnelClosedEarly) { try fresh.phone.tunnelClosed() }
     }
 
     @Test func garbageNeverCrashesEitherSide() throws {
