@@ -1,0 +1,47 @@
+import HybridCore
+
+/// What the authenticator says about itself and how it attests.
+public struct AuthenticatorConfiguration: Hashable, Sendable {
+    /// How makeCredential attests new credentials.
+    public enum Attestation: Hashable, Sendable {
+        /// `"none"`: an empty statement (what phones send).
+        case none
+        /// `"packed"` self attestation: signed with the new credential's own key.
+        case packedSelf
+    }
+
+    /// This program's AAGUID, fixed so relying parties can recognise it:
+    /// `1f1a08ff-50da-8f39-7a4b-65898c7d3f0f`.
+    public static let aaguid: [UInt8] = [
+        0x1f, 0x1a, 0x08, 0xff, 0x50, 0xda, 0x8f, 0x39, 0x7a, 0x4b, 0x65, 0x89, 0x8c, 0x7d, 0x3f, 0x0f,
+    ]
+
+    public var aaguid: [UInt8]
+    public var attestation: Attestation
+    /// Whether built-in user verification (the store passphrase) is available; getInfo's `uv`.
+    public var userVerificationAvailable: Bool
+    /// getInfo key 1.
+    public var versions: [String]
+    /// getInfo key 9: what phones send (protocol.md §8.2).
+    public var transports: [String]
+
+    public init(
+        aaguid: [UInt8] = Self.aaguid, attestation: Attestation = .none, userVerificationAvailable: Bool = true,
+        versions: [String] = ["FIDO_2_0", "FIDO_2_1"], transports: [String] = ["internal", "hybrid"]
+    ) {
+        self.aaguid = aaguid
+        self.attestation = attestation
+        self.userVerificationAvailable = userVerificationAvailable
+        self.versions = versions
+        self.transports = transports
+    }
+
+    /// The getInfo response for this configuration: options rk, up and uv; ES256 only; no
+    /// extensions and no PIN protocols.
+    public var getInfo: AuthenticatorGetInfoResponse {
+        AuthenticatorGetInfoResponse(
+            versions: versions, aaguid: aaguid,
+            options: ["rk": true, "up": true, "uv": userVerificationAvailable],
+            transports: transports, algorithms: [PublicKeyCredentialParameters(algorithm: COSEAlgorithm.es256)])
+    }
+}

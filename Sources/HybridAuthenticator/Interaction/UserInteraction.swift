@@ -1,0 +1,59 @@
+import Foundation
+
+/// What the authenticator asks the user to confirm.
+public enum UserOperation: Hashable, Sendable {
+    /// Create a passkey (makeCredential).
+    case makeCredential
+    /// Sign in with a passkey (getAssertion).
+    case getAssertion
+    /// makeCredential found a passkey from the exclude list: the user acknowledges before the
+    /// authenticator answers "credential excluded" (CTAP 2.1 §6.1.2 step 12).
+    case excludedCredential
+    /// authenticatorSelection: "is this the authenticator you want to use?"
+    case selection
+}
+
+/// One account offered in ``UserInteraction/chooseAccount(rpID:accounts:)``.
+public struct AccountChoice: Hashable, Sendable {
+    public let userName: String?
+    public let userDisplayName: String?
+    public let createdAt: Date
+
+    public init(userName: String?, userDisplayName: String?, createdAt: Date) {
+        self.userName = userName
+        self.userDisplayName = userDisplayName
+        self.createdAt = createdAt
+    }
+}
+
+/// How the authenticator tests user presence and verifies the user. Every method may take as
+/// long as the user needs.
+public protocol UserInteraction: Sendable {
+    /// Asks the user to approve `operation` for `rpID` (nil for selection) and the account
+    /// `userName` (nil when unknown). Returns whether the user approved.
+    func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool
+
+    /// Asks the user to pick one of `accounts` (newest first) to sign in to `rpID`. Picking
+    /// counts as user presence. Returns the index, or nil if the user declined.
+    func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int?
+
+    /// Verifies the user (for this program: the store's passphrase). Returns whether it succeeded.
+    func verifyUser() async -> Bool
+}
+
+/// Approves everything without asking (`--yes`): for unattended use and tests.
+///
+/// It picks the newest account when there are several. It reports user verification only if
+/// told to, which a caller should do only when the passphrase was already proven (the store was
+/// unlocked with it).
+public struct AutoApproveUserInteraction: UserInteraction {
+    public let userVerification: Bool
+
+    public init(userVerification: Bool = false) { self.userVerification = userVerification }
+
+    public func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool { true }
+
+    public func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? { accounts.isEmpty ? nil : 0 }
+
+    public func verifyUser() async -> Bool { userVerification }
+}

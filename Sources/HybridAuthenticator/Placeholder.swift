@@ -1,1 +1,0 @@
-// HybridAuthenticator: placeholder until its issue lands.

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HybridCore
+
+/// Durable whole-file replacement: write a temporary file in the same directory, fsync it,
+/// rename it over the target and fsync the directory. A crash at any point leaves either the
+/// old file or the new one, never a mix; a leftover temporary file is ignored by readers.
+enum AtomicFile {
+    /// Prefix of the temporary files written next to `path` (hidden, never read as a store).
+    static func temporaryPrefix(for path: String) -> String {
+        let (directory, name) = split(path)
+        return directory + "/." + name + ".tmp-"
+    }
+
+    /// The file's bytes, or `nil` when it does not exist.
+    static func contents(atPath path: String) throws(PasskeyStoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .io(operation: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "read", path: path, errno: errno)
+            }
+            if count == 0 { return bytes }
+            bytes += buffer[0..<count]
+        }
+    }
+
+    /// Replaces `path` with `bytes` (mode 0600) atomically and durably.
+    /// - Parameter temporarySuffix: random text making the temporary name unique.
+    static func replace(atPath path: String, with bytes: [UInt8], temporarySuffix: String) throws(PasskeyStoreError) {
+        let temporary = temporaryPrefix(for: path) + temporarySuffix
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io(operation: "create", path: temporary, errno: errno) }
+        var failure: PasskeyStoreError? = nil
+        if fchmod(fd, 0o600) != 0 { failure = .io(operation: "fchmod", path: temporary, errno: errno) }
+        if failure == nil { failure = writeAll(fd, bytes, path: temporary) }
+        if failure == nil, fsync(fd) != 0 { failure = .io(operation: "fsync", path: temporary, errno: errno) }
+        if close(fd) != 0, failure == nil { failure = .io(operation: "close", path: temporary, errno: errno) }
+        if failure == nil, rename(temporary, path) != 0 { failure = .io(operation: "rename", path: path, errno: errno) }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        try syncDirectory(split(path).directory)
+    }
+
+    /// Creates `directory` and missing parents with mode 0700.
+    static func createDirectory(_ directory: String) throws(PasskeyStoreError) {
+        var current = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                throw .io(operation: "mkdir", path: current, errno: errno)
+            }
+        }
+    }
+
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) -> PasskeyStoreError? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return .io(operation: "write", path: path, errno: errno)
+            }
+            offset += written
+        }
+        return nil
+    }
+
+    private static func syncDirectory(_ directory: String) throws(PasskeyStoreError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(operation: "open", path: directory, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: directory, errno: errno) }
+    }
+}

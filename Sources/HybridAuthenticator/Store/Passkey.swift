@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+import HybridCore
+
+/// What the store knows about a passkey apart from its private key. Nothing here is secret,
+/// and `hybrid-authenticator credentials list` shows it without unlocking the store.
+public struct PasskeyMetadata: Hashable, Sendable {
+    /// The credential ID (random, ``Passkey/credentialIDLength`` bytes for passkeys made here).
+    public let credentialID: [UInt8]
+    public let rpID: String
+    public var rpName: String?
+    /// The WebAuthn user handle (1–64 bytes).
+    public let userHandle: [UInt8]
+    public var userName: String?
+    public var userDisplayName: String?
+    /// The signature counter of the last assertion (0 after creation).
+    public var signCount: UInt32
+    public let createdAt: Date
+    /// Whether the passkey answers getAssertion requests with an empty allowList (rk).
+    public let isDiscoverable: Bool
+
+    public init(
+        credentialID: [UInt8], rpID: String, rpName: String? = nil, userHandle: [UInt8], userName: String? = nil,
+        userDisplayName: String? = nil, signCount: UInt32 = 0, createdAt: Date, isDiscoverable: Bool
+    ) {
+        self.credentialID = credentialID
+        self.rpID = rpID
+        self.rpName = rpName
+        self.userHandle = userHandle
+        self.userName = userName
+        self.userDisplayName = userDisplayName
+        self.signCount = signCount
+        self.createdAt = createdAt
+        self.isDiscoverable = isDiscoverable
+    }
+
+    /// The best name to show a person: the user name, else the display name, else the handle in hex.
+    public var accountLabel: String { userName.nonEmpty ?? userDisplayName.nonEmpty ?? Hex.encode(userHandle) }
+}
+
+/// A passkey: its metadata and its ES256 private key.
+public struct Passkey: Sendable {
+    /// Length of the random credential IDs this authenticator makes.
+    public static let credentialIDLength = 16
+
+    public var metadata: PasskeyMetadata
+    public let privateKey: P256.Signing.PrivateKey
+
+    public init(metadata: PasskeyMetadata, privateKey: P256.Signing.PrivateKey) {
+        self.metadata = metadata
+        self.privateKey = privateKey
+    }
+
+    public var credentialID: [UInt8] { metadata.credentialID }
+}
+
+extension Optional where Wrapped == String {
+    /// The string unless it is `nil` or empty.
+    var nonEmpty: String? {
+        if let self, !self.isEmpty { self } else { nil }
+    }
+}

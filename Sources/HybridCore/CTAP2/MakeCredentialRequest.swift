@@ -1,0 +1,93 @@
+/// authenticatorMakeCredential (0x01) parameters (CTAP 2.1 §6.1).
+///
+/// Keys: 1 clientDataHash, 2 rp, 3 user, 4 pubKeyCredParams, 5 excludeList, 6 extensions,
+/// 7 options, 8 pinUvAuthParam, 9 pinUvAuthProtocol, 10 enterpriseAttestation. Unknown keys
+/// are ignored when parsing.
+public struct MakeCredentialRequest: Hashable, Sendable {
+    /// SHA-256 of the client data: 32 bytes.
+    public var clientDataHash: [UInt8]
+    public var rp: PublicKeyCredentialRPEntity
+    public var user: PublicKeyCredentialUserEntity
+    /// Acceptable credential types and algorithms, most preferred first. Must not be empty.
+    public var publicKeyCredentialParameters: [PublicKeyCredentialParameters]
+    /// Credentials the account already has; `nil` when absent.
+    public var excludeList: [PublicKeyCredentialDescriptor]?
+    /// Extension inputs: a map with text keys, kept as given.
+    public var extensions: CBORValue?
+    public var options: CTAPRequestOptions?
+    public var pinUvAuthParam: [UInt8]?
+    public var pinUvAuthProtocol: UInt64?
+    public var enterpriseAttestation: UInt64?
+
+    public init(
+        clientDataHash: [UInt8],
+        rp: PublicKeyCredentialRPEntity,
+        user: PublicKeyCredentialUserEntity,
+        publicKeyCredentialParameters: [PublicKeyCredentialParameters],
+        excludeList: [PublicKeyCredentialDescriptor]? = nil,
+        extensions: CBORValue? = nil,
+        options: CTAPRequestOptions? = nil,
+        pinUvAuthParam: [UInt8]? = nil,
+        pinUvAuthProtocol: UInt64? = nil,
+        enterpriseAttestation: UInt64? = nil
+    ) {
+        self.clientDataHash = clientDataHash
+        self.rp = rp
+        self.user = user
+        self.publicKeyCredentialParameters = publicKeyCredentialParameters
+        self.excludeList = excludeList
+        self.extensions = extensions
+        self.options = options
+        self.pinUvAuthParam = pinUvAuthParam
+        self.pinUvAuthProtocol = pinUvAuthProtocol
+        self.enterpriseAttestation = enterpriseAttestation
+    }
+
+    /// The parameter map.
+    public var cbor: CBORValue {
+        var entries: [CBORMapEntry] = [
+            CBORMapEntry(1, .bytes(clientDataHash)),
+            CBORMapEntry(2, rp.cbor),
+            CBORMapEntry(3, user.cbor),
+            CBORMapEntry(4, .array(publicKeyCredentialParameters.map(\.cbor))),
+        ]
+        entries.append(5, excludeList.map { .array($0.map(\.cbor)) })
+        entries.append(6, extensions)
+        entries.append(7, options.map(\.cbor))
+        entries.append(8, pinUvAuthParam.map(CBORValue.bytes))
+        entries.append(9, pinUvAuthProtocol.map { .int(Int64(clamping: $0)) })
+        entries.append(10, enterpriseAttestation.map { .int(Int64(clamping: $0)) })
+        return .map(entries)
+    }
+
+    /// Command byte 0x01 followed by the canonical parameter map.
+    public var encoded: [UInt8] { [CTAPCommand.makeCredential.rawValue] + CBOREncoder.encode(cbor) }
+
+    /// Parses the parameter map strictly: required keys 1–4, every known key of its type,
+    /// clientDataHash 32 bytes, user id 1–64 bytes, extensions a map.
+    public init(cbor: CBORValue) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: "makeCredential")
+        let clientDataHash = try reader.requiredBytes(1, "clientDataHash")
+        guard clientDataHash.count == 32 else { throw .invalidLength(field: reader.fieldPath("clientDataHash")) }
+        let rp = try PublicKeyCredentialRPEntity(cbor: try reader.required(2, "rp"), path: reader.fieldPath("rp"))
+        let user = try PublicKeyCredentialUserEntity(cbor: try reader.required(3, "user"), path: reader.fieldPath("user"))
+        var parameters: [PublicKeyCredentialParameters] = []
+        for (index, element) in try reader.requiredArray(4, "pubKeyCredParams").enumerated() {
+            parameters.append(try PublicKeyCredentialParameters(cbor: element, path: reader.fieldPath("pubKeyCredParams[\(index)]")))
+        }
+        let excludeList = try reader.array(5, "excludeList").map { (elements) throws(CTAPError) in
+            try PublicKeyCredentialDescriptor.list(elements, path: reader.fieldPath("excludeList"))
+        }
+        let extensions = try reader.map(6, "extensions")?.value
+        let options = try reader.value(7).map { (value) throws(CTAPError) in
+            try CTAPRequestOptions(cbor: value, path: reader.fieldPath("options"))
+        }
+        self.init(
+            clientDataHash: clientDataHash, rp: rp, user: user, publicKeyCredentialParameters: parameters,
+            excludeList: excludeList, extensions: extensions, options: options,
+            pinUvAuthParam: try reader.bytes(8, "pinUvAuthParam"),
+            pinUvAuthProtocol: try reader.unsigned(9, "pinUvAuthProtocol", as: UInt64.self),
+            enterpriseAttestation: try reader.unsigned(10, "enterpriseAttestation", as: UInt64.self)
+        )
+    }
+}

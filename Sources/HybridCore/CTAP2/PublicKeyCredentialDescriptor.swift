@@ -1,0 +1,53 @@
+/// A credential reference: excludeList and allowList entries, and getAssertion's response key 1.
+public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
+    /// The only credential type WebAuthn defines.
+    public static let publicKeyType = "public-key"
+
+    /// `"public-key"`; entries of other types are ignored by authenticators.
+    public var type: String
+    /// The credential ID.
+    public var id: [UInt8]
+    /// Transport hints (`"usb"`, `"nfc"`, `"ble"`, `"internal"`, `"hybrid"`, …), or `nil` if absent.
+    public var transports: [String]?
+
+    public init(type: String = Self.publicKeyType, id: [UInt8], transports: [String]? = nil) {
+        self.type = type
+        self.id = id
+        self.transports = transports
+    }
+
+    /// The same descriptor without transport hints. Use this for descriptors sent to a phone:
+    /// iOS rejects descriptors carrying `transports: ["usb"]` (protocol.md §10.5), and the
+    /// authenticator does not need the hints.
+    public var withoutTransports: Self { Self(type: type, id: id, transports: nil) }
+
+    /// Whether this is a `"public-key"` descriptor, the only type an authenticator matches.
+    public var isPublicKey: Bool { type == Self.publicKeyType }
+
+    /// `{"id", "type", "transports"?}`.
+    public var cbor: CBORValue {
+        var entries: [CBORMapEntry] = [CBORMapEntry("id", .bytes(id)), CBORMapEntry("type", .text(type))]
+        entries.append("transports", transports.map { .array($0.map(CBORValue.text)) })
+        return .map(entries)
+    }
+
+    /// Parses the map: `type` (text) and `id` (bytes) are required, `transports` must be an
+    /// array of text if present. Unknown keys are ignored.
+    public init(cbor: CBORValue, path: String = "credential") throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path)
+        self.init(
+            type: try reader.requiredText("type", "type"),
+            id: try reader.requiredBytes("id", "id"),
+            transports: try reader.textArray("transports", "transports")
+        )
+    }
+
+    /// Parses an array of descriptors (an allow or exclude list).
+    static func list(_ elements: [CBORValue], path: String) throws(CTAPError) -> [Self] {
+        var list: [Self] = []
+        for (index, element) in elements.enumerated() {
+            list.append(try Self(cbor: element, path: "\(path)[\(index)]"))
+        }
+        return list
+    }
+}

@@ -1,0 +1,87 @@
+/// The relying party of a makeCredential request (`PublicKeyCredentialRpEntity`).
+public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
+    /// The RP ID, e.g. `"example.com"`.
+    public var id: String
+    /// A name for people. iOS requires it (protocol.md §10.5), so clients should send it.
+    public var name: String?
+
+    public init(id: String, name: String? = nil) {
+        self.id = id
+        self.name = name
+    }
+
+    /// `{"id", "name"?}`.
+    public var cbor: CBORValue {
+        var entries: [CBORMapEntry] = [CBORMapEntry("id", .text(id))]
+        entries.append("name", name.map(CBORValue.text))
+        return .map(entries)
+    }
+
+    /// Parses the map; `icon` and unknown keys are ignored.
+    public init(cbor: CBORValue, path: String = "rp") throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path)
+        self.init(id: try reader.requiredText("id", "id"), name: try reader.text("name", "name"))
+    }
+}
+
+/// The user account of a request or assertion (`PublicKeyCredentialUserEntity`).
+public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
+    /// The user handle: 1 to 64 bytes (WebAuthn §5.4.3).
+    public var id: [UInt8]
+    public var name: String?
+    /// iOS requires it in makeCredential (protocol.md §10.5).
+    public var displayName: String?
+
+    /// The longest user handle WebAuthn allows.
+    public static let maximumIDLength = 64
+
+    public init(id: [UInt8], name: String? = nil, displayName: String? = nil) {
+        self.id = id
+        self.name = name
+        self.displayName = displayName
+    }
+
+    /// `{"id", "name"?, "displayName"?}`.
+    public var cbor: CBORValue {
+        var entries: [CBORMapEntry] = [CBORMapEntry("id", .bytes(id))]
+        entries.append("name", name.map(CBORValue.text))
+        entries.append("displayName", displayName.map(CBORValue.text))
+        return .map(entries)
+    }
+
+    /// Parses the map; the id must be 1 to 64 bytes. `icon` and unknown keys are ignored.
+    public init(cbor: CBORValue, path: String = "user") throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path)
+        let id = try reader.requiredBytes("id", "id")
+        guard (1...Self.maximumIDLength).contains(id.count) else { throw .invalidLength(field: reader.fieldPath("id")) }
+        self.init(id: id, name: try reader.text("name", "name"), displayName: try reader.text("displayName", "displayName"))
+    }
+}
+
+/// One entry of makeCredential's `pubKeyCredParams`: a credential type and a COSE algorithm.
+public struct PublicKeyCredentialParameters: Hashable, Sendable {
+    /// `"public-key"` for every credential WebAuthn defines.
+    public var type: String
+    /// A COSE algorithm identifier, e.g. ``COSEAlgorithm/es256``.
+    public var algorithm: Int64
+
+    public init(type: String = PublicKeyCredentialDescriptor.publicKeyType, algorithm: Int64) {
+        self.type = type
+        self.algorithm = algorithm
+    }
+
+    /// `{"alg", "type"}`.
+    public var cbor: CBORValue { ["alg": .int(algorithm), "type": .text(type)] }
+
+    /// Parses the map; both members are required.
+    public init(cbor: CBORValue, path: String) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path)
+        self.init(type: try reader.requiredText("type", "type"), algorithm: try reader.requiredInt("alg", "alg"))
+    }
+}
+
+/// COSE algorithm identifiers used here (IANA "COSE Algorithms").
+public enum COSEAlgorithm {
+    /// ECDSA with SHA-256 on P-256.
+    public static let es256: Int64 = -7
+}
