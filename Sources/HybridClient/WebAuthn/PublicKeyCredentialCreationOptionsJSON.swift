@@ -111,7 +111,7 @@ extension PublicKeyCredentialCreationOptionsJSON: Decodable {
             pubKeyCredParams = parameters.filter { $0.type == "public-key" }
             if pubKeyCredParams.isEmpty { throw WebAuthnOptionsError.noSupportedAlgorithm }
         }
-        timeout = try container.decodeIfPresent(UInt32.self, forKey: .timeout)
+        timeout = try container.decodeUnsignedLongIfPresent(forKey: .timeout)
         excludeCredentials =
             try (container.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .excludeCredentials) ?? [])
             .publicKeyOnly
@@ -152,6 +152,6 @@ extension PublicKeyCredentialCreationOptionsJSON.CredentialParameters: Decodable
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         type = try container.decode(String.self, forKey: .type)
-        alg = try container.decode(Int64.self, forKey: .alg)
+        alg = Int64(try container.decodeLong(forKey: .alg))
     }
 }

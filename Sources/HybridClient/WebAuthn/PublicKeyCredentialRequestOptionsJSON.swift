@@ -50,7 +50,7 @@ extension PublicKeyCredentialRequestOptionsJSON: Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         challenge = try container.decodeBase64URL(forKey: .challenge)
-        timeout = try container.decodeIfPresent(UInt32.self, forKey: .timeout)
+        timeout = try container.decodeUnsignedLongIfPresent(forKey: .timeout)
         rpId = try container.decodeIfPresent(String.self, forKey: .rpId)
         allowCredentials =
             try (container.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .allowCredentials) ?? [])

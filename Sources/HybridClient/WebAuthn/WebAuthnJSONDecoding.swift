@@ -99,6 +99,26 @@ extension KeyedDecodingContainer {
         return texts.compactMap(E.init(rawValue:))
     }
 
+    /// Decodes an optional WebIDL `unsigned long` (e.g. `timeout`): a JSON number that is a whole
+    /// number from 0 to 2³² − 1. Other numbers are ``WebAuthnOptionsError/valueOutOfRange(_:)``.
+    func decodeUnsignedLongIfPresent(forKey key: Key) throws -> UInt32? {
+        guard let number = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard number.isFinite, number >= 0, number <= Double(UInt32.max), number.rounded() == number else {
+            throw WebAuthnOptionsError.valueOutOfRange(WebAuthnJSONDecoding.path(codingPath + [key]))
+        }
+        return UInt32(number)
+    }
+
+    /// Decodes a required WebIDL `long` (e.g. a COSE algorithm identifier): a JSON number that is a
+    /// whole number from −2³¹ to 2³¹ − 1. Other numbers are ``WebAuthnOptionsError/valueOutOfRange(_:)``.
+    func decodeLong(forKey key: Key) throws -> Int32 {
+        let number = try decode(Double.self, forKey: key)
+        guard number.isFinite, number >= Double(Int32.min), number <= Double(Int32.max), number.rounded() == number else {
+            throw WebAuthnOptionsError.valueOutOfRange(WebAuthnJSONDecoding.path(codingPath + [key]))
+        }
+        return Int32(number)
+    }
+
     /// The member names of an optional object member (its values are not examined).
     func decodeMemberNames(forKey key: Key) throws -> [String] {
         guard contains(key), try !decodeNil(forKey: key) else { return [] }
