@@ -1,0 +1,69 @@
+import HybridCore
+
+/// One `navigator.credentials.get()` call as a browser runs it over hybrid: the checked RP ID, the
+/// client data, the single CTAP2 getAssertion to send (no silent preflight) and the mapping of the
+/// phone's answer to ``AuthenticationResponseJSON``. Sans-IO: no transport, no printing.
+public struct AuthenticationCeremony: Sendable, Hashable {
+    public let options: PublicKeyCredentialRequestOptionsJSON
+    public let origin: WebOrigin
+    /// `rpId`, or the origin's host, after ``RelyingPartyIDCheck``.
+    public let rpID: String
+    public let clientData: ClientData
+
+    /// Checks the RP ID against the origin and builds the client data.
+    public init(options: PublicKeyCredentialRequestOptionsJSON, origin: WebOrigin) throws(OriginError) {
+        self.options = options
+        self.origin = origin
+        self.rpID = try RelyingPartyIDCheck.effectiveRPID(requested: options.rpId, origin: origin)
+        self.clientData = ClientData(ceremony: .get, challenge: options.challenge, origin: origin)
+    }
+
+    /// The authenticatorGetAssertion request (send ``GetAssertionRequest/encoded``). The whole allow
+    /// list goes in one request, without transports.
+    ///
+    /// - Parameter authenticatorInfo: The phone's getInfo, used to resolve `preferred` user
+    ///   verification; `nil` assumes a phone (uv supported).
+    public func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> GetAssertionRequest {
+        GetAssertionRequest(
+            rpID: rpID,
+            clientDataHash: clientData.hash,
+            allowList: CTAPOptionMapping.descriptors(options.allowCredentials),
+            options: CTAPOptionMapping.options(
+                residentKey: nil,
+                userVerification: CTAPOptionMapping.userVerification(
+                    options.userVerification, authenticatorInfo: authenticatorInfo
+                )
+            )
+        )
+    }
+
+    /// Checks the phone's answer and turns it into the JSON a relying party expects.
+    ///
+    /// Checks: authenticator data names this RP ID; the credential is known (from the response, or the
+    /// allow list when it has exactly one entry) and is in a non-empty allow list; a discoverable
+    /// sign-in (empty allow list) returns the user handle.
+    public func response(to assertion: GetAssertionResponse) throws(ResponseMappingError) -> AuthenticationResponseJSON {
+        guard assertion.authenticatorData.rpIDHash == AuthenticatorData.rpIDHash(rpID) else { throw .rpIDHashMismatch }
+        let allowed = options.allowCredentials.filter { $0.type == PublicKeyCredentialDescriptor.publicKeyType }
+        let credentialID: [UInt8]
+        if let returned = assertion.credential?.id {
+            credentialID = returned
+        } else if allowed.count == 1 {
+            credentialID = allowed[0].id
+        } else {
+            throw .missingCredentialID
+        }
+        if !allowed.isEmpty, !allowed.contains(where: { $0.id == credentialID }) { throw .credentialNotAllowed }
+        let userHandle = assertion.user?.id
+        if allowed.isEmpty, userHandle == nil { throw .missingUserHandle }
+        return AuthenticationResponseJSON(
+            credentialID: credentialID,
+            response: .init(
+                clientDataJSON: Base64URL.encode(clientData.json),
+                authenticatorData: Base64URL.encode(assertion.authenticatorData.encoded),
+                signature: Base64URL.encode(assertion.signature),
+                userHandle: userHandle.map { Base64URL.encode($0) }
+            )
+        )
+    }
+}

@@ -1,0 +1,25 @@
+/// Why a phone's CTAP2 answer cannot be handed to the relying party (the checks a browser makes).
+public enum ResponseMappingError: Error, Hashable, Sendable {
+    /// The authenticator data's rpIdHash is not SHA-256 of the ceremony's RP ID.
+    case rpIDHashMismatch
+    /// A makeCredential answer whose authenticator data carries no credential (AT flag clear).
+    case missingAttestedCredentialData
+    /// An assertion without a credential ID, where the allow list did not have exactly one entry.
+    case missingCredentialID
+    /// An assertion for a credential that is not in the (non-empty) allow list.
+    case credentialNotAllowed
+    /// A discoverable sign-in (empty allow list) whose assertion has no user handle.
+    case missingUserHandle
+}
+
+extension ResponseMappingError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .rpIDHashMismatch: "the authenticator answered for another relying party (rpIdHash mismatch)"
+        case .missingAttestedCredentialData: "the authenticator returned no credential"
+        case .missingCredentialID: "the assertion does not say which credential was used"
+        case .credentialNotAllowed: "the assertion used a credential that was not requested"
+        case .missingUserHandle: "the discoverable sign-in returned no user handle"
+        }
+    }
+}

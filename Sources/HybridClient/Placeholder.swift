@@ -1,1 +1,0 @@
-// HybridClient: placeholder until its issue lands.

@@ -1,0 +1,11 @@
+/// Why a QR code could not be produced or written.
+public enum QRCodeError: Error, Hashable, Sendable {
+    /// The text contains a NUL character, which libqrencode's string API cannot carry.
+    case containsNUL
+    /// The text does not fit in a version-40 symbol at the chosen error-correction level.
+    case tooLong
+    /// libqrencode failed for another reason; the `errno` it left.
+    case encoderFailed(Int32)
+    /// Writing an image file failed; the path.
+    case writeFailed(String)
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// `PublicKeyCredentialCreationOptionsJSON` (WebAuthn L3 §5.1.x), the JSON a relying party hands to
+/// `PublicKeyCredential.parseCreationOptionsFromJSON()`, with binary members already decoded.
+///
+/// Required members (`rp`, `rp.name`, `user`, `user.id`, `user.name`, `user.displayName`, `challenge`,
+/// `pubKeyCredParams`) must be present with the right JSON type. Enumeration strings this client does
+/// not know are ignored, entries of `pubKeyCredParams` and `excludeCredentials` whose `type` is not
+/// `"public-key"` are skipped, and extensions are listed but not processed.
+public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
+    /// `PublicKeyCredentialRpEntity`.
+    public struct RelyingParty: Sendable, Hashable {
+        /// The RP ID; `nil` means "the origin's host".
+        public var id: String?
+        public var name: String
+
+        public init(id: String?, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// `PublicKeyCredentialUserEntityJSON`.
+    public struct User: Sendable, Hashable {
+        /// The user handle, 1 to 64 bytes.
+        public var id: [UInt8]
+        public var name: String
+        public var displayName: String
+
+        public init(id: [UInt8], name: String, displayName: String) {
+            self.id = id
+            self.name = name
+            self.displayName = displayName
+        }
+    }
+
+    /// `PublicKeyCredentialParameters`: one acceptable COSE algorithm.
+    public struct CredentialParameters: Sendable, Hashable {
+        public var type: String
+        /// COSE algorithm identifier (-7 ES256, -8 EdDSA, -257 RS256, …).
+        public var alg: Int64
+
+        public init(alg: Int64, type: String = "public-key") {
+            self.type = type
+            self.alg = alg
+        }
+
+        /// What WebAuthn uses when `pubKeyCredParams` is empty: ES256 then RS256.
+        public static let defaults: [CredentialParameters] = [.init(alg: -7), .init(alg: -257)]
+    }
+
+    public var rp: RelyingParty
+    public var user: User
+    public var challenge: [UInt8]
+    /// Only entries of type `public-key`, in the RP's order of preference.
+    public var pubKeyCredParams: [CredentialParameters]
+    /// Milliseconds, as the RP asked; `nil` if absent.
+    public var timeout: UInt32?
+    public var excludeCredentials: [PublicKeyCredentialDescriptorJSON]
+    public var authenticatorSelection: AuthenticatorSelectionCriteria
+    public var attestation: AttestationConveyancePreference
+    public var hints: [PublicKeyCredentialHint]
+    /// Extension identifiers found in `extensions`. None is processed; callers may warn about them.
+    public var ignoredExtensions: [String]
+
+    public init(
+        rp: RelyingParty,
+        user: User,
+        challenge: [UInt8],
+        pubKeyCredParams: [CredentialParameters] = CredentialParameters.defaults,
+        timeout: UInt32? = nil,
+        excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
+        authenticatorSelection: AuthenticatorSelectionCriteria = .init(),
+        attestation: AttestationConveyancePreference = .none,
+        hints: [PublicKeyCredentialHint] = [],
+        ignoredExtensions: [String] = []
+    ) {
+        self.rp = rp
+        self.user = user
+        self.challenge = challenge
+        self.pubKeyCredParams = pubKeyCredParams
+        self.timeout = timeout
+        self.excludeCredentials = excludeCredentials
+        self.authenticatorSelection = authenticatorSelection
+        self.attestation = attestation
+        self.hints = hints
+        self.ignoredExtensions = ignoredExtensions
+    }
+
+    /// Parses the JSON form, bare or wrapped as `{"publicKey": {…}}`.
+    public init(json: Data) throws(WebAuthnOptionsError) {
+        self = try WebAuthnJSONDecoding.decode(Self.self, from: json)
+    }
+}
+
+extension PublicKeyCredentialCreationOptionsJSON: Decodable {
+    private enum CodingKeys: String, CodingKey {
+        case rp, user, challenge, pubKeyCredParams, timeout, excludeCredentials, authenticatorSelection
+        case attestation, hints, extensions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rp = try container.decode(RelyingParty.self, forKey: .rp)
+        user = try container.decode(User.self, forKey: .user)
+        challenge = try container.decodeBase64URL(forKey: .challenge)
+        let parameters = try container.decode([CredentialParameters].self, forKey: .pubKeyCredParams)
+        if parameters.isEmpty {
+            pubKeyCredParams = CredentialParameters.defaults
+        } else {
+            pubKeyCredParams = parameters.filter { $0.type == "public-key" }
+            if pubKeyCredParams.isEmpty { throw WebAuthnOptionsError.noSupportedAlgorithm }
+        }
+        timeout = try container.decodeUnsignedLongIfPresent(forKey: .timeout)
+        excludeCredentials =
+            try (container.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .excludeCredentials) ?? [])
+            .publicKeyOnly
+        authenticatorSelection =
+            try container.decodeIfPresent(AuthenticatorSelectionCriteria.self, forKey: .authenticatorSelection)
+            ?? .init()
+        attestation = try container.decodeLenientEnum(AttestationConveyancePreference.self, forKey: .attestation) ?? .none
+        hints = try container.decodeLenientEnumArray(PublicKeyCredentialHint.self, forKey: .hints)
+        ignoredExtensions = try container.decodeMemberNames(forKey: .extensions)
+    }
+}
+
+extension PublicKeyCredentialCreationOptionsJSON.RelyingParty: Decodable {
+    private enum CodingKeys: String, CodingKey { case id, name }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+    }
+}
+
+extension PublicKeyCredentialCreationOptionsJSON.User: Decodable {
+    private enum CodingKeys: String, CodingKey { case id, name, displayName }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeBase64URL(forKey: .id)
+        guard (1...64).contains(id.count) else { throw WebAuthnOptionsError.userIDLength(id.count) }
+        name = try container.decode(String.self, forKey: .name)
+        displayName = try container.decode(String.self, forKey: .displayName)
+    }
+}
+
+extension PublicKeyCredentialCreationOptionsJSON.CredentialParameters: Decodable {
+    private enum CodingKeys: String, CodingKey { case type, alg }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(String.self, forKey: .type)
+        alg = Int64(try container.decodeLong(forKey: .alg))
+    }
+}

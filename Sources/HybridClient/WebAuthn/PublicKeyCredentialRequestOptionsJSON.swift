@@ -1,0 +1,63 @@
+import Foundation
+
+/// `PublicKeyCredentialRequestOptionsJSON` (WebAuthn L3 §5.1.x), the JSON a relying party hands to
+/// `PublicKeyCredential.parseRequestOptionsFromJSON()`, with binary members already decoded.
+///
+/// Only `challenge` is required. Unknown enumeration strings are ignored, `allowCredentials` entries
+/// whose `type` is not `"public-key"` are skipped, and extensions are listed but not processed.
+public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable {
+    public var challenge: [UInt8]
+    /// Milliseconds, as the RP asked; `nil` if absent.
+    public var timeout: UInt32?
+    /// The RP ID; `nil` means "the origin's host".
+    public var rpId: String?
+    /// Empty means "any discoverable credential for this RP".
+    public var allowCredentials: [PublicKeyCredentialDescriptorJSON]
+    public var userVerification: UserVerificationRequirement
+    public var hints: [PublicKeyCredentialHint]
+    /// Extension identifiers found in `extensions`. None is processed; callers may warn about them.
+    public var ignoredExtensions: [String]
+
+    public init(
+        challenge: [UInt8],
+        timeout: UInt32? = nil,
+        rpId: String? = nil,
+        allowCredentials: [PublicKeyCredentialDescriptorJSON] = [],
+        userVerification: UserVerificationRequirement = .preferred,
+        hints: [PublicKeyCredentialHint] = [],
+        ignoredExtensions: [String] = []
+    ) {
+        self.challenge = challenge
+        self.timeout = timeout
+        self.rpId = rpId
+        self.allowCredentials = allowCredentials
+        self.userVerification = userVerification
+        self.hints = hints
+        self.ignoredExtensions = ignoredExtensions
+    }
+
+    /// Parses the JSON form, bare or wrapped as `{"publicKey": {…}}`.
+    public init(json: Data) throws(WebAuthnOptionsError) {
+        self = try WebAuthnJSONDecoding.decode(Self.self, from: json)
+    }
+}
+
+extension PublicKeyCredentialRequestOptionsJSON: Decodable {
+    private enum CodingKeys: String, CodingKey {
+        case challenge, timeout, rpId, allowCredentials, userVerification, hints, extensions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        challenge = try container.decodeBase64URL(forKey: .challenge)
+        timeout = try container.decodeUnsignedLongIfPresent(forKey: .timeout)
+        rpId = try container.decodeIfPresent(String.self, forKey: .rpId)
+        allowCredentials =
+            try (container.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .allowCredentials) ?? [])
+            .publicKeyOnly
+        userVerification =
+            try container.decodeLenientEnum(UserVerificationRequirement.self, forKey: .userVerification) ?? .preferred
+        hints = try container.decodeLenientEnumArray(PublicKeyCredentialHint.self, forKey: .hints)
+        ignoredExtensions = try container.decodeMemberNames(forKey: .extensions)
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Reads the shared vector files: `$HYBRID_VECTORS_DIR`, else `../shared/vectors` beside the repository.
+enum SharedVectors {
+    static var directory: URL {
+        if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] {
+            return URL(fileURLWithPath: override)
+        }
+        // #filePath = <repo>/Tests/HybridClientTests/SharedVectors.swift
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return repo.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+    }
+
+    /// The distinct `url` members of the valid cases of qr.json (real `FIDO:/` strings from
+    /// Chromium's tests and the synthetic sessions).
+    static func qrURLs() throws -> [String] {
+        let data = try Data(contentsOf: directory.appendingPathComponent("qr.json"))
+        guard let file = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let cases = file["cases"] as? [[String: Any]]
+        else { throw ExternalTool.Failure(description: "qr.json has no cases") }
+        var seen = Set<String>()
+        return cases.compactMap { entry in
+            guard entry["valid"] as? Bool == true, let url = entry["url"] as? String, url.hasPrefix("FIDO:/"),
+                seen.insert(url).inserted
+            else { return nil }
+            return url
+        }
+    }
+}
