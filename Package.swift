@@ -62,6 +62,7 @@ let package = Package(
         .target(
             name: "TunnelRelay",
             dependencies: ["HybridCore", logging] + nio + [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -85,7 +86,12 @@ let package = Package(
         .executableTarget(name: "hybrid-client", dependencies: ["HybridClient", argumentParser, logging]),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
-        .testTarget(name: "TunnelRelayTests", dependencies: ["TunnelRelay", "HybridTransport"] + nio),
+        .testTarget(
+            name: "TunnelRelayTests",
+            dependencies: ["TunnelRelay", "HybridTransport", "tunnel-relay", logging] + nio + [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]
+        ),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
         .testTarget(name: "HybridAuthenticatorTests", dependencies: ["HybridAuthenticator"]),
         .testTarget(name: "HybridClientTests", dependencies: ["HybridClient"]),

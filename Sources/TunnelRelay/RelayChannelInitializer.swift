@@ -1,0 +1,90 @@
+import HybridCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import NIOWebSocket
+
+/// Builds the pipeline of each accepted connection:
+/// `[TLS] → HTTP codec → RelayRequestGate → HTTPServerUpgradeHandler`, which after a WebSocket
+/// upgrade becomes `[TLS] → WebSocket codec → fragment aggregator → RelayTunnelHandler`.
+struct RelayChannelInitializer: Sendable {
+    let relay: RelayContext
+    let rateLimiter: ConnectionRateLimiter
+    let tlsContext: NIOSSLContext?
+    let shuttingDown: @Sendable () -> Bool
+
+    func initialize(_ channel: any Channel) throws {
+        let configuration = relay.configuration
+        let openConnections = relay.tracker.track(channel)
+        var conditions = RelayRequestRouter.ConnectionConditions()
+        conditions.overCapacity = openConnections > configuration.maxConnections
+        conditions.rateLimited = !rateLimiter.allow(channel.remoteAddress, now: .now())
+        conditions.shuttingDown = shuttingDown()
+        conditions.metricsEnabled = configuration.metricsEnabled
+
+        let sync = channel.pipeline.syncOperations
+        if let tlsContext { try sync.addHandler(NIOSSLServerHandler(context: tlsContext)) }
+
+        let handshake = RelayHandshake()
+        let boundHandshake = NIOLoopBound(handshake, eventLoop: channel.eventLoop)
+        let relay = self.relay
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: configuration.maxMessageSize,
+            automaticErrorHandling: false,
+            shouldUpgrade: { channel, _ in
+                channel.eventLoop.makeSucceededFuture(Self.responseHeaders(for: boundHandshake.value.accepted))
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    let handshake = boundHandshake.value
+                    handshake.timeout?.cancel()
+                    handshake.timeout = nil
+                    guard let accepted = handshake.accepted else { throw ChannelError.inappropriateOperationForState }
+                    let (side, pairing): (TunnelSide, TunnelPairing) =
+                        switch accepted {
+                        case .new(let pairing): (.new, pairing)
+                        case .connect(let pairing): (.connect, pairing)
+                        }
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 0,
+                            maxAccumulatedFrameCount: 1024,
+                            maxAccumulatedFrameSize: configuration.maxMessageSize
+                        )
+                    )
+                    try sync.addHandler(RelayTunnelHandler(side: side, pairing: pairing, relay: relay))
+                }
+            }
+        )
+
+        let encoder = HTTPResponseEncoder()
+        let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
+        let gate = RelayRequestGate(handshake: handshake, context: relay, conditions: conditions)
+        let upgradeHandler = HTTPServerUpgradeHandler(
+            upgraders: [upgrader],
+            httpEncoder: encoder,
+            extraHTTPHandlers: [decoder, gate],
+            upgradeCompletionHandler: { _ in }
+        )
+        try sync.addHandlers([encoder, decoder, gate, upgradeHandler])
+
+        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.handshakeTimeout)) {
+            channel.pipeline.fireUserInboundEventTriggered(RelayHandshakeTimedOut())
+        }
+        handshake.timeout = timeout
+        channel.closeFuture.whenComplete { _ in timeout.cancel() }
+    }
+
+    /// The 101 response headers: the subprotocol, and for `/cable/new` the routing ID.
+    private static func responseHeaders(for accepted: RelayHandshake.Accepted?) -> HTTPHeaders? {
+        guard let accepted else { return nil }
+        var headers = HTTPHeaders()
+        headers.add(name: "Sec-WebSocket-Protocol", value: TunnelWebSocket.subprotocol)
+        if case .new(let pairing) = accepted {
+            headers.add(name: TunnelWebSocket.routingIDHeader, value: pairing.routingID.hex)
+        }
+        return headers
+    }
+}

@@ -1,0 +1,61 @@
+import Logging
+import NIOCore
+
+/// What every connection of one relay instance shares: configuration, registry, metrics, logger.
+struct RelayContext: Sendable {
+    let configuration: RelayConfiguration
+    let registry: TunnelRegistry
+    let metrics: RelayMetrics
+    let tracker: ConnectionTracker
+    let logger: Logger
+
+    /// Ends `side` for `reason` and tells the peer (if any) to close with the matching code.
+    func end(_ pairing: TunnelPairing, side: TunnelSide, reason: TunnelEndReason) {
+        guard let peer = registry.end(pairing, side: side, reason: reason) else { return }
+        peer.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: reason.codeForPeer))
+    }
+
+    /// Ends `side` as dropped when its connection closes, unless it already ended otherwise.
+    func watch(_ pairing: TunnelPairing, side: TunnelSide, channel: any Channel) {
+        let context = self
+        channel.closeFuture.whenComplete { _ in
+            context.end(pairing, side: side, reason: .dropped)
+        }
+    }
+
+    /// Expires a pending tunnel after ``RelayConfiguration/pendingTunnelTTL``.
+    func startPendingTimer(_ pairing: TunnelPairing) {
+        let context = self
+        let channel = pairing.newChannel
+        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.pendingTunnelTTL)) {
+            context.logger.debug("pending tunnel expired", metadata: ["tunnel.id": "\(pairing.tunnelID)"])
+            context.end(pairing, side: .new, reason: .relay(.pendingExpired))
+            channel.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: .pendingExpired))
+        }
+        pairing.addTimer(timer)
+    }
+
+    /// Ends a paired tunnel after ``RelayConfiguration/pairedTunnelLifetime``.
+    func startLifetimeTimer(_ pairing: TunnelPairing, connectChannel: any Channel) {
+        let context = self
+        let timer = connectChannel.eventLoop.scheduleTask(in: TimeAmount(configuration.pairedTunnelLifetime)) {
+            context.end(pairing, side: .connect, reason: .relay(.lifetimeExceeded))
+            connectChannel.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: .lifetimeExceeded))
+        }
+        pairing.addTimer(timer)
+    }
+}
+
+/// Per-connection handshake state shared by ``RelayRequestGate`` and the WebSocket upgrader's
+/// callbacks; only touched on the connection's event loop.
+final class RelayHandshake {
+    enum Accepted {
+        case new(TunnelPairing)
+        case connect(TunnelPairing)
+    }
+
+    /// The gate's decision for the upgrade request, once made.
+    var accepted: Accepted?
+    /// Closes connections that are not upgraded or answered in time.
+    var timeout: Scheduled<Void>?
+}

@@ -1,0 +1,131 @@
+import HybridCore
+import NIOHTTP1
+
+/// Why the relay refused a request: the HTTP status and a short label used for metrics and logs.
+public enum RelayRejection: String, Sendable, CaseIterable {
+    /// Request line or headers unusable (bad path, not a WebSocket upgrade, missing subprotocol).
+    case badRequest = "bad_request"
+    /// The path is not a tunnel path.
+    case badPath = "bad_path"
+    /// The `fido.cable` subprotocol was not offered.
+    case missingSubprotocol = "missing_subprotocol"
+    /// Not a GET.
+    case methodNotAllowed = "method_not_allowed"
+    /// A pending tunnel with this tunnel ID already exists.
+    case duplicateTunnel = "duplicate_tunnel"
+    /// No pending tunnel with this routing ID and tunnel ID (never existed, expired or taken).
+    case unknownTunnel = "unknown_tunnel"
+    /// `/cable/contact` (linked devices) is not supported by this relay.
+    case contactUnsupported = "contact_unsupported"
+    /// Too many pending tunnels.
+    case pendingLimit = "pending_limit"
+    /// Too many open connections.
+    case connectionLimit = "connection_limit"
+    /// This IP address opens connections too fast.
+    case rateLimited = "rate_limited"
+    /// The relay is shutting down.
+    case shuttingDown = "shutting_down"
+    /// The request handshake took too long.
+    case handshakeTimeout = "handshake_timeout"
+    /// Nothing here (a non-tunnel path such as `/favicon.ico`).
+    case notFound = "not_found"
+
+    /// The HTTP status sent for this rejection.
+    public var status: HTTPResponseStatus {
+        switch self {
+        case .badRequest, .badPath, .missingSubprotocol: .badRequest
+        case .methodNotAllowed: .methodNotAllowed
+        case .duplicateTunnel: .conflict
+        case .unknownTunnel, .notFound: .notFound
+        case .contactUnsupported: .notImplemented
+        case .pendingLimit, .connectionLimit, .shuttingDown: .serviceUnavailable
+        case .rateLimited: .tooManyRequests
+        case .handshakeTimeout: .requestTimeout
+        }
+    }
+
+    /// The plain-text body sent with the status.
+    var message: String {
+        switch self {
+        case .badRequest: "not a valid WebSocket upgrade request"
+        case .badPath: "malformed tunnel path"
+        case .missingSubprotocol: "the fido.cable WebSocket subprotocol is required"
+        case .methodNotAllowed: "only GET is allowed"
+        case .duplicateTunnel: "a pending tunnel with this ID already exists"
+        case .unknownTunnel: "no pending tunnel with this routing ID and tunnel ID"
+        case .contactUnsupported: "/cable/contact (linked devices) is not supported by this relay"
+        case .pendingLimit: "too many pending tunnels"
+        case .connectionLimit: "too many connections"
+        case .rateLimited: "too many connections from this address"
+        case .shuttingDown: "relay is shutting down"
+        case .handshakeTimeout: "request took too long"
+        case .notFound: "not found"
+        }
+    }
+}
+
+/// What to do with one HTTP request head, before any registry work.
+enum RelayRoute: Equatable {
+    /// Upgrade and register a pending tunnel.
+    case new(TunnelID)
+    /// Upgrade and join the pending tunnel.
+    case connect(RoutingID, TunnelID)
+    /// Answer `/healthz`.
+    case health
+    /// Answer `/metrics`.
+    case metrics
+    /// Answer with an error status.
+    case reject(RelayRejection)
+}
+
+/// Classifies request heads. Pure: the registry is consulted afterwards, only for upgrades.
+enum RelayRequestRouter {
+    /// Conditions of the connection the request arrived on.
+    struct ConnectionConditions {
+        var overCapacity = false
+        var rateLimited = false
+        var shuttingDown = false
+        var metricsEnabled = true
+    }
+
+    static func route(_ head: HTTPRequestHead, conditions: ConnectionConditions) -> RelayRoute {
+        if conditions.overCapacity { return .reject(.connectionLimit) }
+        if conditions.rateLimited { return .reject(.rateLimited) }
+        // A query string is ignored: only the path before "?" is parsed.
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        if path == "/healthz" { return head.method == .GET ? .health : .reject(.methodNotAllowed) }
+        if path == "/metrics" && conditions.metricsEnabled {
+            return head.method == .GET ? .metrics : .reject(.methodNotAllowed)
+        }
+        guard path.hasPrefix("/cable/") else { return .reject(.notFound) }
+        guard head.method == .GET else { return .reject(.methodNotAllowed) }
+        let tunnelPath: TunnelPath
+        do {
+            tunnelPath = try TunnelPath(parsing: path)
+        } catch {
+            return .reject(.badPath)
+        }
+        if case .contact = tunnelPath { return .reject(.contactUnsupported) }
+        if conditions.shuttingDown { return .reject(.shuttingDown) }
+        guard isWebSocketUpgrade(head) else { return .reject(.badRequest) }
+        guard offersSubprotocol(head) else { return .reject(.missingSubprotocol) }
+        switch tunnelPath {
+        case .new(let tunnelID): return .new(tunnelID)
+        case .connect(let routingID, let tunnelID): return .connect(routingID, tunnelID)
+        case .contact: return .reject(.contactUnsupported)
+        }
+    }
+
+    /// RFC 6455 §4.2.1: `Upgrade: websocket`, `Connection: upgrade`, version 13 and a key.
+    static func isWebSocketUpgrade(_ head: HTTPRequestHead) -> Bool {
+        let upgrade = head.headers[canonicalForm: "upgrade"].map { $0.lowercased() }
+        let connection = head.headers[canonicalForm: "connection"].map { $0.lowercased() }
+        return head.version == .http1_1 && upgrade == ["websocket"] && connection.contains("upgrade")
+            && head.headers["Sec-WebSocket-Version"] == ["13"] && head.headers["Sec-WebSocket-Key"].count == 1
+    }
+
+    /// Whether `fido.cable` is among the offered subprotocols (a comma-separated token list).
+    static func offersSubprotocol(_ head: HTTPRequestHead) -> Bool {
+        head.headers[canonicalForm: "sec-websocket-protocol"].contains { $0 == Substring(TunnelWebSocket.subprotocol) }
+    }
+}

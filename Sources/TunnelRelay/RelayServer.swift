@@ -1,0 +1,152 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import ServiceLifecycle
+
+/// A running relay instance: bound and accepting once ``buildRelay(configuration:random:logger:)``
+/// returns. As a `Service`, ``run()`` serves until graceful shutdown (SIGTERM in the CLI) or
+/// cancellation.
+///
+/// Graceful shutdown stops accepting, closes pending tunnels (nobody can join them any more),
+/// lets paired tunnels finish for up to ``RelayConfiguration/shutdownGracePeriod``, then closes
+/// what is left with ``RelayCloseCode/goingAway``.
+public final class RelayServer: Service, Sendable {
+    /// The bound address (with the real port when the configuration asked for port 0).
+    public let localAddress: SocketAddress
+    private let serverChannel: any Channel
+    private let relay: RelayContext
+    private let shuttingDown: NIOLockedValueBox<Bool>
+
+    /// The bound port.
+    public var port: Int { localAddress.port ?? 0 }
+
+    /// Current number of pending and paired tunnels.
+    public var tunnelCounts: (pending: Int, paired: Int) { relay.registry.counts }
+
+    /// Current number of open connections.
+    public var connectionCount: Int { relay.tracker.count }
+
+    /// The Prometheus exposition, as served on `/metrics`.
+    public func metricsText() -> String { String(decoding: relay.metrics.exposition(), as: UTF8.self) }
+
+    init(serverChannel: any Channel, relay: RelayContext, shuttingDown: NIOLockedValueBox<Bool>) throws {
+        guard let address = serverChannel.localAddress else { throw ChannelError.inappropriateOperationForState }
+        self.localAddress = address
+        self.serverChannel = serverChannel
+        self.relay = relay
+        self.shuttingDown = shuttingDown
+    }
+
+    public func run() async throws {
+        let serverChannel = self.serverChannel
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await serverChannel.closeFuture.get()
+            } onGracefulShutdown: {
+                serverChannel.close(promise: nil)
+            }
+        } onCancel: {
+            serverChannel.close(promise: nil)
+        }
+        await drain()
+    }
+
+    /// After the listener closed: end pending tunnels, wait for paired ones up to the grace
+    /// period (or not at all when cancelled), then close the rest.
+    private func drain() async {
+        shuttingDown.withLockedValue { $0 = true }
+        let logger = relay.logger
+        let pending = relay.registry.pendingTunnels
+        logger.info(
+            "relay draining",
+            metadata: ["tunnels.pending": "\(pending.count)", "tunnels.paired": "\(relay.registry.counts.paired)"]
+        )
+        for pairing in pending {
+            pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: .goingAway))
+        }
+        let eventLoop = serverChannel.eventLoop
+        let drained = relay.tracker.drained(on: eventLoop)
+        let grace = Task.isCancelled ? .zero : TimeAmount(relay.configuration.shutdownGracePeriod)
+        let deadline = eventLoop.scheduleTask(in: grace) {}
+        let first = eventLoop.makePromise(of: Void.self)
+        drained.cascade(to: first)
+        deadline.futureResult.cascade(to: first)
+        try? await first.futureResult.get()
+        deadline.cancel()
+        let remaining = relay.tracker.channels
+        if !remaining.isEmpty {
+            logger.info("closing remaining connections", metadata: ["connections": "\(remaining.count)"])
+            for channel in remaining {
+                channel.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: .goingAway))
+            }
+            // Their close handshakes are bounded by closeTimeout; wait for them, then force.
+            let forced = eventLoop.scheduleTask(in: TimeAmount(relay.configuration.closeTimeout) + .milliseconds(100)) {
+                for channel in self.relay.tracker.channels { channel.close(promise: nil) }
+            }
+            try? await relay.tracker.drained(on: eventLoop).get()
+            forced.cancel()
+        }
+        logger.info("relay stopped")
+    }
+}
+
+/// Binds a relay with `configuration` and returns it, listening. Call ``RelayServer/run()``
+/// (directly, or in a `ServiceGroup`) to serve until shutdown.
+///
+/// - Parameters:
+///   - random: source of the two random routing-ID bytes (inject a seeded one in tests).
+///   - logger: the relay's logger; it never receives payloads, full tunnel IDs or secrets.
+public func buildRelay(
+    configuration: RelayConfiguration,
+    random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+    logger: Logger
+) async throws -> RelayServer {
+    let metrics = RelayMetrics()
+    let relay = RelayContext(
+        configuration: configuration,
+        registry: TunnelRegistry(
+            routingIDPrefix: configuration.routingIDPrefix,
+            maxPending: configuration.maxPendingTunnels,
+            random: random,
+            metrics: metrics
+        ),
+        metrics: metrics,
+        tracker: ConnectionTracker(metrics: metrics),
+        logger: logger
+    )
+    let tlsContext = try configuration.tls.map { files in
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificateChain).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem))
+        )
+        return try NIOSSLContext(configuration: configuration)
+    }
+    let shuttingDown = NIOLockedValueBox(false)
+    let initializer = RelayChannelInitializer(
+        relay: relay,
+        rateLimiter: ConnectionRateLimiter(
+            rate: configuration.connectionsPerSecondPerIP,
+            burst: configuration.connectionBurstPerIP
+        ),
+        tlsContext: tlsContext,
+        shuttingDown: { shuttingDown.withLockedValue { $0 } }
+    )
+    let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.backlog, value: configuration.backlog)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        .childChannelOption(.maxMessagesPerRead, value: 4)
+        .childChannelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try initializer.initialize(channel) }
+        }
+        .bind(host: configuration.host, port: configuration.port)
+        .get()
+    let server = try RelayServer(serverChannel: serverChannel, relay: relay, shuttingDown: shuttingDown)
+    logger.info(
+        "relay listening",
+        metadata: ["address": "\(server.localAddress)", "routing.prefix": "\(configuration.routingIDPrefix)"]
+    )
+    return server
+}

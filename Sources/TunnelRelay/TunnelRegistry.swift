@@ -1,0 +1,102 @@
+import HybridCore
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// All pending tunnels of one relay instance, keyed by tunnel ID, behind one lock.
+///
+/// Operations are O(1) dictionary work under the lock; nothing is awaited or written while it is
+/// held. Paired tunnels are not stored here: their two connections hold the ``TunnelPairing``.
+final class TunnelRegistry: Sendable {
+    /// Outcome of ``register(tunnelID:channel:now:)``.
+    enum Registration {
+        case registered(TunnelPairing)
+        case duplicate
+        case full
+    }
+
+    private struct State: Sendable {
+        var pending: [TunnelID: TunnelPairing] = [:]
+        var paired = 0
+        var random: any RandomNumberGenerator & Sendable
+    }
+
+    private let state: NIOLockedValueBox<State>
+    private let routingIDPrefix: UInt8
+    private let maxPending: Int
+    let metrics: RelayMetrics
+
+    init(
+        routingIDPrefix: UInt8,
+        maxPending: Int,
+        random: any RandomNumberGenerator & Sendable,
+        metrics: RelayMetrics
+    ) {
+        self.state = NIOLockedValueBox(State(random: random))
+        self.routingIDPrefix = routingIDPrefix
+        self.maxPending = maxPending
+        self.metrics = metrics
+    }
+
+    /// Registers a pending tunnel for `/cable/new/<tunnelID>` with a fresh routing ID: the instance
+    /// prefix, then two random bytes.
+    func register(tunnelID: TunnelID, channel: any Channel, now: NIODeadline) -> Registration {
+        let (result, pendingCount): (Registration, Int) = state.withLockedValue { state in
+            guard state.pending[tunnelID] == nil else { return (.duplicate, state.pending.count) }
+            guard state.pending.count < maxPending else { return (.full, state.pending.count) }
+            let random = UInt16.random(in: .min ... .max, using: &state.random)
+            let bytes = [routingIDPrefix, UInt8(truncatingIfNeeded: random >> 8), UInt8(truncatingIfNeeded: random)]
+            guard let routingID = RoutingID(bytes: bytes) else { preconditionFailure("3 bytes make a routing ID") }
+            let pairing = TunnelPairing(tunnelID: tunnelID, routingID: routingID, newChannel: channel, createdAt: now)
+            state.pending[tunnelID] = pairing
+            return (.registered(pairing), state.pending.count)
+        }
+        metrics.pendingTunnels.record(pendingCount)
+        return result
+    }
+
+    /// Takes the pending tunnel `(routingID, tunnelID)` for a `/cable/connect` channel, or returns
+    /// `nil` if there is none (unknown, expired, already joined, or the routing ID differs).
+    func claim(routingID: RoutingID, tunnelID: TunnelID, channel: any Channel) -> TunnelPairing? {
+        let claimed: (TunnelPairing, pending: Int, paired: Int)? = state.withLockedValue { state in
+            guard let pairing = state.pending[tunnelID], pairing.routingID == routingID else { return nil }
+            state.pending[tunnelID] = nil
+            guard pairing.join(connectChannel: channel) else { return nil }
+            state.paired += 1
+            return (pairing, state.pending.count, state.paired)
+        }
+        guard let claimed else { return nil }
+        metrics.pendingTunnels.record(claimed.pending)
+        metrics.pairedTunnels.record(claimed.paired)
+        metrics.tunnelsPaired.increment()
+        return claimed.0
+    }
+
+    /// Ends `side` of `pairing` for `reason` and keeps the counts right. Idempotent per side.
+    ///
+    /// - Returns: the peer channel that must now be closed, if any.
+    func end(_ pairing: TunnelPairing, side: TunnelSide, reason: TunnelEndReason) -> (any Channel)? {
+        let outcome = pairing.end(side, reason: reason)
+        guard outcome.tunnelEnded else { return nil }
+        let counts: (pending: Int, paired: Int) = state.withLockedValue { state in
+            if outcome.wasJoined {
+                state.paired -= 1
+            } else if state.pending[pairing.tunnelID] === pairing {
+                state.pending[pairing.tunnelID] = nil
+            }
+            return (state.pending.count, state.paired)
+        }
+        metrics.pendingTunnels.record(counts.pending)
+        metrics.pairedTunnels.record(counts.paired)
+        return outcome.peerToClose
+    }
+
+    /// Current numbers of pending and paired tunnels.
+    var counts: (pending: Int, paired: Int) {
+        state.withLockedValue { ($0.pending.count, $0.paired) }
+    }
+
+    /// Every pending tunnel (for shutdown).
+    var pendingTunnels: [TunnelPairing] {
+        state.withLockedValue { Array($0.pending.values) }
+    }
+}

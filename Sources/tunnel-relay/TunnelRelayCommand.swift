@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import TunnelRelay
+
+/// `tunnel-relay`: the caBLE v2 tunnel relay server.
+@main
+struct TunnelRelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tunnel-relay",
+        abstract: "Relay for FIDO hybrid (caBLE v2) tunnels: pairs /cable/new with /cable/connect and forwards their messages.",
+        discussion: """
+            Authenticators open /cable/new/<tunnel ID> and get a routing ID in X-caBLE-Routing-ID; clients \
+            open /cable/connect/<routing ID>/<tunnel ID>; the relay forwards binary WebSocket messages \
+            between them without reading them. /cable/contact answers 501. Also serves /healthz and \
+            /metrics (Prometheus). SIGTERM or SIGINT: stop accepting, let tunnels finish up to \
+            --shutdown-grace, then close them with code 1001.
+
+            Every option can also be set by an environment variable TUNNEL_RELAY_<OPTION> \
+            (upper case, dashes as underscores, e.g. TUNNEL_RELAY_PORT=443); a flag wins over the variable. \
+            Once listening, prints "listening on <host>:<port>" (the real port when --port is 0).
+            """
+    )
+
+    @Option(help: "Address to listen on. [env: TUNNEL_RELAY_HOST]")
+    var host: String = env("HOST") ?? "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 lets the OS choose. [env: TUNNEL_RELAY_PORT]")
+    var port: Int = env("PORT").flatMap { Int($0) } ?? 8080
+
+    @Option(help: "PEM certificate chain for TLS (needs --tls-key). [env: TUNNEL_RELAY_TLS_CERT]")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key for TLS (needs --tls-cert). [env: TUNNEL_RELAY_TLS_KEY]")
+    var tlsKey: String?
+
+    @Option(help: "First routing-ID byte (0-255) naming this instance for a load balancer. [env: TUNNEL_RELAY_ROUTING_PREFIX]")
+    var routingPrefix: UInt8 = env("ROUTING_PREFIX").flatMap { UInt8($0) } ?? 0
+
+    @Option(help: "Seconds a /cable/new tunnel waits for /cable/connect. [env: TUNNEL_RELAY_PENDING_TTL]")
+    var pendingTTL: Double = env("PENDING_TTL").flatMap { Double($0) } ?? 60
+
+    @Option(help: "Maximum seconds a paired tunnel lives. [env: TUNNEL_RELAY_TUNNEL_LIFETIME]")
+    var tunnelLifetime: Double = env("TUNNEL_LIFETIME").flatMap { Double($0) } ?? 300
+
+    @Option(help: "Largest message in bytes. [env: TUNNEL_RELAY_MAX_MESSAGE_SIZE]")
+    var maxMessageSize: Int = env("MAX_MESSAGE_SIZE").flatMap { Int($0) } ?? (1 << 20)
+
+    @Option(help: "Most messages per direction per tunnel. [env: TUNNEL_RELAY_MAX_MESSAGES]")
+    var maxMessages: Int = env("MAX_MESSAGES").flatMap { Int($0) } ?? 4096
+
+    @Option(help: "Most bytes per direction per tunnel. [env: TUNNEL_RELAY_MAX_BYTES]")
+    var maxBytes: Int = env("MAX_BYTES").flatMap { Int($0) } ?? (64 << 20)
+
+    @Option(help: "Most messages queued for a side whose peer has not joined. [env: TUNNEL_RELAY_MAX_QUEUED]")
+    var maxQueued: Int = env("MAX_QUEUED").flatMap { Int($0) } ?? 64
+
+    @Option(help: "Most pending tunnels (503 beyond). [env: TUNNEL_RELAY_MAX_PENDING]")
+    var maxPending: Int = env("MAX_PENDING").flatMap { Int($0) } ?? 100_000
+
+    @Option(help: "Most open connections (503 beyond). [env: TUNNEL_RELAY_MAX_CONNECTIONS]")
+    var maxConnections: Int = env("MAX_CONNECTIONS").flatMap { Int($0) } ?? 250_000
+
+    @Option(help: "New connections per second per client IP, 0 = unlimited (use 0 behind a proxy). [env: TUNNEL_RELAY_RATE_PER_IP]")
+    var ratePerIP: Double = env("RATE_PER_IP").flatMap { Double($0) } ?? 50
+
+    @Option(help: "Burst size of the per-IP rate limit. [env: TUNNEL_RELAY_BURST_PER_IP]")
+    var burstPerIP: Int = env("BURST_PER_IP").flatMap { Int($0) } ?? 100
+
+    @Option(help: "Seconds from accept to completed upgrade (slowloris guard). [env: TUNNEL_RELAY_HANDSHAKE_TIMEOUT]")
+    var handshakeTimeout: Double = env("HANDSHAKE_TIMEOUT").flatMap { Double($0) } ?? 10
+
+    @Option(help: "Seconds of silence before a ping; twice that closes. [env: TUNNEL_RELAY_PING_INTERVAL]")
+    var pingInterval: Double = env("PING_INTERVAL").flatMap { Double($0) } ?? 20
+
+    @Option(help: "Seconds live tunnels may continue after SIGTERM. [env: TUNNEL_RELAY_SHUTDOWN_GRACE]")
+    var shutdownGrace: Double = env("SHUTDOWN_GRACE").flatMap { Double($0) } ?? 30
+
+    @Flag(help: "Do not serve /metrics. [env: TUNNEL_RELAY_NO_METRICS=1]")
+    var noMetrics: Bool = env("NO_METRICS") == "1"
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical. [env: TUNNEL_RELAY_LOG_LEVEL]")
+    var logLevel: String = env("LOG_LEVEL") ?? "info"
+
+    /// `--tls-cert`, else `TUNNEL_RELAY_TLS_CERT`.
+    private var tlsCertificatePath: String? { tlsCert ?? env("TLS_CERT") }
+    /// `--tls-key`, else `TUNNEL_RELAY_TLS_KEY`.
+    private var tlsKeyPath: String? { tlsKey ?? env("TLS_KEY") }
+
+    func validate() throws {
+        guard (tlsCertificatePath == nil) == (tlsKeyPath == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        for (name, value) in [("--pending-ttl", pendingTTL), ("--tunnel-lifetime", tunnelLifetime),
+                              ("--handshake-timeout", handshakeTimeout), ("--ping-interval", pingInterval)]
+        where !(value > 0) {
+            throw ValidationError("\(name) must be positive")
+        }
+        guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPending > 0, maxConnections > 0 else {
+            throw ValidationError("limits must be positive")
+        }
+    }
+
+    /// The relay configuration these flags describe.
+    var relayConfiguration: RelayConfiguration {
+        var configuration = RelayConfiguration()
+        configuration.host = host
+        configuration.port = port
+        if let certificateChain = tlsCertificatePath, let privateKey = tlsKeyPath {
+            configuration.tls = .init(certificateChain: certificateChain, privateKey: privateKey)
+        }
+        configuration.routingIDPrefix = routingPrefix
+        configuration.pendingTunnelTTL = .seconds(pendingTTL)
+        configuration.pairedTunnelLifetime = .seconds(tunnelLifetime)
+        configuration.maxMessageSize = maxMessageSize
+        configuration.maxMessagesPerDirection = maxMessages
+        configuration.maxBytesPerDirection = maxBytes
+        configuration.maxQueuedMessages = maxQueued
+        configuration.maxPendingTunnels = maxPending
+        configuration.maxConnections = maxConnections
+        configuration.connectionsPerSecondPerIP = ratePerIP
+        configuration.connectionBurstPerIP = burstPerIP
+        configuration.handshakeTimeout = .seconds(handshakeTimeout)
+        configuration.pingInterval = .seconds(pingInterval)
+        configuration.shutdownGracePeriod = .seconds(shutdownGrace)
+        configuration.metricsEnabled = !noMetrics
+        return configuration
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "tunnel.relay")
+        let relay = try await buildRelay(configuration: relayConfiguration, logger: logger)
+        // Unbuffered, so a harness reading a pipe sees it at once.
+        FileHandle.standardOutput.write(Data("listening on \(host):\(relay.port)\n".utf8))
+        let group = ServiceGroup(
+            configuration: .init(services: [relay], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        try await group.run()
+    }
+}
+
+/// `TUNNEL_RELAY_<name>` from the environment.
+private func env(_ name: String) -> String? {
+    ProcessInfo.processInfo.environment["TUNNEL_RELAY_" + name]
+}
