@@ -1,1 +1,0 @@
-// TunnelRelay: placeholder until the relay lands.
