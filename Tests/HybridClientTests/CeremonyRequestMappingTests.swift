@@ -40,15 +40,21 @@ import Testing
             """
         let options = try PublicKeyCredentialCreationOptionsJSON(json: Data(json.utf8))
         let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin(Self.origin))
-        let expected = String(decoding: try ExternalTool.python(Self.expectedMakeCredential, input: Array(json.utf8)), as: UTF8.self)
+        let expected = String(
+            decoding: try ExternalTool.python(Self.expectedMakeCredential, input: Array(json.utf8)),
+            as: UTF8.self
+        )
         #expect(Hex.encode(ceremony.makeCredentialRequest().encoded) == expected)
     }
 
     @Test func getAssertionMatchesIndependentCBOR() throws {
         try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn (brings cbor2)")
         let options = PublicKeyCredentialRequestOptionsJSON(
-            challenge: [9, 9, 9], rpId: "example.com",
-            allowCredentials: [.init(id: [1, 2], transports: [.usb]), .init(id: [3], transports: [.hybrid, .internal])],
+            challenge: [9, 9, 9],
+            rpId: "example.com",
+            allowCredentials: [
+                .init(id: [1, 2], transports: [.usb]), .init(id: [3], transports: [.hybrid, .internal]),
+            ],
             userVerification: .required
         )
         let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(Self.origin))
@@ -71,17 +77,37 @@ import Testing
         var info: [String: Bool]?  // getInfo options; nil = getInfo unknown
         var rk: Bool?
         var uv: Bool?
-        var testDescription: String { "rk=\(residentKey) uv=\(userVerification) info=\(info.map { "\($0)" } ?? "unknown")" }
+        var testDescription: String {
+            "rk=\(residentKey) uv=\(userVerification) info=\(info.map { "\($0)" } ?? "unknown")"
+        }
     }
 
     static let optionCases: [OptionCase] = [
         .init(residentKey: .required, userVerification: .required, info: nil, rk: true, uv: true),
         .init(residentKey: .preferred, userVerification: .preferred, info: nil, rk: true, uv: true),
         .init(residentKey: .discouraged, userVerification: .discouraged, info: nil, rk: nil, uv: nil),
-        .init(residentKey: .preferred, userVerification: .preferred, info: ["rk": true, "uv": true], rk: true, uv: true),
-        .init(residentKey: .preferred, userVerification: .preferred, info: ["rk": false, "uv": false], rk: nil, uv: nil),
+        .init(
+            residentKey: .preferred,
+            userVerification: .preferred,
+            info: ["rk": true, "uv": true],
+            rk: true,
+            uv: true
+        ),
+        .init(
+            residentKey: .preferred,
+            userVerification: .preferred,
+            info: ["rk": false, "uv": false],
+            rk: nil,
+            uv: nil
+        ),
         .init(residentKey: .preferred, userVerification: .preferred, info: [:], rk: nil, uv: nil),
-        .init(residentKey: .required, userVerification: .required, info: ["rk": false, "uv": false], rk: true, uv: true),
+        .init(
+            residentKey: .required,
+            userVerification: .required,
+            info: ["rk": false, "uv": false],
+            rk: true,
+            uv: true
+        ),
         .init(residentKey: .discouraged, userVerification: .preferred, info: ["uv": true], rk: nil, uv: true),
     ]
 
@@ -91,8 +117,12 @@ import Testing
             AuthenticatorGetInfoResponse(versions: ["FIDO_2_0"], aaguid: .init(repeating: 0, count: 16), options: $0)
         }
         let create = try PublicKeyCredentialCreationOptionsJSON.quick(
-            rpID: "example.com", userName: "a", userID: [1], challenge: [2],
-            residentKey: testCase.residentKey, userVerification: testCase.userVerification
+            rpID: "example.com",
+            userName: "a",
+            userID: [1],
+            challenge: [2],
+            residentKey: testCase.residentKey,
+            userVerification: testCase.userVerification
         )
         let makeCredential = try RegistrationCeremony(options: create, origin: WebOrigin(Self.origin))
             .makeCredentialRequest(authenticatorInfo: info)
@@ -102,7 +132,9 @@ import Testing
         if testCase.rk == nil, testCase.uv == nil { #expect(makeCredential.options == nil) }
 
         let get = PublicKeyCredentialRequestOptionsJSON.quick(
-            rpID: "example.com", challenge: [2], userVerification: testCase.userVerification
+            rpID: "example.com",
+            challenge: [2],
+            userVerification: testCase.userVerification
         )
         let getAssertion = try AuthenticationCeremony(options: get, origin: WebOrigin(Self.origin))
             .getAssertionRequest(authenticatorInfo: info)
@@ -113,7 +145,12 @@ import Testing
     }
 
     @Test func originAndRPIDAreCheckedFirst() throws {
-        let create = try PublicKeyCredentialCreationOptionsJSON.quick(rpID: "other.com", userName: "a", userID: [1], challenge: [2])
+        let create = try PublicKeyCredentialCreationOptionsJSON.quick(
+            rpID: "other.com",
+            userName: "a",
+            userID: [1],
+            challenge: [2]
+        )
         #expect(throws: OriginError.rpIDNotAllowedForOrigin(rpID: "other.com", host: "login.example.com")) {
             try RegistrationCeremony(options: create, origin: WebOrigin(Self.origin))
         }

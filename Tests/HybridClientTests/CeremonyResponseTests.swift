@@ -14,7 +14,9 @@ import Testing
     final class Workspace: Sendable {
         let directory: URL
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-client-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "hybrid-client-\(UUID().uuidString)"
+            )
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -40,11 +42,16 @@ import Testing
     }
 
     func registration(
-        _ workspace: Workspace, residentKey: ResidentKeyRequirement = .required, fmt: String = "none",
+        _ workspace: Workspace,
+        residentKey: ResidentKeyRequirement = .required,
+        fmt: String = "none",
         attestation: AttestationConveyancePreference = .none
     ) throws -> (RegistrationCeremony, RegistrationResponseJSON, [String: String]) {
         var options = try PublicKeyCredentialCreationOptionsJSON.quick(
-            rpID: "example.com", userName: "alice", userID: Array("alice-id".utf8), challenge: Self.challenge,
+            rpID: "example.com",
+            userName: "alice",
+            userID: Array("alice-id".utf8),
+            challenge: Self.challenge,
             residentKey: residentKey
         )
         options.attestation = attestation
@@ -75,14 +82,22 @@ import Testing
 
         // The relying party must refuse a changed challenge, origin or RP ID.
         let wrongChallenge = try Self.verify(
-            ["register", "--response", responseFile, "--origin", Self.origin, "--challenge", "AAAA", "--rp-id", "example.com"]
+            [
+                "register", "--response", responseFile, "--origin", Self.origin, "--challenge", "AAAA", "--rp-id",
+                "example.com",
+            ]
         )
         #expect(wrongChallenge.status == 1)
-        let wrongOrigin = try Self.verify(["register", "--response", responseFile, "--origin", "https://example.com"] + common)
+        let wrongOrigin = try Self.verify(
+            ["register", "--response", responseFile, "--origin", "https://example.com"] + common
+        )
         #expect(wrongOrigin.status == 1)
         let wrongRP = try Self.verify(
-            ["register", "--response", responseFile, "--origin", Self.origin, "--challenge", Base64URL.encode(Self.challenge),
-             "--rp-id", "login.example.com"]
+            [
+                "register", "--response", responseFile, "--origin", Self.origin, "--challenge",
+                Base64URL.encode(Self.challenge),
+                "--rp-id", "login.example.com",
+            ]
         )
         #expect(wrongRP.status == 1)
     }
@@ -92,7 +107,11 @@ import Testing
         let workspace = try Workspace()
         let (ceremony, response, answer) = try registration(workspace)
         let object = try #require(try JSONSerialization.jsonObject(with: response.json) as? [String: Any])
-        #expect(Set(object.keys) == ["id", "rawId", "type", "response", "authenticatorAttachment", "clientExtensionResults"])
+        #expect(
+            Set(object.keys) == [
+                "id", "rawId", "type", "response", "authenticatorAttachment", "clientExtensionResults",
+            ]
+        )
         #expect(object["type"] as? String == "public-key")
         #expect(object["authenticatorAttachment"] as? String == "cross-platform")
         #expect((object["clientExtensionResults"] as? [String: Any])?.isEmpty == true)
@@ -100,7 +119,8 @@ import Testing
         let inner = try #require(object["response"] as? [String: Any])
         #expect(
             Set(inner.keys) == [
-                "clientDataJSON", "attestationObject", "authenticatorData", "transports", "publicKey", "publicKeyAlgorithm",
+                "clientDataJSON", "attestationObject", "authenticatorData", "transports", "publicKey",
+                "publicKeyAlgorithm",
             ]
         )
         #expect(inner["transports"] as? [String] == ["hybrid"])
@@ -121,10 +141,14 @@ import Testing
         let workspace = try Workspace()
         let (ceremony, _, answer) = try registration(workspace, fmt: "packed-self")
         var response = try MakeCredentialResponse(responseBytes: try Hex.decode(try #require(answer["response"])))
-        let selfAttested = try AttestationObject(bytes: try #require(Base64URL.decode(try ceremony.response(to: response).response.attestationObject)))
+        let selfAttested = try AttestationObject(
+            bytes: try #require(Base64URL.decode(try ceremony.response(to: response).response.attestationObject))
+        )
         #expect(selfAttested.format == "packed")
         response.attestationStatement = ["alg": -7, "sig": .bytes([1]), "x5c": [.bytes([2])]]
-        let replaced = try AttestationObject(bytes: try #require(Base64URL.decode(try ceremony.response(to: response).response.attestationObject)))
+        let replaced = try AttestationObject(
+            bytes: try #require(Base64URL.decode(try ceremony.response(to: response).response.attestationObject))
+        )
         #expect(replaced.format == "none")
         #expect(replaced.attestationStatement.mapEntries?.isEmpty == true)
         #expect(replaced.authenticatorData == response.authenticatorData)
@@ -137,7 +161,10 @@ import Testing
         let credentialFile = workspace.path("credential.json")
         let common = ["--challenge", Base64URL.encode(Self.challenge), "--rp-id", "example.com"]
         let stored = try Self.verify(
-            ["register", "--response", try workspace.write(registered.json, "registration.json"), "--origin", Self.origin]
+            [
+                "register", "--response", try workspace.write(registered.json, "registration.json"), "--origin",
+                Self.origin,
+            ]
                 + common + ["--credential-out", credentialFile]
         )
         try #require(stored.status == 0, "\(stored.errors)")
@@ -146,7 +173,9 @@ import Testing
         for allowList in [[credentialID], []] {
             let getChallenge: [UInt8] = Array(repeating: 0x5A, count: 32)
             let options = PublicKeyCredentialRequestOptionsJSON.quick(
-                rpID: "example.com", challenge: getChallenge, allowCredentialIDs: allowList
+                rpID: "example.com",
+                challenge: getChallenge,
+                allowCredentialIDs: allowList
             )
             let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(Self.origin))
             let request = ceremony.getAssertionRequest()
@@ -158,16 +187,28 @@ import Testing
             let response = try ceremony.response(to: parsed)
             #expect(try response.response.userHandle == Base64URL.encode(Hex.decode(#require(assertion["userId"]))))
             let responseFile = try workspace.write(response.json, "authentication.json")
-            let arguments = ["authenticate", "--response", responseFile, "--credential", credentialFile, "--rp-id", "example.com"]
-            let good = try Self.verify(arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(getChallenge), "--require-uv"])
+            let arguments = [
+                "authenticate", "--response", responseFile, "--credential", credentialFile, "--rp-id", "example.com",
+            ]
+            let good = try Self.verify(
+                arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(getChallenge), "--require-uv"]
+            )
             #expect(good.status == 0, "\(good.errors)")
-            let wrongChallenge = try Self.verify(arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(Self.challenge)])
+            let wrongChallenge = try Self.verify(
+                arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(Self.challenge)]
+            )
             #expect(wrongChallenge.status == 1)
-            let wrongOrigin = try Self.verify(arguments + ["--origin", "https://evil.example.com", "--challenge", Base64URL.encode(getChallenge)])
+            let wrongOrigin = try Self.verify(
+                arguments + ["--origin", "https://evil.example.com", "--challenge", Base64URL.encode(getChallenge)]
+            )
             #expect(wrongOrigin.status == 1)
 
             let object = try #require(try JSONSerialization.jsonObject(with: response.json) as? [String: Any])
-            #expect(Set(object.keys) == ["id", "rawId", "type", "response", "authenticatorAttachment", "clientExtensionResults"])
+            #expect(
+                Set(object.keys) == [
+                    "id", "rawId", "type", "response", "authenticatorAttachment", "clientExtensionResults",
+                ]
+            )
             let inner = try #require(object["response"] as? [String: Any])
             #expect(Set(inner.keys) == ["clientDataJSON", "authenticatorData", "signature", "userHandle"])
         }
@@ -180,21 +221,31 @@ import Testing
         let hash = Hex.encode(registrationCeremony.clientData.hash)
         let keyFile = workspace.path("key.json")
 
-        let wrongRP = try Self.authenticator(["make-credential", "--rp-id", "example.com", "--client-data-hash", hash,
-                                              "--key-file", workspace.path("other.json"), "--wrong-rp"])
+        let wrongRP = try Self.authenticator([
+            "make-credential", "--rp-id", "example.com", "--client-data-hash", hash,
+            "--key-file", workspace.path("other.json"), "--wrong-rp",
+        ])
         #expect(throws: ResponseMappingError.rpIDHashMismatch) {
-            try registrationCeremony.response(to: MakeCredentialResponse(responseBytes: try Hex.decode(wrongRP["response"] ?? "")))
+            try registrationCeremony.response(
+                to: MakeCredentialResponse(responseBytes: try Hex.decode(wrongRP["response"] ?? ""))
+            )
         }
 
         let credentialID = try Hex.decode(#require(answer["credentialId"]))
-        func assertion(_ allow: [[UInt8]], _ flags: [String]) throws -> Result<AuthenticationResponseJSON, ResponseMappingError> {
+        func assertion(
+            _ allow: [[UInt8]],
+            _ flags: [String]
+        ) throws -> Result<AuthenticationResponseJSON, ResponseMappingError> {
             let ceremony = try AuthenticationCeremony(
                 options: .quick(rpID: "example.com", challenge: [1, 2, 3], allowCredentialIDs: allow),
                 origin: WebOrigin(Self.origin)
             )
             let output = try Self.authenticator(
-                ["get-assertion", "--rp-id", "example.com", "--client-data-hash", Hex.encode(ceremony.clientData.hash),
-                 "--key-file", keyFile] + flags
+                [
+                    "get-assertion", "--rp-id", "example.com", "--client-data-hash",
+                    Hex.encode(ceremony.clientData.hash),
+                    "--key-file", keyFile,
+                ] + flags
             )
             let parsed = try GetAssertionResponse(responseBytes: try Hex.decode(try #require(output["response"])))
             do throws(ResponseMappingError) {

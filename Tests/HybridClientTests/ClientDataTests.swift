@@ -36,7 +36,10 @@ import Testing
         let origin = try WebOrigin(testCase.origin)
         let clientData = ClientData(ceremony: testCase.ceremony, challenge: testCase.challenge, origin: origin)
         let input = "\(testCase.ceremony.rawValue)\n\(hex(testCase.challenge))\n\(origin.serialization)"
-        let output = String(decoding: try ExternalTool.python(Self.pythonSerializer, input: Array(input.utf8)), as: UTF8.self)
+        let output = String(
+            decoding: try ExternalTool.python(Self.pythonSerializer, input: Array(input.utf8)),
+            as: UTF8.self
+        )
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         try #require(lines.count == 2)
         #expect(hex(clientData.json) == lines[0])
@@ -46,9 +49,12 @@ import Testing
     @Test func literalFromSpecificationLayout() throws {
         // WebAuthn L3 §5.8.1.1: {"type":…,"challenge":…,"origin":…,"crossOrigin":false}, no spaces.
         let clientData = ClientData(
-            ceremony: .get, challenge: Array("challenge".utf8), origin: try WebOrigin("HTTPS://Example.COM:443/")
+            ceremony: .get,
+            challenge: Array("challenge".utf8),
+            origin: try WebOrigin("HTTPS://Example.COM:443/")
         )
-        let expected = #"{"type":"webauthn.get","challenge":"Y2hhbGxlbmdl","origin":"https://example.com","crossOrigin":false}"#
+        let expected =
+            #"{"type":"webauthn.get","challenge":"Y2hhbGxlbmdl","origin":"https://example.com","crossOrigin":false}"#
         #expect(String(decoding: clientData.json, as: UTF8.self) == expected)
     }
 

@@ -18,7 +18,9 @@ enum ExternalTool {
 
     /// Like ``run(_:_:input:)`` but returns the exit status and stderr instead of throwing on failure.
     static func runReportingStatus(
-        _ executable: String, _ arguments: [String], input: [UInt8] = []
+        _ executable: String,
+        _ arguments: [String],
+        input: [UInt8] = []
     ) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

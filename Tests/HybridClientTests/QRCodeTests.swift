@@ -39,7 +39,9 @@ import Testing
     /// The smallest version for an alphanumeric `FIDO:/` segment plus a numeric digit segment at level L,
     /// computed from ISO/IEC 18004 (segment bit lengths and Table 7 data capacities).
     static func smallestMixedModeVersion(forDigits digits: Int) -> Int {
-        let dataCodewordsL = [19, 34, 55, 80, 108, 136, 156, 194, 232, 274, 324, 370, 428, 461, 523, 589, 647, 721, 795, 861]
+        let dataCodewordsL = [
+            19, 34, 55, 80, 108, 136, 156, 194, 232, 274, 324, 370, 428, 461, 523, 589, 647, 721, 795, 861,
+        ]
         for (index, codewords) in dataCodewordsL.enumerated() {
             let version = index + 1
             let (alphaCount, numericCount) = version <= 9 ? (9, 10) : (11, 12)
@@ -52,7 +54,9 @@ import Testing
 
     /// The smallest version if the whole string went in one 8-bit segment.
     static func smallestByteModeVersion(forLength length: Int) -> Int {
-        let dataCodewordsL = [19, 34, 55, 80, 108, 136, 156, 194, 232, 274, 324, 370, 428, 461, 523, 589, 647, 721, 795, 861]
+        let dataCodewordsL = [
+            19, 34, 55, 80, 108, 136, 156, 194, 232, 274, 324, 370, 428, 461, 523, 589, 647, 721, 795, 861,
+        ]
         for (index, codewords) in dataCodewordsL.enumerated() {
             let countBits = index + 1 <= 9 ? 8 : 16
             if 4 + countBits + 8 * length <= codewords * 8 { return index + 1 }
@@ -113,7 +117,8 @@ import Testing
         var mismatches = 0
         for y in 0..<side {
             for x in 0..<side {
-                let expected = (4..<(4 + matrix.size)).contains(x) && (4..<(4 + matrix.size)).contains(y)
+                let expected =
+                    (4..<(4 + matrix.size)).contains(x) && (4..<(4 + matrix.size)).contains(y)
                     && matrix.modules[(y - 4) * matrix.size + (x - 4)]
                 if rows[y][x] != expected { mismatches += 1 }
             }
@@ -121,7 +126,9 @@ import Testing
         #expect(mismatches == 0)
         #expect(rows[side].allSatisfy { !$0 })
         if palette == .ansi {
-            #expect(text.split(separator: "\n").allSatisfy { $0.hasPrefix("\u{1B}[40;97m") && $0.hasSuffix("\u{1B}[0m") })
+            #expect(
+                text.split(separator: "\n").allSatisfy { $0.hasPrefix("\u{1B}[40;97m") && $0.hasSuffix("\u{1B}[0m") }
+            )
         } else {
             #expect(!text.contains("\u{1B}"))
         }

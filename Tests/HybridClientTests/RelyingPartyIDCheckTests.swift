@@ -34,14 +34,26 @@ import Testing
         .init(origin: "http://[::1]:8080", rpID: nil, outcome: .allowed("::1")),
         .init(origin: "https://xn--bcher-kva.example", rpID: nil, outcome: .allowed("xn--bcher-kva.example")),
         // Wrong or foreign RP IDs.
-        .init(origin: "https://example.com", rpID: "login.example.com",
-              outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "login.example.com", host: "example.com"))),
-        .init(origin: "https://example.com", rpID: "other.com",
-              outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "other.com", host: "example.com"))),
-        .init(origin: "https://badexample.com", rpID: "example.com",
-              outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "example.com", host: "badexample.com"))),
-        .init(origin: "https://example.com.evil.net", rpID: "example.com",
-              outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "example.com", host: "example.com.evil.net"))),
+        .init(
+            origin: "https://example.com",
+            rpID: "login.example.com",
+            outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "login.example.com", host: "example.com"))
+        ),
+        .init(
+            origin: "https://example.com",
+            rpID: "other.com",
+            outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "other.com", host: "example.com"))
+        ),
+        .init(
+            origin: "https://badexample.com",
+            rpID: "example.com",
+            outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "example.com", host: "badexample.com"))
+        ),
+        .init(
+            origin: "https://example.com.evil.net",
+            rpID: "example.com",
+            outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "example.com", host: "example.com.evil.net"))
+        ),
         // Public suffixes.
         .init(origin: "https://example.com", rpID: "com", outcome: .rejected(.rpIDIsPublicSuffix("com"))),
         .init(origin: "https://example.co.uk", rpID: "co.uk", outcome: .rejected(.rpIDIsPublicSuffix("co.uk"))),
@@ -50,11 +62,21 @@ import Testing
         .init(origin: "https://me.github.io", rpID: "io", outcome: .rejected(.rpIDIsPublicSuffix("io"))),
         .init(origin: "https://intranet", rpID: nil, outcome: .rejected(.rpIDIsPublicSuffix("intranet"))),
         // IP addresses are never suffix targets.
-        .init(origin: "https://192.0.2.1", rpID: "0.2.1",
-              outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "0.2.1", host: "192.0.2.1"))),
-        .init(origin: "https://10.1.2.3", rpID: "2.3", outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "2.3", host: "10.1.2.3"))),
-        .init(origin: "https://example.com", rpID: "192.0.2.1",
-              outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "192.0.2.1", host: "example.com"))),
+        .init(
+            origin: "https://192.0.2.1",
+            rpID: "0.2.1",
+            outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "0.2.1", host: "192.0.2.1"))
+        ),
+        .init(
+            origin: "https://10.1.2.3",
+            rpID: "2.3",
+            outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "2.3", host: "10.1.2.3"))
+        ),
+        .init(
+            origin: "https://example.com",
+            rpID: "192.0.2.1",
+            outcome: .rejected(.rpIDNotAllowedForOrigin(rpID: "192.0.2.1", host: "example.com"))
+        ),
         // Malformed RP IDs.
         .init(origin: "https://example.com", rpID: "", outcome: .rejected(.malformedRPID(""))),
         .init(origin: "https://example.com", rpID: "Example.com", outcome: .rejected(.malformedRPID("Example.com"))),
@@ -68,9 +90,21 @@ import Testing
         .init(origin: "ftp://example.com", rpID: nil, outcome: .rejected(.insecureOrigin("ftp://example.com"))),
         .init(origin: "example.com", rpID: nil, outcome: .rejected(.malformedOrigin("example.com"))),
         .init(origin: "https://", rpID: nil, outcome: .rejected(.malformedOrigin("https://"))),
-        .init(origin: "https://example.com/path", rpID: nil, outcome: .rejected(.malformedOrigin("https://example.com/path"))),
-        .init(origin: "https://user@example.com", rpID: nil, outcome: .rejected(.malformedOrigin("https://user@example.com"))),
-        .init(origin: "https://example.com:99999", rpID: nil, outcome: .rejected(.malformedOrigin("https://example.com:99999"))),
+        .init(
+            origin: "https://example.com/path",
+            rpID: nil,
+            outcome: .rejected(.malformedOrigin("https://example.com/path"))
+        ),
+        .init(
+            origin: "https://user@example.com",
+            rpID: nil,
+            outcome: .rejected(.malformedOrigin("https://user@example.com"))
+        ),
+        .init(
+            origin: "https://example.com:99999",
+            rpID: nil,
+            outcome: .rejected(.malformedOrigin("https://example.com:99999"))
+        ),
         .init(origin: "https://example.com:", rpID: nil, outcome: .rejected(.malformedOrigin("https://example.com:"))),
         .init(origin: "https://1.2.3.999", rpID: nil, outcome: .rejected(.unsupportedHost("1.2.3.999"))),
     ]

@@ -90,7 +90,9 @@ import Testing
         #expect(options.allowCredentials == [.init(id: [1, 2, 3], transports: [.internal])])
         #expect(options.userVerification == .required)
         #expect(options.ignoredExtensions == ["appid"])
-        let wrapped = try PublicKeyCredentialRequestOptionsJSON(json: Data(#"{"publicKey": \#(Self.requestJSON)}"#.utf8))
+        let wrapped = try PublicKeyCredentialRequestOptionsJSON(
+            json: Data(#"{"publicKey": \#(Self.requestJSON)}"#.utf8)
+        )
         #expect(wrapped == options)
     }
 
@@ -122,60 +124,94 @@ import Testing
             error: .missingField("user.displayName")
         ),
         .init(json: #"{"rp": {"name": "E"}, \#(user), \#(params)}"#, error: .missingField("challenge")),
-        .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": null, \#(params)}"#, error: .missingField("challenge")),
+        .init(
+            json: #"{"rp": {"name": "E"}, \#(user), "challenge": null, \#(params)}"#,
+            error: .missingField("challenge")
+        ),
         .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA"}"#, error: .missingField("pubKeyCredParams")),
         .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": 12, \#(params)}"#, error: .wrongType("challenge")),
-        .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA==A", \#(params)}"#, error: .invalidBase64URL("challenge")),
-        .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA+/", \#(params)}"#, error: .invalidBase64URL("challenge")),
-        .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": "A", \#(params)}"#, error: .invalidBase64URL("challenge")),
         .init(
-            json: #"{"rp": {"name": "E"}, "user": {"id": "", "name": "a", "displayName": "A"}, "challenge": "AA", \#(params)}"#,
+            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA==A", \#(params)}"#,
+            error: .invalidBase64URL("challenge")
+        ),
+        .init(
+            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA+/", \#(params)}"#,
+            error: .invalidBase64URL("challenge")
+        ),
+        .init(
+            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "A", \#(params)}"#,
+            error: .invalidBase64URL("challenge")
+        ),
+        .init(
+            json:
+                #"{"rp": {"name": "E"}, "user": {"id": "", "name": "a", "displayName": "A"}, "challenge": "AA", \#(params)}"#,
             error: .userIDLength(0)
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, "user": {"id": "\#(String(repeating: "A", count: 88))", "name": "a", "displayName": "A"}, "challenge": "AA", \#(params)}"#,
+            json:
+                #"{"rp": {"name": "E"}, "user": {"id": "\#(String(repeating: "A", count: 88))", "name": "a", "displayName": "A"}, "challenge": "AA", \#(params)}"#,
             error: .userIDLength(66)
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, "user": {"id": "A*", "name": "a", "displayName": "A"}, "challenge": "AA", \#(params)}"#,
+            json:
+                #"{"rp": {"name": "E"}, "user": {"id": "A*", "name": "a", "displayName": "A"}, "challenge": "AA", \#(params)}"#,
             error: .invalidBase64URL("user.id")
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "x", "alg": -7}]}"#,
+            json:
+                #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "x", "alg": -7}]}"#,
             error: .noSupportedAlgorithm
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "public-key", "alg": "ES256"}]}"#,
+            json:
+                #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "public-key", "alg": "ES256"}]}"#,
             error: .wrongType("pubKeyCredParams[0].alg")
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "public-key", "alg": -7.5}]}"#,
+            json:
+                #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "public-key", "alg": -7.5}]}"#,
             error: .valueOutOfRange("pubKeyCredParams[0].alg")
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "public-key", "alg": 2147483648}]}"#,
+            json:
+                #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "public-key", "alg": 2147483648}]}"#,
             error: .valueOutOfRange("pubKeyCredParams[0].alg")
         ),
         .init(
             json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", "pubKeyCredParams": [{"type": "public-key"}]}"#,
             error: .missingField("pubKeyCredParams[0].alg")
         ),
-        .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "timeout": -1}"#, error: .valueOutOfRange("timeout")),
-        .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "timeout": "60"}"#, error: .wrongType("timeout")),
         .init(
-            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "excludeCredentials": [{"type": "public-key", "id": "AQ"}, {"type": "public-key", "id": "!"}]}"#,
+            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "timeout": -1}"#,
+            error: .valueOutOfRange("timeout")
+        ),
+        .init(
+            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "timeout": "60"}"#,
+            error: .wrongType("timeout")
+        ),
+        .init(
+            json:
+                #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "excludeCredentials": [{"type": "public-key", "id": "AQ"}, {"type": "public-key", "id": "!"}]}"#,
             error: .invalidBase64URL("excludeCredentials[1].id")
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "excludeCredentials": [{"type": "public-key"}]}"#,
+            json:
+                #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "excludeCredentials": [{"type": "public-key"}]}"#,
             error: .missingField("excludeCredentials[0].id")
         ),
         .init(
-            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "authenticatorSelection": {"requireResidentKey": "yes"}}"#,
+            json:
+                #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "authenticatorSelection": {"requireResidentKey": "yes"}}"#,
             error: .wrongType("authenticatorSelection.requireResidentKey")
         ),
-        .init(json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "extensions": []}"#, error: .wrongType("extensions")),
-        .init(json: #"{"publicKey": {"rp": {"name": "E"}, \#(user), \#(params)}}"#, error: .missingField("publicKey.challenge")),
+        .init(
+            json: #"{"rp": {"name": "E"}, \#(user), "challenge": "AA", \#(params), "extensions": []}"#,
+            error: .wrongType("extensions")
+        ),
+        .init(
+            json: #"{"publicKey": {"rp": {"name": "E"}, \#(user), \#(params)}}"#,
+            error: .missingField("publicKey.challenge")
+        ),
     ]
 
     @Test(arguments: malformedCreation)
@@ -190,8 +226,14 @@ import Testing
         .init(json: #"{"challenge": ["AA"]}"#, error: .wrongType("challenge")),
         .init(json: #"{"challenge": "AA", "rpId": 7}"#, error: .wrongType("rpId")),
         .init(json: #"{"challenge": "AA", "allowCredentials": {"id": "AA"}}"#, error: .wrongType("allowCredentials")),
-        .init(json: #"{"challenge": "AA", "allowCredentials": [{"id": "AA"}]}"#, error: .missingField("allowCredentials[0].type")),
-        .init(json: #"{"challenge": "AA", "allowCredentials": [{"type": "public-key", "id": "A A"}]}"#, error: .invalidBase64URL("allowCredentials[0].id")),
+        .init(
+            json: #"{"challenge": "AA", "allowCredentials": [{"id": "AA"}]}"#,
+            error: .missingField("allowCredentials[0].type")
+        ),
+        .init(
+            json: #"{"challenge": "AA", "allowCredentials": [{"type": "public-key", "id": "A A"}]}"#,
+            error: .invalidBase64URL("allowCredentials[0].id")
+        ),
         .init(json: #"{"challenge": "AA", "userVerification": 1}"#, error: .wrongType("userVerification")),
         .init(json: #"{"challenge": "AA", "timeout": 1.5}"#, error: .valueOutOfRange("timeout")),
         .init(json: #"{"challenge": "AA", "timeout": 4294967296}"#, error: .valueOutOfRange("timeout")),
@@ -206,7 +248,10 @@ import Testing
 
     @Test func quickBuilders() throws {
         let create = try PublicKeyCredentialCreationOptionsJSON.quick(
-            rpID: "example.com", userName: "alice", userID: [7], challenge: [1, 2]
+            rpID: "example.com",
+            userName: "alice",
+            userID: [7],
+            challenge: [1, 2]
         )
         #expect(create.rp == .init(id: "example.com", name: "example.com"))
         #expect(create.user == .init(id: [7], name: "alice", displayName: "alice"))
@@ -214,10 +259,17 @@ import Testing
         #expect(create.pubKeyCredParams.map(\.alg) == [-7, -257])
         #expect(throws: WebAuthnOptionsError.userIDLength(65)) {
             try PublicKeyCredentialCreationOptionsJSON.quick(
-                rpID: "example.com", userName: "a", userID: .init(repeating: 0, count: 65), challenge: [1]
+                rpID: "example.com",
+                userName: "a",
+                userID: .init(repeating: 0, count: 65),
+                challenge: [1]
             )
         }
-        let get = PublicKeyCredentialRequestOptionsJSON.quick(rpID: "example.com", challenge: [9], allowCredentialIDs: [[1]])
+        let get = PublicKeyCredentialRequestOptionsJSON.quick(
+            rpID: "example.com",
+            challenge: [9],
+            allowCredentialIDs: [[1]]
+        )
         #expect(get.rpId == "example.com")
         #expect(get.allowCredentials == [.init(id: [1])])
     }

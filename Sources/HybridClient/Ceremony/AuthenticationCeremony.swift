@@ -31,7 +31,8 @@ public struct AuthenticationCeremony: Sendable, Hashable {
             options: CTAPOptionMapping.options(
                 residentKey: nil,
                 userVerification: CTAPOptionMapping.userVerification(
-                    options.userVerification, authenticatorInfo: authenticatorInfo
+                    options.userVerification,
+                    authenticatorInfo: authenticatorInfo
                 )
             )
         )
@@ -42,7 +43,8 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     /// Checks: authenticator data names this RP ID; the credential is known (from the response, or the
     /// allow list when it has exactly one entry) and is in a non-empty allow list; a discoverable
     /// sign-in (empty allow list) returns the user handle.
-    public func response(to assertion: GetAssertionResponse) throws(ResponseMappingError) -> AuthenticationResponseJSON {
+    public func response(to assertion: GetAssertionResponse) throws(ResponseMappingError) -> AuthenticationResponseJSON
+    {
         guard assertion.authenticatorData.rpIDHash == AuthenticatorData.rpIDHash(rpID) else { throw .rpIDHashMismatch }
         let allowed = options.allowCredentials.filter { $0.type == PublicKeyCredentialDescriptor.publicKeyType }
         let credentialID: [UInt8]

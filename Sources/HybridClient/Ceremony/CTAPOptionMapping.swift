@@ -11,7 +11,8 @@ import HybridCore
 ///   preflight probe, which Android shows as UI and which burns the session (protocol.md §8.1).
 enum CTAPOptionMapping {
     static func userVerification(
-        _ requirement: UserVerificationRequirement, authenticatorInfo: AuthenticatorGetInfoResponse?
+        _ requirement: UserVerificationRequirement,
+        authenticatorInfo: AuthenticatorGetInfoResponse?
     ) -> Bool? {
         switch requirement {
         case .required: true
@@ -21,7 +22,8 @@ enum CTAPOptionMapping {
     }
 
     static func residentKey(
-        _ requirement: ResidentKeyRequirement, authenticatorInfo: AuthenticatorGetInfoResponse?
+        _ requirement: ResidentKeyRequirement,
+        authenticatorInfo: AuthenticatorGetInfoResponse?
     ) -> Bool? {
         switch requirement {
         case .required: true

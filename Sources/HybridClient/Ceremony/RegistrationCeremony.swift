@@ -28,16 +28,22 @@ public struct RegistrationCeremony: Sendable, Hashable {
             clientDataHash: clientData.hash,
             rp: PublicKeyCredentialRPEntity(id: rpID, name: options.rp.name),
             user: PublicKeyCredentialUserEntity(
-                id: options.user.id, name: options.user.name, displayName: options.user.displayName
+                id: options.user.id,
+                name: options.user.name,
+                displayName: options.user.displayName
             ),
             publicKeyCredentialParameters: options.pubKeyCredParams.map {
                 PublicKeyCredentialParameters(type: $0.type, algorithm: $0.alg)
             },
             excludeList: CTAPOptionMapping.descriptors(options.excludeCredentials),
             options: CTAPOptionMapping.options(
-                residentKey: CTAPOptionMapping.residentKey(selection.effectiveResidentKey, authenticatorInfo: authenticatorInfo),
+                residentKey: CTAPOptionMapping.residentKey(
+                    selection.effectiveResidentKey,
+                    authenticatorInfo: authenticatorInfo
+                ),
                 userVerification: CTAPOptionMapping.userVerification(
-                    selection.userVerification, authenticatorInfo: authenticatorInfo
+                    selection.userVerification,
+                    authenticatorInfo: authenticatorInfo
                 )
             )
         )
@@ -48,7 +54,9 @@ public struct RegistrationCeremony: Sendable, Hashable {
     /// Checks: authenticator data names this RP ID and carries a credential. Attestation follows
     /// WebAuthn L3 §5.1.3: with `attestation: "none"` the statement is replaced by `"none"` (self
     /// attestation, `packed` without `x5c` and a zero AAGUID, is kept as is).
-    public func response(to makeCredential: MakeCredentialResponse) throws(ResponseMappingError) -> RegistrationResponseJSON {
+    public func response(
+        to makeCredential: MakeCredentialResponse
+    ) throws(ResponseMappingError) -> RegistrationResponseJSON {
         let authenticatorData = makeCredential.authenticatorData
         guard authenticatorData.rpIDHash == AuthenticatorData.rpIDHash(rpID) else { throw .rpIDHashMismatch }
         guard let credential = authenticatorData.attestedCredentialData else { throw .missingAttestedCredentialData }

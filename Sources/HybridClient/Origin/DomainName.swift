@@ -5,7 +5,9 @@ enum DomainName {
     static func isValid(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 253 else { return false }
         for label in name.split(separator: ".", omittingEmptySubsequences: false) {
-            guard (1...63).contains(label.utf8.count), !label.hasPrefix("-"), !label.hasSuffix("-") else { return false }
+            guard (1...63).contains(label.utf8.count), !label.hasPrefix("-"), !label.hasSuffix("-") else {
+                return false
+            }
             for byte in label.utf8 {
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),

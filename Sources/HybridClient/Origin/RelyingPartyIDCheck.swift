@@ -37,7 +37,8 @@ public enum RelyingPartyIDCheck {
             }
             // The RP ID must not reach into the host's public suffix (e.g. "io" for "a.github.io").
             if rpID != hostName, rpID != "localhost",
-                DomainName.host(PublicSuffixList.publicSuffix(of: hostName), isOrEndsWith: rpID) {
+                DomainName.host(PublicSuffixList.publicSuffix(of: hostName), isOrEndsWith: rpID)
+            {
                 throw .rpIDIsPublicSuffix(rpID)
             }
             return rpID

@@ -17,8 +17,12 @@ public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
         public var publicKeyAlgorithm: Int64
 
         public init(
-            clientDataJSON: String, attestationObject: String, authenticatorData: String, transports: [String],
-            publicKey: String?, publicKeyAlgorithm: Int64
+            clientDataJSON: String,
+            attestationObject: String,
+            authenticatorData: String,
+            transports: [String],
+            publicKey: String?,
+            publicKeyAlgorithm: Int64
         ) {
             self.clientDataJSON = clientDataJSON
             self.attestationObject = attestationObject

@@ -33,7 +33,10 @@ extension AuthenticatorSelectionCriteria: Decodable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        authenticatorAttachment = try container.decodeLenientEnum(AuthenticatorAttachment.self, forKey: .authenticatorAttachment)
+        authenticatorAttachment = try container.decodeLenientEnum(
+            AuthenticatorAttachment.self,
+            forKey: .authenticatorAttachment
+        )
         residentKey = try container.decodeLenientEnum(ResidentKeyRequirement.self, forKey: .residentKey)
         requireResidentKey = try container.decodeIfPresent(Bool.self, forKey: .requireResidentKey) ?? false
         userVerification =

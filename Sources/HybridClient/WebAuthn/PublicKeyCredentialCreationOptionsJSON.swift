@@ -118,7 +118,8 @@ extension PublicKeyCredentialCreationOptionsJSON: Decodable {
         authenticatorSelection =
             try container.decodeIfPresent(AuthenticatorSelectionCriteria.self, forKey: .authenticatorSelection)
             ?? .init()
-        attestation = try container.decodeLenientEnum(AttestationConveyancePreference.self, forKey: .attestation) ?? .none
+        attestation =
+            try container.decodeLenientEnum(AttestationConveyancePreference.self, forKey: .attestation) ?? .none
         hints = try container.decodeLenientEnumArray(PublicKeyCredentialHint.self, forKey: .hints)
         ignoredExtensions = try container.decodeMemberNames(forKey: .extensions)
     }

@@ -113,7 +113,8 @@ extension KeyedDecodingContainer {
     /// whole number from −2³¹ to 2³¹ − 1. Other numbers are ``WebAuthnOptionsError/valueOutOfRange(_:)``.
     func decodeLong(forKey key: Key) throws -> Int32 {
         let number = try decode(Double.self, forKey: key)
-        guard number.isFinite, number >= Double(Int32.min), number <= Double(Int32.max), number.rounded() == number else {
+        guard number.isFinite, number >= Double(Int32.min), number <= Double(Int32.max), number.rounded() == number
+        else {
             throw WebAuthnOptionsError.valueOutOfRange(WebAuthnJSONDecoding.path(codingPath + [key]))
         }
         return Int32(number)
