@@ -102,6 +102,7 @@ import Testing
         #expect(offeringMap.mapEntries?.map(\.key) == [0, 1, 2, 3, 4, 5, 6])
         #expect(offeringMap[intKey: 4] == true)
         #expect(offeringMap[intKey: 6] == [0, 1])
+        #expect(offering.otherKeys == [6] && plain.otherKeys.isEmpty)
     }
 
     @Test func randomPayloadsRoundTrip() throws {
