@@ -7,7 +7,9 @@ struct EIDPlaintextChecker: VectorKindChecker {
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let bytes = try testCase.bytes("plaintext")
         guard testCase.valid else {
-            try Expect.failure(testCase, "parse", classify: vectorErrorClass(of:)) { _ = try AdvertPlaintext(bytes: bytes) }
+            try Expect.failure(testCase, "parse", classify: vectorErrorClass(of:)) {
+                _ = try AdvertPlaintext(bytes: bytes)
+            }
             return
         }
         let parsed = try Expect.success("parse", classify: vectorErrorClass(of:)) { try AdvertPlaintext(bytes: bytes) }

@@ -10,7 +10,9 @@ struct HKDFChecker: VectorKindChecker {
             throw VectorMismatch("purpose \(rawPurpose) is not a known KeyPurpose")
         }
         let output = KeyDerivation.derive(
-            from: try testCase.bytes("secret"), salt: try testCase.optionalBytes("salt"), purpose: purpose,
+            from: try testCase.bytes("secret"),
+            salt: try testCase.optionalBytes("salt"),
+            purpose: purpose,
             byteCount: try testCase.int("length")
         )
         try Expect.bytes("output", output, try testCase.bytes("output"))

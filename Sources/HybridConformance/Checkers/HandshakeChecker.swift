@@ -23,7 +23,12 @@ struct HandshakeChecker: VectorKindChecker {
                 let ephemeral = try testCase.privateKey("responderEphemeralPrivate")
                 let message1 = try testCase.bytes("msg1")
                 try Expect.failure(testCase, "respond", classify: vectorErrorClass(of:)) {
-                    _ = try HandshakeResponder.respond(to: message1, pattern: pattern, psk: psk, ephemeralKey: ephemeral)
+                    _ = try HandshakeResponder.respond(
+                        to: message1,
+                        pattern: pattern,
+                        psk: psk,
+                        ephemeralKey: ephemeral
+                    )
                 }
             case "initiator":
                 let initiator = try makeInitiator(testCase, isKN: isKN, psk: psk)
@@ -59,18 +64,24 @@ struct HandshakeChecker: VectorKindChecker {
         try expectResult(result, testCase, side: "initiator")
     }
 
-    private func makeInitiator(_ testCase: VectorCase, isKN: Bool, psk: PSK) throws(VectorMismatch) -> HandshakeInitiator {
+    private func makeInitiator(_ testCase: VectorCase, isKN: Bool, psk: PSK) throws(VectorMismatch)
+        -> HandshakeInitiator
+    {
         let pattern: HandshakeInitiator.Pattern =
             isKN
             ? .knpsk0(identityKey: try testCase.privateKey("initiatorStaticPrivate"))
             : .nkpsk0(responderStaticKey: try testCase.publicKey("responderStaticPublic"))
         try Expect.equal("protocolName", pattern.protocolName, try testCase.string("protocolName"))
         return HandshakeInitiator(
-            pattern: pattern, psk: psk, ephemeralKey: try testCase.privateKey("initiatorEphemeralPrivate")
+            pattern: pattern,
+            psk: psk,
+            ephemeralKey: try testCase.privateKey("initiatorEphemeralPrivate")
         )
     }
 
-    private func responderPattern(_ testCase: VectorCase, isKN: Bool) throws(VectorMismatch) -> HandshakeResponder.Pattern {
+    private func responderPattern(_ testCase: VectorCase, isKN: Bool) throws(VectorMismatch)
+        -> HandshakeResponder.Pattern
+    {
         let pattern: HandshakeResponder.Pattern =
             isKN
             ? .knpsk0(initiatorStaticKey: try testCase.publicKey("initiatorStaticPublic"))
@@ -82,11 +93,13 @@ struct HandshakeChecker: VectorKindChecker {
     private func expectResult(_ result: HandshakeResult, _ testCase: VectorCase, side: String) throws(VectorMismatch) {
         try Expect.bytes("handshakeHash (\(side))", result.handshakeHash, try testCase.bytes("handshakeHash"))
         try Expect.bytes(
-            "initiatorToResponderKey (\(side))", result.initiatorToResponderKey.vectorBytes,
+            "initiatorToResponderKey (\(side))",
+            result.initiatorToResponderKey.vectorBytes,
             try testCase.bytes("initiatorToResponderKey")
         )
         try Expect.bytes(
-            "responderToInitiatorKey (\(side))", result.responderToInitiatorKey.vectorBytes,
+            "responderToInitiatorKey (\(side))",
+            result.responderToInitiatorKey.vectorBytes,
             try testCase.bytes("responderToInitiatorKey")
         )
     }

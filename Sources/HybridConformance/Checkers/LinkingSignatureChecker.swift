@@ -5,10 +5,13 @@ struct LinkingSignatureChecker: VectorKindChecker {
     let kind = "linkingSignature"
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
-        for (seed, privateKey) in [("authenticatorSeed", "authenticatorPrivateKey"), ("clientSeed", "clientPrivateKey")] {
+        for (seed, privateKey) in [
+            ("authenticatorSeed", "authenticatorPrivateKey"), ("clientSeed", "clientPrivateKey"),
+        ] {
             if let seedBytes = try testCase.optionalBytes(seed) {
                 try Expect.bytes(
-                    "\(privateKey) from \(seed)", IdentityKeyDerivation.privateScalar(fromSeed: seedBytes),
+                    "\(privateKey) from \(seed)",
+                    IdentityKeyDerivation.privateScalar(fromSeed: seedBytes),
                     try testCase.bytes(privateKey)
                 )
             }
@@ -26,22 +29,32 @@ struct LinkingSignatureChecker: VectorKindChecker {
         guard testCase.valid else {
             try Expect.failure(testCase, "verify", classify: vectorErrorClass(of:)) {
                 try LinkingSignature.verify(
-                    signature, privateKey: clientPrivate, peerPublicKey: authenticatorPublic, handshakeHash: handshakeHash
+                    signature,
+                    privateKey: clientPrivate,
+                    peerPublicKey: authenticatorPublic,
+                    handshakeHash: handshakeHash
                 )
             }
             return
         }
         let signed = LinkingSignature.compute(
-            privateKey: authenticatorPrivate, peerPublicKey: clientPublic, handshakeHash: handshakeHash
+            privateKey: authenticatorPrivate,
+            peerPublicKey: clientPublic,
+            handshakeHash: handshakeHash
         )
         try Expect.bytes("signature (authenticator side)", signed, signature)
         let mirrored = LinkingSignature.compute(
-            privateKey: clientPrivate, peerPublicKey: authenticatorPublic, handshakeHash: handshakeHash
+            privateKey: clientPrivate,
+            peerPublicKey: authenticatorPublic,
+            handshakeHash: handshakeHash
         )
         try Expect.bytes("signature (client side)", mirrored, signature)
         try Expect.success("verify", classify: vectorErrorClass(of:)) {
             try LinkingSignature.verify(
-                signature, privateKey: clientPrivate, peerPublicKey: authenticatorPublic, handshakeHash: handshakeHash
+                signature,
+                privateKey: clientPrivate,
+                peerPublicKey: authenticatorPublic,
+                handshakeHash: handshakeHash
             )
         }
     }

@@ -16,11 +16,15 @@ struct PaddingChecker: VectorKindChecker {
         }
         let padded = try testCase.bytes("padded")
         guard testCase.valid else {
-            try Expect.failure(testCase, "unpad", classify: vectorErrorClass(of:)) { _ = try TransportPadding.unpad(padded) }
+            try Expect.failure(testCase, "unpad", classify: vectorErrorClass(of:)) {
+                _ = try TransportPadding.unpad(padded)
+            }
             return
         }
         let message = try testCase.bytes("message")
-        let unpadded = try Expect.success("unpad", classify: vectorErrorClass(of:)) { try TransportPadding.unpad(padded) }
+        let unpadded = try Expect.success("unpad", classify: vectorErrorClass(of:)) {
+            try TransportPadding.unpad(padded)
+        }
         try Expect.bytes("unpad", unpadded, message)
         switch try testCase.string("direction") {
         case "both": try Expect.bytes("pad", TransportPadding.pad(message), padded)

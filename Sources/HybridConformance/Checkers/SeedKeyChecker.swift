@@ -6,11 +6,17 @@ struct SeedKeyChecker: VectorKindChecker {
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let seed = try testCase.bytes("seed")
-        try Expect.bytes("privateKey", IdentityKeyDerivation.privateScalar(fromSeed: seed), try testCase.bytes("privateKey"))
+        try Expect.bytes(
+            "privateKey",
+            IdentityKeyDerivation.privateScalar(fromSeed: seed),
+            try testCase.bytes("privateKey")
+        )
         let publicKey = IdentityKeyDerivation.privateKey(fromSeed: seed).publicKey
         try Expect.bytes("publicKey", Array(publicKey.x963Representation), try testCase.bytes("publicKey"))
         try Expect.bytes(
-            "publicKeyCompressed", Array(publicKey.compressedRepresentation), try testCase.bytes("publicKeyCompressed")
+            "publicKeyCompressed",
+            Array(publicKey.compressedRepresentation),
+            try testCase.bytes("publicKeyCompressed")
         )
     }
 }

@@ -14,7 +14,10 @@ public enum KeyDerivation {
     ///   - byteCount: The output length, 1…8160.
     /// - Returns: The derived bytes.
     public static func derive(
-        from secret: some Collection<UInt8>, salt: [UInt8]?, purpose: KeyPurpose, byteCount: Int
+        from secret: some Collection<UInt8>,
+        salt: [UInt8]?,
+        purpose: KeyPurpose,
+        byteCount: Int
     ) -> [UInt8] {
         precondition(byteCount > 0 && byteCount <= 255 * SHA256.byteCount, "HKDF-SHA256 output length out of range")
         let raw = purpose.rawValue
@@ -25,7 +28,10 @@ public enum KeyDerivation {
     /// Plain RFC 5869 HKDF-SHA256; shared with the identity-key derivation and the Noise state.
     static func hkdfSHA256(secret: [UInt8], salt: [UInt8], info: [UInt8], byteCount: Int) -> [UInt8] {
         let key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: secret), salt: salt, info: info, outputByteCount: byteCount
+            inputKeyMaterial: SymmetricKey(data: secret),
+            salt: salt,
+            info: info,
+            outputByteCount: byteCount
         )
         return key.withUnsafeBytes { Array($0) }
     }

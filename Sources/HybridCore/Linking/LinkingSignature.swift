@@ -24,7 +24,8 @@ public enum LinkingSignature {
     ///   - handshakeHash: The Noise handshake hash of the connection.
     /// - Returns: 32 bytes.
     public static func compute(
-        privateKey: P256.KeyAgreement.PrivateKey, peerPublicKey: P256.KeyAgreement.PublicKey,
+        privateKey: P256.KeyAgreement.PrivateKey,
+        peerPublicKey: P256.KeyAgreement.PublicKey,
         handshakeHash: some Collection<UInt8>
     ) -> [UInt8] {
         let key = SymmetricKey(data: privateKey.sharedXCoordinate(with: peerPublicKey))
@@ -35,8 +36,10 @@ public enum LinkingSignature {
     ///
     /// - Throws: ``LinkingSignatureError/invalidSignature`` if it is not 32 bytes or does not match.
     public static func verify(
-        _ signature: some Collection<UInt8>, privateKey: P256.KeyAgreement.PrivateKey,
-        peerPublicKey: P256.KeyAgreement.PublicKey, handshakeHash: some Collection<UInt8>
+        _ signature: some Collection<UInt8>,
+        privateKey: P256.KeyAgreement.PrivateKey,
+        peerPublicKey: P256.KeyAgreement.PublicKey,
+        handshakeHash: some Collection<UInt8>
     ) throws(LinkingSignatureError) {
         guard signature.count == byteCount else { throw .invalidSignature }
         let expected = compute(privateKey: privateKey, peerPublicKey: peerPublicKey, handshakeHash: handshakeHash)

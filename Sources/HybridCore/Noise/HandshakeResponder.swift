@@ -34,7 +34,10 @@ public enum HandshakeResponder {
     /// - Returns: msg2 (81 bytes) and the handshake result.
     /// - Throws: ``HandshakeError``.
     public static func respond(
-        to message1: some Collection<UInt8>, pattern: Pattern, psk: PSK, ephemeralKey: P256.KeyAgreement.PrivateKey
+        to message1: some Collection<UInt8>,
+        pattern: Pattern,
+        psk: PSK,
+        ephemeralKey: P256.KeyAgreement.PrivateKey
     ) throws(HandshakeError) -> (message2: [UInt8], result: HandshakeResult) {
         let message = Array(message1)
         let pointByteCount = P256.KeyAgreement.PublicKey.uncompressedByteCount

@@ -63,7 +63,8 @@ struct NoiseSymmetricState: Sendable {
     mutating func decryptAndHash(_ ciphertext: [UInt8]) throws(HandshakeError) -> [UInt8] {
         let plaintext: [UInt8]
         if let cipherKey {
-            guard let opened = AEAD.open(ciphertext, key: cipherKey, nonce: currentNonce(), authenticating: handshakeHash)
+            guard
+                let opened = AEAD.open(ciphertext, key: cipherKey, nonce: currentNonce(), authenticating: handshakeHash)
             else { throw .authenticationFailed }
             plaintext = opened
             nonce += 1

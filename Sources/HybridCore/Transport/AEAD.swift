@@ -21,7 +21,10 @@ enum AEAD {
 
     /// Opens `ciphertext || tag`; `nil` if it is shorter than a tag or does not authenticate.
     static func open(
-        _ sealed: some Collection<UInt8>, key: SymmetricKey, nonce: [UInt8], authenticating ad: [UInt8]
+        _ sealed: some Collection<UInt8>,
+        key: SymmetricKey,
+        nonce: [UInt8],
+        authenticating ad: [UInt8]
     ) -> [UInt8]? {
         precondition(key.bitCount == 256 && nonce.count == nonceByteCount)
         let bytes = Array(sealed)
@@ -29,7 +32,9 @@ enum AEAD {
         let split = bytes.count - tagByteCount
         do {
             let box = try AES.GCM.SealedBox(
-                nonce: AES.GCM.Nonce(data: nonce), ciphertext: bytes[..<split], tag: bytes[split...]
+                nonce: AES.GCM.Nonce(data: nonce),
+                ciphertext: bytes[..<split],
+                tag: bytes[split...]
             )
             return Array(try AES.GCM.open(box, using: key, authenticating: ad))
         } catch {

@@ -41,6 +41,13 @@ public struct TransportCrypter: Sendable {
         self.writeKey = writeKey
     }
 
+    /// A crypter whose counters start elsewhere; lets tests reach the sequence limit quickly.
+    init(readKey: SymmetricKey, writeKey: SymmetricKey, readSequence: UInt32, writeSequence: UInt32) {
+        self.init(readKey: readKey, writeKey: writeKey)
+        self.readSequence = readSequence
+        self.writeSequence = writeSequence
+    }
+
     /// Pads and encrypts `message` with the next write sequence number, then advances it.
     ///
     /// - Throws: ``TransportError/sequenceLimitReached``.
@@ -65,7 +72,10 @@ public struct TransportCrypter: Sendable {
     ///
     /// - Throws: ``TransportError/sequenceLimitReached`` if `sequence` > ``maxSequence``.
     public static func seal(
-        _ message: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+        _ message: some Collection<UInt8>,
+        key: SymmetricKey,
+        sequence: UInt32,
+        construction: Construction
     ) throws(TransportError) -> [UInt8] {
         guard sequence <= maxSequence else { throw .sequenceLimitReached }
         let (nonce, ad) = nonceAndAD(sequence: sequence, construction: construction)
@@ -76,13 +86,19 @@ public struct TransportCrypter: Sendable {
     ///
     /// - Throws: ``TransportError``, checked in the order range, authentication, padding.
     public static func open(
-        _ ciphertext: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+        _ ciphertext: some Collection<UInt8>,
+        key: SymmetricKey,
+        sequence: UInt32,
+        construction: Construction
     ) throws(TransportError) -> [UInt8] {
         try TransportPadding.unpad(openPadded(ciphertext, key: key, sequence: sequence, construction: construction))
     }
 
     private static func openPadded(
-        _ ciphertext: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+        _ ciphertext: some Collection<UInt8>,
+        key: SymmetricKey,
+        sequence: UInt32,
+        construction: Construction
     ) throws(TransportError) -> [UInt8] {
         guard sequence <= maxSequence else { throw .sequenceLimitReached }
         let (nonce, ad) = nonceAndAD(sequence: sequence, construction: construction)

@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+import HybridConformance
+import Testing
+
+@testable import HybridCore
+
+@Suite struct TransportTests {
+    @Test func sharedCrypterVectors() { VectorFiles.expectAllPass("crypter.json") }
+
+    /// Only the `crypter32` cases of padding.json: the revision-0 CBOR schemes belong to the CBOR layer.
+    @Test func sharedCrypter32PaddingVectors() throws {
+        let data = try #require(FileManager.default.contents(atPath: VectorFiles.path("padding.json")))
+        guard case .object(var file) = try JSONValue.parse(data), case .array(let cases)? = file["cases"] else {
+            Issue.record("padding.json is not a vector file")
+            return
+        }
+        file["cases"] = .array(
+            cases.filter {
+                if case .object(let fields) = $0, fields["scheme"] == .string("crypter32") { return true }
+                return false
+            }
+        )
+        let report = try VectorRunner().run(document: .object(file), label: "padding.json[crypter32]")
+        for failure in report.failures { Issue.record("\(failure)") }
+        #expect(report.passed >= 9)
+    }
+
+    @Test func paddingLengthsAndCount() throws {
+        for length in 0...100 {
+            let message = [UInt8](repeating: 0xAB, count: length)
+            let padded = TransportPadding.pad(message)
+            #expect(padded.count % 32 == 0 && padded.count >= length + 1 && padded.count - length <= 32)
+            #expect(Int(padded[padded.count - 1]) == padded.count - length - 1)
+            #expect(padded[length..<(padded.count - 1)].allSatisfy { $0 == 0 })
+            #expect(try TransportPadding.unpad(padded) == message)
+        }
+    }
+
+    @Test func unpadErrors() throws {
+        #expect(throws: TransportError.invalidPadding) { try TransportPadding.unpad([]) }
+        #expect(throws: TransportError.invalidPadding) { try TransportPadding.unpad([5]) }
+        #expect(throws: TransportError.invalidPadding) { try TransportPadding.unpad([0, 0, 3]) }
+        #expect(try TransportPadding.unpad([0]) == [])
+        #expect(try TransportPadding.unpad([7, 9, 1]) == [7])  // padding bytes are not checked
+    }
+
+    @Test func randomMessagesRoundTrip() throws {
+        var random = SeededRandom(seed: 0x7A)
+        let keyA = random.symmetricKey()
+        let keyB = random.symmetricKey()
+        var alice = TransportCrypter(readKey: keyB, writeKey: keyA)
+        var bob = TransportCrypter(readKey: keyA, writeKey: keyB)
+        for length in 0...529 {
+            let message = random.bytes(length)
+            let ciphertext = try alice.encrypt(message)
+            #expect(ciphertext.count == (length / 32 + 1) * 32 + 16)
+            #expect(try bob.decrypt(ciphertext) == message)
+            let reply = random.bytes(529 - length)
+            #expect(try alice.decrypt(try bob.encrypt(reply)) == reply)
+        }
+        #expect(alice.writeSequence == 530 && alice.readSequence == 530)
+        #expect(bob.writeSequence == 530 && bob.readSequence == 530)
+    }
+
+    @Test func flippingAnyBitFailsWithoutAdvancing() throws {
+        var random = SeededRandom(seed: 0xB17)
+        let key = random.symmetricKey()
+        var sender = TransportCrypter(readKey: random.symmetricKey(), writeKey: key)
+        var receiver = TransportCrypter(readKey: key, writeKey: random.symmetricKey())
+        let ciphertext = try sender.encrypt(random.bytes(40))
+        for bit in 0..<(ciphertext.count * 8) {
+            #expect(throws: TransportError.authenticationFailed) {
+                try receiver.decrypt(flippingBit(bit, of: ciphertext))
+            }
+        }
+        #expect(throws: TransportError.authenticationFailed) { try receiver.decrypt(ciphertext.prefix(15)) }
+        #expect(receiver.readSequence == 0)
+        _ = try receiver.decrypt(ciphertext)
+        #expect(receiver.readSequence == 1)
+    }
+
+    @Test func messagesMustArriveInOrder() throws {
+        var random = SeededRandom(seed: 0x0D)
+        let key = random.symmetricKey()
+        var sender = TransportCrypter(readKey: random.symmetricKey(), writeKey: key)
+        var receiver = TransportCrypter(readKey: key, writeKey: random.symmetricKey())
+        let first = try sender.encrypt([1])
+        let second = try sender.encrypt([1])
+        #expect(first != second)
+        #expect(throws: TransportError.authenticationFailed) { try receiver.decrypt(second) }
+        #expect(try receiver.decrypt(first) == [1])
+        #expect(throws: TransportError.authenticationFailed) { try receiver.decrypt(first) }  // replay
+        #expect(try receiver.decrypt(second) == [1])
+    }
+
+    @Test func authenticatedBadPaddingStillAdvances() throws {
+        // protocol.md §7.1: the counter advances once the open succeeds, before unpadding.
+        var random = SeededRandom(seed: 0x0A)
+        let key = random.symmetricKey()
+        let emptyPlaintext = AEAD.seal([], key: key, nonce: [UInt8](repeating: 0, count: 12), authenticating: [])
+        var receiver = TransportCrypter(readKey: key, writeKey: random.symmetricKey())
+        #expect(throws: TransportError.invalidPadding) { try receiver.decrypt(emptyPlaintext) }
+        #expect(receiver.readSequence == 1)
+    }
+
+    @Test func sequenceLimit() throws {
+        var random = SeededRandom(seed: 0x24)
+        let key = random.symmetricKey()
+        let max = TransportCrypter.maxSequence
+        #expect(max == 16_777_215)
+        var sender = TransportCrypter(readKey: key, writeKey: key, readSequence: max, writeSequence: max)
+        let last = try sender.encrypt([9])
+        #expect(sender.writeSequence == max + 1)
+        #expect(throws: TransportError.sequenceLimitReached) { try sender.encrypt([9]) }
+        #expect(throws: TransportError.sequenceLimitReached) { try sender.encrypt([9]) }  // stays exhausted
+        #expect(try sender.decrypt(last) == [9])
+        #expect(throws: TransportError.sequenceLimitReached) { try sender.decrypt(last) }
+        #expect(throws: TransportError.sequenceLimitReached) {
+            try TransportCrypter.seal([], key: key, sequence: max + 1, construction: .new)
+        }
+        #expect(throws: TransportError.sequenceLimitReached) {
+            try TransportCrypter.open(last, key: key, sequence: max + 1, construction: .old)
+        }
+    }
+
+    @Test func constructionsAreDistinct() throws {
+        var random = SeededRandom(seed: 0x01D)
+        let key = random.symmetricKey()
+        for sequence: UInt32 in [0, 1, 5, 0x01_0000] {
+            let message = random.bytes(33)
+            let old = try TransportCrypter.seal(message, key: key, sequence: sequence, construction: .old)
+            let new = try TransportCrypter.seal(message, key: key, sequence: sequence, construction: .new)
+            #expect(old != new)
+            #expect(try TransportCrypter.open(old, key: key, sequence: sequence, construction: .old) == message)
+            #expect(throws: TransportError.authenticationFailed) {
+                try TransportCrypter.open(old, key: key, sequence: sequence, construction: .new)
+            }
+            #expect(throws: TransportError.authenticationFailed) {
+                try TransportCrypter.open(new, key: key, sequence: sequence, construction: .old)
+            }
+        }
+    }
+
+    @Test func statefulCrypterUsesTheNewConstruction() throws {
+        var random = SeededRandom(seed: 0x3)
+        let key = random.symmetricKey()
+        var crypter = TransportCrypter(readKey: key, writeKey: key)
+        for sequence: UInt32 in 0..<3 {
+            let message = random.bytes(10)
+            let ciphertext = try crypter.encrypt(message)
+            #expect(try TransportCrypter.open(ciphertext, key: key, sequence: sequence, construction: .new) == message)
+        }
+    }
+}
