@@ -53,9 +53,16 @@ import Testing
         #expect(throws: HybridMessageError.wrongType(key: 5)) {
             try LinkingInfo(cborValue: Self.map(replacing: 5, with: .bytes([0x61])))
         }
-        // A missing key 3 is reported before a wrongly typed key 5 (keys are checked 1 to 6).
-        #expect(throws: HybridMessageError.missingKey(3)) {
-            try LinkingInfo(cborValue: Self.map(replacing: 5, with: 5, removing: 3))
+        // Keys are checked 1 to 6: with two bad keys, the lower one is reported, whichever way it is bad.
+        for lower: Int64 in 1...5 {
+            for higher in (lower + 1)...6 {
+                #expect(throws: HybridMessageError.missingKey(lower)) {
+                    try LinkingInfo(cborValue: Self.map(replacing: higher, with: .null, removing: lower))
+                }
+                #expect(throws: HybridMessageError.wrongType(key: lower)) {
+                    try LinkingInfo(cborValue: Self.map(replacing: lower, with: .null, removing: higher))
+                }
+            }
         }
         // Type checks of all six keys come before the key-4 length check.
         #expect(throws: HybridMessageError.wrongType(key: 5)) {
