@@ -13,21 +13,32 @@ import Testing
         #expect(throws: HybridMessageError.cbor(.truncated)) { try ClientPayload(headerValue: "") }
         #expect(throws: HybridMessageError.cbor(.trailingBytes)) { try ClientPayload(headerValue: "A000") }
         #expect(throws: HybridMessageError.notAMap) { try ClientPayload(headerValue: "01") }
-        #expect(throws: HybridMessageError.missingKey(1)) { try ClientPayload(headerValue: Self.header([2: Self.nonce])) }
-        #expect(throws: HybridMessageError.wrongType(key: 1)) { try ClientPayload(headerValue: Self.header([1: 1, 2: Self.nonce])) }
-        #expect(throws: HybridMessageError.missingKey(2)) { try ClientPayload(headerValue: Self.header([1: .bytes([1])])) }
-        #expect(throws: HybridMessageError.wrongType(key: 2)) { try ClientPayload(headerValue: Self.header([1: .bytes([1]), 2: "n"])) }
+        #expect(throws: HybridMessageError.missingKey(1)) {
+            try ClientPayload(headerValue: Self.header([2: Self.nonce]))
+        }
+        #expect(throws: HybridMessageError.wrongType(key: 1)) {
+            try ClientPayload(headerValue: Self.header([1: 1, 2: Self.nonce]))
+        }
+        #expect(throws: HybridMessageError.missingKey(2)) {
+            try ClientPayload(headerValue: Self.header([1: .bytes([1])]))
+        }
+        #expect(throws: HybridMessageError.wrongType(key: 2)) {
+            try ClientPayload(headerValue: Self.header([1: .bytes([1]), 2: "n"]))
+        }
         #expect(throws: HybridMessageError.invalidLength(key: 2, length: 15)) {
             try ClientPayload(headerValue: Self.header([1: .bytes([1]), 2: .bytes([UInt8](repeating: 0, count: 15))]))
         }
-        #expect(throws: HybridMessageError.wrongType(key: 3)) { try ClientPayload(headerValue: Self.header([1: .bytes([1]), 2: Self.nonce, 3: 1])) }
+        #expect(throws: HybridMessageError.wrongType(key: 3)) {
+            try ClientPayload(headerValue: Self.header([1: .bytes([1]), 2: Self.nonce, 3: 1]))
+        }
     }
 
     @Test func oldestAndTestBuildPayloadsParse() throws {
         // The oldest Chromium sent keys 1 and 2 only; a test build added 999 = revision.
         let oldest = try ClientPayload(headerValue: Self.header([1: .bytes([1]), 2: Self.nonce]))
         #expect(oldest.requestType == .getAssertion)
-        let withRevision = try ClientPayload(headerValue: Self.header([1: .bytes([1]), 2: Self.nonce, 3: "mc", 999: 1]).lowercased())
+        let withRevision = try ClientPayload(
+            headerValue: Self.header([1: .bytes([1]), 2: Self.nonce, 3: "mc", 999: 1]).lowercased())
         #expect(withRevision.requestType == .makeCredential)
     }
 

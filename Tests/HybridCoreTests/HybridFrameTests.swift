@@ -18,7 +18,9 @@ import Testing
     @Test func invalidFramesGiveTypedErrors() {
         #expect(throws: HybridMessageError.emptyFrame) { try HybridFrame(decoding: [], revision: .one) }
         for byte in UInt8(4)...UInt8(255) {
-            #expect(throws: HybridMessageError.unknownMessageType(byte)) { try HybridFrame(decoding: [byte], revision: .one) }
+            #expect(throws: HybridMessageError.unknownMessageType(byte)) {
+                try HybridFrame(decoding: [byte], revision: .one)
+            }
         }
     }
 
@@ -31,7 +33,9 @@ import Testing
 
     @Test func randomFramesRoundTrip() throws {
         for _ in 0..<500 {
-            let frame = HybridFrame(type: HybridMessageType.allCases.randomElement() ?? .ctap, payload: MessageTestRandom.bytes(in: 0...100))
+            let frame = HybridFrame(
+                type: HybridMessageType.allCases.randomElement() ?? .ctap, payload: MessageTestRandom.bytes(in: 0...100)
+            )
             let encoded = frame.encoded(revision: .one)
             #expect(encoded.count == frame.payload.count + 1)
             #expect(try HybridFrame(decoding: encoded, revision: .one) == frame)

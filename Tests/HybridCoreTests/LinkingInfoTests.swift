@@ -12,21 +12,26 @@ import Testing
     }
 
     static func randomLinkingInfo(handshakeHash: [UInt8], playServicesTag: Bool = false) -> Linked {
-        let phoneKey = P256.KeyAgreement.PrivateKey(), clientKey = P256.KeyAgreement.PrivateKey()
+        let phoneKey = P256.KeyAgreement.PrivateKey()
+        let clientKey = P256.KeyAgreement.PrivateKey()
         let info = LinkingInfo(
             contactID: MessageTestRandom.bytes(in: 0...120), pairingID: MessageTestRandom.bytes(8),
-            linkSecret: MessageTestRandom.bytes(32), identityKey: phoneKey, phoneName: MessageTestRandom.text(maxLength: 20),
+            linkSecret: MessageTestRandom.bytes(32), identityKey: phoneKey,
+            phoneName: MessageTestRandom.text(maxLength: 20),
             clientIdentityKey: clientKey.publicKey, handshakeHash: handshakeHash, playServicesTag: playServicesTag
         )
         return Linked(info: info, phoneKey: phoneKey, clientKey: clientKey)
     }
 
     /// A structurally valid map with every field replaceable.
-    static func map(replacing key: Int64? = nil, with value: CBORValue? = nil, removing removed: Int64? = nil) -> CBORValue {
+    static func map(replacing key: Int64? = nil, with value: CBORValue? = nil, removing removed: Int64? = nil)
+        -> CBORValue
+    {
         let point = Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation)
         var entries: [CBORMapEntry] = [
             CBORMapEntry(1, .bytes([1])), CBORMapEntry(2, .bytes([2])), CBORMapEntry(3, .bytes([3])),
-            CBORMapEntry(4, .bytes(point)), CBORMapEntry(5, "phone"), CBORMapEntry(6, .bytes([UInt8](repeating: 6, count: 32))),
+            CBORMapEntry(4, .bytes(point)), CBORMapEntry(5, "phone"),
+            CBORMapEntry(6, .bytes([UInt8](repeating: 6, count: 32))),
         ]
         entries.removeAll { $0.key == removed.map(CBORValue.int) || $0.key == key.map(CBORValue.int) }
         if let key, let value { entries.append(CBORMapEntry(.int(key), value)) }
@@ -41,16 +46,29 @@ import Testing
             #expect(throws: HybridMessageError.missingKey(key)) { try LinkingInfo(cborValue: Self.map(removing: key)) }
         }
         for key: Int64 in [1, 2, 3, 4, 6] {
-            #expect(throws: HybridMessageError.wrongType(key: key)) { try LinkingInfo(cborValue: Self.map(replacing: key, with: "text")) }
+            #expect(throws: HybridMessageError.wrongType(key: key)) {
+                try LinkingInfo(cborValue: Self.map(replacing: key, with: "text"))
+            }
         }
-        #expect(throws: HybridMessageError.wrongType(key: 5)) { try LinkingInfo(cborValue: Self.map(replacing: 5, with: .bytes([0x61]))) }
-        // A missing key 3 is reported before a wrongly typed key 5 (keys are checked 1 to 6).
-        #expect(throws: HybridMessageError.missingKey(3)) {
-            try LinkingInfo(cborValue: Self.map(replacing: 5, with: 5, removing: 3))
+        #expect(throws: HybridMessageError.wrongType(key: 5)) {
+            try LinkingInfo(cborValue: Self.map(replacing: 5, with: .bytes([0x61])))
+        }
+        // Keys are checked 1 to 6: with two bad keys, the lower one is reported, whichever way it is bad.
+        for lower: Int64 in 1...5 {
+            for higher in (lower + 1)...6 {
+                #expect(throws: HybridMessageError.missingKey(lower)) {
+                    try LinkingInfo(cborValue: Self.map(replacing: higher, with: .null, removing: lower))
+                }
+                #expect(throws: HybridMessageError.wrongType(key: lower)) {
+                    try LinkingInfo(cborValue: Self.map(replacing: lower, with: .null, removing: higher))
+                }
+            }
         }
         // Type checks of all six keys come before the key-4 length check.
         #expect(throws: HybridMessageError.wrongType(key: 5)) {
-            try LinkingInfo(cborValue: [1: .bytes([]), 2: .bytes([]), 3: .bytes([]), 4: .bytes([0]), 5: .bytes([]), 6: .bytes([])])
+            try LinkingInfo(cborValue: [
+                1: .bytes([]), 2: .bytes([]), 3: .bytes([]), 4: .bytes([0]), 5: .bytes([]), 6: .bytes([]),
+            ])
         }
         #expect(throws: HybridMessageError.invalidLength(key: 4, length: 33)) {
             try LinkingInfo(cborValue: Self.map(replacing: 4, with: .bytes([0x02] + [UInt8](repeating: 1, count: 32))))
@@ -60,7 +78,7 @@ import Testing
         }
         let point = Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation)
         #expect(throws: HybridMessageError.invalidPublicKey) {
-            try LinkingInfo(cborValue: Self.map(replacing: 4, with: .bytes(point.flippingBit(at: 64))))
+            try LinkingInfo(cborValue: Self.map(replacing: 4, with: .bytes(flippingBit(64 * 8, of: point))))
         }
         #expect(throws: HybridMessageError.invalidPublicKey) {
             try LinkingInfo(cborValue: Self.map(replacing: 4, with: .bytes([0x06] + point.dropFirst())))
@@ -75,15 +93,19 @@ import Testing
             #expect(parsed == linked.info)
             #expect(parsed.authenticatorPublicKeyBytes == Array(linked.phoneKey.publicKey.x963Representation))
             try parsed.verifySignature(clientIdentityKey: linked.clientKey, handshakeHash: hash)
-            _ = try LinkingInfo(verifying: linked.info.cborValue, clientIdentityKey: linked.clientKey, handshakeHash: hash)
+            _ = try LinkingInfo(
+                verifying: linked.info.cborValue, clientIdentityKey: linked.clientKey, handshakeHash: hash)
 
             #expect(throws: HybridMessageError.invalidSignature) {
-                try parsed.verifySignature(clientIdentityKey: linked.clientKey, handshakeHash: hash.flippingBit(at: Int.random(in: 0..<32), bit: Int.random(in: 0...7)))
+                try parsed.verifySignature(
+                    clientIdentityKey: linked.clientKey,
+                    handshakeHash: flippingBit(Int.random(in: 0..<256), of: hash))
             }
             #expect(throws: HybridMessageError.invalidSignature) {
                 try parsed.verifySignature(clientIdentityKey: P256.KeyAgreement.PrivateKey(), handshakeHash: hash)
             }
-            let flipped = Self.replacing(parsed, signature: parsed.signature.flippingBit(at: Int.random(in: 0..<32), bit: Int.random(in: 0...7)))
+            let flipped = Self.replacing(
+                parsed, signature: flippingBit(Int.random(in: 0..<256), of: parsed.signature))
             #expect(throws: HybridMessageError.invalidSignature) {
                 try LinkingInfo(verifying: flipped, clientIdentityKey: linked.clientKey, handshakeHash: hash)
             }
@@ -106,7 +128,8 @@ import Testing
         for _ in 0..<5_000 {
             _ = try? LinkingInfo(cbor: MessageTestRandom.bytes(in: 0...64))
             let key = Int64.random(in: 1...6)
-            _ = try? LinkingInfo(cborValue: Self.map(replacing: key, with: CBORTests.randomValue(depth: 3, using: &rng)))
+            _ = try? LinkingInfo(
+                cborValue: Self.map(replacing: key, with: CBORTests.randomValue(depth: 3, using: &rng)))
         }
     }
 

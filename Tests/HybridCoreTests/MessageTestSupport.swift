@@ -16,12 +16,3 @@ enum MessageTestRandom {
         String((0..<Int.random(in: 0...maxLength)).map { _ in "aZ 9é水🔑".randomElement() ?? "a" })
     }
 }
-
-extension Array where Element == UInt8 {
-    /// The bytes with bit `bit` (0–7) of byte `index` inverted.
-    func flippingBit(at index: Int, bit: Int = 0) -> [UInt8] {
-        var copy = self
-        copy[index] ^= 1 << UInt8(bit)
-        return copy
-    }
-}

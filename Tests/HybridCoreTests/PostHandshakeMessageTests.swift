@@ -36,7 +36,9 @@ import Testing
     /// Building synthetic S1's message from its getInfo gives the recorded plaintext
     /// (postHandshake.json `synthetic-s1`: `{1: getInfo, 3: ["ctap"]}`).
     @Test func buildsChromiumPhoneMessage() throws {
-        let getInfo = try Hex.decode("a50182684649444f5f325f30684649444f5f325f3102816370726603500000000000000000000000000000000004a262726bf5627576f50983656361626c656668796272696468696e7465726e616c")
+        let getInfo = try Hex.decode(
+            "a50182684649444f5f325f30684649444f5f325f3102816370726603500000000000000000000000000000000004a262726bf5627576f50983656361626c656668796272696468696e7465726e616c"
+        )
         let expected = try Hex.decode("a201584f") + getInfo + Hex.decode("03816463746170")
         #expect(PostHandshakeMessage(getInfo: getInfo).encoded() == expected)
         let iPhone = PostHandshakeMessage(getInfo: getInfo, features: [.digitalCredentials, .ctap, .ctap])
@@ -46,14 +48,17 @@ import Testing
     @Test func randomMessagesRoundTripInBothRevisions() throws {
         for _ in 0..<300 {
             let features = HybridFeature.allCases.filter { _ in Bool.random() }
-            let linking: CBORValue? = Bool.random() ? [1: .bytes(MessageTestRandom.bytes(in: 0...40)), 5: "phone"] : nil
-            let getInfo: [UInt8]? = features.contains(.ctap) || Bool.random() ? MessageTestRandom.bytes(in: 0...700) : nil
+            let linking: CBORValue? =
+                Bool.random() ? [1: .bytes(MessageTestRandom.bytes(in: 0...40)), 5: "phone"] : nil
+            let getInfo: [UInt8]? =
+                features.contains(.ctap) || Bool.random() ? MessageTestRandom.bytes(in: 0...700) : nil
             let current = PostHandshakeMessage(getInfo: getInfo, features: features, linking: linking)
             let parsed = try PostHandshakeMessage(decoding: current.encoded())
             #expect(parsed == current)
             #expect(parsed.revision == .one)
 
-            let legacy = PostHandshakeMessage(getInfo: MessageTestRandom.bytes(in: 0...1200), linking: linking, revision: .zero)
+            let legacy = PostHandshakeMessage(
+                getInfo: MessageTestRandom.bytes(in: 0...1200), linking: linking, revision: .zero)
             let padded = legacy.encoded()
             #expect(padded.count % 512 == 0)
             let parsedLegacy = try PostHandshakeMessage(decoding: padded)
@@ -73,7 +78,8 @@ import Testing
             }
             let encoded = CBOREncoder.encode(.map(entries))
             _ = try? PostHandshakeMessage(decoding: encoded)
-            _ = try? PostHandshakeMessage(decoding: RevisionZeroPadding.pad(encoded, trailer: Bool.random() ? .sixteenBit : .eightBit))
+            _ = try? PostHandshakeMessage(
+                decoding: RevisionZeroPadding.pad(encoded, trailer: Bool.random() ? .sixteenBit : .eightBit))
         }
     }
 }

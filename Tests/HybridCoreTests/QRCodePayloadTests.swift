@@ -32,7 +32,8 @@ import Testing
     }
 
     @Test func mapErrorsAreTypedInSchemaOrder() {
-        let key = CBORValue.bytes(Self.knownKey), secret = CBORValue.bytes(Self.zeroSecret)
+        let key = CBORValue.bytes(Self.knownKey)
+        let secret = CBORValue.bytes(Self.zeroSecret)
         #expect(throws: QRCodeError.notAMap) { try Self.parse([key, secret]) }
         #expect(throws: QRCodeError.missingKey(0)) { try Self.parse([1: secret]) }
         #expect(throws: QRCodeError.wrongType(key: 0)) { try Self.parse([0: "key", 1: secret]) }
@@ -40,25 +41,40 @@ import Testing
         #expect(throws: QRCodeError.wrongType(key: 0)) { try Self.parse([0: 42]) }
         #expect(throws: QRCodeError.missingKey(1)) { try Self.parse([0: key]) }
         #expect(throws: QRCodeError.wrongType(key: 1)) { try Self.parse([0: key, 1: "secret"]) }
-        #expect(throws: QRCodeError.invalidSecretLength(15)) { try Self.parse([0: key, 1: .bytes(Array(Self.zeroSecret.dropLast()))]) }
+        #expect(throws: QRCodeError.invalidSecretLength(15)) {
+            try Self.parse([0: key, 1: .bytes(Array(Self.zeroSecret.dropLast()))])
+        }
         // The secret's length is checked before the key's.
-        #expect(throws: QRCodeError.invalidSecretLength(17)) { try Self.parse([0: .bytes([2]), 1: .bytes(Self.zeroSecret + [0])]) }
-        #expect(throws: QRCodeError.invalidPublicKeyLength(32)) { try Self.parse([0: .bytes(Array(Self.knownKey.dropLast())), 1: secret]) }
+        #expect(throws: QRCodeError.invalidSecretLength(17)) {
+            try Self.parse([0: .bytes([2]), 1: .bytes(Self.zeroSecret + [0])])
+        }
+        #expect(throws: QRCodeError.invalidPublicKeyLength(32)) {
+            try Self.parse([0: .bytes(Array(Self.knownKey.dropLast())), 1: secret])
+        }
         let uncompressed = try! P256.KeyAgreement.PublicKey(compressedRepresentation: Self.knownKey).x963Representation
-        #expect(throws: QRCodeError.invalidPublicKeyLength(65)) { try Self.parse([0: .bytes(Array(uncompressed)), 1: secret]) }
+        #expect(throws: QRCodeError.invalidPublicKeyLength(65)) {
+            try Self.parse([0: .bytes(Array(uncompressed)), 1: secret])
+        }
         #expect(throws: QRCodeError.invalidPublicKey) { try Self.parse([0: .bytes(Self.offCurveKey), 1: secret]) }
-        #expect(throws: QRCodeError.invalidPublicKey) { try Self.parse([0: .bytes([0x04] + Self.knownKey.dropFirst()), 1: secret]) }
-        #expect(throws: QRCodeError.invalidPublicKey) { try Self.parse([0: .bytes([0x00] + Self.knownKey.dropFirst()), 1: secret]) }
+        #expect(throws: QRCodeError.invalidPublicKey) {
+            try Self.parse([0: .bytes([0x04] + Self.knownKey.dropFirst()), 1: secret])
+        }
+        #expect(throws: QRCodeError.invalidPublicKey) {
+            try Self.parse([0: .bytes([0x00] + Self.knownKey.dropFirst()), 1: secret])
+        }
         #expect(throws: QRCodeError.wrongType(key: 2)) { try Self.parse([0: key, 1: secret, 2: "2"]) }
         #expect(throws: QRCodeError.wrongType(key: 4)) { try Self.parse([0: key, 1: secret, 4: 1]) }
-        #expect(throws: QRCodeError.wrongType(key: 5)) { try Self.parse([0: key, 1: secret, 5: .bytes([0x67, 0x61])]) }
+        #expect(throws: QRCodeError.wrongType(key: 5)) {
+            try Self.parse([0: key, 1: secret, 5: .bytes([0x67, 0x61])])
+        }
         // Key 2 is type-checked before key 4, and key 4 before key 5.
         #expect(throws: QRCodeError.wrongType(key: 2)) { try Self.parse([0: key, 1: secret, 2: true, 4: 1, 5: 1]) }
         #expect(throws: QRCodeError.wrongType(key: 4)) { try Self.parse([0: key, 1: secret, 4: 1, 5: 1]) }
     }
 
     @Test func lenientFields() throws {
-        let key = CBORValue.bytes(Self.knownKey), secret = CBORValue.bytes(Self.zeroSecret)
+        let key = CBORValue.bytes(Self.knownKey)
+        let secret = CBORValue.bytes(Self.zeroSecret)
         let negative = try Self.parse([0: key, 1: secret, 2: -1, 3: "yesterday"])
         #expect(negative.knownDomains == -1)
         #expect(negative.timestamp == nil)
@@ -82,13 +98,18 @@ import Testing
             compressedRepresentation: Hex.decode("02fea744626badc9895ff73cef2f3dfc45930f577ac3e3852829a518d74d1300ec")
         )
         let secret = try #require(QRSecret(bytes: Hex.decode("08736dec748a645e5e92184e7e72faf8")))
-        let payload = QRCodePayload(identityKey: key, secret: secret, timestamp: 1_795_349_130, requestType: .makeCredential)
-        #expect(payload.url == "FIDO:/472856062134847102689162207844000419699113120447735376866006131710910543361078428701630807252000697344411991061064880440083670449981391239083250707727106109321447142404")
+        let payload = QRCodePayload(
+            identityKey: key, secret: secret, timestamp: 1_795_349_130, requestType: .makeCredential)
+        #expect(
+            payload.url
+                == "FIDO:/472856062134847102689162207844000419699113120447735376866006131710910543361078428701630807252000697344411991061064880440083670449981391239083250707727106109321447142404"
+        )
     }
 
     @Test func generationWritesKeysZeroToFiveAndSixOnlyWhenAsked() throws {
         let key = P256.KeyAgreement.PrivateKey().publicKey
-        let plain = QRCodePayload(identityKey: key, secret: MessageTestRandom.secret(), timestamp: 1, requestType: .getAssertion)
+        let plain = QRCodePayload(
+            identityKey: key, secret: MessageTestRandom.secret(), timestamp: 1, requestType: .getAssertion)
         let plainMap = try CBORDecoder.decode(plain.cbor)
         #expect(plainMap.mapEntries?.map(\.key) == [0, 1, 2, 3, 4, 5])
         #expect(plainMap[intKey: 2] == 2)
@@ -102,6 +123,7 @@ import Testing
         #expect(offeringMap.mapEntries?.map(\.key) == [0, 1, 2, 3, 4, 5, 6])
         #expect(offeringMap[intKey: 4] == true)
         #expect(offeringMap[intKey: 6] == [0, 1])
+        #expect(offering.otherKeys == [6] && plain.otherKeys.isEmpty)
     }
 
     @Test func randomPayloadsRoundTrip() throws {
@@ -111,7 +133,11 @@ import Testing
                 timestamp: Int64.random(in: 0...Int64(UInt32.max) * 4),
                 requestType: HybridRequestType.allCases.randomElement() ?? .getAssertion,
                 supportsLinking: Bool.random(),
-                channels: Bool.random() ? nil : (0..<Int.random(in: 0...3)).map { _ in DataTransferChannel(rawValue: UInt64.random(in: 0...70_000)) }
+                channels: Bool.random()
+                    ? nil
+                    : (0..<Int.random(in: 0...3)).map { _ in
+                        DataTransferChannel(rawValue: UInt64.random(in: 0...70_000))
+                    }
             )
             let url = payload.url
             #expect(url.dropFirst(6).allSatisfy(\.isASCII) && url.dropFirst(6).allSatisfy(\.isNumber))
@@ -132,7 +158,8 @@ import Testing
             _ = try? QRCodePayload(url: String(decoding: MessageTestRandom.bytes(in: 0...20), as: UTF8.self))
         }
         var rng = SystemRandomNumberGenerator()
-        let key = CBORValue.bytes(Self.knownKey), secret = CBORValue.bytes(Self.zeroSecret)
+        let key = CBORValue.bytes(Self.knownKey)
+        let secret = CBORValue.bytes(Self.zeroSecret)
         for _ in 0..<2_000 {
             var entries = [CBORMapEntry(0, key), CBORMapEntry(1, secret)]
             for field: Int64 in 0...6 where Bool.random() {

@@ -11,7 +11,9 @@ import Testing
         // A bare map with no trailer at all.
         #expect(throws: HybridMessageError.invalidPadding) { try RevisionZeroPadding.unpad([0xa1, 0x01, 0x02]) }
         // Correct padding around something that is not a map.
-        #expect(throws: HybridMessageError.invalidPadding) { try RevisionZeroPadding.unpad(RevisionZeroPadding.pad([0x80])) }
+        #expect(throws: HybridMessageError.invalidPadding) {
+            try RevisionZeroPadding.unpad(RevisionZeroPadding.pad([0x80]))
+        }
         #expect(throws: HybridMessageError.invalidPadding) {
             try RevisionZeroPadding.unpad(RevisionZeroPadding.pad([0x01], trailer: .eightBit))
         }

@@ -9,7 +9,9 @@ import Testing
 
     @Test func invalidUpdatesGiveTypedErrors() {
         // frame.json `webauthn-rs-update`: a valid frame whose payload is not one CBOR item.
-        #expect(throws: HybridMessageError.cbor(.trailingBytes)) { try UpdateMessage(decoding: [0x01, 0x02, 0x03, 0x04]) }
+        #expect(throws: HybridMessageError.cbor(.trailingBytes)) {
+            try UpdateMessage(decoding: [0x01, 0x02, 0x03, 0x04])
+        }
         #expect(throws: HybridMessageError.cbor(.truncated)) { try UpdateMessage(decoding: []) }
         #expect(throws: HybridMessageError.notAMap) { try Self.parse([1]) }
         #expect(throws: HybridMessageError.wrongType(key: 1)) { try Self.parse([1: .bytes([])]) }

@@ -20,7 +20,9 @@ struct AdvertSuffixChecker: VectorKindChecker {
             }
         }
         guard testCase.valid else {
-            try Expect.failure(testCase, "parse", classify: vectorErrorClass(of:)) { _ = try AdvertSuffix(decoding: suffix) }
+            try Expect.failure(testCase, "parse", classify: vectorErrorClass(of:)) {
+                _ = try AdvertSuffix(decoding: suffix)
+            }
             return
         }
         let parsed = try Expect.success("parse", classify: vectorErrorClass(of:)) { try AdvertSuffix(decoding: suffix) }

@@ -34,14 +34,19 @@ struct PaddingChecker: VectorKindChecker {
     }
 
     /// The revision-0 decoder tries the 16-bit trailer, then the 8-bit one, whatever the scheme.
-    private func checkRevisionZero(_ testCase: VectorCase, trailer: RevisionZeroPadding.Trailer) throws(VectorMismatch) {
+    private func checkRevisionZero(_ testCase: VectorCase, trailer: RevisionZeroPadding.Trailer) throws(VectorMismatch)
+    {
         let padded = try testCase.bytes("padded")
         guard testCase.valid else {
-            try Expect.failure(testCase, "unpad", classify: vectorErrorClass(of:)) { _ = try RevisionZeroPadding.unpad(padded) }
+            try Expect.failure(testCase, "unpad", classify: vectorErrorClass(of:)) {
+                _ = try RevisionZeroPadding.unpad(padded)
+            }
             return
         }
         let message = try testCase.bytes("message")
-        let unpadded = try Expect.success("unpad", classify: vectorErrorClass(of:)) { try RevisionZeroPadding.unpad(padded) }
+        let unpadded = try Expect.success("unpad", classify: vectorErrorClass(of:)) {
+            try RevisionZeroPadding.unpad(padded)
+        }
         try Expect.bytes("unpad", unpadded.bytes, message)
         switch try testCase.string("direction") {
         case "both": try Expect.bytes("pad", RevisionZeroPadding.pad(message, trailer: trailer), padded)

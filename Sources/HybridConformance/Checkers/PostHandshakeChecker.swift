@@ -27,7 +27,8 @@ struct PostHandshakeChecker: VectorKindChecker {
             "linking", message.linking.map(CBOREncoder.encode), try testCase.optionalBytes("linking"), show: Self.hex
         )
         try Expect.equal(
-            "getInfoFields", try Self.getInfoFields(message.getInfo), try testCase.value("getInfoFields"), show: \.summary
+            "getInfoFields", try Self.getInfoFields(message.getInfo), try testCase.value("getInfoFields"),
+            show: \.summary
         )
         let reparsed = try Expect.success("reparse encoded()", classify: vectorErrorClass(of:)) {
             try PostHandshakeMessage(decoding: message.encoded())

@@ -20,7 +20,8 @@ struct QRChecker: VectorKindChecker {
         let cbor = try testCase.bytes("cbor")
         try Expect.bytes("cbor (digits of url)", try Self.digitBytes(of: url), cbor)
         try Expect.bytes("publicKey", payload.compressedPublicKey, try testCase.bytes("publicKey"))
-        try Expect.bytes("publicKeyUncompressed", payload.uncompressedPublicKey, try testCase.bytes("publicKeyUncompressed"))
+        try Expect.bytes(
+            "publicKeyUncompressed", payload.uncompressedPublicKey, try testCase.bytes("publicKeyUncompressed"))
         try Expect.bytes("secret", payload.secret.bytes, try testCase.bytes("secret"))
         try Expect.equal("knownDomains", payload.knownDomains.map(Int.init), try testCase.optionalInt("knownDomains"))
         try Expect.equal("timestamp", payload.timestamp.map(Int.init), try testCase.optionalInt("timestamp"))
@@ -42,7 +43,9 @@ struct QRChecker: VectorKindChecker {
             try Expect.bytes("payload.cbor", payload.cbor, cbor)
             try Expect.equal("payload.url", payload.url, url)
         }
-        let reparsed = try Expect.success("reparse url", classify: vectorErrorClass(of:)) { try QRCodePayload(url: payload.url) }
+        let reparsed = try Expect.success("reparse url", classify: vectorErrorClass(of:)) {
+            try QRCodePayload(url: payload.url)
+        }
         try Expect.bytes("reparsed cbor", reparsed.cbor, payload.cbor)
         try Expect.equal("reparsed channels", reparsed.channels, payload.channels)
     }

@@ -43,7 +43,8 @@ public struct HybridFrame: Hashable, Sendable {
     ///   - revision: The session's protocol revision.
     /// - Throws: ``HybridMessageError/emptyFrame`` if a revision-1 plaintext is empty,
     ///   ``HybridMessageError/unknownMessageType(_:)`` if its first byte is above `03`.
-    public init(decoding plaintext: some Collection<UInt8>, revision: HybridProtocolRevision) throws(HybridMessageError) {
+    public init(decoding plaintext: some Collection<UInt8>, revision: HybridProtocolRevision) throws(HybridMessageError)
+    {
         switch revision {
         case .zero:
             self.init(type: .ctap, payload: plaintext)

@@ -108,7 +108,8 @@ public struct LinkingInfo: Sendable {
     ///
     /// - Throws: ``HybridMessageError``; ``HybridMessageError/invalidSignature`` last.
     public init(
-        verifying value: CBORValue, clientIdentityKey: P256.KeyAgreement.PrivateKey, handshakeHash: some Collection<UInt8>
+        verifying value: CBORValue, clientIdentityKey: P256.KeyAgreement.PrivateKey,
+        handshakeHash: some Collection<UInt8>
     ) throws(HybridMessageError) {
         try self.init(cborValue: value)
         try verifySignature(clientIdentityKey: clientIdentityKey, handshakeHash: handshakeHash)

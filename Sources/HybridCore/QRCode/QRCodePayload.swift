@@ -12,8 +12,8 @@ import Crypto
 /// | 5 | ``requestTypeHint`` (``requestType`` is its effective meaning) |
 /// | 6 | ``channels`` (CTAP 2.3 data-transfer channels) |
 ///
-/// Parsing ignores every other key but lists it in ``otherKeys``; ``url`` and ``cbor`` never
-/// write those back.
+/// Parsing ignores every other key but lists it in ``otherKeys``; ``url`` and ``cbor`` write back
+/// only keys 0–5 and, when ``channels`` is set, key 6.
 public struct QRCodePayload: Sendable {
     /// The URL prefix the client writes; parsers compare it ignoring ASCII case.
     public static let urlPrefix = "FIDO:/"
@@ -35,7 +35,8 @@ public struct QRCodePayload: Sendable {
     /// Key 6 if it is an array of unsigned integers, else `nil` (absent, or another type such as
     /// the bool of pre-CTAP-2.3 Play Services).
     public let channels: [DataTransferChannel]?
-    /// Every map key other than 0–5, in encoded order (key 6 included). Empty for a built payload.
+    /// Every map key other than 0–5, in encoded order (key 6 included, whatever its type). For a
+    /// built payload: `[6]` if ``channels`` is set, else empty.
     public let otherKeys: [CBORValue]
 
     /// The effective request type: what key 5 names, or getAssertion if it is absent or unknown.
@@ -78,7 +79,7 @@ public struct QRCodePayload: Sendable {
         self.supportsLinking = supportsLinking
         self.requestTypeHint = requestTypeHint
         self.channels = channels
-        self.otherKeys = []
+        self.otherKeys = channels == nil ? [] : [6]
     }
 
     /// Key 0 as written: `02`/`03` || X.
