@@ -49,7 +49,7 @@ import Glibc
         passkeys[1].metadata.signCount = 1
 
         let reopened = try Self.open(path, protection)
-        Self.expectSameKeys(try await reopened.passkeys(forRPID: "example.com"), [passkeys[1], passkeys[0]])
+        Self.expectSameKeys(await reopened.passkeys(forRPID: "example.com"), [passkeys[1], passkeys[0]])
         #expect(await reopened.list().map(\.credentialID) == [[3, 3], [2, 2], [1, 1]])
         #expect(reopened.isEncrypted == encrypted)
         #expect(try FilePasskeyStore.metadata(atPath: path) == (await reopened.list()))
@@ -206,7 +206,7 @@ import Glibc
         try Data().write(to: URL(fileURLWithPath: directory.file(".passkeys.json.tmp-cccc")))
 
         let reopened = try Self.open(path, .passphrase("pw"))
-        Self.expectSameKeys(try await reopened.passkeys(forRPID: "example.com"), try await store.passkeys(forRPID: "example.com"))
+        Self.expectSameKeys(await reopened.passkeys(forRPID: "example.com"), await store.passkeys(forRPID: "example.com"))
         try await reopened.add(Fixtures.passkey(id: [6], user: [6], name: "u6", created: 6))
         #expect(try await Self.open(path, .passphrase("pw")).list().count == 6)
         // Only our three leftovers remain beside the store: every write cleaned up after itself.
@@ -238,7 +238,7 @@ import Glibc
         }
         guard FileManager.default.fileExists(atPath: path) else { return }  // killed before the first write
         let store = try FilePasskeyStore(path: path, protection: .passphrase("pw"))
-        let passkeys = try await store.passkeys(forRPID: "crash.example")
+        let passkeys = await store.passkeys(forRPID: "crash.example")
         let count = UInt32(passkeys.count)
         #expect(count >= 1)
         // Newest first: count, count-1, …, 1, each exactly as written.
