@@ -62,6 +62,8 @@ enum AtomicFile {
         var current = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             current += "/" + component
+            var info = stat()
+            if stat(current, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { continue }
             if mkdir(current, 0o700) != 0 && errno != EEXIST {
                 throw .io(operation: "mkdir", path: current, errno: errno)
             }

@@ -1,0 +1,283 @@
+import Crypto
+import Foundation
+import HybridAuthenticator
+import HybridCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct FilePasskeyStoreTests {
+    static let fast = ScryptParameters.insecureFastForTesting
+
+    static func open(_ path: String, _ protection: FilePasskeyStore.Protection) throws -> FilePasskeyStore {
+        try FilePasskeyStore(path: path, protection: protection, newStoreParameters: fast, random: CountingRandom().source)
+    }
+
+    static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return info.st_mode & 0o777
+    }
+
+    static func expectSameKeys(_ a: [Passkey], _ b: [Passkey], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(a.map(\.metadata) == b.map(\.metadata), sourceLocation: sourceLocation)
+        #expect(a.map { Array($0.privateKey.rawRepresentation) } == b.map { Array($0.privateKey.rawRepresentation) }, sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [false, true])
+    func roundTripsEveryField(encrypted: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("store/nested/passkeys.json")
+        let protection: FilePasskeyStore.Protection = encrypted ? .passphrase("correct horse") : .insecurePlaintext
+        let store = try Self.open(path, protection)
+        #expect(await store.list().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        var passkeys = [
+            Fixtures.passkey(id: [1, 1], user: [1], name: "alice", created: 1),
+            Fixtures.passkey(id: [2, 2], user: [2], name: "bob", discoverable: false, created: 2),
+            Fixtures.passkey(rp: "other.example", id: [3, 3], user: [1], name: "alice", created: 3),
+        ]
+        passkeys[0].metadata.rpName = "Example"
+        passkeys[1].metadata.userDisplayName = nil
+        for passkey in passkeys { try await store.add(passkey) }
+        #expect(try await store.incrementSignCount(credentialID: [2, 2]) == 1)
+        passkeys[1].metadata.signCount = 1
+
+        let reopened = try Self.open(path, protection)
+        Self.expectSameKeys(await reopened.passkeys(forRPID: "example.com"), [passkeys[1], passkeys[0]])
+        #expect(await reopened.list().map(\.credentialID) == [[3, 3], [2, 2], [1, 1]])
+        #expect(reopened.isEncrypted == encrypted)
+        #expect(try FilePasskeyStore.metadata(atPath: path) == (await reopened.list()))
+        #expect(try FilePasskeyStore.storedProtection(atPath: path) == (encrypted ? .encrypted : .plaintext))
+
+        // Private keys appear in the file only in plaintext mode.
+        let text = String(decoding: try Self.bytes(path), as: UTF8.self)
+        let scalar = Hex.encode(passkeys[0].privateKey.rawRepresentation)
+        #expect(text.contains(scalar) == !encrypted)
+        #expect(Self.mode(path) == 0o600)
+        #expect(Self.mode(directory.file("store/nested")) == 0o700)
+        #expect(Self.mode(directory.file("store")) == 0o700)
+    }
+
+    @Test func deleteAndCounterPersist() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        let store = try Self.open(path, .insecurePlaintext)
+        try await store.add(Fixtures.passkey(id: [1], user: [1], name: "a"))
+        try await store.add(Fixtures.passkey(id: [2], user: [2], name: "b"))
+        #expect(try await store.delete(credentialID: [1]) == true)
+        #expect(try await store.delete(credentialID: [1]) == false)
+        await #expect(throws: PasskeyStoreError.unknownCredential) { try await store.incrementSignCount(credentialID: [1]) }
+        #expect(try await store.incrementSignCount(credentialID: [2]) == 1)
+        #expect(try await store.incrementSignCount(credentialID: [2]) == 2)
+        let reopened = try Self.open(path, .insecurePlaintext)
+        #expect(await reopened.list().map(\.credentialID) == [[2]])
+        #expect(await reopened.list().first?.signCount == 2)
+    }
+
+    @Test func discoverablePasskeyReplacesTheSameAccount() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = try Self.open(directory.file("p.json"), .insecurePlaintext)
+        try await store.add(Fixtures.passkey(id: [1], user: [7], name: "a"))
+        try await store.add(Fixtures.passkey(id: [2], user: [7], name: "a", discoverable: false))
+        try await store.add(Fixtures.passkey(id: [3], user: [7], name: "a", created: 5))
+        #expect(await store.list().map(\.credentialID) == [[3], [2]])
+    }
+
+    @Test func wrongPassphraseIsTypedAndLeavesTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        let store = try Self.open(path, .passphrase("right"))
+        try await store.add(Fixtures.passkey(id: [1], user: [1], name: "a"))
+        let before = try Self.bytes(path)
+        #expect(throws: PasskeyStoreError.wrongPassphrase) { try Self.open(path, .passphrase("wrong")) }
+        #expect(throws: PasskeyStoreError.passphraseRequired) { try Self.open(path, .insecurePlaintext) }
+        #expect(try Self.bytes(path) == before)
+        #expect(await store.verifyPassphrase("right"))
+        #expect(!(await store.verifyPassphrase("wrong")))
+        #expect(!(await store.verifyPassphrase("")))
+
+        let plainPath = directory.file("plain.json")
+        try await Self.open(plainPath, .insecurePlaintext).add(Fixtures.passkey(id: [1], user: [1], name: "a"))
+        #expect(throws: PasskeyStoreError.notEncrypted) { try Self.open(plainPath, .passphrase("x")) }
+        #expect(!(await (try Self.open(plainPath, .insecurePlaintext)).verifyPassphrase("x")))
+    }
+
+    @Test func passphraseIsNormalizedToNFC() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        try await Self.open(path, .passphrase("caf\u{E9}")).add(Fixtures.passkey(id: [1], user: [1], name: "a"))
+        #expect(throws: Never.self) { try Self.open(path, .passphrase("cafe\u{301}")) }
+    }
+
+    @Test func corruptFilesAreTypedErrorsAndNeverRewritten() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        let store = try Self.open(path, .passphrase("pw"))
+        try await store.add(Fixtures.passkey(id: [1], user: [1], name: "a"))
+        try await store.add(Fixtures.passkey(id: [2], user: [2], name: "b"))
+        let good = try Self.bytes(path)
+        let json = try #require(try JSONSerialization.jsonObject(with: good) as? [String: Any])
+
+        func variant(_ change: (inout [String: Any]) -> Void) throws -> Data {
+            var copy = json
+            change(&copy)
+            return try JSONSerialization.data(withJSONObject: copy)
+        }
+        func credentials(_ document: [String: Any]) -> [[String: Any]] { document["credentials"] as? [[String: Any]] ?? [] }
+
+        let corruptions: [(String, Data)] = [
+            ("empty", Data()),
+            ("garbage", Data("not json".utf8)),
+            ("truncated", good.prefix(good.count / 2)),
+            ("wrong format", try variant { $0["format"] = "something else" }),
+            ("no credentials key", try variant { $0["credentials"] = nil }),
+            ("bad hex", try variant { document in
+                var list = credentials(document)
+                list[0]["id"] = "zz"
+                document["credentials"] = list
+            }),
+            ("rp changed (bound by AAD)", try variant { document in
+                var list = credentials(document)
+                list[0]["rpId"] = "evil.example"
+                document["credentials"] = list
+            }),
+            ("keys swapped", try variant { document in
+                var list = credentials(document)
+                let key = list[0]["privateKey"]
+                list[0]["privateKey"] = list[1]["privateKey"]
+                list[1]["privateKey"] = key
+                document["credentials"] = list
+            }),
+            ("duplicate id", try variant { document in
+                var list = credentials(document)
+                list[1]["id"] = list[0]["id"]
+                document["credentials"] = list
+            }),
+            ("huge scrypt N", try variant { document in
+                var protection = document["protection"] as? [String: Any] ?? [:]
+                protection["scryptN"] = 1 << 30
+                document["protection"] = protection
+            }),
+            ("unknown mode", try variant { document in
+                var protection = document["protection"] as? [String: Any] ?? [:]
+                protection["mode"] = "rot13"
+                document["protection"] = protection
+            }),
+        ]
+        for (name, bytes) in corruptions {
+            try bytes.write(to: URL(fileURLWithPath: path))
+            do {
+                _ = try Self.open(path, .passphrase("pw"))
+                Issue.record("\(name): opened")
+            } catch let error as PasskeyStoreError {
+                guard case .corrupt = error else {
+                    Issue.record("\(name): \(error)")
+                    continue
+                }
+            }
+            #expect(try Self.bytes(path) == bytes, "\(name): file changed")
+        }
+        try (try variant { $0["version"] = 2 }).write(to: URL(fileURLWithPath: path))
+        #expect(throws: PasskeyStoreError.unsupportedVersion(2)) { try Self.open(path, .passphrase("pw")) }
+    }
+
+    /// What a crash during a write leaves behind: temporary files next to the store, complete
+    /// or cut short. The store still opens with all its passkeys, and writes keep working.
+    @Test func leftoverTemporaryFilesAreIgnored() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        let store = try Self.open(path, .passphrase("pw"))
+        for index in UInt8(1)...5 { try await store.add(Fixtures.passkey(id: [index], user: [index], name: "u\(index)", created: Double(index))) }
+        let complete = try Self.bytes(path)
+        try Data("{\"format\": \"hybrid-authenticator-pas".utf8).write(to: URL(fileURLWithPath: directory.file(".passkeys.json.tmp-aaaa")))
+        try complete.prefix(100).write(to: URL(fileURLWithPath: directory.file(".passkeys.json.tmp-bbbb")))
+        try Data().write(to: URL(fileURLWithPath: directory.file(".passkeys.json.tmp-cccc")))
+
+        let reopened = try Self.open(path, .passphrase("pw"))
+        Self.expectSameKeys(await reopened.passkeys(forRPID: "example.com"), await store.passkeys(forRPID: "example.com"))
+        try await reopened.add(Fixtures.passkey(id: [6], user: [6], name: "u6", created: 6))
+        #expect(try await Self.open(path, .passphrase("pw")).list().count == 6)
+        // Only our three leftovers remain beside the store: every write cleaned up after itself.
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == [".passkeys.json.tmp-aaaa", ".passkeys.json.tmp-bbbb", ".passkeys.json.tmp-cccc", "passkeys.json"])
+    }
+
+    /// A child process adds passkeys 1, 2, 3, … one write each and is killed with SIGKILL at a
+    /// random moment, most likely inside a write. The store must open with passkeys 1…k for
+    /// some k, each complete and intact.
+    @Test(arguments: [40, 80, 120, 160, 200, 250, 300, 400, 500, 600])
+    func killedWriterLeavesAValidCompleteStore(delayMilliseconds: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String, delayMilliseconds = delayMilliseconds as Int] in
+            let killer = Thread {
+                usleep(useconds_t(delayMilliseconds * 1000))
+                kill(getpid(), SIGKILL)
+            }
+            let store = try FilePasskeyStore(
+                path: path, protection: .passphrase("pw"), newStoreParameters: .insecureFastForTesting)
+            killer.start()
+            var index: UInt32 = 0
+            while true {
+                index += 1
+                try await store.add(CrashFixture.passkey(index))
+            }
+        }
+        guard FileManager.default.fileExists(atPath: path) else { return }  // killed before the first write
+        let store = try FilePasskeyStore(path: path, protection: .passphrase("pw"))
+        let passkeys = await store.passkeys(forRPID: "crash.example")
+        let count = UInt32(passkeys.count)
+        #expect(count >= 1)
+        // Newest first: count, count-1, …, 1, each exactly as written.
+        for (offset, passkey) in passkeys.enumerated() {
+            let expected = CrashFixture.passkey(count - UInt32(offset))
+            #expect(passkey.metadata == expected.metadata)
+            #expect(passkey.privateKey.rawRepresentation == expected.privateKey.rawRepresentation)
+        }
+    }
+
+    @Test func defaultPathFollowsXDG() {
+        #expect(FilePasskeyStore.defaultPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"]) == "/data/hybrid-authenticator/passkeys.json")
+        #expect(FilePasskeyStore.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/hybrid-authenticator/passkeys.json")
+        #expect(FilePasskeyStore.defaultPath(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/u"])
+            == "/home/u/.local/share/hybrid-authenticator/passkeys.json")
+    }
+
+    @Test func engineOverAFileStorePersistsCounters() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        let authenticator = Fixtures.authenticator(store: try Self.open(path, .passphrase("pw")))
+        #expect(await authenticator.handle(Fixtures.makeCredential().encoded).first == 0x00)
+        #expect(await authenticator.handle(Fixtures.getAssertion().encoded).first == 0x00)
+        #expect(await authenticator.handle(Fixtures.getAssertion().encoded).first == 0x00)
+        #expect(try FilePasskeyStore.metadata(atPath: path).first?.signCount == 2)
+    }
+}
+
+/// Passkeys fully determined by their index, so the parent can check what the child wrote.
+enum CrashFixture {
+    static func passkey(_ index: UInt32) -> Passkey {
+        let bytes = withUnsafeBytes(of: index.bigEndian, Array.init)
+        let scalar = Array(SHA256.hash(data: bytes))
+        return Passkey(
+            metadata: PasskeyMetadata(
+                credentialID: bytes + bytes, rpID: "crash.example", userHandle: bytes, userName: "user \(index)",
+                userDisplayName: nil, signCount: index, createdAt: Date(timeIntervalSince1970: Double(index)), isDiscoverable: false),
+            // A SHA-256 output is a valid P-256 scalar with overwhelming probability.
+            privateKey: (try? P256.Signing.PrivateKey(rawRepresentation: scalar)) ?? P256.Signing.PrivateKey())
+    }
+}
