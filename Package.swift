@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "HybridClient", targets: ["HybridClient"]),
         .executable(name: "hybrid-conformance", targets: ["hybrid-conformance"]),
         .executable(name: "tunnel-relay", targets: ["tunnel-relay"]),
+        .executable(name: "relay-bench", targets: ["relay-bench"]),
         .executable(name: "hybrid-authenticator", targets: ["hybrid-authenticator"]),
         .executable(name: "hybrid-client", targets: ["hybrid-client"]),
     ],
@@ -72,6 +73,15 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        // Load generator for the relay (Benchmarks/relay-bench.sh); not a test.
+        .executableTarget(
+            name: "relay-bench",
+            dependencies: [
+                "HybridCore", "HybridTransport", argumentParser, logging,
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ] + nio,
+            path: "Benchmarks/relay-bench"
         ),
         .executableTarget(
             name: "tunnel-relay",
