@@ -16,6 +16,10 @@ let nio: [Target.Dependency] = [
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
+let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", logging] + nio + [
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+]
+
 let package = Package(
     name: "swift-hybrid-transport",
     platforms: [.macOS(.v14)],
@@ -29,6 +33,7 @@ let package = Package(
         .library(name: "HybridClient", targets: ["HybridClient"]),
         .executable(name: "hybrid-conformance", targets: ["hybrid-conformance"]),
         .executable(name: "tunnel-relay", targets: ["tunnel-relay"]),
+        .executable(name: "relay-bench", targets: ["relay-bench"]),
         .executable(name: "hybrid-authenticator", targets: ["hybrid-authenticator"]),
         .executable(name: "hybrid-client", targets: ["hybrid-client"]),
     ],
@@ -50,7 +55,10 @@ let package = Package(
         .executableTarget(name: "hybrid-conformance", dependencies: ["HybridConformance", argumentParser]),
 
         // I/O shared by both peers: the tunnel WebSocket client.
-        .target(name: "HybridTransport", dependencies: ["HybridCore", logging] + nio),
+        .target(
+            name: "HybridTransport",
+            dependencies: ["HybridCore", logging, .product(name: "NIOConcurrencyHelpers", package: "swift-nio")] + nio
+        ),
 
         // BlueZ: C shim over libbluetooth, and the Swift Bluetooth layer (HCI, simulated air).
         .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
@@ -67,6 +75,15 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        // Load generator for the relay (Benchmarks/relay-bench.sh); not a test.
+        .executableTarget(
+            name: "relay-bench",
+            dependencies: [
+                "HybridCore", "HybridTransport", argumentParser, logging,
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ] + nio,
+            path: "Benchmarks/relay-bench"
         ),
         .executableTarget(
             name: "tunnel-relay",
@@ -86,12 +103,7 @@ let package = Package(
         .executableTarget(name: "hybrid-client", dependencies: ["HybridClient", argumentParser, logging]),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
-        .testTarget(
-            name: "TunnelRelayTests",
-            dependencies: ["TunnelRelay", "HybridTransport", "tunnel-relay", logging] + nio + [
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
-            ]
-        ),
+        .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
         .testTarget(name: "HybridAuthenticatorTests", dependencies: ["HybridAuthenticator"]),
         .testTarget(name: "HybridClientTests", dependencies: ["HybridClient"]),

@@ -37,7 +37,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         pingTask = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             loopBoundSelf.value.pingTick(context: loopBoundContext.value)
         }
-        lookUpPeer(context: context)
+        lookUpPeer(context: context, closeIfEnded: true)
         if side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
         }
@@ -57,8 +57,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         pingOutstanding = false
         switch frame.opcode {
         case .binary:
+            // Unmasked client frames are not rejected: the aggregator drops the mask bit of
+            // reassembled messages, and a relay loses nothing by accepting them.
             guard !closing else { return }
-            guard frame.maskKey != nil else { return close(context, code: .protocolError) }
             message(frame, context: context)
         case .text:
             close(context, code: .policyViolation)
@@ -124,7 +125,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         case let command as RelayCloseCommand:
             close(context, code: command.code)
         case is RelayPeerJoined:
-            lookUpPeer(context: context)
+            // Only pick up the channel: if the peer has already ended, its RelayCloseCommand is
+            // queued behind the messages it forwarded, and closing now would overtake them.
+            lookUpPeer(context: context, closeIfEnded: false)
         case let writability as RelayPeerWritability:
             context.channel.setOption(ChannelOptions.autoRead, value: writability.writable).whenComplete { _ in }
         default:
@@ -159,11 +162,12 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     // MARK: Peer, pings, closing
 
-    /// Picks up the peer channel once it has joined (and flushes the queue), or closes if the
-    /// peer has already ended.
-    private func lookUpPeer(context: ChannelHandlerContext) {
+    /// Picks up the peer channel once it has joined (and flushes the queue). With
+    /// `closeIfEnded` (when this handler is added, so no close command can have reached it yet),
+    /// closes if the peer has already ended.
+    private func lookUpPeer(context: ChannelHandlerContext, closeIfEnded: Bool) {
         let (channel, ended) = pairing.peer(of: side)
-        if let ended {
+        if closeIfEnded, let ended {
             close(context, code: ended.codeForPeer)
             return
         }
