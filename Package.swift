@@ -94,7 +94,13 @@ let package = Package(
         ),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
         .testTarget(name: "HybridAuthenticatorTests", dependencies: ["HybridAuthenticator"]),
-        .testTarget(name: "HybridClientTests", dependencies: ["HybridClient"]),
+        .testTarget(
+            name: "HybridClientTests",
+            dependencies: [
+                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "TunnelRelay",
+                "HybridAuthenticator", logging,
+            ] + crypto
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
