@@ -83,7 +83,9 @@ let package = Package(
         // The desktop's side.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "HybridClient", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", "CQREncode", logging] + crypto),
-        .executableTarget(name: "hybrid-client", dependencies: ["HybridClient", argumentParser, logging]),
+        .executableTarget(
+            name: "hybrid-client", dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
+        ),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
         .testTarget(
