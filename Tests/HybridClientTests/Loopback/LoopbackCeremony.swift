@@ -63,7 +63,7 @@ struct LoopbackCeremony {
                     client = result
                     qrSink.finish()
                     group.addTask {
-                        try? await Task.sleep(for: .seconds(5))
+                        try? await Task.sleep(for: .seconds(2))
                         return .graceOver
                     }
                 case .authenticator(let result): phone = result
