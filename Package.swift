@@ -78,7 +78,10 @@ let package = Package(
 
         // The phone's side.
         .target(name: "HybridAuthenticator", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", logging] + crypto),
-        .executableTarget(name: "hybrid-authenticator", dependencies: ["HybridAuthenticator", argumentParser, logging]),
+        .executableTarget(
+            name: "hybrid-authenticator",
+            dependencies: ["HybridAuthenticator", "HybridCore", "HybridBluetooth", argumentParser, logging]
+        ),
 
         // The desktop's side.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
@@ -95,7 +98,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
-        .testTarget(name: "HybridAuthenticatorTests", dependencies: ["HybridAuthenticator"]),
+        .testTarget(
+            name: "HybridAuthenticatorTests",
+            dependencies: [
+                "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
+                "TunnelRelay", logging,
+            ]
+        ),
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
