@@ -95,18 +95,35 @@ let package = Package(
 
         // The phone's side.
         .target(name: "HybridAuthenticator", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", logging] + crypto),
-        .executableTarget(name: "hybrid-authenticator", dependencies: ["HybridAuthenticator", argumentParser, logging]),
+        .executableTarget(
+            name: "hybrid-authenticator",
+            dependencies: ["HybridAuthenticator", "HybridCore", "HybridBluetooth", argumentParser, logging]
+        ),
 
         // The desktop's side.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "HybridClient", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", "CQREncode", logging] + crypto),
-        .executableTarget(name: "hybrid-client", dependencies: ["HybridClient", argumentParser, logging]),
+        .executableTarget(
+            name: "hybrid-client", dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
+        ),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
-        .testTarget(name: "HybridAuthenticatorTests", dependencies: ["HybridAuthenticator"]),
-        .testTarget(name: "HybridClientTests", dependencies: ["HybridClient"]),
+        .testTarget(
+            name: "HybridAuthenticatorTests",
+            dependencies: [
+                "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
+                "TunnelRelay", logging,
+            ]
+        ),
+        .testTarget(
+            name: "HybridClientTests",
+            dependencies: [
+                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "TunnelRelay",
+                "HybridAuthenticator", logging,
+            ] + crypto
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,33 @@
+import HybridBluetooth
+
+/// The one advertiser of a run, shared by the task that starts the advert and the task that
+/// stops it when the client connects; ``stop()`` is also the run's cleanup, so it is safe to call
+/// any number of times. Reports ``AuthenticatorEvent/advertising(uuid:serviceData:)`` and
+/// ``AuthenticatorEvent/advertisingStopped`` exactly when the state changes.
+actor AdvertisingControl {
+    private let advertiser: any BLEAdvertiser
+    private let emit: @Sendable (AuthenticatorEvent) -> Void
+    private var isAdvertising = false
+
+    init(advertiser: any BLEAdvertiser, emit: @escaping @Sendable (AuthenticatorEvent) -> Void) {
+        self.advertiser = advertiser
+        self.emit = emit
+    }
+
+    /// Puts `serviceData` on the air under UUID 0xFFF9.
+    func start(serviceData: [UInt8]) async throws {
+        let advert = BLEServiceDataAdvert(uuid16: BLEServiceUUID.fido, serviceData: serviceData)
+        // Marked first: if the start fails or is cancelled half-way, stop() still switches it off.
+        isAdvertising = true
+        try await advertiser.startAdvertising(advert)
+        emit(.advertising(uuid: advert.uuid16, serviceData: serviceData))
+    }
+
+    /// Switches advertising off (waiting until it is off) if it was started. Works in a cancelled task.
+    func stop() async {
+        guard isAdvertising else { return }
+        isAdvertising = false
+        await advertiser.stopAdvertising()
+        emit(.advertisingStopped)
+    }
+}

@@ -1,0 +1,56 @@
+import HybridCore
+
+/// Progress of one ``AuthenticatorRunner`` run, in the order it happens. The library never
+/// prints; the `hybrid-authenticator` executable shows these as text or JSON lines.
+public enum AuthenticatorEvent: Sendable, Hashable {
+    /// Connecting to the tunnel server at `origin` (a self-hosted relay when overridden) for the
+    /// tunnel domain the advert will name.
+    case waitingForTunnel(origin: TunnelServerOrigin, domainID: TunnelDomainID)
+    /// The relay accepted `/cable/new` and assigned this routing ID.
+    case tunnelOpened(routingID: RoutingID)
+    /// The advert is on the air: `serviceData` (20 bytes) under the 16-bit service `uuid` (0xFFF9).
+    case advertising(uuid: UInt16, serviceData: [UInt8])
+    /// Advertising is off (the client connected, or the run is ending).
+    case advertisingStopped
+    /// The client's first message came through the tunnel.
+    case connected
+    /// The Noise handshake is done and the post-handshake message (getInfo) is sent.
+    case handshakeDone
+    /// A CTAP request arrived: its command (nil if empty) and, for makeCredential and
+    /// getAssertion, its RP ID.
+    case request(command: CTAPCommand?, rpID: String?)
+    /// The request was answered with `CTAP2_OK`.
+    case approved(status: CTAPStatusCode)
+    /// The request was answered with an error status (the user declined, no credentials, …).
+    case denied(status: CTAPStatusCode)
+    /// The session ended normally.
+    case done(AuthenticatorRunSummary)
+    /// The run failed; `message` is the description of the ``AuthenticatorRunnerError`` thrown.
+    case error(message: String)
+}
+
+/// What a finished run did.
+public struct AuthenticatorRunSummary: Sendable, Hashable {
+    /// One answered CTAP request.
+    public struct Answer: Sendable, Hashable {
+        public var command: CTAPCommand?
+        public var rpID: String?
+        public var status: CTAPStatusCode
+
+        public init(command: CTAPCommand?, rpID: String?, status: CTAPStatusCode) {
+            self.command = command
+            self.rpID = rpID
+            self.status = status
+        }
+    }
+
+    /// Every request answered in this session, in order (phones answer one per session).
+    public var answers: [Answer]
+
+    public init(answers: [Answer] = []) {
+        self.answers = answers
+    }
+
+    /// Whether a CTAP request was served: at least one was answered with `CTAP2_OK`.
+    public var served: Bool { answers.contains { $0.status.isSuccess } }
+}

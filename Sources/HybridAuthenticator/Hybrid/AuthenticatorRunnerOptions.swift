@@ -1,0 +1,37 @@
+import Foundation
+import HybridBluetooth
+import HybridCore
+
+extension AuthenticatorRunner {
+    /// Everything a run can be told besides the QR code. The CLI builds it from its flags; tests
+    /// build it directly.
+    public struct Options: Sendable {
+        /// The tunnel-server domain to use and advertise: 0 (Google) by default, 1 (Apple), or a
+        /// hashed domain ≥ 256. An assigned ID must be below the QR code's key 2.
+        public var domainID: UInt16 = 0
+        /// Connect here instead of the domain's host (e.g. `ws://127.0.0.1:8080`); the advert still
+        /// names ``domainID``.
+        public var tunnelOrigin: TunnelServerOrigin?
+        /// Where the advert goes.
+        public var ble: BLEBackend
+        /// PEM file of extra CA certificates for `wss://`.
+        public var caFile: String?
+        /// Time allowed for the TCP connection and, again, for the WebSocket upgrade.
+        public var tunnelConnectTimeout: Duration = .seconds(10)
+        /// How long to advertise waiting for the client before giving up.
+        public var clientWaitTimeout: Duration = .seconds(120)
+        /// Limit for the whole run, `nil` for none. User prompts count, and a prompt blocked on
+        /// the terminal delays the stop until it returns.
+        public var overallTimeout: Duration? = .seconds(300)
+        /// Largest distance between now and the QR timestamp (key 3); `nil` skips the check. A
+        /// QR code without a timestamp is accepted (Chromium does not read key 3).
+        public var maxQRCodeAge: Duration? = .seconds(600)
+        /// The clock for the staleness check.
+        public var now: @Sendable () -> Date = { Date() }
+
+        /// Options with every default except the BLE backend.
+        public init(ble: BLEBackend) {
+            self.ble = ble
+        }
+    }
+}

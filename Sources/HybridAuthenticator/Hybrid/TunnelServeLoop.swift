@@ -1,0 +1,117 @@
+import HybridCore
+import HybridTransport
+import Logging
+
+/// The inner driver loop of a run, from the open tunnel to the end of the session: reads tunnel
+/// messages, feeds them to the ``AuthenticatorSession`` and performs its actions in order. CTAP
+/// requests go to the ``CTAPAuthenticator``. No protocol bytes are made here.
+struct TunnelServeLoop {
+    var session: AuthenticatorSession
+    let connection: TunnelConnection
+    let advertising: AdvertisingControl
+    let authenticator: CTAPAuthenticator
+    let emit: @Sendable (AuthenticatorEvent) -> Void
+    /// Yields once, when the client's first message arrives (ends the no-client watchdog).
+    let clientConnected: AsyncStream<Void>.Continuation
+    let logger: Logger
+    private var summary = AuthenticatorRunSummary()
+    private var hasClient = false
+
+    init(
+        session: AuthenticatorSession, connection: TunnelConnection, advertising: AdvertisingControl,
+        authenticator: CTAPAuthenticator, emit: @escaping @Sendable (AuthenticatorEvent) -> Void,
+        clientConnected: AsyncStream<Void>.Continuation, logger: Logger
+    ) {
+        self.session = session
+        self.connection = connection
+        self.advertising = advertising
+        self.authenticator = authenticator
+        self.emit = emit
+        self.clientConnected = clientConnected
+        self.logger = logger
+    }
+
+    /// Serves until the client sends shutdown (then closes the tunnel) or the tunnel closes.
+    /// - Throws: `SessionError`, `TunnelClientError`, or ``AuthenticatorRunnerError``.
+    mutating func run() async throws -> AuthenticatorRunSummary {
+        var messages = connection.messages.makeAsyncIterator()
+        while let message = try await messages.next() {
+            if !hasClient {
+                hasClient = true
+                clientConnected.yield()
+                clientConnected.finish()
+                emit(.connected)
+                logger.debug("client connected")
+            }
+            let handshaking = session.handshakeHash == nil
+            let actions = try session.messageReceived(message)
+            let finished = try await perform(actions)
+            if handshaking, session.handshakeHash != nil {
+                emit(.handshakeDone)
+                logger.debug("handshake done")
+            }
+            if finished {
+                await connection.close()
+                return summary
+            }
+        }
+        do {
+            _ = try session.tunnelClosed()
+        } catch {
+            throw AuthenticatorRunnerError.tunnelClosedEarly(clientConnected: hasClient, close: await connection.closeInfo())
+        }
+        return summary
+    }
+
+    /// Performs `actions` in order; returns whether the session finished.
+    private mutating func perform(_ actions: [AuthenticatorSession.Action]) async throws -> Bool {
+        for action in actions {
+            switch action {
+            case .stopAdvertising:
+                await advertising.stop()
+            case .send(let bytes):
+                try await connection.send(bytes)
+            case .deliverRequest(let request):
+                let replies = try await answer(request)
+                if try await perform(replies) { return true }
+            case .finish:
+                return true
+            case .openTunnel, .startAdvertising:
+                throw AuthenticatorRunnerError.other("internal error: unexpected session action after the tunnel opened")
+            }
+        }
+        return false
+    }
+
+    /// Serves one request and returns what the session wants sent back.
+    ///
+    /// JSON requests (type 03, digital credentials) are refused by closing the tunnel normally:
+    /// the post-handshake message offers only the `ctap` feature, so a client that sends one has
+    /// ignored it, and there is no JSON error format to answer with.
+    private mutating func answer(_ request: HybridPayload) async throws -> [AuthenticatorSession.Action] {
+        switch request {
+        case .json:
+            throw AuthenticatorRunnerError.unsupportedRequest(
+                "the client sent a JSON (digital credential) request; this authenticator offers only CTAP")
+        case .ctap(let bytes):
+            let command = bytes.first.map(CTAPCommand.init(rawValue:))
+            emit(.request(command: command, rpID: (try? CTAPRequest(bytes: bytes))?.relyingPartyID))
+            let outcome = await authenticator.process(bytes)
+            summary.answers.append(.init(command: outcome.command, rpID: outcome.rpID, status: outcome.status))
+            emit(outcome.status.isSuccess ? .approved(status: outcome.status) : .denied(status: outcome.status))
+            logger.debug("request answered", metadata: ["ctap.status": "\(outcome.status.rawValue)"])
+            return try session.requestCompleted(.ctap(outcome.response))
+        }
+    }
+}
+
+extension CTAPRequest {
+    /// The RP ID of a makeCredential or getAssertion request.
+    fileprivate var relyingPartyID: String? {
+        switch self {
+        case .makeCredential(let request): request.rp.id
+        case .getAssertion(let request): request.rpID
+        case .getInfo, .getNextAssertion, .selection, .other: nil
+        }
+    }
+}

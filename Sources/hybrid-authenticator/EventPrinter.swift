@@ -1,0 +1,110 @@
+import Foundation
+import HybridAuthenticator
+import HybridCore
+
+/// Shows runner events: one JSON object per line on standard output (`--json`), or short
+/// sentences for people (progress on standard output, errors on standard error).
+struct EventPrinter: Sendable {
+    let json: Bool
+
+    func print(_ event: AuthenticatorEvent) {
+        if json {
+            Console.writeOutput(Self.json(event).text + "\n")
+        } else if case .error(let message) = event {
+            Console.writeError("error: \(Self.printable(message))\n")
+        } else {
+            Console.writeOutput(Self.human(event) + "\n")
+        }
+    }
+
+    /// The `--json` object of `event`; its first member is always `"event"`.
+    static func json(_ event: AuthenticatorEvent) -> JSONLine {
+        var members: [(String, JSONLine)]
+        switch event {
+        case .waitingForTunnel(let origin, let domainID):
+            members = [("event", .string("waitingForTunnel")), ("origin", .string(origin.description)),
+                       ("domainID", .int(Int(domainID.rawValue)))]
+        case .tunnelOpened(let routingID):
+            members = [("event", .string("tunnelOpened")), ("routingID", .string(routingID.hex))]
+        case .advertising(let uuid, let serviceData):
+            members = [("event", .string("advertising")), ("uuid", .string(hex16(uuid))),
+                       ("serviceData", .string(Hex.encode(serviceData)))]
+        case .advertisingStopped:
+            members = [("event", .string("advertisingStopped"))]
+        case .connected:
+            members = [("event", .string("connected"))]
+        case .handshakeDone:
+            members = [("event", .string("handshakeDone"))]
+        case .request(let command, let rpID):
+            members = [("event", .string("request")), ("command", .optional(command.map(commandName))),
+                       ("rpID", .optional(rpID))]
+        case .approved(let status), .denied(let status):
+            let name = if case .approved = event { "approved" } else { "denied" }
+            members = [("event", .string(name))] + statusMembers(status)
+        case .done(let summary):
+            let answers = summary.answers.map { answer in
+                JSONLine.object(
+                    [("command", .optional(answer.command.map(commandName))), ("rpID", .optional(answer.rpID))]
+                        + statusMembers(answer.status))
+            }
+            members = [("event", .string("done")), ("served", .bool(summary.served)), ("requests", .array(answers))]
+        case .error(let message):
+            members = [("event", .string("error")), ("message", .string(message))]
+        }
+        return .object(members)
+    }
+
+    /// One sentence for people.
+    static func human(_ event: AuthenticatorEvent) -> String {
+        switch event {
+        case .waitingForTunnel(let origin, let domainID):
+            return "Opening a tunnel at \(origin) (tunnel domain \(domainID.rawValue))..."
+        case .tunnelOpened(let routingID):
+            return "Tunnel open, routing ID \(routingID.hex)."
+        case .advertising(let uuid, _):
+            return "Advertising over Bluetooth (service 0x\(hex16(uuid).uppercased())); waiting for the client..."
+        case .advertisingStopped:
+            return "Advertising stopped."
+        case .connected:
+            return "Client connected."
+        case .handshakeDone:
+            return "Handshake done."
+        case .request(let command, let rpID):
+            let what = command.map(commandName) ?? "empty request"
+            return "Request: \(what)" + (rpID.map { " for \(printable($0))" } ?? "")
+        case .approved:
+            return "Approved."
+        case .denied(let status):
+            return "Denied: \(status.message) (\(status.name ?? "status") 0x\(Hex.encode([status.rawValue])))"
+        case .done(let summary):
+            return summary.served ? "Done." : "Done, but no request succeeded."
+        case .error(let message):
+            return "error: \(printable(message))"
+        }
+    }
+
+    private static func statusMembers(_ status: CTAPStatusCode) -> [(String, JSONLine)] {
+        [("status", .int(Int(status.rawValue))), ("statusName", .optional(status.name))]
+    }
+
+    private static func commandName(_ command: CTAPCommand) -> String {
+        command.name ?? "0x" + Hex.encode([command.rawValue])
+    }
+
+    private static func hex16(_ value: UInt16) -> String {
+        Hex.encode([UInt8(value >> 8), UInt8(value & 0xFF)])
+    }
+
+    /// `text` with control characters replaced, so a peer's RP ID cannot drive the terminal.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "?" : scalar
+        }))
+    }
+}
+
+/// Unbuffered writes, so a harness reading a pipe sees each line at once.
+enum Console {
+    static func writeOutput(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+}

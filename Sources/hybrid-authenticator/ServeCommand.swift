@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import HybridAuthenticator
+import HybridBluetooth
+import HybridCore
+import Logging
+
+/// The default command: serve one hybrid session for a QR code.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve one hybrid session for a FIDO:/ QR code (the default command).",
+        discussion: "See 'hybrid-authenticator --help' for the flow, the JSON events and the exit status."
+    )
+
+    @Argument(help: "The FIDO:/ text of the QR code; '-' or nothing reads it from standard input.")
+    var qrCode: String?
+
+    @Option(help: ArgumentHelp(
+        "Connect to this relay (ws:// or wss://host[:port]) instead of the domain's tunnel server; the advert still names --domain-id.",
+        valueName: "url"))
+    var tunnelURL: String?
+
+    @Option(help: "Tunnel domain to use and advertise: 0 (Google), 1 (Apple, only if the client knows it), or a hashed ID 256-65535.")
+    var domainID: UInt16 = 0
+
+    @Option(help: ArgumentHelp(
+        "Bluetooth backend: hci (raw HCI, needs CAP_NET_RAW/CAP_NET_ADMIN), bluez (bluetoothd over D-Bus), or sim (the loopback simulated air of $HYBRID_SIMULATED_AIR_DIR, for tests and demos). Default: bluez when bluetoothd runs, else hci.",
+        valueName: "backend"))
+    var ble: String?
+
+    @Option(help: ArgumentHelp("Bluetooth adapter for hci or bluez (default: the first one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Flag(help: "Approve every request without asking (unattended use). User verification then counts as done when the store is encrypted, since its passphrase opened it.")
+    var yes = false
+
+    @Flag(help: "Print every event as one JSON object per line on standard output.")
+    var json = false
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: ArgumentHelp("PEM file of extra CA certificates trusted for wss:// (private relays).", valueName: "file"))
+    var caFile: String?
+
+    @Option(help: "Seconds allowed to connect to the tunnel server (TCP, then again for the upgrade).")
+    var connectTimeout: Double = 10
+
+    @Option(help: "Seconds to advertise waiting for the client.")
+    var clientTimeout: Double = 120
+
+    @Option(help: "Seconds for the whole session, 0 for no limit.")
+    var timeout: Double = 300
+
+    @Option(help: "Largest difference in seconds between now and the QR code's timestamp, 0 to skip the check.")
+    var maxQRAge: Double = 600
+
+    @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "warning"
+
+    func validate() throws {
+        if let tunnelURL {
+            do {
+                _ = try TunnelServerOrigin(parsing: tunnelURL)
+            } catch {
+                throw ValidationError("--tunnel-url must be ws:// or wss:// with a host and optional port (\(error))")
+            }
+        }
+        guard TunnelDomainID(rawValue: domainID) != nil else {
+            throw ValidationError("--domain-id \(domainID) is reserved: use 0, 1 or 256-65535")
+        }
+        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
+            throw ValidationError("--ble must be hci, bluez or sim")
+        }
+        for (name, value) in [("--connect-timeout", connectTimeout), ("--client-timeout", clientTimeout)]
+        where !(value > 0) {
+            throw ValidationError("\(name) must be positive")
+        }
+        guard timeout >= 0, maxQRAge >= 0 else { throw ValidationError("--timeout and --max-qr-age must not be negative") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw ValidationError("--ca-file \(caFile) is not a readable file")
+        }
+    }
+
+    /// The runner options these flags describe, with `ble` resolved.
+    func runnerOptions(ble backend: BLEBackend) -> AuthenticatorRunner.Options {
+        var options = AuthenticatorRunner.Options(ble: backend)
+        options.domainID = domainID
+        options.tunnelOrigin = tunnelURL.flatMap { try? TunnelServerOrigin(parsing: $0) }
+        options.caFile = caFile
+        options.tunnelConnectTimeout = .seconds(connectTimeout)
+        options.clientWaitTimeout = .seconds(clientTimeout)
+        options.overallTimeout = timeout > 0 ? .seconds(timeout) : nil
+        options.maxQRCodeAge = maxQRAge > 0 ? .seconds(maxQRAge) : nil
+        return options
+    }
+
+    /// `--ble` as given, else the automatic choice (bluez when bluetoothd is reachable, else hci).
+    func resolveBackend() async -> BLEBackend {
+        if let ble, let backend = BLEBackend(name: ble, adapter: adapter) { return backend }
+        return await BLEBackend.automatic(adapter: adapter)
+    }
+
+    /// `--yes`: approve everything; else ask on the terminal, with the store passphrase as user verification.
+    func makeUserInteraction(store: FilePasskeyStore) -> any UserInteraction {
+        if yes { return AutoApproveUserInteraction(userVerification: store.isEncrypted) }
+        var verify: (@Sendable (String) async -> Bool)?
+        if store.isEncrypted {
+            verify = { passphrase in await store.verifyPassphrase(passphrase) }
+        }
+        return TerminalUserInteraction(verifyPassphrase: verify)
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "hybrid.authenticator")
+        let printer = EventPrinter(json: json)
+        let runner: AuthenticatorRunner
+        let qrText: String
+        do {
+            qrText = try await QRCodeInput.read(argument: qrCode, promptOnTerminal: !json)
+            // Check the QR code before asking for a passphrase.
+            _ = try AuthenticatorRunner.check(qrCode: qrText, options: runnerOptions(ble: .hci(adapter: nil)))
+            let store = try await storeOptions.open()
+            let interaction = makeUserInteraction(store: store)
+            let authenticator = CTAPAuthenticator(store: store, userInteraction: interaction, logger: logger)
+            runner = AuthenticatorRunner(
+                options: runnerOptions(ble: await resolveBackend()), authenticator: authenticator, logger: logger)
+        } catch {
+            printer.print(.error(message: "\(error)"))
+            throw ExitCode.failure
+        }
+        let summary: AuthenticatorRunSummary
+        do {
+            summary = try await InterruptHandling.cancellingOnSignal {
+                try await runner.run(qrCode: qrText, onEvent: printer.print)
+            }
+        } catch {
+            // The runner already reported it as its last event.
+            throw ExitCode.failure
+        }
+        if !summary.served { throw ExitCode(3) }
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import HybridAuthenticator
+
+/// `--store` and `--insecure-plaintext-store`, shared by serving and `credentials`.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Passkey store file.",
+            discussion: "Default: $XDG_DATA_HOME/hybrid-authenticator/passkeys.json (~/.local/share/... when unset).",
+            valueName: "path"))
+    var store: String?
+
+    @Flag(help: "Keep private keys unencrypted (tests only). Needed to open a store created this way.")
+    var insecurePlaintextStore = false
+
+    /// The store file to use.
+    var path: String { store ?? FilePasskeyStore.defaultPath() }
+
+    /// Environment variable holding the store passphrase (else it is asked for on the terminal).
+    static let passphraseVariable = "HYBRID_AUTHENTICATOR_PASSPHRASE"
+
+    /// Opens (or prepares) the store: plaintext with `--insecure-plaintext-store`, else with the
+    /// passphrase from ``passphraseVariable`` or a no-echo prompt (asked twice for a new store).
+    func open(
+        console: any TerminalConsole = DeviceTerminal(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws(StoreAccessError) -> FilePasskeyStore {
+        let path = self.path
+        let existing: FilePasskeyStore.StoredProtection?
+        do {
+            existing = try FilePasskeyStore.storedProtection(atPath: path)
+        } catch {
+            throw StoreAccessError(path: path, error: error)
+        }
+        let protection: FilePasskeyStore.Protection
+        if insecurePlaintextStore {
+            protection = .insecurePlaintext
+        } else if existing == .plaintext {
+            throw StoreAccessError(path: path, error: .notEncrypted)
+        } else if let passphrase = environment[Self.passphraseVariable], !passphrase.isEmpty {
+            protection = .passphrase(passphrase)
+        } else {
+            protection = .passphrase(try await Self.askPassphrase(for: path, isNew: existing == nil, console: console))
+        }
+        do {
+            return try FilePasskeyStore(path: path, protection: protection)
+        } catch {
+            throw StoreAccessError(path: path, error: error)
+        }
+    }
+
+    private static func askPassphrase(
+        for path: String, isNew: Bool, console: any TerminalConsole
+    ) async throws(StoreAccessError) -> String {
+        await console.write(isNew ? "New passphrase for the passkey store \(path): " : "Passphrase for \(path): ")
+        let first = await console.readLine(hidingInput: true)
+        await console.write("\n")
+        guard let first, !first.isEmpty else { throw StoreAccessError(path: path, reason: .noPassphrase) }
+        if isNew {
+            await console.write("Repeat the passphrase: ")
+            let second = await console.readLine(hidingInput: true)
+            await console.write("\n")
+            guard second == first else { throw StoreAccessError(path: path, reason: .passphrasesDiffer) }
+        }
+        return first
+    }
+}
+
+/// Why the passkey store could not be opened; ``description`` says what to do.
+struct StoreAccessError: Error, CustomStringConvertible, Equatable {
+    enum Reason: Equatable {
+        case store(PasskeyStoreError)
+        case noPassphrase
+        case passphrasesDiffer
+    }
+
+    let path: String
+    let reason: Reason
+
+    init(path: String, reason: Reason) {
+        self.path = path
+        self.reason = reason
+    }
+
+    init(path: String, error: PasskeyStoreError) {
+        self.init(path: path, reason: .store(error))
+    }
+
+    var description: String {
+        switch reason {
+        case .noPassphrase:
+            return "no passphrase for the passkey store: set \(StoreOptions.passphraseVariable) or run on a terminal"
+        case .passphrasesDiffer:
+            return "the passphrases differ; nothing was created"
+        case .store(let error):
+            return "passkey store \(path): " + Self.describe(error)
+        }
+    }
+
+    static func describe(_ error: PasskeyStoreError) -> String {
+        switch error {
+        case .wrongPassphrase: "wrong passphrase"
+        case .passphraseRequired: "it is encrypted and needs a passphrase"
+        case .notEncrypted: "it is an insecure plaintext store: pass --insecure-plaintext-store to use it"
+        case .corrupt(let reason): "not a valid store (\(reason)); it was left untouched"
+        case .unsupportedVersion(let version): "written by a newer version of this program (format \(version))"
+        case .unknownCredential: "no passkey has that credential ID"
+        case .io(let operation, let path, let errno): "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
+        }
+    }
+}
