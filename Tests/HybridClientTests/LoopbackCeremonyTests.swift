@@ -169,12 +169,7 @@ import Testing
                 Issue.record("expected a tunnel error, got \(outcome.client)")
                 return
             }
-            // The relay does answer 404 (checked on the wire), but TunnelClient's not-upgraded path
-            // waits for a head that NIO forwards only after that wait ends, so it reports
-            // `connectionClosed` instead of `httpStatus(404)`: a HybridTransport bug, reported.
-            withKnownIssue("TunnelClient reports connectionClosed instead of the HTTP status") {
-                #expect(outcome.clientError == .tunnel(.httpStatus(404)))
-            }
+            #expect(outcome.clientError == .tunnel(.httpStatus(404)))
         }
     }
 

@@ -181,7 +181,7 @@ struct RelayPairingTests {
     }
 
     @Test func relayPingsAndClosesSilentPeers() async throws {
-        try await RelayTest.withRelay({ $0.pingInterval = .milliseconds(100) }) { _, origin async throws in
+        try await RelayTest.withRelay({ $0.pingInterval = .milliseconds(400) }) { _, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 try await raw.send(RawConnection.upgradeRequest(path: TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath))
                 #expect(try await raw.readResponseHead().httpStatus == 101)
@@ -195,7 +195,7 @@ struct RelayPairingTests {
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
                 // Not ordering anything: just letting five ping intervals pass in silence.
-                try await Task.sleep(for: .milliseconds(500))
+                try await Task.sleep(for: .milliseconds(2000))
                 try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
                     try await client.send([5])
                     var fromClient = phone.messages.makeAsyncIterator()
