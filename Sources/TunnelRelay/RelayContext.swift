@@ -7,6 +7,7 @@ struct RelayContext: Sendable {
     let registry: TunnelRegistry
     let metrics: RelayMetrics
     let tracker: ConnectionTracker
+    let pingSweepers: PingSweepers
     let logger: Logger
 
     /// Ends `side` for `reason` and tells the peer (if any) to close with the matching code.
