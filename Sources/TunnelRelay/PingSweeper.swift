@@ -5,20 +5,33 @@ import NIOCore
 ///
 /// Every ``RelayConfiguration/pingInterval`` it ticks each tunnel connection on its loop: a
 /// connection that read nothing since the last tick is pinged, and one that stayed silent for
-/// another tick is closed (see ``RelayTunnelHandler``).
+/// another tick is closed (see ``RelayTunnelHandler``). Connections are spread over
+/// ``slices`` groups ticked one after another, so pings go out in small batches rather than
+/// one burst per interval.
 final class PingSweeper {
-    private var members: [ObjectIdentifier: (handler: RelayTunnelHandler, context: ChannelHandlerContext)] = [:]
+    /// Groups per interval; the timer fires `slices` times per interval.
+    static let slices = 16
+
+    private typealias Member = (handler: RelayTunnelHandler, context: ChannelHandlerContext)
+    private var groups = [[ObjectIdentifier: Member]](repeating: [:], count: slices)
+    private var nextGroup = 0
+    private var current = 0
 
     func add(_ handler: RelayTunnelHandler, context: ChannelHandlerContext) {
-        members[ObjectIdentifier(handler)] = (handler, context)
+        groups[nextGroup][ObjectIdentifier(handler)] = (handler, context)
+        nextGroup = (nextGroup + 1) % Self.slices
     }
 
     func remove(_ handler: RelayTunnelHandler) {
-        members[ObjectIdentifier(handler)] = nil
+        for index in groups.indices where groups[index].removeValue(forKey: ObjectIdentifier(handler)) != nil {
+            return
+        }
     }
 
     fileprivate func tick() {
-        for (handler, context) in members.values { handler.pingTick(context: context) }
+        let members = groups[current].values
+        current = (current + 1) % Self.slices
+        for (handler, context) in members { handler.pingTick(context: context) }
     }
 }
 
@@ -28,6 +41,7 @@ struct PingSweepers: Sendable {
     private let tasks: [RepeatedTask]
 
     init(group: any EventLoopGroup, interval: TimeAmount) {
+        let interval = TimeAmount.nanoseconds(max(interval.nanoseconds / Int64(PingSweeper.slices), 1))
         var sweepers: [ObjectIdentifier: NIOLoopBoundBox<PingSweeper>] = [:]
         var tasks: [RepeatedTask] = []
         for eventLoop in group.makeIterator() {
