@@ -13,6 +13,13 @@ struct RelayContext: Sendable {
     /// Ends `side` for `reason` and tells the peer (if any) to close with the matching code.
     func end(_ pairing: TunnelPairing, side: TunnelSide, reason: TunnelEndReason) {
         guard let peer = registry.end(pairing, side: side, reason: reason) else { return }
+        logger.debug(
+            "tunnel ending",
+            metadata: [
+                "tunnel.id": "\(pairing.tunnelID)", "routing.id": "\(pairing.routingID)",
+                "tunnel.side": "\(side)", "tunnel.reason": "\(reason)",
+            ]
+        )
         peer.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: reason.codeForPeer))
     }
 
