@@ -33,6 +33,8 @@ struct RelayBenchCommand: AsyncParsableCommand {
     var latencyTunnels = 50
     @Option(help: "The relay's --event-loops (0: one per core).")
     var relayEventLoops = 0
+    @Option(help: "The relay's --ping-interval in seconds (its default is 20).")
+    var relayPingInterval: Double = 20
     @Option(help: "Seconds of the latency phase.")
     var latencyDuration: Double = 10
 
@@ -56,7 +58,7 @@ struct RelayBenchCommand: AsyncParsableCommand {
             "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0", "--log-level", "error",
             "--pending-ttl", "600", "--tunnel-lifetime", "3600", "--max-messages", "1000000000",
             "--max-bytes", "1000000000000", "--max-connections", "1000000", "--max-pending", "1000000",
-            "--event-loops", String(relayEventLoops),
+            "--event-loops", String(relayEventLoops), "--ping-interval", String(relayPingInterval),
         ])
         defer { relay.stop() }
         let echo = try await EchoServer.start()

@@ -11,10 +11,12 @@ enum TunnelVectorFiles {
     enum LoadError: Error, CustomStringConvertible {
         case directoryNotFound
         case wrongKind(expected: String, found: String)
+        case badHex(String)
         var description: String {
             switch self {
             case .directoryNotFound: "vectors directory not found (set HYBRID_VECTORS_DIR)"
             case .wrongKind(let expected, let found): "expected kind \(expected), found \(found)"
+            case .badHex(let text): "not lower-case hex: \(text)"
             }
         }
     }
@@ -45,9 +47,10 @@ enum TunnelVectorFiles {
     static func bytes(_ hex: String) throws -> [UInt8] {
         var out: [UInt8] = []
         var index = hex.startIndex
+        guard hex.count % 2 == 0 else { throw LoadError.badHex(hex) }
         while index < hex.endIndex {
             let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { throw LoadError.directoryNotFound }
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { throw LoadError.badHex(hex) }
             out.append(byte)
             index = next
         }
