@@ -89,6 +89,7 @@ let package = Package(
             name: "tunnel-relay",
             dependencies: [
                 "TunnelRelay", argumentParser, logging,
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

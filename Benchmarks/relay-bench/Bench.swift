@@ -3,7 +3,8 @@ import HybridTransport
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// The tunnels of one benchmark run. Tunnel `i` is a throughput worker if
+/// The tunnels of one benchmark run: an echoing NIO phone (``EchoPhone``) on `/cable/new` and
+/// our ``TunnelClient`` on `/cable/connect`. Tunnel `i` is a throughput worker if
 /// `i < throughputTunnels`, a latency worker for the next `latencyTunnels`, idle otherwise.
 ///
 /// Phases only move forward (``PhaseGate``); each active phase is followed by its stop phase.
@@ -57,18 +58,32 @@ final class Bench: Sendable {
         var released = false
         do {
             let tunnelID = Self.randomTunnelID()
-            try await connect(to: TunnelURL(origin: relay, path: .new(tunnelID))) { phone in
-                let routingID = try phone.routingID()
-                try await self.connect(to: TunnelURL(origin: self.relay, path: .connect(routingID, tunnelID))) { client in
-                    released = true
-                    await self.slots.release()
-                    _ = self.counters.paired()
-                    try await self.work(index, phone: phone, client: client)
-                }
+            let (routingID, phone) = try await openPhone(tunnelID)
+            defer { phone.close(promise: nil) }
+            try await connect(to: TunnelURL(origin: relay, path: .connect(routingID, tunnelID))) { client in
+                released = true
+                await self.slots.release()
+                _ = self.counters.paired()
+                try await self.work(index, client: client)
             }
         } catch {
             if !released { await slots.release() }
             counters.failed()
+        }
+    }
+
+    /// The echoing `/cable/new` side, from a fresh source port (retrying when one is taken).
+    private func openPhone(_ tunnelID: TunnelID) async throws -> (RoutingID, any Channel) {
+        var attempts = 0
+        while true {
+            do {
+                return try await EchoPhone.open(
+                    relayPort: relay.effectivePort, tunnelID: tunnelID, localAddress: try sourcePorts.take()
+                )
+            } catch {
+                attempts += 1
+                if attempts >= 20 { throw error }
+            }
         }
     }
 
@@ -96,38 +111,31 @@ final class Bench: Sendable {
         }
     }
 
-    private func work(_ index: Int, phone: TunnelConnection, client: TunnelConnection) async throws {
+    private func work(_ index: Int, client: TunnelConnection) async throws {
         let isThroughput = index < throughputTunnels
         let isLatency = !isThroughput && index < throughputTunnels + latencyTunnels
         guard isThroughput || isLatency else {
             await gate.wait(for: Self.done)
             return
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // The phone echoes everything back.
-                for try await message in phone.messages { try await phone.send(message) }
-            }
-            var replies = client.messages.makeAsyncIterator()
-            if isThroughput {
-                for phase in [Self.smallThroughput, Self.largeThroughput] {
-                    await gate.wait(for: phase)
-                    let message = [UInt8](repeating: 0x5a, count: messageSize)
-                    var count = 0
-                    while currentPhase == phase {
-                        try await client.send(message)
-                        guard try await replies.next() != nil else { break }
-                        count += 1
-                    }
-                    counters.roundTrips(count)
+        var replies = client.messages.makeAsyncIterator()
+        if isThroughput {
+            for phase in [Self.smallThroughput, Self.largeThroughput] {
+                await gate.wait(for: phase)
+                let message = [UInt8](repeating: 0x5a, count: messageSize)
+                var count = 0
+                while currentPhase == phase {
+                    try await client.send(message)
+                    guard try await replies.next() != nil else { break }
+                    count += 1
                 }
-            } else {
-                await gate.wait(for: Self.relayedLatency)
-                counters.samples(try await pacedRoundTrips(client, &replies, while: Self.relayedLatency))
+                counters.roundTrips(count)
             }
-            await gate.wait(for: Self.done)
-            group.cancelAll()
+        } else {
+            await gate.wait(for: Self.relayedLatency)
+            counters.samples(try await pacedRoundTrips(client, &replies, while: Self.relayedLatency))
         }
+        await gate.wait(for: Self.done)
     }
 
     /// Round trips of 64-byte messages at the latency interval while the phase lasts; returns

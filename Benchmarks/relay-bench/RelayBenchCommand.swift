@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HybridCore
 import HybridTransport
 import Logging
@@ -28,16 +31,34 @@ struct RelayBenchCommand: AsyncParsableCommand {
     var latencyRate = 5_000
     @Option(help: "Tunnels sharing the latency-phase load.")
     var latencyTunnels = 50
+    @Option(help: "The relay's --event-loops (0: one per core).")
+    var relayEventLoops = 0
+    @Option(help: "The relay's --ping-interval in seconds (its default is 20).")
+    var relayPingInterval: Double = 20
     @Option(help: "Seconds of the latency phase.")
     var latencyDuration: Double = 10
 
     static let logger = Logger(label: "relay.bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
+    /// Tunnels this process (and the relay, which inherits the limit) can hold: each tunnel is
+    /// two sockets on each side, plus a margin for the listener, echo and latency connections.
+    var feasibleTunnels: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return tunnels }
+        let cap = (Int(limit.rlim_cur) - 200) / 2
+        if cap < tunnels {
+            print("fd limit \(limit.rlim_cur) allows \(cap) tunnels, not \(tunnels) (2 fds per tunnel in the relay and here)")
+        }
+        return min(tunnels, cap)
+    }
+
     func run() async throws {
+        let tunnels = feasibleTunnels
         let relay = try RelayProcess(binary: relayBinary, arguments: [
             "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0", "--log-level", "error",
             "--pending-ttl", "600", "--tunnel-lifetime", "3600", "--max-messages", "1000000000",
             "--max-bytes", "1000000000000", "--max-connections", "1000000", "--max-pending", "1000000",
+            "--event-loops", String(relayEventLoops), "--ping-interval", String(relayPingInterval),
         ])
         defer { relay.stop() }
         let echo = try await EchoServer.start()

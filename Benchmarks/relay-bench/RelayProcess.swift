@@ -44,4 +44,5 @@ final class RelayProcess {
 enum BenchError: Error {
     case relayDidNotStart(String)
     case noFreeSourcePort
+    case phoneUpgradeFailed
 }

@@ -52,7 +52,10 @@ public struct TunnelConnection: Sendable {
     public func send(_ message: some Collection<UInt8>) async throws(TunnelClientError) {
         guard message.count <= maxMessageSize else { throw .messageTooLarge }
         var data = channel.allocator.buffer(capacity: message.count)
-        data.writeBytes(message)
+        // Contiguous collections (arrays) are copied in one go, not element by element.
+        if message.withContiguousStorageIfAvailable({ data.writeBytes(UnsafeRawBufferPointer($0)) }) == nil {
+            data.writeBytes(message)
+        }
         let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: data)
         do {
             try await outbound.write(frame)

@@ -21,7 +21,6 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private var closing = false
     private var readSinceTick = false
     private var pingOutstanding = false
-    private var pingTask: RepeatedTask?
     private var closeTimer: Scheduled<Void>?
 
     init(side: TunnelSide, pairing: TunnelPairing, relay: RelayContext) {
@@ -31,12 +30,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let interval = TimeAmount(relay.configuration.pingInterval)
-        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let loopBoundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        pingTask = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            loopBoundSelf.value.pingTick(context: loopBoundContext.value)
-        }
+        relay.pingSweepers.sweeper(on: context.eventLoop)?.add(self, context: context)
         lookUpPeer(context: context, closeIfEnded: true)
         if side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
@@ -44,7 +38,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        pingTask?.cancel()
+        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self)
         closeTimer?.cancel()
         queue = []
     }
@@ -143,7 +137,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         relay.end(pairing, side: side, reason: .dropped)
-        pingTask?.cancel()
+        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self)
         closeTimer?.cancel()
         context.fireChannelInactive()
     }
@@ -178,7 +172,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         for frame in queued { forward(frame, to: channel, context: context) }
     }
 
-    private func pingTick(context: ChannelHandlerContext) {
+    /// Called by the loop's ``PingSweeper`` every ping interval.
+    func pingTick(context: ChannelHandlerContext) {
         defer { readSinceTick = false }
         guard !readSinceTick, !closing else { return }
         if pingOutstanding {
