@@ -46,6 +46,7 @@ pids+=($!)
 port="$(wait_for_line "$work/relay.out" '^listening on ' | sed -E 's/.*:([0-9]+)$/\1/')"
 echo "== relay listening on 127.0.0.1:$port"
 
+# 32 random bytes, base64url.
 random_challenge() { python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())'; }
 
 # run_ceremony NAME CLIENT-ARGS...: the client shows a QR code (first --json event); the
@@ -81,11 +82,27 @@ run_ceremony() {
     python3 -m json.tool "$work/$name.json"
 }
 
+# The requests as a relying party would send them (WebAuthn JSON). User verification is
+# "discouraged": the demo's authenticator keeps its passkeys in a plaintext test store, so it has
+# no passphrase to verify the user with.
 create_challenge="$(random_challenge)"
-run_ceremony create create --rp-id "$rp_id" --user alice --challenge "$create_challenge"
+cat >"$work/create-options.json" <<JSON
+{
+  "rp": {"id": "$rp_id", "name": "Example"},
+  "user": {"id": "$(random_challenge)", "name": "alice@example.com", "displayName": "Alice"},
+  "challenge": "$create_challenge",
+  "pubKeyCredParams": [{"type": "public-key", "alg": -7}],
+  "authenticatorSelection": {"residentKey": "required", "userVerification": "discouraged"},
+  "attestation": "none"
+}
+JSON
+run_ceremony create create --options "$work/create-options.json"
 
 get_challenge="$(random_challenge)"
-run_ceremony get get --rp-id "$rp_id" --challenge "$get_challenge"
+cat >"$work/get-options.json" <<JSON
+{"challenge": "$get_challenge", "rpId": "$rp_id", "allowCredentials": [], "userVerification": "discouraged"}
+JSON
+run_ceremony get get --options "$work/get-options.json"
 
 echo
 echo "== py_webauthn, as the relying party, verifies both results"
