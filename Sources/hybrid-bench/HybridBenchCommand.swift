@@ -29,6 +29,7 @@ struct HybridBenchCommand: AsyncParsableCommand {
         print("raw P-256 per side (µs): keygen \(format(cpu.keyGeneration)) + 2 × ECDH \(format(cpu.ecdh)) + point decode \(format(cpu.pointDecode)) = \(format(cpu.rawPerSide))")
         print(String(format: "  ratio handshake / raw: initiator %.2f   responder %.2f",
                      cpu.initiator / cpu.rawPerSide, cpu.responder / cpu.rawPerSide))
+        print("  besides: 2 × public-key serialization (x963Representation) per side \(format(2 * cpu.pointEncode)) µs")
     }
 
     private func format(_ microseconds: Double) -> String { String(format: "%.1f", microseconds) }

@@ -159,6 +159,17 @@ import Testing
         }
     }
 
+    @Test func phoneNeverAnswers() async throws {
+        let air = try LoopbackCeremony.freshAir()
+        try await LoopbackRelay.with { relay in
+            let outcome = try await LoopbackCeremony.run(
+                try Self.registration(), options: Self.options(relay: relay, air: air, timeout: .seconds(1)),
+                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .neverAnswers))
+            #expect(outcome.clientError == .timedOut(stage: .waitingForApproval, after: .seconds(1)))
+            #expect(outcome.events.last == .waitingForApproval)
+        }
+    }
+
     @Test func relayRefusesTheTunnel() async throws {
         let air = try LoopbackCeremony.freshAir()
         try await LoopbackRelay.with { relay in
