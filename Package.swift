@@ -108,6 +108,15 @@ let package = Package(
             name: "hybrid-client", dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
         ),
 
+        // Benchmark: full ceremonies on loopback and the handshake's CPU cost (scripts/bench-ceremony.sh).
+        .executableTarget(
+            name: "hybrid-bench",
+            dependencies: [
+                "HybridClient", "HybridAuthenticator", "HybridCore", "HybridBluetooth", "TunnelRelay", argumentParser,
+                logging,
+            ] + crypto
+        ),
+
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),

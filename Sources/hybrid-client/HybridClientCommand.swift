@@ -15,6 +15,6 @@ struct HybridClientCommand: AsyncParsableCommand {
             Exit status: 0 success, 1 failure (Bluetooth, tunnel, protocol), 2 timed out, \
             3 the phone answered with a CTAP error (no passkey, declined, …), 64 usage, 130 interrupted.
             """,
-        subcommands: [CreateCommand.self, GetCommand.self]
+        subcommands: [CreateCommand.self, GetCommand.self, ShowQRCommand.self]
     )
 }

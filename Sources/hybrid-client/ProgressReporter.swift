@@ -28,9 +28,9 @@ struct ProgressReporter: Sendable {
 
     func reportFailure(_ message: String, kind: String, ctapStatus: CTAPStatusCode? = nil) {
         if json {
-            var object: [String: Any] = ["event": "error", "kind": kind, "message": message]
-            if let ctapStatus { object["ctapStatus"] = Int(ctapStatus.rawValue) }
-            writeLine(Self.encode(object))
+            var members: [String: Any] = ["kind": kind, "message": message]
+            if let ctapStatus { members["ctapStatus"] = Int(ctapStatus.rawValue) }
+            writeLine(Self.line("error", members))
         } else {
             writeLine("hybrid-client: \(message)")
         }
@@ -38,13 +38,12 @@ struct ProgressReporter: Sendable {
 
     static func jsonLine(for event: HybridClientEvent) -> String {
         switch event {
-        case .qr(let url): encode(["event": "qr", "url": url])
-        case .waitingForDevice(let timeout):
-            encode(["event": "waitingForDevice", "timeoutSeconds": Double(timeout.components.seconds)])
-        case .connecting(let domain, let host): encode(["event": "connecting", "domain": Int(domain.rawValue), "host": host])
-        case .handshake: encode(["event": "handshake"])
-        case .waitingForApproval: encode(["event": "waitingForApproval"])
-        case .done: encode(["event": "done"])
+        case .qr(let url): line("qr", ["url": url])
+        case .waitingForDevice(let timeout): line("waitingForDevice", ["timeoutSeconds": timeout.components.seconds])
+        case .connecting(let domain, let host): line("connecting", ["domain": Int(domain.rawValue), "host": host])
+        case .handshake: line("handshake")
+        case .waitingForApproval: line("waitingForApproval")
+        case .done: line("done")
         }
     }
 
@@ -79,9 +78,19 @@ struct ProgressReporter: Sendable {
         }
     }
 
-    private static func encode(_ object: [String: Any]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return "{}" }
+    /// One JSON object on one line: `"event"` first, then `members` with sorted keys.
+    static func line(_ event: String, _ members: [String: Any] = [:]) -> String {
+        var text = "{" + fragment("event") + ":" + fragment(event)
+        for key in members.keys.sorted() {
+            guard let value = members[key] else { continue }
+            text += "," + fragment(key) + ":" + fragment(value)
+        }
+        return text + "}"
+    }
+
+    private static func fragment(_ value: Any) -> String {
+        let options: JSONSerialization.WritingOptions = [.fragmentsAllowed, .withoutEscapingSlashes]
+        guard let data = try? JSONSerialization.data(withJSONObject: value, options: options) else { return "null" }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HybridCore
 import Testing
 
@@ -76,5 +77,14 @@ import Testing
     @Test func firstJSONEventCarriesTheQRString() throws {
         let line = ProgressReporter.jsonLine(for: .qr(url: "FIDO:/0123"))
         #expect(line == #"{"event":"qr","url":"FIDO:/0123"}"#)
+    }
+}
+
+extension HybridClientCommandTests {
+    @Test func jsonEventsStartWithTheEventName() throws {
+        let line = ProgressReporter.jsonLine(for: .connecting(domain: .apple, host: "127.0.0.1:80"))
+        #expect(line == #"{"event":"connecting","domain":1,"host":"127.0.0.1:80"}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(object?["host"] as? String == "127.0.0.1:80")
     }
 }

@@ -34,13 +34,13 @@ import Testing
         HybridClientOptions(bluetooth: .simulated(air), timeout: timeout, testTunnelOverrides: [.google: relay])
     }
 
-    /// Registers a passkey in `store` and returns the response.
+    /// Registers a passkey in `store` with the authenticator role's driver and returns the response.
     static func register(
         store: InMemoryPasskeyStore, relay: TunnelServerOrigin, air: SimulatedAir
     ) async throws -> RegistrationResponseJSON {
         let outcome = try await LoopbackCeremony.run(
             try registration(), options: options(relay: relay, air: air),
-            authenticator: TestAuthenticator(store: store, relay: relay, air: air))
+            phone: LoopbackCeremony.runnerPhone(store: store, relay: relay, air: air))
         guard case .registration(let response) = try outcome.response() else { throw TestFailure("not a registration") }
         return response
     }
@@ -106,7 +106,7 @@ import Testing
             let registration = try await Self.register(store: store, relay: relay, air: air)
             let outcome = try await LoopbackCeremony.run(
                 try Self.authentication(), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(store: store, relay: relay, air: air))
+                phone: LoopbackCeremony.runnerPhone(store: store, relay: relay, air: air))
             guard case .authentication(let response) = try outcome.response() else {
                 Issue.record("not an authentication")
                 return
@@ -133,7 +133,7 @@ import Testing
                     try await Task.sleep(for: .milliseconds(300))  // the decoy is on the air first
                     return try await LoopbackCeremony.run(
                         try Self.registration(), options: Self.options(relay: relay, air: air),
-                        authenticator: TestAuthenticator(relay: relay, air: air))
+                        phone: LoopbackCeremony.runnerPhone(relay: relay, air: air))
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() {
@@ -156,6 +156,17 @@ import Testing
                 authenticator: nil)
             #expect(outcome.clientError == .timedOut(stage: .waitingForDevice, after: .milliseconds(500)))
             #expect(outcome.clientError?.description.contains("no Bluetooth advert") == true)
+        }
+    }
+
+    @Test func phoneNeverAnswers() async throws {
+        let air = try LoopbackCeremony.freshAir()
+        try await LoopbackRelay.with { relay in
+            let outcome = try await LoopbackCeremony.run(
+                try Self.registration(), options: Self.options(relay: relay, air: air, timeout: .seconds(1)),
+                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .neverAnswers))
+            #expect(outcome.clientError == .timedOut(stage: .waitingForApproval, after: .seconds(1)))
+            #expect(outcome.events.last == .waitingForApproval)
         }
     }
 

@@ -27,12 +27,12 @@ import Testing
             let options = LoopbackCeremonyTests.options(relay: relay, air: air)
             let created = try await LoopbackCeremony.run(
                 try LoopbackCeremonyTests.registration(challenge: createChallenge), options: options,
-                authenticator: TestAuthenticator(store: store, relay: relay, air: air))
+                phone: LoopbackCeremony.runnerPhone(store: store, relay: relay, air: air))
             guard case .registration(let registration) = try created.response() else { throw TestFailure("create") }
             let credentialID = try #require(Base64URL.decode(registration.id))
             let signedIn = try await LoopbackCeremony.run(
                 try LoopbackCeremonyTests.authentication(challenge: getChallenge, allow: [credentialID]),
-                options: options, authenticator: TestAuthenticator(store: store, relay: relay, air: air))
+                options: options, phone: LoopbackCeremony.runnerPhone(store: store, relay: relay, air: air))
             guard case .authentication(let authentication) = try signedIn.response() else { throw TestFailure("get") }
             return (registration, authentication)
         }

@@ -121,6 +121,10 @@ public struct HybridClientRunner: Sendable {
             await emit(.connecting(domain: domain, host: url.origin.authority))
             var configuration = TunnelClient.Configuration()
             configuration.additionalCAFile = options.additionalCAFile
+            // NIO's connect and upgrade do not watch task cancellation: keep their own limits
+            // within the overall timeout so that it (or Ctrl-C) is not held up by them.
+            configuration.connectTimeout = min(configuration.connectTimeout, options.timeout)
+            configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
             let reply = try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
                 connection in
                 try await exchange(request, session: &session, over: connection, emit: emit)

@@ -3,9 +3,13 @@ import HybridClient
 import HybridCore
 import Foundation
 
-/// One ceremony on loopback: ``HybridClientRunner`` against a ``TestAuthenticator`` (or none),
+/// One ceremony on loopback: ``HybridClientRunner`` against a phone (``TestAuthenticator``, or
+/// role-auth's `AuthenticatorRunner` through ``runnerPhone(store:userInteraction:relay:air:)``),
 /// through a relay, on a simulated air of its own.
 struct LoopbackCeremony {
+    /// Serves one session for a QR code text, as a phone would.
+    typealias Phone = @Sendable (String) async throws -> TestAuthenticator.Record
+
     struct Outcome: Sendable {
         var client: Result<HybridClientResponse, any Error>
         var authenticator: Result<TestAuthenticator.Record, any Error>?
@@ -32,6 +36,19 @@ struct LoopbackCeremony {
         options: HybridClientOptions,
         authenticator: TestAuthenticator?
     ) async throws -> Outcome {
+        var phone: Phone?
+        if let authenticator {
+            phone = { qrURL in try await authenticator.serve(qrURL: qrURL) }
+        }
+        return try await run(request, options: options, phone: phone)
+    }
+
+    /// Runs `request`; `phone` (if any) starts when the QR code is shown.
+    static func run(
+        _ request: HybridClientRequest,
+        options: HybridClientOptions,
+        phone authenticator: Phone?
+    ) async throws -> Outcome {
         let runner = HybridClientRunner(options: options)
         let (events, eventSink) = AsyncStream<HybridClientEvent>.makeStream()
         let (qrURLs, qrSink) = AsyncStream<String>.makeStream()
@@ -52,7 +69,7 @@ struct LoopbackCeremony {
                         await capture {
                             var iterator = qrURLs.makeAsyncIterator()
                             guard let url = await iterator.next() else { throw TestFailure("no QR code shown") }
-                            return try await authenticator.serve(qrURL: url)
+                            return try await authenticator(url)
                         })
                 }
             }

@@ -16,6 +16,8 @@ struct TestAuthenticator: Sendable {
         case garbageInsteadOfResponse
         /// Advertises a routing ID the relay never handed out, without opening a tunnel.
         case advertiseUnknownTunnel
+        /// Takes the request and never answers (a user who walks away from the phone).
+        case neverAnswers
     }
 
     /// What the phone did.
@@ -106,6 +108,8 @@ struct TestAuthenticator: Sendable {
                 case .deliverRequest(let request):
                     if case .garbageInsteadOfResponse = behaviour {
                         try await connection.send(randomBytes(80))
+                    } else if case .neverAnswers = behaviour {
+                        break
                     } else {
                         let outcome = await engine.process(request.bytes)
                         record.ctapResponse = outcome.response
