@@ -143,10 +143,11 @@ struct RelayRejectionTests {
     }
 
     @Test func slowUpgradeIsCutOff() async throws {
-        try await RelayTest.withRelay({ $0.handshakeTimeout = .milliseconds(200) }) { relay, origin async throws in
+        try await RelayTest.withRelay({ $0.handshakeTimeout = .seconds(1) }) { relay, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
-                // Half a request head, then nothing: a slowloris.
-                try await raw.send("GET /cable/new/\(Self.someTunnel) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                // Half a request head, then nothing: a slowloris. On a loaded machine the relay may
+                // already have answered 408 and closed before this write; the answer is still read.
+                try? await raw.send("GET /cable/new/\(Self.someTunnel) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 let response = String(decoding: await raw.readToEnd(), as: UTF8.self)
                 #expect(response.httpStatus == 408)
             }
