@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Host side of the BLE proof on the real Linux Bluetooth stack. This machine's kernel has no
-# Bluetooth, so the test bundle runs inside blevm (qemu + Debian's kernel + btvirt; see
-# ../shared/tools/blevm/README.md) with ci/ble-in-vm.sh as the guest script:
-#   raw HCI: our HCIAdvertiser on hci0 -> our HCIScanner on hci1 (legacy, extended, automatic);
-#   D-Bus:   our BlueZDBusAdvertiser on hci0 -> our BlueZDBusScanner on hci1 through bluetoothd.
-# Fails loudly (never skips) when blevm is missing or the VM cannot start.
+# Bluetooth, so the test bundle and the three programs run inside blevm (qemu + Debian's kernel +
+# btvirt; see ../shared/tools/blevm/README.md) with ci/ble-in-vm.sh as the guest script:
+#   raw HCI:  our HCIAdvertiser on hci0 -> our HCIScanner on hci1 (legacy, extended, automatic);
+#   ceremony: tunnel-relay on the guest's loopback, hybrid-authenticator --ble hci --adapter hci0 and
+#             hybrid-client --ble hci --adapter hci1 register a passkey and sign in with it;
+#   D-Bus:    our BlueZDBusAdvertiser on hci0 -> our BlueZDBusScanner on hci1 through bluetoothd;
+#   ceremony: the same ceremony with --ble bluez on both ends.
+# The four client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
+# Fails loudly (never skips) when blevm is missing or the VM cannot start. Arguments: guest phases
+# to run (hci, ceremony-hci, bluez, ceremony-bluez; default all).
 # Env: BLEVM_DIR (default ../shared/tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
 #      BLE_PROOF_VERBOSE=1 (print bluetoothd's log from the guest).
 set -euo pipefail
@@ -24,17 +29,51 @@ echo "== blevm setup + image: $(el "$t") s"
 t=$(ts)
 swift build --build-tests || die "swift build --build-tests failed"
 echo "== swift build --build-tests: $(el "$t") s"
-bundle="$(swift build --show-bin-path)/swift-hybrid-transportPackageTests.xctest"
+bin="$(swift build --show-bin-path)"
+bundle="$bin/swift-hybrid-transportPackageTests.xctest"
 [ -x "$bundle" ] || die "test bundle $bundle not found"
+for program in tunnel-relay hybrid-authenticator hybrid-client; do
+  [ -x "$bin/$program" ] || die "$bin/$program not found"
+done
 
-log=$(mktemp "${TMPDIR:-/tmp}/ble-proof.XXXXXX")
-trap 'rm -f "$log"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/ble-proof.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+log="$work/guest.log"
+# Debug builds without their debug info: the guest's initramfs holds every byte in memory.
+mkdir -p "$work/bin"
+for program in swift-hybrid-transportPackageTests.xctest tunnel-relay hybrid-authenticator hybrid-client; do
+  strip --strip-debug -o "$work/bin/$program" "$bin/$program"
+done
+
+# WebAuthn requests as a relying party would send them, one fresh challenge per ceremony.
+origin=https://example.com rp_id=example.com
+mkdir -p "$work/ceremony"
+random_b64url() { python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())'; }
+for backend in hci bluez; do
+  random_b64url >"$work/ceremony/$backend-create.challenge"
+  random_b64url >"$work/ceremony/$backend-get.challenge"
+  cat >"$work/ceremony/$backend-create-options.json" <<JSON
+{"rp": {"id": "$rp_id", "name": "Example"},
+ "user": {"id": "$(random_b64url)", "name": "alice@example.com", "displayName": "Alice"},
+ "challenge": "$(cat "$work/ceremony/$backend-create.challenge")",
+ "pubKeyCredParams": [{"type": "public-key", "alg": -7}],
+ "authenticatorSelection": {"residentKey": "required", "userVerification": "discouraged"},
+ "attestation": "none"}
+JSON
+  cat >"$work/ceremony/$backend-get-options.json" <<JSON
+{"challenge": "$(cat "$work/ceremony/$backend-get.challenge")", "rpId": "$rp_id", "userVerification": "discouraged"}
+JSON
+done
+
 extra=()
 [ -n "${BLE_PROOF_VERBOSE:-}" ] && extra=(-e BLE_PROOF_VERBOSE=1)
 start=$EPOCHREALTIME
 set +e
 # Every guest line gets the host's elapsed time since the VM was started.
-"$blevm/blevm-run" -v -t "${BLE_PROOF_TIMEOUT:-900}" ${extra[@]+"${extra[@]}"} -b "$bundle" -S ci/ble-in-vm.sh 2>&1 |
+"$blevm/blevm-run" -v -m 2048 -t "${BLE_PROOF_TIMEOUT:-900}" ${extra[@]+"${extra[@]}"} \
+  -b "$work/bin/swift-hybrid-transportPackageTests.xctest" -b "$work/bin/tunnel-relay" \
+  -b "$work/bin/hybrid-authenticator" -b "$work/bin/hybrid-client" \
+  -f ci/ceremony-in-vm.sh -f "$work/ceremony" -S ci/ble-in-vm.sh -- "$@" 2>&1 |
   while IFS= read -r line; do
     printf '[+%6.1fs] %s\n' "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{print b-a}')" "$line"
   done | tee "$log"
@@ -46,9 +85,33 @@ awk '/GUEST-MARK /{ match($0, /^\[\+ *[0-9.]+/); t = substr($0, 3, RLENGTH - 2) 
   sub(/^\[[^]]*\] GUEST-MARK /, ""); printf "   %6.1f s  %s\n", t - prev, $0; prev = t }' "$log"
 echo "== inside the tests (guest monotonic clock)"
 grep -E '\] (TIMING|blevm-run:)' "$log" | sed 's/^\[[^]]*\] /   /' || true
-case $rc in
-  0) echo "run-ble-proof: PASS (raw HCI and bluetoothd D-Bus, hci0 -> hci1 in the blevm guest)";;
-  124) die "the guest timed out after ${BLE_PROOF_TIMEOUT:-900} s";;
-  125) die "the blevm VM could not start (see the console tail above); this is not a skip";;
-  *) die "BLE proof failed in the guest (exit $rc)";;
-esac
+[ $rc -eq 124 ] && die "the guest timed out after ${BLE_PROOF_TIMEOUT:-900} s"
+[ $rc -eq 125 ] && die "the blevm VM could not start (see the console tail above); this is not a skip"
+[ $rc -eq 0 ] || die "BLE proof failed in the guest (exit $rc)"
+
+# py_webauthn, as the relying party, verifies what the client printed for each ceremony.
+# ceremony_result BACKEND OPERATION: the client's stdout between the guest's marker lines.
+ceremony_result() {
+  awk -v begin="CEREMONY-RESULT $1 $2 BEGIN" -v end="CEREMONY-RESULT $1 $2 END" '
+    { sub(/^\[[^]]*\] /, "") } $0 == end { inside = 0 } inside { print } $0 == begin { inside = 1 }' "$log"
+}
+verified=0
+phases=" ${*:-ceremony-hci ceremony-bluez} "
+for backend in hci bluez; do
+  case $phases in *" ceremony-$backend "*) ;; *) continue;; esac
+  ceremony_result "$backend" create >"$work/$backend-create.json"
+  ceremony_result "$backend" get >"$work/$backend-get.json"
+  [ -s "$work/$backend-create.json" ] || die "no registration result from the $backend ceremony"
+  [ -s "$work/$backend-get.json" ] || die "no authentication result from the $backend ceremony"
+  python3 Tests/Interop/verify_webauthn.py register --response "$work/$backend-create.json" \
+    --challenge "$(cat "$work/ceremony/$backend-create.challenge")" --origin "$origin" --rp-id "$rp_id" \
+    --credential-out "$work/$backend-credential.json" >/dev/null ||
+    die "py_webauthn rejected the registration from the $backend ceremony"
+  python3 Tests/Interop/verify_webauthn.py authenticate --response "$work/$backend-get.json" \
+    --challenge "$(cat "$work/ceremony/$backend-get.challenge")" --origin "$origin" --rp-id "$rp_id" \
+    --credential "$work/$backend-credential.json" >/dev/null ||
+    die "py_webauthn rejected the authentication from the $backend ceremony"
+  echo "== py_webauthn verified the $backend ceremony (registration, then authentication with that passkey)"
+  verified=$((verified + 1))
+done
+echo "run-ble-proof: PASS (guest phases: ${*:-hci ceremony-hci bluez ceremony-bluez}; $verified ceremonies verified by py_webauthn)"
