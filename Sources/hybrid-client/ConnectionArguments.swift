@@ -114,3 +114,19 @@ func randomBytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
     return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
 }
+
+/// `--challenge B64URL`, or 32 random bytes when the flag is absent.
+func challengeArgument(_ text: String?) throws -> [UInt8] {
+    try text.map { try base64URLArgument($0, flag: "--challenge") } ?? randomBytes(32)
+}
+
+/// Runs `body`; any error it throws is a usage error (bad options or origin), reported as one.
+func usageErrors<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+        return try body()
+    } catch let error as ValidationError {
+        throw error
+    } catch {
+        throw ValidationError("\(error)")
+    }
+}

@@ -38,23 +38,16 @@ struct CreateCommand: AsyncParsableCommand {
 
     func ceremony() throws -> RegistrationCeremony {
         let origin = try connection.webOrigin()
-        let creation: PublicKeyCredentialCreationOptionsJSON
-        do {
+        return try usageErrors {
+            let creation: PublicKeyCredentialCreationOptionsJSON
             if let options {
                 creation = try PublicKeyCredentialCreationOptionsJSON(json: try readOptionsFile(options))
             } else {
                 creation = try .quick(
-                    rpID: rpId ?? origin.host.serialization,
-                    userName: user ?? "",
-                    userID: randomBytes(16),
-                    challenge: try challenge.map { try base64URLArgument($0, flag: "--challenge") } ?? randomBytes(32)
-                )
+                    rpID: rpId ?? origin.host.serialization, userName: user ?? "", userID: randomBytes(16),
+                    challenge: try challengeArgument(challenge))
             }
             return try RegistrationCeremony(options: creation, origin: origin)
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError("\(error)")
         }
     }
 

@@ -35,22 +35,16 @@ struct GetCommand: AsyncParsableCommand {
 
     func ceremony() throws -> AuthenticationCeremony {
         let origin = try connection.webOrigin()
-        let request: PublicKeyCredentialRequestOptionsJSON
-        do {
+        return try usageErrors {
+            let request: PublicKeyCredentialRequestOptionsJSON
             if let options {
                 request = try PublicKeyCredentialRequestOptionsJSON(json: try readOptionsFile(options))
             } else {
                 request = .quick(
-                    rpID: rpId ?? origin.host.serialization,
-                    challenge: try challenge.map { try base64URLArgument($0, flag: "--challenge") } ?? randomBytes(32),
-                    allowCredentialIDs: try credentialId.map { try base64URLArgument($0, flag: "--credential-id") }
-                )
+                    rpID: rpId ?? origin.host.serialization, challenge: try challengeArgument(challenge),
+                    allowCredentialIDs: try credentialId.map { try base64URLArgument($0, flag: "--credential-id") })
             }
             return try AuthenticationCeremony(options: request, origin: origin)
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError("\(error)")
         }
     }
 
