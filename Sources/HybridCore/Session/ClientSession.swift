@@ -146,7 +146,7 @@ public struct ClientSession: Sendable {
         case .awaitingPostHandshake(var crypter):
             let postHandshake: PostHandshakeMessage
             do {
-                postHandshake = try PostHandshakeMessage(decoding: try crypter.sessionDecrypt(message))
+                postHandshake = try PostHandshakeMessage(decoding: try Self.openFirstMessage(message, crypter: &crypter))
             } catch let error as SessionError {
                 throw error
             } catch {
@@ -190,6 +190,24 @@ public struct ClientSession: Sendable {
             }
         case .awaitingAdvert, .connecting, .finished, .failed:
             throw outOfOrder("messageReceived")
+        }
+    }
+
+    /// Opens the authenticator's first message with the new construction or, failing that, the old
+    /// one, which a pre-2022 Chromium phone may still use (§10.3; webauthn-rs falls back the same way
+    /// on the first message). The construction that worked is used both ways from then on.
+    private static func openFirstMessage(
+        _ message: [UInt8], crypter: inout TransportCrypter
+    ) throws(SessionError) -> [UInt8] {
+        do {
+            return try crypter.decrypt(message)
+        } catch .authenticationFailed {
+            var old = crypter.restarted(with: .old)
+            guard let plaintext = try? old.decrypt(message) else { throw .transport(.authenticationFailed) }
+            crypter = old
+            return plaintext
+        } catch {
+            throw .transport(error)
         }
     }
 

@@ -5,9 +5,9 @@ import Crypto
 ///
 /// Each direction has its own key and its own sequence counter, both starting at 0. A message is
 /// padded to a multiple of 32 bytes (``TransportPadding``) and sealed with AES-256-GCM:
-/// - new construction (the spec's, the only one sent): nonce = 8 zero bytes || BE32(seq), no AD;
-/// - old construction (early Chromium; decoding and vectors only): nonce = LE32(seq) || 8 zero
-///   bytes, AD = `02`.
+/// - new construction (the spec's, the default): nonce = 8 zero bytes || BE32(seq), no AD;
+/// - old construction (early Chromium; only for a client's fallback, §10.3, and vectors): nonce =
+///   LE32(seq) || 8 zero bytes, AD = `02`.
 ///
 /// A sequence number above 2^24 − 1 fails every operation. A failed open does not advance the
 /// read counter; an open that authenticates advances it even if the padding then fails.
@@ -25,20 +25,30 @@ public struct TransportCrypter: Sendable {
 
     private let readKey: SymmetricKey
     private let writeKey: SymmetricKey
+    /// The construction both directions use.
+    public let construction: Construction
     /// The sequence number the next ``decrypt(_:)`` uses.
     public private(set) var readSequence: UInt32 = 0
     /// The sequence number the next ``encrypt(_:)`` uses.
     public private(set) var writeSequence: UInt32 = 0
 
-    /// A crypter with both counters at 0, using the new construction.
+    /// A crypter with both counters at 0.
     ///
     /// - Parameters:
     ///   - readKey: The peer's write key (32 bytes).
     ///   - writeKey: This side's write key (32 bytes).
-    public init(readKey: SymmetricKey, writeKey: SymmetricKey) {
+    ///   - construction: `.new` unless talking to a pre-2022 Chromium phone (§10.3).
+    public init(readKey: SymmetricKey, writeKey: SymmetricKey, construction: Construction = .new) {
         precondition(readKey.bitCount == 256 && writeKey.bitCount == 256, "transport keys are 32 bytes")
         self.readKey = readKey
         self.writeKey = writeKey
+        self.construction = construction
+    }
+
+    /// The same keys with both counters back at 0 and `construction`: what a client switches to
+    /// when the first message only opens with the old construction (§10.3).
+    public func restarted(with construction: Construction) -> TransportCrypter {
+        TransportCrypter(readKey: readKey, writeKey: writeKey, construction: construction)
     }
 
     /// A crypter whose counters start elsewhere; lets tests reach the sequence limit quickly.
@@ -52,7 +62,7 @@ public struct TransportCrypter: Sendable {
     ///
     /// - Throws: ``TransportError/sequenceLimitReached``.
     public mutating func encrypt(_ message: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
-        let ciphertext = try Self.seal(message, key: writeKey, sequence: writeSequence, construction: .new)
+        let ciphertext = try Self.seal(message, key: writeKey, sequence: writeSequence, construction: construction)
         writeSequence += 1
         return ciphertext
     }
@@ -63,7 +73,7 @@ public struct TransportCrypter: Sendable {
     ///   ``TransportError/authenticationFailed`` the counter does not move; on
     ///   ``TransportError/invalidPadding`` it has already advanced.
     public mutating func decrypt(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
-        let padded = try Self.openPadded(ciphertext, key: readKey, sequence: readSequence, construction: .new)
+        let padded = try Self.openPadded(ciphertext, key: readKey, sequence: readSequence, construction: construction)
         readSequence += 1
         return try TransportPadding.unpad(padded)
     }
