@@ -73,8 +73,8 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
     /// Classifies any error thrown while running; `cancelled` tells whether the run's task was cancelled.
     init(classifying error: any Error, cancelled: Bool) {
         switch error {
-        case let error as AuthenticatorRunnerError: self = error
         case _ where cancelled: self = .cancelled
+        case let error as AuthenticatorRunnerError: self = error
         case is CancellationError: self = .cancelled
         case let error as QRCodeError: self = .invalidQRCode(error)
         case let error as TunnelClientError: self = .tunnel(error)
