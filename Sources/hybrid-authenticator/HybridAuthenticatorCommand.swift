@@ -5,7 +5,8 @@ import ArgumentParser
 struct HybridAuthenticatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid-authenticator",
-        abstract: "Act as a FIDO hybrid (caBLE v2) authenticator: answer a client's QR code with this machine's passkeys.",
+        abstract:
+            "Act as a FIDO hybrid (caBLE v2) authenticator: answer a client's QR code with this machine's passkeys.",
         usage: """
             hybrid-authenticator [serve] ['FIDO:/...' | -] [--tunnel-url URL] [--domain-id N] [--ble sim|hci|bluez]
                           [--adapter hciN] [--yes] [--json] [--store PATH] [--insecure-plaintext-store]

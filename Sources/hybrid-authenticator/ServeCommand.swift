@@ -16,23 +16,36 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "The FIDO:/ text of the QR code; '-' or nothing reads it from standard input.")
     var qrCode: String?
 
-    @Option(help: ArgumentHelp(
-        "Connect to this relay (ws:// or wss://host[:port]) instead of the domain's tunnel server; the advert still names --domain-id.",
-        valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Connect to this relay (ws:// or wss://host[:port]) instead of the domain's tunnel server; "
+                + "the advert still names --domain-id.",
+            valueName: "url"))
     var tunnelURL: String?
 
-    @Option(help: "Tunnel domain to use and advertise: 0 (Google), 1 (Apple, only if the client knows it), or a hashed ID 256-65535.")
+    @Option(
+        help: ArgumentHelp(
+            "Tunnel domain to use and advertise: 0 (Google), 1 (Apple, only if the client knows it), "
+                + "or a hashed ID 256-65535.")
+    )
     var domainID: UInt16 = 0
 
-    @Option(help: ArgumentHelp(
-        "Bluetooth backend: hci (raw HCI, needs CAP_NET_RAW/CAP_NET_ADMIN), bluez (bluetoothd over D-Bus), or sim (the loopback simulated air of $HYBRID_SIMULATED_AIR_DIR, for tests and demos). Default: bluez when bluetoothd runs, else hci.",
-        valueName: "backend"))
+    @Option(
+        help: ArgumentHelp(
+            "Bluetooth backend: hci (raw HCI, needs CAP_NET_RAW/CAP_NET_ADMIN), bluez (bluetoothd over D-Bus), "
+                + "or sim (the loopback simulated air of $HYBRID_SIMULATED_AIR_DIR, for tests and demos). "
+                + "Default: bluez when bluetoothd runs, else hci.",
+            valueName: "backend"))
     var ble: String?
 
     @Option(help: ArgumentHelp("Bluetooth adapter for hci or bluez (default: the first one).", valueName: "hciN"))
     var adapter: String?
 
-    @Flag(help: "Approve every request without asking (unattended use). User verification then counts as done when the store is encrypted, since its passphrase opened it.")
+    @Flag(
+        help: ArgumentHelp(
+            "Approve every request without asking (unattended use). User verification then counts as done "
+                + "when the store is encrypted, since its passphrase opened it.")
+    )
     var yes = false
 
     @Flag(help: "Print every event as one JSON object per line on standard output.")
@@ -40,7 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: ArgumentHelp("PEM file of extra CA certificates trusted for wss:// (private relays).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("PEM file of extra CA certificates trusted for wss:// (private relays).", valueName: "file"))
     var caFile: String?
 
     @Option(help: "Seconds allowed to connect to the tunnel server (TCP, then again for the upgrade).")
@@ -76,7 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
         where !(value > 0) {
             throw ValidationError("\(name) must be positive")
         }
-        guard timeout >= 0, maxQRAge >= 0 else { throw ValidationError("--timeout and --max-qr-age must not be negative") }
+        guard timeout >= 0, maxQRAge >= 0 else {
+            throw ValidationError("--timeout and --max-qr-age must not be negative")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ValidationError("--ca-file \(caFile) is not a readable file")

@@ -106,7 +106,8 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
         case .corrupt(let reason): "not a valid store (\(reason)); it was left untouched"
         case .unsupportedVersion(let version): "written by a newer version of this program (format \(version))"
         case .unknownCredential: "no passkey has that credential ID"
-        case .io(let operation, let path, let errno): "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
+        case .io(let operation, let path, let errno):
+            "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
         }
     }
 }

@@ -102,8 +102,11 @@ struct AuthenticatorRunnerQRCodeTests {
 
     @Test func refusalDescriptionsSayWhatToDo() {
         #expect(
-            AuthenticatorRunnerError.domainNotKnownToClient(domainID: 1, knownDomains: 1).description.contains("--domain-id"))
-        #expect(AuthenticatorRunnerError.staleQRCode(secondsOff: 700, limit: .seconds(600)).description.contains("700 s old"))
+            AuthenticatorRunnerError.domainNotKnownToClient(domainID: 1, knownDomains: 1).description.contains(
+                "--domain-id"))
+        #expect(
+            AuthenticatorRunnerError.staleQRCode(secondsOff: 700, limit: .seconds(600)).description.contains(
+                "700 s old"))
     }
 
     @Test func aRefusedCodeReportsOneErrorEventAndNeverAdvertises() async throws {

@@ -87,7 +87,9 @@ struct AuthenticatorRunnerTunnelTests {
             #expect(assertion.authenticatorData.signCount == 1)
             // Verified with the public key from makeCredential (WebAuthn §6.3.3: authData || clientDataHash).
             let signature = try P256.Signing.ECDSASignature(derRepresentation: assertion.signature)
-            #expect(publicKey.isValidSignature(signature, for: assertion.authenticatorData.encoded + Fixtures.clientDataHash))
+            #expect(
+                publicKey.isValidSignature(
+                    signature, for: assertion.authenticatorData.encoded + Fixtures.clientDataHash))
             #expect(harness2.advertiser.calls == ["start fff9 20", "stop"])
         }
     }

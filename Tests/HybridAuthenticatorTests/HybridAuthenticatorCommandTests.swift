@@ -74,7 +74,9 @@ import Testing
     }
 
     @Test func credentialsSubcommands() throws {
-        let parsedList = try HybridAuthenticatorCommand.parseAsRoot(["credentials", "list", "--store", "/tmp/s.json", "--json"])
+        let parsedList = try HybridAuthenticatorCommand.parseAsRoot([
+            "credentials", "list", "--store", "/tmp/s.json", "--json",
+        ])
         let list = try #require(parsedList as? CredentialsCommand.ListCredentials)
         #expect(list.store == "/tmp/s.json" && list.json)
         let parsedDelete = try HybridAuthenticatorCommand.parseAsRoot([
@@ -83,13 +85,17 @@ import Testing
         let delete = try #require(parsedDelete as? CredentialsCommand.DeleteCredential)
         #expect(delete.credentialID == "0A0b")
         #expect(delete.storeOptions.insecurePlaintextStore)
-        #expect(throws: (any Error).self) { try HybridAuthenticatorCommand.parseAsRoot(["credentials", "delete", "xyz"]) }
+        #expect(throws: (any Error).self) {
+            try HybridAuthenticatorCommand.parseAsRoot(["credentials", "delete", "xyz"])
+        }
     }
 
     @Test func helpExplainsTheInterface() {
         let help = HybridAuthenticatorCommand.helpMessage()
-        for text in ["--tunnel-url", "--domain-id", "--ble sim|hci|bluez", "--ca-file", "credentials list", "\"event\"",
-                     "HYBRID_AUTHENTICATOR_PASSPHRASE", "Exit status"] {
+        for text in [
+            "--tunnel-url", "--domain-id", "--ble sim|hci|bluez", "--ca-file", "credentials list", "\"event\"",
+            "HYBRID_AUTHENTICATOR_PASSPHRASE", "Exit status",
+        ] {
             #expect(help.contains(text), "help lacks \(text)")
         }
         let serveHelp = ServeCommand.helpMessage()
@@ -127,14 +133,17 @@ import Testing
             #expect(object["event"] is String, "\(text)")
             #expect(text.hasPrefix(#"{"event":"#))
         }
-        let request = try JSONSerialization.jsonObject(
-            with: Data(EventPrinter.json(events[6]).text.utf8)) as? [String: Any]
+        let request =
+            try JSONSerialization.jsonObject(
+                with: Data(EventPrinter.json(events[6]).text.utf8)) as? [String: Any]
         #expect(request?["rpID"] as? String == "ex\"am\nple\u{1b}.com")
         #expect(request?["command"] as? String == "getAssertion")
-        let denied = try JSONSerialization.jsonObject(with: Data(EventPrinter.json(events[9]).text.utf8)) as? [String: Any]
+        let denied =
+            try JSONSerialization.jsonObject(with: Data(EventPrinter.json(events[9]).text.utf8)) as? [String: Any]
         #expect(denied?["status"] as? Int == 0x27)
         #expect(denied?["statusName"] as? String == "CTAP2_ERR_OPERATION_DENIED")
-        let done = try JSONSerialization.jsonObject(with: Data(EventPrinter.json(events[10]).text.utf8)) as? [String: Any]
+        let done =
+            try JSONSerialization.jsonObject(with: Data(EventPrinter.json(events[10]).text.utf8)) as? [String: Any]
         #expect(done?["served"] as? Bool == true)
     }
 

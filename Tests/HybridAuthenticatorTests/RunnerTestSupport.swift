@@ -129,7 +129,8 @@ struct TestClient: Sendable {
         relay: TunnelServerOrigin, misbehaviour: Misbehaviour = .none
     ) async throws -> Outcome {
         var session = ClientSession(
-            configuration: .init(identityKey: identityKey, qrSecret: secret), ephemeralKey: P256.KeyAgreement.PrivateKey())
+            configuration: .init(identityKey: identityKey, qrSecret: secret),
+            ephemeralKey: P256.KeyAgreement.PrivateKey())
         if let request { _ = try session.send(request) }
         var connectURL: TunnelURL?
         for try await advert in adverts {
@@ -218,7 +219,8 @@ struct RunnerHarness {
         misbehaviour: TestClient.Misbehaviour = .none, events: EventLog
     ) async throws -> (Result<AuthenticatorRunSummary, AuthenticatorRunnerError>, TestClient.Outcome) {
         let adverts = try await SimulatedAirScanner(air: air, logger: quietLogger).scan()
-        async let clientOutcome = client.run(request: request, adverts: adverts, relay: relay, misbehaviour: misbehaviour)
+        async let clientOutcome = client.run(
+            request: request, adverts: adverts, relay: relay, misbehaviour: misbehaviour)
         let result: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>
         do {
             result = .success(try await runner.run(qrCode: client.qrCode(), onEvent: events.callback))

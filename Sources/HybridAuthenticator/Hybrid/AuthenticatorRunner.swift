@@ -71,7 +71,8 @@ public struct AuthenticatorRunner: Sendable {
         let configuration = AuthenticatorSession.Configuration(
             qrSecret: checked.payload.secret, clientIdentityKey: checked.payload.identityKey,
             domainID: checked.domainID, getInfo: authenticator.configuration.getInfo.encoded)
-        return AuthenticatorSession(configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
+        return AuthenticatorSession(
+            configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
     }
 
     private func makeEphemeralKey() throws -> P256.KeyAgreement.PrivateKey {

@@ -40,7 +40,8 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
             return "not a valid FIDO:/ QR code: \(Self.describe(error))"
         case .staleQRCode(let secondsOff, let limit):
             let direction = secondsOff >= 0 ? "\(secondsOff) s old" : "\(-secondsOff) s in the future"
-            return "the QR code is stale: its timestamp is \(direction), more than \(limit.wholeSeconds) s away from now "
+            return
+                "the QR code is stale: its timestamp is \(direction), more than \(limit.wholeSeconds) s away from now "
                 + "(scan a fresh code, or check this machine's clock)"
         case .invalidDomainID(let id):
             return "tunnel domain ID \(id) is invalid: use 0 or 1 (assigned) or 256-65535 (hashed)"
