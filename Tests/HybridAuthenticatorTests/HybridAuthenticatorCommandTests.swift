@@ -8,7 +8,8 @@ import Testing
 @testable import hybrid_authenticator
 
 /// The command line (style.md §7.7: parse and inspect, no process) and what it prints.
-@Suite struct HybridAuthenticatorCommandTests {
+@Suite(.timeLimit(.minutes(1)))
+struct HybridAuthenticatorCommandTests {
     func serve(_ arguments: [String]) throws -> ServeCommand {
         let command = try HybridAuthenticatorCommand.parseAsRoot(arguments)
         return try #require(command as? ServeCommand)
@@ -104,6 +105,26 @@ import Testing
         }
     }
 
+    @Test func deleteRemovesExactlyThatPasskey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("s.json")
+        let store = try FilePasskeyStore(path: path, protection: .insecurePlaintext)
+        let keep = Array(repeating: UInt8(1), count: 16)
+        let drop = Array(repeating: UInt8(0xAB), count: 16)
+        try await store.add(Fixtures.passkey(id: keep, user: [1], name: "alice"))
+        try await store.add(Fixtures.passkey(id: drop, user: [2], name: "bob"))
+        let parsed = try HybridAuthenticatorCommand.parseAsRoot([
+            "credentials", "delete", String(repeating: "AB", count: 16), "--store", path, "--insecure-plaintext-store",
+        ])
+        let delete = try #require(parsed as? CredentialsCommand.DeleteCredential)
+        try await delete.run()
+        #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [keep])
+        // A second delete of the same ID fails and changes nothing.
+        await #expect(throws: ExitCode.failure) { try await delete.run() }
+        #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [keep])
+    }
+
     // MARK: --json lines
 
     @Test func advertisingLineHasTheDocumentedShape() {
@@ -159,14 +180,15 @@ import Testing
         defer { directory.cleanUp() }
         let options = try StoreOptions.parse(["--store", directory.file("s.json")])
         let console = ScriptedConsole(["secret", "secret"])
-        let store = try await options.open(console: console, environment: [:])
+        let store = try await options.open(
+            console: console, environment: [:], newStoreParameters: .insecureFastForTesting)
         #expect(store.isEncrypted)
         #expect(await console.hiddenReads == 2)
         #expect(await store.verifyPassphrase("secret"))
 
         let mismatch = ScriptedConsole(["one", "two"])
         await #expect(throws: StoreAccessError(path: directory.file("s.json"), reason: .passphrasesDiffer)) {
-            _ = try await options.open(console: mismatch, environment: [:])
+            _ = try await options.open(console: mismatch, environment: [:], newStoreParameters: .insecureFastForTesting)
         }
     }
 
@@ -186,7 +208,8 @@ import Testing
         let fromEnvironment = try StoreOptions.parse(["--store", other])
         let console = ScriptedConsole([])
         let opened = try await fromEnvironment.open(
-            console: console, environment: [StoreOptions.passphraseVariable: "from env"])
+            console: console, environment: [StoreOptions.passphraseVariable: "from env"],
+            newStoreParameters: .insecureFastForTesting)
         #expect(await opened.verifyPassphrase("from env"))
         #expect(await console.hiddenReads == 0)
     }
