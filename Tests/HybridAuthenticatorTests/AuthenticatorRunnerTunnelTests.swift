@@ -214,6 +214,25 @@ struct AuthenticatorRunnerTunnelTests {
         }
     }
 
+    @Test func bluetoothFailureIsATypedErrorAndLeavesAdvertisingOff() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let advertiser = RecordingAdvertiser(FailingAdvertiser(error: .noAdapter(nil)))
+        try await withRelay { relay in
+            let events = EventLog()
+            let runner = AuthenticatorRunner(
+                options: harness.options(relay: relay),
+                authenticator: CTAPAuthenticator(
+                    store: InMemoryPasskeyStore(), userInteraction: ScriptedUser(), logger: quietLogger),
+                advertiser: advertiser, logger: quietLogger)
+            await #expect(throws: AuthenticatorRunnerError.bluetooth(.noAdapter(nil))) {
+                try await runner.run(qrCode: TestClient().qrCode(), onEvent: events.callback)
+            }
+            #expect(advertiser.calls == ["start fff9 20", "stop"])
+            #expect(events.names == ["waitingForTunnel", "tunnelOpened", "error"])
+        }
+    }
+
     @Test func unreachableTunnelServerIsATypedError() async throws {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
@@ -232,6 +251,15 @@ struct AuthenticatorRunnerTunnelTests {
         #expect(harness.advertiser.calls.isEmpty)
         #expect(events.names == ["waitingForTunnel", "error"])
     }
+}
+
+/// An advertiser whose start always fails, like a machine without an adapter.
+struct FailingAdvertiser: BLEAdvertiser {
+    let error: BluetoothError
+
+    func startAdvertising(_ advert: BLEServiceDataAdvert) async throws { throw error }
+
+    func stopAdvertising() async {}
 }
 
 extension Result {
