@@ -16,6 +16,10 @@ let nio: [Target.Dependency] = [
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
+let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", logging] + nio + [
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+]
+
 let package = Package(
     name: "swift-hybrid-transport",
     platforms: [.macOS(.v14)],
@@ -29,6 +33,7 @@ let package = Package(
         .library(name: "HybridClient", targets: ["HybridClient"]),
         .executable(name: "hybrid-conformance", targets: ["hybrid-conformance"]),
         .executable(name: "tunnel-relay", targets: ["tunnel-relay"]),
+        .executable(name: "relay-bench", targets: ["relay-bench"]),
         .executable(name: "hybrid-authenticator", targets: ["hybrid-authenticator"]),
         .executable(name: "hybrid-client", targets: ["hybrid-client"]),
     ],
@@ -50,7 +55,10 @@ let package = Package(
         .executableTarget(name: "hybrid-conformance", dependencies: ["HybridConformance", argumentParser]),
 
         // I/O shared by both peers: the tunnel WebSocket client.
-        .target(name: "HybridTransport", dependencies: ["HybridCore", logging] + nio),
+        .target(
+            name: "HybridTransport",
+            dependencies: ["HybridCore", logging, .product(name: "NIOConcurrencyHelpers", package: "swift-nio")] + nio
+        ),
 
         // BlueZ: C shim over libbluetooth, and the Swift Bluetooth layer (HCI, simulated air).
         .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
@@ -68,10 +76,20 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Load generator for the relay (Benchmarks/relay-bench.sh); not a test.
+        .executableTarget(
+            name: "relay-bench",
+            dependencies: [
+                "HybridCore", "HybridTransport", argumentParser, logging,
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ] + nio,
+            path: "Benchmarks/relay-bench"
+        ),
         .executableTarget(
             name: "tunnel-relay",
             dependencies: [
                 "TunnelRelay", argumentParser, logging,
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -86,15 +104,21 @@ let package = Package(
         // The desktop's side.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "HybridClient", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", "CQREncode", logging] + crypto),
-        .executableTarget(name: "hybrid-client", dependencies: ["HybridClient", argumentParser, logging]),
+        .executableTarget(
+            name: "hybrid-client", dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
+        ),
+
+        // Benchmark: full ceremonies on loopback and the handshake's CPU cost (scripts/bench-ceremony.sh).
+        .executableTarget(
+            name: "hybrid-bench",
+            dependencies: [
+                "HybridClient", "HybridAuthenticator", "HybridCore", "HybridBluetooth", "TunnelRelay", argumentParser,
+                logging,
+            ] + crypto
+        ),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
-        .testTarget(
-            name: "TunnelRelayTests",
-            dependencies: ["TunnelRelay", "HybridTransport", "tunnel-relay", logging] + nio + [
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
-            ]
-        ),
+        .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
         .testTarget(
             name: "HybridAuthenticatorTests",
@@ -103,7 +127,13 @@ let package = Package(
                 "TunnelRelay", logging,
             ]
         ),
-        .testTarget(name: "HybridClientTests", dependencies: ["HybridClient"]),
+        .testTarget(
+            name: "HybridClientTests",
+            dependencies: [
+                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "TunnelRelay",
+                "HybridAuthenticator", logging,
+            ] + crypto
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,3 +16,6 @@ swift run --skip-build hybrid-conformance vectors "$HYBRID_VECTORS_DIR"
 
 echo "== swift test"
 swift test --skip-build
+
+echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
+ci/run-ble-proof.sh

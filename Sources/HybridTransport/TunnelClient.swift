@@ -44,6 +44,7 @@ public struct TunnelClient: Sendable {
     ///   - url: the tunnel URL (its origin may be a local relay such as `ws://127.0.0.1:8080`).
     ///   - extraHeaders: request headers to add (e.g. `X-caBLE-Client-Payload` for `/cable/contact`).
     /// - Throws: ``TunnelClientError`` if the connection or upgrade fails, or what `body` throws.
+    @discardableResult
     public func withConnection<Result: Sendable>(
         to url: TunnelURL,
         extraHeaders: [(name: String, value: String)] = [],
@@ -52,8 +53,10 @@ public struct TunnelClient: Sendable {
         let upgrade = try await connect(to: url, extraHeaders: extraHeaders)
         switch upgrade {
         case .notUpgraded(let status, let channel):
+            let code = try? await status.get()
             try? await channel.close()
-            throw TunnelClientError.httpStatus(status)
+            guard let code else { throw TunnelClientError.connectionClosed }
+            throw TunnelClientError.httpStatus(code)
         case .upgraded(let asyncChannel, let headers, let closeFuture):
             logger.debug("tunnel connected", metadata: ["tunnel.endpoint": "\(Self.endpointName(url.path))"])
             return try await asyncChannel.executeThenClose { inbound, outbound in
@@ -72,7 +75,8 @@ public struct TunnelClient: Sendable {
 
     enum UpgradeResult: Sendable {
         case upgraded(NIOAsyncChannel<ByteBuffer, WebSocketFrame>, HTTPHeaders, EventLoopFuture<TunnelCloseInfo?>)
-        case notUpgraded(status: Int, any Channel)
+        /// The status arrives once the upgrade handler passes the buffered response head on.
+        case notUpgraded(status: EventLoopFuture<Int>, any Channel)
     }
 
     private func connect(
@@ -140,6 +144,8 @@ public struct TunnelClient: Sendable {
     ) throws -> EventLoopFuture<UpgradeResult> {
         let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(
             maxFrameSize: maxMessageSize,
+            // TunnelClientFrameHandler reports the error before closing (NIO's handler closes first).
+            enableAutomaticErrorHandling: false,
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
                     let selected = response.headers["Sec-WebSocket-Protocol"]
@@ -165,17 +171,20 @@ public struct TunnelClient: Sendable {
             upgradeRequestHead: requestHead,
             upgraders: [upgrader],
             notUpgradingCompletionHandler: { channel in
-                // The buffered response head reaches handlers after this one once this future
-                // completes, so capture its status with a handler added here.
+                // The buffered response head reaches handlers after the upgrade handler only once
+                // this future completes, so a handler added here catches its status afterwards.
                 channel.eventLoop.makeCompletedFuture {
                     let catcher = HTTPStatusCatcher(promise: channel.eventLoop.makePromise())
                     try channel.pipeline.syncOperations.addHandler(catcher)
-                    return catcher.promise.futureResult
-                }.flatMap { $0 }.map { status in .notUpgraded(status: status, channel) }
+                    return .notUpgraded(status: catcher.promise.futureResult, channel)
+                }
             }
         )
+        var pipelineConfiguration = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+        // Frames may arrive in the same read as the 101 (a relay flushing queued messages).
+        pipelineConfiguration.leftOverBytesStrategy = .forwardBytes
         return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-            configuration: .init(upgradeConfiguration: configuration)
+            configuration: pipelineConfiguration
         )
     }
 

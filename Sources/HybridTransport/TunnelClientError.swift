@@ -30,6 +30,8 @@ public enum TunnelClientError: Error, Equatable, Sendable, CustomStringConvertib
     case protocolViolation(String)
     /// The connection is closed; nothing more can be sent.
     case connectionClosed
+    /// ``TunnelConnection/messages`` was iterated a second time (it is single-pass).
+    case messagesAlreadyIterated
 
     public var description: String {
         switch self {
@@ -47,6 +49,7 @@ public enum TunnelClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .messageTooLarge: "message exceeds the tunnel's size limit"
         case .protocolViolation(let detail): "WebSocket protocol violation: \(detail)"
         case .connectionClosed: "tunnel connection is closed"
+        case .messagesAlreadyIterated: "tunnel messages can be iterated only once; keep the first iterator"
         }
     }
 }

@@ -1,4 +1,5 @@
 import HybridCore
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
@@ -51,7 +52,10 @@ public struct TunnelConnection: Sendable {
     public func send(_ message: some Collection<UInt8>) async throws(TunnelClientError) {
         guard message.count <= maxMessageSize else { throw .messageTooLarge }
         var data = channel.allocator.buffer(capacity: message.count)
-        data.writeBytes(message)
+        // Contiguous collections (arrays) are copied in one go, not element by element.
+        if message.withContiguousStorageIfAvailable({ data.writeBytes(UnsafeRawBufferPointer($0)) }) == nil {
+            data.writeBytes(message)
+        }
         let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: data)
         do {
             try await outbound.write(frame)
@@ -83,15 +87,25 @@ public struct TunnelConnection: Sendable {
 
 /// The inbound binary messages of a ``TunnelConnection``. Ends when the server closes; throws
 /// ``TunnelClientError`` on a text frame, an oversized message or a protocol violation.
+///
+/// Single pass: make one iterator and keep it (pass it `inout` to helpers). A second iterator
+/// throws ``TunnelClientError/messagesAlreadyIterated`` instead of reading.
 public struct TunnelMessages: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
     let inbound: NIOAsyncChannelInboundStream<ByteBuffer>
+    private let iterated = NIOLockedValueBox(false)
+
+    init(inbound: NIOAsyncChannelInboundStream<ByteBuffer>) {
+        self.inbound = inbound
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+        var base: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator?
 
         public mutating func next() async throws(TunnelClientError) -> [UInt8]? {
+            guard var base else { throw .messagesAlreadyIterated }
+            defer { self.base = base }
             do {
                 guard var buffer = try await base.next() else { return nil }
                 return buffer.readBytes(length: buffer.readableBytes) ?? []
@@ -104,6 +118,10 @@ public struct TunnelMessages: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: inbound.makeAsyncIterator())
+        let first = iterated.withLockedValue { iterated in
+            defer { iterated = true }
+            return !iterated
+        }
+        return AsyncIterator(base: first ? inbound.makeAsyncIterator() : nil)
     }
 }

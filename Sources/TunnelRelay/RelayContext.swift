@@ -7,11 +7,19 @@ struct RelayContext: Sendable {
     let registry: TunnelRegistry
     let metrics: RelayMetrics
     let tracker: ConnectionTracker
+    let pingSweepers: PingSweepers
     let logger: Logger
 
     /// Ends `side` for `reason` and tells the peer (if any) to close with the matching code.
     func end(_ pairing: TunnelPairing, side: TunnelSide, reason: TunnelEndReason) {
         guard let peer = registry.end(pairing, side: side, reason: reason) else { return }
+        logger.debug(
+            "tunnel ending",
+            metadata: [
+                "tunnel.id": "\(pairing.tunnelID)", "routing.id": "\(pairing.routingID)",
+                "tunnel.side": "\(side)", "tunnel.reason": "\(reason)",
+            ]
+        )
         peer.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: reason.codeForPeer))
     }
 

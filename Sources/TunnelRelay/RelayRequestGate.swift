@@ -80,6 +80,10 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
             context.watch(pairing, side: .connect, channel: channel)
             context.startLifetimeTimer(pairing, connectChannel: channel)
             context.metrics.pairingLatency.recordNanoseconds((NIODeadline.now() - pairing.createdAt).nanoseconds)
+            context.logger.debug(
+                "tunnel paired",
+                metadata: ["tunnel.id": "\(pairing.tunnelID)", "routing.id": "\(pairing.routingID)"]
+            )
             accept(.connect(pairing), data: data, channelContext: channelContext)
         }
     }

@@ -88,6 +88,7 @@ public final class RelayServer: Service, Sendable {
             try? await relay.tracker.drained(on: eventLoop).get()
             forced.cancel()
         }
+        relay.pingSweepers.stop()
         logger.info("relay stopped")
     }
 }
@@ -114,6 +115,10 @@ public func buildRelay(
         ),
         metrics: metrics,
         tracker: ConnectionTracker(metrics: metrics),
+        pingSweepers: PingSweepers(
+            group: MultiThreadedEventLoopGroup.singleton,
+            interval: TimeAmount(configuration.pingInterval)
+        ),
         logger: logger
     )
     let tlsContext = try configuration.tls.map { files in

@@ -21,7 +21,6 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private var closing = false
     private var readSinceTick = false
     private var pingOutstanding = false
-    private var pingTask: RepeatedTask?
     private var closeTimer: Scheduled<Void>?
 
     init(side: TunnelSide, pairing: TunnelPairing, relay: RelayContext) {
@@ -31,20 +30,15 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let interval = TimeAmount(relay.configuration.pingInterval)
-        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let loopBoundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        pingTask = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            loopBoundSelf.value.pingTick(context: loopBoundContext.value)
-        }
-        lookUpPeer(context: context)
+        relay.pingSweepers.sweeper(on: context.eventLoop)?.add(self, context: context)
+        lookUpPeer(context: context, closeIfEnded: true)
         if side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
         }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        pingTask?.cancel()
+        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self)
         closeTimer?.cancel()
         queue = []
     }
@@ -57,8 +51,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         pingOutstanding = false
         switch frame.opcode {
         case .binary:
+            // Unmasked client frames are not rejected: the aggregator drops the mask bit of
+            // reassembled messages, and a relay loses nothing by accepting them.
             guard !closing else { return }
-            guard frame.maskKey != nil else { return close(context, code: .protocolError) }
             message(frame, context: context)
         case .text:
             close(context, code: .policyViolation)
@@ -124,7 +119,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         case let command as RelayCloseCommand:
             close(context, code: command.code)
         case is RelayPeerJoined:
-            lookUpPeer(context: context)
+            // Only pick up the channel: if the peer has already ended, its RelayCloseCommand is
+            // queued behind the messages it forwarded, and closing now would overtake them.
+            lookUpPeer(context: context, closeIfEnded: false)
         case let writability as RelayPeerWritability:
             context.channel.setOption(ChannelOptions.autoRead, value: writability.writable).whenComplete { _ in }
         default:
@@ -140,7 +137,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         relay.end(pairing, side: side, reason: .dropped)
-        pingTask?.cancel()
+        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self)
         closeTimer?.cancel()
         context.fireChannelInactive()
     }
@@ -159,11 +156,12 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     // MARK: Peer, pings, closing
 
-    /// Picks up the peer channel once it has joined (and flushes the queue), or closes if the
-    /// peer has already ended.
-    private func lookUpPeer(context: ChannelHandlerContext) {
+    /// Picks up the peer channel once it has joined (and flushes the queue). With
+    /// `closeIfEnded` (when this handler is added, so no close command can have reached it yet),
+    /// closes if the peer has already ended.
+    private func lookUpPeer(context: ChannelHandlerContext, closeIfEnded: Bool) {
         let (channel, ended) = pairing.peer(of: side)
-        if let ended {
+        if closeIfEnded, let ended {
             close(context, code: ended.codeForPeer)
             return
         }
@@ -174,7 +172,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         for frame in queued { forward(frame, to: channel, context: context) }
     }
 
-    private func pingTick(context: ChannelHandlerContext) {
+    /// Called by the loop's ``PingSweeper`` every ping interval.
+    func pingTick(context: ChannelHandlerContext) {
         defer { readSinceTick = false }
         guard !readSinceTick, !closing else { return }
         if pingOutstanding {

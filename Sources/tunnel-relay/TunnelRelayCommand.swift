@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 import TunnelRelay
 
@@ -77,6 +78,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Seconds live tunnels may continue after SIGTERM. [env: TUNNEL_RELAY_SHUTDOWN_GRACE]")
     var shutdownGrace: Double = env("SHUTDOWN_GRACE").flatMap { Double($0) } ?? 30
 
+    @Option(help: "Event-loop threads; 0 = one per CPU core. [env: TUNNEL_RELAY_EVENT_LOOPS]")
+    var eventLoops: Int = env("EVENT_LOOPS").flatMap { Int($0) } ?? 0
+
     @Flag(help: "Do not serve /metrics. [env: TUNNEL_RELAY_NO_METRICS=1]")
     var noMetrics: Bool = env("NO_METRICS") == "1"
 
@@ -99,6 +103,7 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         where !(value > 0) {
             throw ValidationError("\(name) must be positive")
         }
+        guard eventLoops >= 0 else { throw ValidationError("--event-loops must be 0 or more") }
         guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPending > 0, maxConnections > 0 else {
             throw ValidationError("limits must be positive")
         }
@@ -136,6 +141,10 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
+        }
+        if eventLoops > 0 {
+            // Sizes NIO's singleton group; must happen before anything uses it.
+            NIOSingletons.groupLoopCountSuggestion = eventLoops
         }
         let logger = Logger(label: "tunnel.relay")
         let relay = try await buildRelay(configuration: relayConfiguration, logger: logger)

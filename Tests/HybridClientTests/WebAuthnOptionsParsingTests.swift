@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 import Testing
 
 @testable import HybridClient
@@ -285,9 +286,14 @@ import Testing
             #expect(Base64URL.decode(encoded) == Array(plain.utf8))
         }
         #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
-        #expect(Base64URL.decode("Zg==") == Array("f".utf8))
-        #expect(Base64URL.decode("Zg=") == nil)
         #expect(Base64URL.decode("+/8") == nil)
         #expect(Base64URL.decode("Z") == nil)
+        // JSON members: correct padding is tolerated, wrong padding is not.
+        #expect(WebAuthnJSONDecoding.base64URL("Zg==") == Array("f".utf8))
+        #expect(WebAuthnJSONDecoding.base64URL("Zm8=") == Array("fo".utf8))
+        #expect(WebAuthnJSONDecoding.base64URL("Zg=") == nil)
+        #expect(WebAuthnJSONDecoding.base64URL("Zm9v=") == nil)
+        #expect(WebAuthnJSONDecoding.base64URL("Zg===") == nil)
+        #expect(WebAuthnJSONDecoding.base64URL("-_8") == [0xFB, 0xFF])
     }
 }

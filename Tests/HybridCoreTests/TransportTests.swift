@@ -8,24 +8,6 @@ import Testing
 @Suite struct TransportTests {
     @Test func sharedCrypterVectors() { VectorFiles.expectAllPass("crypter.json") }
 
-    /// Only the `crypter32` cases of padding.json: the revision-0 CBOR schemes belong to the CBOR layer.
-    @Test func sharedCrypter32PaddingVectors() throws {
-        let data = try #require(FileManager.default.contents(atPath: VectorFiles.path("padding.json")))
-        guard case .object(var file) = try JSONValue.parse(data), case .array(let cases)? = file["cases"] else {
-            Issue.record("padding.json is not a vector file")
-            return
-        }
-        file["cases"] = .array(
-            cases.filter {
-                if case .object(let fields) = $0, fields["scheme"] == .string("crypter32") { return true }
-                return false
-            }
-        )
-        let report = try VectorRunner().run(document: .object(file), label: "padding.json[crypter32]")
-        for failure in report.failures { Issue.record("\(failure)") }
-        #expect(report.passed >= 9)
-    }
-
     @Test func paddingLengthsAndCount() throws {
         for length in 0...100 {
             let message = [UInt8](repeating: 0xAB, count: length)

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 
 /// `AuthenticationResponseJSON` (WebAuthn L3 §5.1, `PublicKeyCredential.toJSON()` after `get()`),
 /// with every binary member in unpadded base64url.

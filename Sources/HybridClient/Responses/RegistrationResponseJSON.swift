@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 
 /// `RegistrationResponseJSON` (WebAuthn L3 §5.1, `PublicKeyCredential.toJSON()` after `create()`),
 /// with every binary member in unpadded base64url.

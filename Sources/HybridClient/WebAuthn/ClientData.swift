@@ -1,4 +1,5 @@
 import Crypto
+import HybridCore
 
 /// `CollectedClientData` serialized the way browsers do (WebAuthn L3 §5.8.1.1, the "limited
 /// verification" compatible serialization): exactly the members `type`, `challenge`, `origin`,

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 
 /// Shared decoding for the WebAuthn options JSON types: wrapper handling, base64url members and the
 /// translation of Foundation's `DecodingError` into ``WebAuthnOptionsError``.
@@ -49,6 +50,16 @@ enum WebAuthnJSONDecoding {
         }
     }
 
+    /// Decodes a base64url member (``Base64URL`` of the core). Correct trailing `=` padding is
+    /// tolerated, since some relying-party libraries write it; anything else must be canonical.
+    static func base64URL(_ text: String) -> [UInt8]? {
+        var body = Substring(text)
+        while body.hasSuffix("=") { body.removeLast() }
+        let padding = text.utf8.count - body.utf8.count
+        if padding > 0, padding > 2 || text.utf8.count % 4 != 0 { return nil }
+        return Base64URL.decode(body)
+    }
+
     /// Renders a coding path as `a.b[2].c`.
     static func path(_ codingPath: [any CodingKey]) -> String {
         var text = ""
@@ -78,7 +89,7 @@ extension KeyedDecodingContainer {
     /// Decodes a required base64url string member.
     func decodeBase64URL(forKey key: Key) throws -> [UInt8] {
         let text = try decode(String.self, forKey: key)
-        guard let bytes = Base64URL.decode(text) else {
+        guard let bytes = WebAuthnJSONDecoding.base64URL(text) else {
             throw WebAuthnOptionsError.invalidBase64URL(WebAuthnJSONDecoding.path(codingPath + [key]))
         }
         return bytes

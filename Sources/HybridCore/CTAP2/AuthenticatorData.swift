@@ -2,6 +2,10 @@ import Crypto
 
 /// The authenticator data signed in attestations and assertions (WebAuthn §6.1):
 /// rpIdHash (32) ‖ flags (1) ‖ signCount (BE32) ‖ attested credential data? ‖ extensions?
+///
+/// A parsed value keeps the bytes it was parsed from (``receivedBytes``) and ``encoded`` returns
+/// them unchanged until a field is modified: signatures cover the authenticator's bytes, which a
+/// client must pass on as received. Two values are equal when their ``encoded`` bytes are.
 public struct AuthenticatorData: Hashable, Sendable {
     /// The flags byte. Unknown (RFU) bits are kept as given.
     public struct Flags: OptionSet, Hashable, Sendable {
@@ -23,18 +27,31 @@ public struct AuthenticatorData: Hashable, Sendable {
     }
 
     /// SHA-256 of the RP ID.
-    public var rpIDHash: [UInt8]
+    public var rpIDHash: [UInt8] {
+        didSet { receivedBytes = nil }
+    }
     /// The flags; AT and ED always match the presence of ``attestedCredentialData`` and
     /// ``extensions`` (the initializer and ``encoded`` keep them consistent).
     public private(set) var flags: Flags
-    public var signCount: UInt32
+    public var signCount: UInt32 {
+        didSet { receivedBytes = nil }
+    }
     public var attestedCredentialData: AttestedCredentialData? {
-        didSet { flags = Self.consistent(flags, attestedCredentialData, extensions) }
+        didSet {
+            flags = Self.consistent(flags, attestedCredentialData, extensions)
+            receivedBytes = nil
+        }
     }
     /// The authenticator extension outputs, a CBOR map.
     public var extensions: CBORValue? {
-        didSet { flags = Self.consistent(flags, attestedCredentialData, extensions) }
+        didSet {
+            flags = Self.consistent(flags, attestedCredentialData, extensions)
+            receivedBytes = nil
+        }
     }
+    /// The exact bytes ``init(bytes:)`` parsed, or `nil` for a value built in code or modified
+    /// since. ``encoded`` returns them as they are.
+    public private(set) var receivedBytes: [UInt8]?
 
     /// The fixed part: rpIdHash, flags and counter.
     public static let minimumLength = 37
@@ -54,8 +71,10 @@ public struct AuthenticatorData: Hashable, Sendable {
     /// SHA-256 of the UTF-8 RP ID, as it appears in authenticator data.
     public static func rpIDHash(_ rpID: String) -> [UInt8] { Array(SHA256.hash(data: Array(rpID.utf8))) }
 
-    /// The wire bytes; the extensions (and the credential key) in canonical CBOR.
+    /// The wire bytes: ``receivedBytes`` for an unmodified parsed value, else the fields with the
+    /// extensions (and the credential key) in canonical CBOR.
     public var encoded: [UInt8] {
+        if let receivedBytes { return receivedBytes }
         var out = rpIDHash
         out.append(flags.rawValue)
         out += [UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff), UInt8(signCount & 0xff)]
@@ -91,7 +110,12 @@ public struct AuthenticatorData: Hashable, Sendable {
         guard offset == bytes.count else { throw .authenticatorDataTrailingBytes }
         self.init(rpIDHash: Array(bytes[0..<32]), flags: flags, signCount: signCount,
                   attestedCredentialData: attested, extensions: extensions)
+        receivedBytes = bytes
     }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.encoded == rhs.encoded }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
 
     private static func consistent(_ flags: Flags, _ attested: AttestedCredentialData?, _ extensions: CBORValue?) -> Flags {
         var flags = flags

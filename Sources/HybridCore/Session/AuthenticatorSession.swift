@@ -159,7 +159,7 @@ public struct AuthenticatorSession: Sendable {
         case .awaitingHandshake(let psk):
             return try respondToHandshake(message, psk: psk)
         case .ready(var crypter):
-            let frame = try Self.decryptFrame(message, with: &crypter)
+            let frame = try crypter.sessionDecryptFrame(message, revision: .one)
             switch frame.type {
             case .ctap, .json:
                 let request = HybridPayload(frame)
@@ -173,7 +173,7 @@ public struct AuthenticatorSession: Sendable {
                 return [.finish]
             }
         case .processing(var crypter, let request):
-            let frame = try Self.decryptFrame(message, with: &crypter)
+            let frame = try crypter.sessionDecryptFrame(message, revision: .one)
             switch frame.type {
             case .update:
                 state = .processing(crypter, request: request)
@@ -217,20 +217,6 @@ public struct AuthenticatorSession: Sendable {
         }
         state = .ready(crypter)
         return actions
-    }
-
-    private static func decryptFrame(_ message: [UInt8], with crypter: inout TransportCrypter) throws(SessionError) -> HybridFrame {
-        let plaintext: [UInt8]
-        do {
-            plaintext = try crypter.decrypt(message)
-        } catch {
-            throw .transport(error)
-        }
-        do {
-            return try HybridFrame(decoding: plaintext, revision: .one)
-        } catch {
-            throw .invalidFrame("\(error)")
-        }
     }
 
     private func outOfOrder(_ event: String) -> SessionError {

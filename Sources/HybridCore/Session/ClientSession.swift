@@ -146,7 +146,7 @@ public struct ClientSession: Sendable {
         case .awaitingPostHandshake(var crypter):
             let postHandshake: PostHandshakeMessage
             do {
-                postHandshake = try PostHandshakeMessage(decoding: try Self.decrypt(message, with: &crypter))
+                postHandshake = try PostHandshakeMessage(decoding: try crypter.sessionDecrypt(message))
             } catch let error as SessionError {
                 throw error
             } catch {
@@ -160,13 +160,13 @@ public struct ClientSession: Sendable {
             }
             return actions
         case .ready(var crypter, let revision):
-            let frame = try Self.decryptFrame(message, with: &crypter, revision: revision)
+            let frame = try crypter.sessionDecryptFrame(message, revision: revision)
             guard case .update = frame.type else { throw .invalidFrame("unsolicited \(frame.type) message") }
             try validateUpdate(frame)
             state = .ready(crypter, revision: revision)
             return []
         case .awaitingResponse(var crypter, let revision, let request):
-            let frame = try Self.decryptFrame(message, with: &crypter, revision: revision)
+            let frame = try crypter.sessionDecryptFrame(message, revision: revision)
             switch frame.type {
             case .update:
                 try validateUpdate(frame)
@@ -218,25 +218,6 @@ public struct ClientSession: Sendable {
             }
         } catch {
             throw .invalidFrame("invalid update message: \(error)")
-        }
-    }
-
-    private static func decrypt(_ message: [UInt8], with crypter: inout TransportCrypter) throws(SessionError) -> [UInt8] {
-        do {
-            return try crypter.decrypt(message)
-        } catch {
-            throw .transport(error)
-        }
-    }
-
-    private static func decryptFrame(
-        _ message: [UInt8], with crypter: inout TransportCrypter, revision: HybridProtocolRevision
-    ) throws(SessionError) -> HybridFrame {
-        let plaintext = try decrypt(message, with: &crypter)
-        do {
-            return try HybridFrame(decoding: plaintext, revision: revision)
-        } catch {
-            throw .invalidFrame("\(error)")
         }
     }
 

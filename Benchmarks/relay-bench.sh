@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Relay benchmark: builds tunnel-relay and relay-bench in release mode, raises the fd limit (each
+# tunnel is 2 client + 2 relay sockets), then opens many tunnel pairs against a relay on loopback and
+# prints concurrent tunnels, RSS per tunnel, frames/s, MB/s and round-trip latency p50/p99 through the
+# relay and, in the same run, direct (WebSocket echo). Extra arguments go to relay-bench (see
+# `relay-bench --help`), e.g.
+#   Benchmarks/relay-bench.sh --tunnels 5000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FDS=${RELAY_BENCH_FDS:-200000}
+if ! ulimit -n "$FDS" 2>/dev/null; then
+    echo "relay-bench: cannot raise the fd limit to $FDS (hard limit $(ulimit -Hn)); run as root or raise it" >&2
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+    echo "relay-bench: continuing with $(ulimit -n) descriptors: pass a smaller --tunnels" >&2
+fi
+
+swift build -c release --product tunnel-relay
+swift build -c release --product relay-bench
+exec .build/release/relay-bench --relay-binary .build/release/tunnel-relay "$@"

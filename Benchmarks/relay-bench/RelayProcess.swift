@@ -1,0 +1,48 @@
+import Foundation
+
+/// The relay under test, as a child process (so its RSS is measured alone).
+final class RelayProcess {
+    let process = Process()
+    private(set) var port = 0
+
+    init(binary: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let handle = output.fileHandleForReading
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = text.firstMatch(of: /listening on .*:(\d+)/), let port = Int(match.1) else {
+            throw BenchError.relayDidNotStart(text)
+        }
+        self.port = port
+    }
+
+    /// Resident set size in bytes, from /proc.
+    var residentBytes: Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+
+    /// SIGTERM to our own child, then wait.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+enum BenchError: Error {
+    case relayDidNotStart(String)
+    case noFreeSourcePort
+    case phoneUpgradeFailed
+}

@@ -1,0 +1,106 @@
+import HybridBluetooth
+import HybridCore
+import HybridTransport
+
+/// Why a hybrid ceremony failed. Each case says what happened in words a user can act on.
+///
+/// The phone's CTAP2 status is mapped to a case when it has a clear meaning (no credentials,
+/// denied, timed out, excluded) and kept as ``authenticatorFailed(_:)`` otherwise.
+public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The overall timeout passed; `stage` is where the ceremony stood.
+    case timedOut(stage: HybridClientStage, after: Duration)
+    /// The phone has no passkey for this site (CTAP2_ERR_NO_CREDENTIALS, 0x2E).
+    case noCredentials
+    /// The user (or the phone) declined (CTAP2_ERR_OPERATION_DENIED, 0x27, or NOT_ALLOWED 0x30).
+    case operationDenied
+    /// A passkey from the exclude list already exists on the phone (CTAP2_ERR_CREDENTIAL_EXCLUDED, 0x19).
+    case credentialExcluded
+    /// The phone gave up waiting for the user (0x2F user action timeout, 0x3A action timeout, 0x05).
+    case authenticatorTimedOut
+    /// Any other CTAP2 error status from the phone.
+    case authenticatorFailed(CTAPStatusCode)
+    /// The phone does not offer CTAP (post-handshake features lack `"ctap"`).
+    case ctapUnsupported
+    /// The phone's answer is malformed or does not fit the request (carries the reason).
+    case invalidResponse(String)
+    /// Scanning for the phone's advert failed.
+    case bluetooth(BluetoothError)
+    /// The scanner stopped before the phone's advert arrived.
+    case scanEnded
+    /// The tunnel WebSocket could not be opened or broke (refused, HTTP 404/410, TLS, …).
+    case tunnel(TunnelClientError)
+    /// The session broke: handshake or decryption failure, a bad frame, the tunnel closed early.
+    case session(SessionError)
+
+    /// Maps a non-OK CTAP2 status.
+    public init(status: CTAPStatusCode) {
+        switch status {
+        case .noCredentials: self = .noCredentials
+        case .operationDenied, .notAllowed: self = .operationDenied
+        case .credentialExcluded: self = .credentialExcluded
+        case .userActionTimeout, .actionTimeout, .timeout: self = .authenticatorTimedOut
+        default: self = .authenticatorFailed(status)
+        }
+    }
+
+    /// The CTAP2 status behind this error, if the phone sent one.
+    public var ctapStatus: CTAPStatusCode? {
+        switch self {
+        case .noCredentials: .noCredentials
+        case .operationDenied: .operationDenied
+        case .credentialExcluded: .credentialExcluded
+        case .authenticatorTimedOut: .userActionTimeout
+        case .authenticatorFailed(let status): status
+        default: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .timedOut(let stage, let after):
+            "timed out after \(after.formattedSeconds) " + Self.timeoutDetail(stage)
+        case .noCredentials: "the phone has no passkey for this site"
+        case .operationDenied: "the request was declined on the phone"
+        case .credentialExcluded: "the phone already has a passkey for this account"
+        case .authenticatorTimedOut: "the phone gave up waiting for approval"
+        case .authenticatorFailed(let status): "the phone answered with an error: \(status)"
+        case .ctapUnsupported: "the phone does not offer passkeys (no \"ctap\" feature)"
+        case .invalidResponse(let reason): "the phone's answer is invalid: \(reason)"
+        case .bluetooth(let error): "Bluetooth: \(error)"
+        case .scanEnded: "Bluetooth scanning stopped before the phone was found"
+        case .tunnel(let error): "\(error)"
+        case .session(let error): "session failed: \(Self.describe(error))"
+        }
+    }
+
+    private static func timeoutDetail(_ stage: HybridClientStage) -> String {
+        switch stage {
+        case .waitingForDevice: "waiting for the phone (no Bluetooth advert for this QR code arrived)"
+        case .connecting: "connecting to the tunnel server"
+        case .handshake: "waiting for the phone's handshake"
+        case .waitingForApproval: "waiting for approval on the phone"
+        case .done: "finishing"
+        }
+    }
+
+    private static func describe(_ error: SessionError) -> String {
+        switch error {
+        case .outOfOrder(let detail): "internal error (\(detail))"
+        case .handshake(let error): "handshake failed (\(error))"
+        case .transport(let error): "could not decrypt a message from the phone (\(error))"
+        case .invalidPostHandshake(let detail): "invalid first message from the phone (\(detail))"
+        case .invalidFrame(let detail): "invalid message from the phone (\(detail))"
+        case .tunnelClosedEarly: "the tunnel closed before the phone answered"
+        }
+    }
+}
+
+extension Duration {
+    /// `12 s`, `1.5 s`.
+    var formattedSeconds: String {
+        let (seconds, attoseconds) = components
+        if attoseconds == 0 { return "\(seconds) s" }
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return "\((value * 10).rounded() / 10) s"
+    }
+}

@@ -1,0 +1,43 @@
+import HybridCore
+
+/// Progress of one ``HybridClientRunner`` call, in order. The library never prints: the caller
+/// shows these (the CLI as text, or as JSON lines with `--json`).
+public enum HybridClientEvent: Sendable, Hashable {
+    /// Show this `FIDO:/…` text as a QR code; the phone scans it.
+    case qr(url: String)
+    /// Scanning BLE for the phone's advert. `timeout` is the whole call's limit.
+    case waitingForDevice(timeout: Duration)
+    /// The phone's advert arrived; opening the tunnel it names on `host` (after any test override).
+    case connecting(domain: TunnelDomainID, host: String)
+    /// The tunnel is open; running the Noise handshake.
+    case handshake
+    /// The request is on the phone; waiting for the user to approve it there.
+    case waitingForApproval
+    /// The phone answered and the response is ready.
+    case done
+
+    /// The stage this event starts, for timeout messages.
+    public var stage: HybridClientStage {
+        switch self {
+        case .qr, .waitingForDevice: .waitingForDevice
+        case .connecting: .connecting
+        case .handshake: .handshake
+        case .waitingForApproval: .waitingForApproval
+        case .done: .done
+        }
+    }
+}
+
+/// Where a ceremony stands, as reported in ``HybridClientError/timedOut(stage:after:)``.
+public enum HybridClientStage: String, Sendable, Hashable {
+    /// No advert for this QR code has arrived yet.
+    case waitingForDevice
+    /// Opening the tunnel WebSocket.
+    case connecting
+    /// The tunnel is open, the phone has not completed the handshake.
+    case handshake
+    /// The request is on the phone, no answer yet.
+    case waitingForApproval
+    /// Finished.
+    case done
+}

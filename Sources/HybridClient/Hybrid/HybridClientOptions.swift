@@ -1,0 +1,38 @@
+import HybridBluetooth
+import HybridCore
+
+/// How ``HybridClientRunner`` reaches the phone.
+public struct HybridClientOptions: Sendable {
+    /// Where to scan for the phone's advert: `.hci`, `.bluez`, or `.simulated` for tests and the demo.
+    public var bluetooth: BLEBackend
+    /// Limit for the whole ceremony, from the QR code to the answer.
+    public var timeout: Duration
+    /// PEM file of extra CA certificates trusted for `wss://` tunnel servers.
+    public var additionalCAFile: String?
+    /// **Test only.** Connects to this origin (e.g. `ws://127.0.0.1:8080`) instead of the real tunnel
+    /// server when the advert names the domain. Empty in production: adverts then reach the
+    /// domain's host over `wss://` (ids 0 and 1 assigned, ≥ 256 hashed; protocol.md §4).
+    public var testTunnelOverrides: [TunnelDomainID: TunnelServerOrigin]
+
+    /// The default timeout: two minutes, like a browser's WebAuthn default.
+    public static let defaultTimeout: Duration = .seconds(120)
+
+    public init(
+        bluetooth: BLEBackend,
+        timeout: Duration = Self.defaultTimeout,
+        additionalCAFile: String? = nil,
+        testTunnelOverrides: [TunnelDomainID: TunnelServerOrigin] = [:]
+    ) {
+        self.bluetooth = bluetooth
+        self.timeout = timeout
+        self.additionalCAFile = additionalCAFile
+        self.testTunnelOverrides = testTunnelOverrides
+    }
+
+    /// The URL to open for an advert's `/cable/connect` URL: the test override for its domain, if
+    /// any, else the URL itself.
+    func tunnelURL(for url: TunnelURL, domain: TunnelDomainID) -> TunnelURL {
+        guard let origin = testTunnelOverrides[domain] else { return url }
+        return TunnelURL(origin: origin, path: url.path)
+    }
+}

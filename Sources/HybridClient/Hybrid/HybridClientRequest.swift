@@ -1,0 +1,61 @@
+import Foundation
+import HybridCore
+
+/// What ``HybridClientRunner`` carries to the phone: one WebAuthn ceremony.
+public enum HybridClientRequest: Sendable, Hashable {
+    /// `navigator.credentials.create()`: a makeCredential.
+    case registration(RegistrationCeremony)
+    /// `navigator.credentials.get()`: a getAssertion.
+    case authentication(AuthenticationCeremony)
+
+    /// The QR code's request-type hint (key 5): `mc` or `ga`.
+    public var requestType: HybridRequestType {
+        switch self {
+        case .registration: .makeCredential
+        case .authentication: .getAssertion
+        }
+    }
+
+    /// The one CTAP2 request (command byte + CBOR), built with the phone's getInfo from the
+    /// post-handshake message (no separate getInfo round trip, protocol.md §8.1).
+    func ctapRequest(authenticatorInfo: AuthenticatorGetInfoResponse?) -> [UInt8] {
+        switch self {
+        case .registration(let ceremony): ceremony.makeCredentialRequest(authenticatorInfo: authenticatorInfo).encoded
+        case .authentication(let ceremony): ceremony.getAssertionRequest(authenticatorInfo: authenticatorInfo).encoded
+        }
+    }
+
+    /// Maps the body of a successful CTAP2 response to the ceremony's response JSON.
+    func response(to body: CBORValue) throws(HybridClientError) -> HybridClientResponse {
+        do {
+            switch self {
+            case .registration(let ceremony):
+                return .registration(try ceremony.response(to: try MakeCredentialResponse(cbor: body)))
+            case .authentication(let ceremony):
+                return .authentication(try ceremony.response(to: try GetAssertionResponse(cbor: body)))
+            }
+        } catch let error as CTAPError {
+            throw .invalidResponse("\(error)")
+        } catch let error as ResponseMappingError {
+            throw .invalidResponse(error.description)
+        } catch {
+            throw .invalidResponse("\(error)")
+        }
+    }
+}
+
+/// What ``HybridClientRunner`` returns: the response JSON a relying party expects.
+public enum HybridClientResponse: Sendable, Hashable {
+    /// The answer to a ``HybridClientRequest/registration(_:)``.
+    case registration(RegistrationResponseJSON)
+    /// The answer to a ``HybridClientRequest/authentication(_:)``.
+    case authentication(AuthenticationResponseJSON)
+
+    /// The JSON text (keys sorted, no white space).
+    public var json: Data {
+        switch self {
+        case .registration(let response): response.json
+        case .authentication(let response): response.json
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import Crypto
+import Foundation
+import HybridBluetooth
+import HybridCore
+import HybridTransport
+import Logging
+
+/// Runs one WebAuthn ceremony with a phone over hybrid (the desktop's side, protocol.md §0.3).
+///
+/// Shows a QR code (through ``HybridClientEvent/qr(url:)``), scans BLE for the phone's advert,
+/// opens the tunnel the advert names, runs the handshake as initiator, sends the one CTAP2 request
+/// (mapped with the getInfo from the post-handshake message), sends shutdown and returns the
+/// response JSON. A driver only: every protocol byte comes from ``ClientSession``.
+///
+/// ```swift
+/// let runner = HybridClientRunner(options: .init(bluetooth: .bluez(adapter: nil)))
+/// let json = try await runner.register(ceremony) { event in show(event) }
+/// ```
+///
+/// Cancelling the calling task ends the ceremony cleanly (scanning stops, the tunnel closes).
+public struct HybridClientRunner: Sendable {
+    public let options: HybridClientOptions
+    private let logger: Logger
+
+    public init(
+        options: HybridClientOptions,
+        logger: Logger = Logger(label: "hybrid-client", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Registers a passkey on the phone (`navigator.credentials.create()`).
+    public func register(
+        _ ceremony: RegistrationCeremony,
+        events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
+    ) async throws -> RegistrationResponseJSON {
+        guard case .registration(let response) = try await run(.registration(ceremony), events: events) else {
+            preconditionFailure("a registration yields a registration response")
+        }
+        return response
+    }
+
+    /// Signs in with a passkey on the phone (`navigator.credentials.get()`).
+    public func authenticate(
+        _ ceremony: AuthenticationCeremony,
+        events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
+    ) async throws -> AuthenticationResponseJSON {
+        guard case .authentication(let response) = try await run(.authentication(ceremony), events: events) else {
+            preconditionFailure("an authentication yields an authentication response")
+        }
+        return response
+    }
+
+    /// Runs `request` with fresh keys and reports progress to `events`, in order.
+    ///
+    /// - Throws: ``HybridClientError`` (``HybridClientError/timedOut(stage:after:)`` once
+    ///   ``HybridClientOptions/timeout`` has passed), or `CancellationError` if the task is cancelled.
+    public func run(
+        _ request: HybridClientRequest,
+        events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
+    ) async throws -> HybridClientResponse {
+        let tracker = CeremonyStageTracker()
+        let timeout = options.timeout
+        let keys = Self.freshKeys()
+        return try await withThrowingTaskGroup(of: HybridClientResponse.self) { group in
+            group.addTask {
+                try await ceremony(request, keys: keys) { event in
+                    await tracker.enter(event.stage)
+                    events(event)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw HybridClientError.timedOut(stage: await tracker.stage, after: timeout)
+            }
+            defer { group.cancelAll() }
+            guard let response = try await group.next() else { throw CancellationError() }
+            return response
+        }
+    }
+
+    /// The keys behind one QR code: identity key, QR secret, handshake ephemeral key.
+    struct Keys: Sendable {
+        var identityKey: P256.KeyAgreement.PrivateKey
+        var qrSecret: QRSecret
+        var ephemeralKey: P256.KeyAgreement.PrivateKey
+    }
+
+    private static func freshKeys() -> Keys {
+        var generator = SystemRandomNumberGenerator()
+        let secretBytes = (0..<QRSecret.byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        guard let secret = QRSecret(bytes: secretBytes) else { preconditionFailure("16 bytes make a QR secret") }
+        return Keys(
+            identityKey: P256.KeyAgreement.PrivateKey(),
+            qrSecret: secret,
+            ephemeralKey: P256.KeyAgreement.PrivateKey()
+        )
+    }
+
+    private func ceremony(
+        _ request: HybridClientRequest,
+        keys: Keys,
+        emit: (HybridClientEvent) async -> Void
+    ) async throws -> HybridClientResponse {
+        let payload = QRCodePayload(
+            identityKey: keys.identityKey.publicKey,
+            secret: keys.qrSecret,
+            timestamp: Int64(Date().timeIntervalSince1970),
+            requestType: request.requestType,
+            supportsLinking: false
+        )
+        var session = ClientSession(
+            configuration: .init(identityKey: keys.identityKey, qrSecret: keys.qrSecret),
+            ephemeralKey: keys.ephemeralKey
+        )
+        do {
+            let (advertURL, domain) = try await scanForAdvert(session: &session, qrURL: payload.url, emit: emit)
+            let url = options.tunnelURL(for: advertURL, domain: domain)
+            logger.debug("advert matched", metadata: ["tunnel.domain": "\(domain.rawValue)", "tunnel.host": "\(url.origin)"])
+            await emit(.connecting(domain: domain, host: url.origin.authority))
+            var configuration = TunnelClient.Configuration()
+            configuration.additionalCAFile = options.additionalCAFile
+            // NIO's connect and upgrade do not watch task cancellation: keep their own limits
+            // within the overall timeout so that it (or Ctrl-C) is not held up by them.
+            configuration.connectTimeout = min(configuration.connectTimeout, options.timeout)
+            configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
+            let reply = try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
+                connection in
+                try await exchange(request, session: &session, over: connection, emit: emit)
+            }
+            let response = try Self.mapReply(reply, to: request)
+            await emit(.done)
+            return response
+        } catch let error as HybridClientError {
+            throw error
+        } catch let error as SessionError {
+            throw HybridClientError.session(error)
+        } catch let error as TunnelClientError {
+            throw HybridClientError.tunnel(error)
+        } catch let error as BluetoothError {
+            throw HybridClientError.bluetooth(error)
+        }
+    }
+
+    /// Starts scanning, shows the QR code, and feeds every advert to the session until one is
+    /// for this QR code. Scanning stops when this returns.
+    private func scanForAdvert(
+        session: inout ClientSession,
+        qrURL: String,
+        emit: (HybridClientEvent) async -> Void
+    ) async throws -> (TunnelURL, TunnelDomainID) {
+        let adverts = try await options.bluetooth.makeScanner(logger: logger).scan()
+        await emit(.qr(url: qrURL))
+        await emit(.waitingForDevice(timeout: options.timeout))
+        for try await advert in adverts {
+            for action in session.advertReceived(serviceData: advert.serviceData) {
+                if case .connectTunnel(let url, let domain) = action { return (url, domain) }
+            }
+        }
+        try Task.checkCancellation()
+        throw HybridClientError.scanEnded
+    }
+
+    /// Runs the session over an open tunnel: handshake, the request, the reply, shutdown. Returns
+    /// the reply's bytes (CTAP status + CBOR).
+    private func exchange(
+        _ request: HybridClientRequest,
+        session: inout ClientSession,
+        over connection: TunnelConnection,
+        emit: (HybridClientEvent) async -> Void
+    ) async throws -> [UInt8] {
+        var pending = try session.tunnelOpened()
+        await emit(.handshake)
+        var messages = connection.messages.makeAsyncIterator()
+        var reply: [UInt8]?
+        while true {
+            var index = 0
+            while index < pending.count {
+                switch pending[index] {
+                case .send(let bytes):
+                    try await connection.send(bytes)
+                case .handshakeCompleted(let postHandshake):
+                    let ctapRequest = try ctapRequest(for: request, postHandshake: postHandshake)
+                    pending += try session.send(.ctap(ctapRequest))
+                    await emit(.waitingForApproval)
+                case .deliverResponse(let payload):
+                    guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse("not CTAP") }
+                    reply = bytes
+                case .finish:
+                    await connection.close()
+                    guard let reply else { throw HybridClientError.invalidResponse("no reply") }
+                    return reply
+                case .connectTunnel:
+                    break  // only ever returned for an advert
+                }
+                index += 1
+            }
+            guard let message = try await messages.next() else { break }
+            pending = try session.messageReceived(message)
+        }
+        try Task.checkCancellation()
+        _ = try session.tunnelClosed()
+        throw HybridClientError.session(.tunnelClosedEarly)
+    }
+
+    /// The request bytes, mapped with the phone's getInfo (post-handshake key 1). A getInfo this
+    /// client cannot parse counts as unknown (a phone is assumed), as it only tunes options.
+    private func ctapRequest(
+        for request: HybridClientRequest,
+        postHandshake: PostHandshakeMessage
+    ) throws(HybridClientError) -> [UInt8] {
+        guard postHandshake.effectiveFeatures.contains(.ctap) else { throw .ctapUnsupported }
+        let info = postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) }
+        if info == nil { logger.debug("phone's getInfo not understood; assuming phone defaults") }
+        return request.ctapRequest(authenticatorInfo: info)
+    }
+
+    /// A CTAP2 reply as the ceremony's response JSON, or the error its status stands for.
+    static func mapReply(_ reply: [UInt8], to request: HybridClientRequest) throws(HybridClientError)
+        -> HybridClientResponse
+    {
+        let decoded: (status: CTAPStatusCode, body: CBORValue?)
+        do {
+            decoded = try CTAPResponse.decode(reply)
+        } catch {
+            throw .invalidResponse("\(error)")
+        }
+        guard decoded.status.isSuccess else { throw HybridClientError(status: decoded.status) }
+        guard let body = decoded.body else { throw .invalidResponse("success without a response map") }
+        return try request.response(to: body)
+    }
+}

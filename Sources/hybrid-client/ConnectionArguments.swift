@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import HybridBluetooth
+import HybridClient
+import HybridCore
+
+/// The flags `create` and `get` share: origin, Bluetooth, output, timeout, test overrides.
+struct ConnectionArguments: ParsableArguments {
+    @Option(help: "The web origin the request comes from, e.g. https://example.com.")
+    var origin: String
+
+    @Option(help: "Bluetooth backend: hci (raw HCI, root), bluez (bluetoothd), or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci.")
+    var ble: String?
+
+    @Option(help: "Bluetooth adapter, e.g. hci0. Default: the first one.")
+    var adapter: String?
+
+    @Flag(help: "Progress as JSON lines on stderr (the first is {\"event\": \"qr\", \"url\": …}).")
+    var json = false
+
+    @Option(help: "Also write the QR code to this file (.svg for SVG, else PNG).")
+    var qrFile: String?
+
+    @Option(help: "Seconds to wait for the whole ceremony. Default: the options' timeout, else 120.")
+    var timeout: Double?
+
+    @Option(
+        name: .customLong("tunnel-override"),
+        help: "TEST ONLY: connect to URL (e.g. ws://127.0.0.1:8080) when the phone names tunnel domain ID. Repeatable.")
+    var tunnelOverrides: [String] = []
+
+    @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
+    var caFile: String?
+
+    @Flag(help: "Log debug details to stderr (never secrets).")
+    var verbose = false
+
+    func validate() throws {
+        _ = try webOrigin()
+        _ = try overrides()
+        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
+            throw ValidationError("--ble must be hci, bluez or sim, not \"\(ble)\"")
+        }
+        if let timeout, !(timeout > 0 && timeout <= 3600) {
+            throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
+    }
+
+    func webOrigin() throws -> WebOrigin {
+        do {
+            return try WebOrigin(origin)
+        } catch {
+            throw ValidationError("--origin \(origin): \(error)")
+        }
+    }
+
+    /// The `--tunnel-override ID=URL` mappings.
+    func overrides() throws -> [TunnelDomainID: TunnelServerOrigin] {
+        var map: [TunnelDomainID: TunnelServerOrigin] = [:]
+        for text in tunnelOverrides {
+            let parts = text.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let raw = UInt16(parts[0]), let domain = TunnelDomainID(rawValue: raw) else {
+                throw ValidationError("--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535")
+            }
+            do {
+                map[domain] = try TunnelServerOrigin(parsing: String(parts[1]))
+            } catch {
+                throw ValidationError("--tunnel-override \(text): URL must be ws://host[:port] or wss://host[:port]")
+            }
+        }
+        return map
+    }
+
+    /// The runner options: the timeout from `--timeout`, else `optionsTimeout` (milliseconds, from
+    /// the WebAuthn options), else the default.
+    func runnerOptions(optionsTimeout: UInt32?) async throws -> HybridClientOptions {
+        let backend: BLEBackend
+        if let ble, let named = BLEBackend(name: ble, adapter: adapter) {
+            backend = named
+        } else {
+            backend = await BLEBackend.automatic(adapter: adapter)
+        }
+        let timeout: Duration =
+            if let timeout { .milliseconds(Int64(timeout * 1000)) } else if let optionsTimeout {
+                .milliseconds(Int64(optionsTimeout))
+            } else { HybridClientOptions.defaultTimeout }
+        return HybridClientOptions(
+            bluetooth: backend,
+            timeout: timeout,
+            additionalCAFile: caFile,
+            testTunnelOverrides: try overrides()
+        )
+    }
+}
+
+/// Reads `--options FILE|-`.
+func readOptionsFile(_ path: String) throws -> Data {
+    do {
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        throw ValidationError("--options \(path): \(error.localizedDescription)")
+    }
+}
+
+/// Decodes a base64url flag value.
+func base64URLArgument(_ text: String, flag: String) throws -> [UInt8] {
+    guard let bytes = Base64URL.decode(text) else { throw ValidationError("\(flag) must be base64url (no padding)") }
+    return bytes
+}
+
+/// `count` random bytes from the system generator.
+func randomBytes(_ count: Int) -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+}

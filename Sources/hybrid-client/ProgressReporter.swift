@@ -1,0 +1,100 @@
+import Foundation
+import HybridClient
+import HybridCore
+
+/// Shows ``HybridClientEvent``s on stderr: human text with the QR code and elapsed/limit time, or
+/// one JSON object per line with `--json`. Optionally writes the QR code to an image file.
+struct ProgressReporter: Sendable {
+    let json: Bool
+    let qrFile: String?
+    let timeout: Duration
+    let start: ContinuousClock.Instant
+
+    init(json: Bool, qrFile: String?, timeout: Duration) {
+        self.json = json
+        self.qrFile = qrFile
+        self.timeout = timeout
+        self.start = .now
+    }
+
+    func report(_ event: HybridClientEvent) {
+        if case .qr(let url) = event, let qrFile { writeImage(url, to: qrFile) }
+        if json {
+            writeLine(Self.jsonLine(for: event))
+        } else {
+            writeLine(humanText(for: event))
+        }
+    }
+
+    func reportFailure(_ message: String, kind: String, ctapStatus: CTAPStatusCode? = nil) {
+        if json {
+            var members: [String: Any] = ["kind": kind, "message": message]
+            if let ctapStatus { members["ctapStatus"] = Int(ctapStatus.rawValue) }
+            writeLine(Self.line("error", members))
+        } else {
+            writeLine("hybrid-client: \(message)")
+        }
+    }
+
+    static func jsonLine(for event: HybridClientEvent) -> String {
+        switch event {
+        case .qr(let url): line("qr", ["url": url])
+        case .waitingForDevice(let timeout): line("waitingForDevice", ["timeoutSeconds": timeout.components.seconds])
+        case .connecting(let domain, let host): line("connecting", ["domain": Int(domain.rawValue), "host": host])
+        case .handshake: line("handshake")
+        case .waitingForApproval: line("waitingForApproval")
+        case .done: line("done")
+        }
+    }
+
+    private func humanText(for event: HybridClientEvent) -> String {
+        switch event {
+        case .qr(let url):
+            let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
+            return picture + "Scan this QR code with your phone's camera (or: \(url))"
+        case .waitingForDevice(let timeout):
+            return "\(clock) Waiting for your phone… (Bluetooth must be on; gives up after \(Self.seconds(timeout)))"
+        case .connecting(_, let host): return "\(clock) Phone found; connecting to \(host)"
+        case .handshake: return "\(clock) Connected; securing the session"
+        case .waitingForApproval: return "\(clock) Waiting for approval on your phone…"
+        case .done: return "\(clock) Done"
+        }
+    }
+
+    /// `[  3.2 s / 120 s]`: elapsed time and the overall limit.
+    private var clock: String {
+        let elapsed = ContinuousClock.now - start
+        let value = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return "[" + String(format: "%5.1f s", value) + " / " + Self.seconds(timeout) + "]"
+    }
+
+    private static func seconds(_ duration: Duration) -> String { "\(duration.components.seconds) s" }
+
+    private func writeImage(_ url: String, to path: String) {
+        do {
+            try QRImageWriter().write(try QRCodeMatrix(encoding: url), toFile: path)
+        } catch {
+            reportFailure("cannot write the QR code to \(path): \(error)", kind: "warning")
+        }
+    }
+
+    /// One JSON object on one line: `"event"` first, then `members` with sorted keys.
+    static func line(_ event: String, _ members: [String: Any] = [:]) -> String {
+        var text = "{" + fragment("event") + ":" + fragment(event)
+        for key in members.keys.sorted() {
+            guard let value = members[key] else { continue }
+            text += "," + fragment(key) + ":" + fragment(value)
+        }
+        return text + "}"
+    }
+
+    private static func fragment(_ value: Any) -> String {
+        let options: JSONSerialization.WritingOptions = [.fragmentsAllowed, .withoutEscapingSlashes]
+        guard let data = try? JSONSerialization.data(withJSONObject: value, options: options) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func writeLine(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import HybridCore
+import Testing
+
+@testable import HybridClient
+@testable import hybrid_client
+
+/// The CLI's stable interface: flags, the test-only tunnel override, exit statuses.
+@Suite struct HybridClientCommandTests {
+    @Test func getParsesTheStableFlags() throws {
+        let command = try HybridClientCommand.parseAsRoot([
+            "get", "--options", "-", "--origin", "https://example.com", "--ble", "sim", "--adapter", "hci1", "--json",
+            "--qr-file", "qr.svg", "--timeout", "7.5", "--tunnel-override", "0=ws://127.0.0.1:8080",
+            "--tunnel-override", "1=ws://[::1]:9",
+        ])
+        let get = try #require(command as? GetCommand)
+        #expect(get.options == "-")
+        #expect(get.connection.json)
+        #expect(get.connection.qrFile == "qr.svg")
+        #expect(get.connection.timeout == 7.5)
+        #expect(
+            try get.connection.overrides() == [
+                .google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080),
+                .apple: TunnelServerOrigin(scheme: .ws, host: "::1", port: 9),
+            ])
+    }
+
+    @Test func createShortFlags() throws {
+        let command = try HybridClientCommand.parseAsRoot([
+            "create", "--origin", "https://login.example.com", "--rp-id", "example.com", "--user", "alice",
+            "--challenge", "AAEC",
+        ])
+        let create = try #require(command as? CreateCommand)
+        let ceremony = try create.ceremony()
+        #expect(ceremony.rpID == "example.com")
+        #expect(ceremony.options.user.name == "alice")
+        #expect(ceremony.options.challenge == [0, 1, 2])
+    }
+
+    @Test(arguments: [
+        ["get", "--origin", "https://example.com", "--tunnel-override", "2=ws://127.0.0.1:8080"],
+        ["get", "--origin", "https://example.com", "--tunnel-override", "0=http://127.0.0.1:8080"],
+        ["get", "--origin", "https://example.com", "--tunnel-override", "ws://127.0.0.1:8080"],
+        ["get", "--origin", "https://example.com", "--ble", "wifi"],
+        ["get", "--origin", "example.com"],
+        ["get", "--origin", "https://example.com", "--timeout", "0"],
+        ["create", "--origin", "https://example.com"],
+        ["create", "--origin", "https://example.com", "--options", "x.json", "--user", "bob"],
+    ])
+    func usageErrorsAreRejected(arguments: [String]) {
+        #expect(throws: (any Error).self) { try HybridClientCommand.parseAsRoot(arguments) }
+    }
+
+    @Test func exitStatusesSeparateCTAPErrorsTimeoutsAndFailures() {
+        #expect(ExitStatus.forError(.timedOut(stage: .waitingForDevice, after: .seconds(1))) == 2)
+        #expect(ExitStatus.forError(.noCredentials) == 3)
+        #expect(ExitStatus.forError(.operationDenied) == 3)
+        #expect(ExitStatus.forError(.authenticatorFailed(.invalidParameter)) == 3)
+        #expect(ExitStatus.forError(.tunnel(.httpStatus(404))) == 1)
+        #expect(ExitStatus.forError(.session(.tunnelClosedEarly)) == 1)
+        #expect(ExitStatus.usage == 64)
+        let distinct: Set<Int32> = [
+            ExitStatus.failure, ExitStatus.timedOut, ExitStatus.ctapError, ExitStatus.usage, ExitStatus.interrupted,
+        ]
+        #expect(distinct.count == 5 && !distinct.contains(0))
+    }
+
+    @Test func ctapStatusesMapToClearErrors() {
+        #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x2E)) == .noCredentials)
+        #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x27)) == .operationDenied)
+        #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x19)) == .credentialExcluded)
+        #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x2F)) == .authenticatorTimedOut)
+        #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x02)) == .authenticatorFailed(.invalidParameter))
+    }
+
+    @Test func firstJSONEventCarriesTheQRString() throws {
+        let line = ProgressReporter.jsonLine(for: .qr(url: "FIDO:/0123"))
+        #expect(line == #"{"event":"qr","url":"FIDO:/0123"}"#)
+    }
+}
+
+extension HybridClientCommandTests {
+    @Test func jsonEventsStartWithTheEventName() throws {
+        let line = ProgressReporter.jsonLine(for: .connecting(domain: .apple, host: "127.0.0.1:80"))
+        #expect(line == #"{"event":"connecting","domain":1,"host":"127.0.0.1:80"}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(object?["host"] as? String == "127.0.0.1:80")
+    }
+}

@@ -1,0 +1,115 @@
+import HybridBluetooth
+import HybridClient
+import HybridCore
+import Foundation
+
+/// One ceremony on loopback: ``HybridClientRunner`` against a phone (``TestAuthenticator``, or
+/// role-auth's `AuthenticatorRunner` through ``runnerPhone(store:userInteraction:relay:air:)``),
+/// through a relay, on a simulated air of its own.
+struct LoopbackCeremony {
+    /// Serves one session for a QR code text, as a phone would.
+    typealias Phone = @Sendable (String) async throws -> TestAuthenticator.Record
+
+    struct Outcome: Sendable {
+        var client: Result<HybridClientResponse, any Error>
+        var authenticator: Result<TestAuthenticator.Record, any Error>?
+        var events: [HybridClientEvent]
+
+        func response() throws -> HybridClientResponse { try client.get() }
+
+        /// The client's error as a ``HybridClientError``, or `nil` if it succeeded or failed otherwise.
+        var clientError: HybridClientError? {
+            guard case .failure(let error) = client else { return nil }
+            return error as? HybridClientError
+        }
+    }
+
+    private enum ChildResult: Sendable {
+        case client(Result<HybridClientResponse, any Error>)
+        case authenticator(Result<TestAuthenticator.Record, any Error>)
+        case graceOver
+    }
+
+    /// Runs `request`; the authenticator (if any) starts when the QR code is shown.
+    static func run(
+        _ request: HybridClientRequest,
+        options: HybridClientOptions,
+        authenticator: TestAuthenticator?
+    ) async throws -> Outcome {
+        var phone: Phone?
+        if let authenticator {
+            phone = { qrURL in try await authenticator.serve(qrURL: qrURL) }
+        }
+        return try await run(request, options: options, phone: phone)
+    }
+
+    /// Runs `request`; `phone` (if any) starts when the QR code is shown.
+    static func run(
+        _ request: HybridClientRequest,
+        options: HybridClientOptions,
+        phone authenticator: Phone?
+    ) async throws -> Outcome {
+        let runner = HybridClientRunner(options: options)
+        let (events, eventSink) = AsyncStream<HybridClientEvent>.makeStream()
+        let (qrURLs, qrSink) = AsyncStream<String>.makeStream()
+        let report: @Sendable (HybridClientEvent) -> Void = { event in
+            eventSink.yield(event)
+            if case .qr(let url) = event {
+                qrSink.yield(url)
+                qrSink.finish()
+            }
+        }
+        var client: Result<HybridClientResponse, any Error>?
+        var phone: Result<TestAuthenticator.Record, any Error>?
+        try await withThrowingTaskGroup(of: ChildResult.self) { group in
+            group.addTask { .client(await capture { try await runner.run(request, events: report) }) }
+            if let authenticator {
+                group.addTask {
+                    .authenticator(
+                        await capture {
+                            var iterator = qrURLs.makeAsyncIterator()
+                            guard let url = await iterator.next() else { throw TestFailure("no QR code shown") }
+                            return try await authenticator(url)
+                        })
+                }
+            }
+            while client == nil || (authenticator != nil && phone == nil) {
+                guard let next = try await group.next() else { break }
+                switch next {
+                case .client(let result):
+                    client = result
+                    qrSink.finish()
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(2))
+                        return .graceOver
+                    }
+                case .authenticator(let result): phone = result
+                case .graceOver: group.cancelAll()
+                }
+                if case .graceOver = next { break }
+            }
+            group.cancelAll()
+        }
+        eventSink.finish()
+        var collected: [HybridClientEvent] = []
+        for await event in events { collected.append(event) }
+        guard let client else { throw TestFailure("the client did not finish") }
+        return Outcome(client: client, authenticator: phone, events: collected)
+    }
+
+    /// A simulated air in a fresh temporary directory.
+    static func freshAir() throws -> SimulatedAir {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hybrid-client-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return SimulatedAir(directory: directory.path)
+    }
+}
+
+func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
+    do {
+        return .success(try await body())
+    } catch {
+        return .failure(error)
+    }
+}

@@ -1,0 +1,31 @@
+import HybridCore
+import Logging
+import TunnelRelay
+
+/// A tunnel relay on 127.0.0.1, port 0, for the length of `body`.
+enum LoopbackRelay {
+    static func with<Result: Sendable>(
+        _ body: @escaping @Sendable (TunnelServerOrigin) async throws -> Result
+    ) async throws -> Result {
+        var configuration = RelayConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.connectionsPerSecondPerIP = 0
+        configuration.shutdownGracePeriod = .zero
+        let logger = Logger(label: "test-relay", factory: { _ in SwiftLogNoOpLogHandler() })
+        let relay = try await buildRelay(configuration: configuration, logger: logger)
+        let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await relay.run()
+                return nil
+            }
+            group.addTask { try await body(origin) }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let result = next { return result }
+            }
+            throw CancellationError()
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Crypto
+import HybridAuthenticator
+import HybridBluetooth
+import HybridCore
+import HybridTransport
+import Logging
+
+/// The phone's side for loopback tests, driven directly from `AuthenticatorSession` and
+/// `CTAPAuthenticator` (an independent driver: it shares no code with the client's runner).
+struct TestAuthenticator: Sendable {
+    /// How this test phone departs from the protocol.
+    enum Behaviour: Sendable {
+        /// Serves the request with the CTAP engine.
+        case normal
+        /// Answers the request with random bytes instead of a ciphertext.
+        case garbageInsteadOfResponse
+        /// Advertises a routing ID the relay never handed out, without opening a tunnel.
+        case advertiseUnknownTunnel
+        /// Takes the request and never answers (a user who walks away from the phone).
+        case neverAnswers
+    }
+
+    /// What the phone did.
+    struct Record: Sendable {
+        /// The CTAP response it sent (status + CBOR), if it got that far.
+        var ctapResponse: [UInt8]?
+        /// Number of tunnel messages it received.
+        var messagesReceived = 0
+    }
+
+    let engine: CTAPAuthenticator
+    let relay: TunnelServerOrigin
+    let air: SimulatedAir
+    var behaviour: Behaviour = .normal
+    private let logger = Logger(label: "test-authenticator", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    init(
+        store: any PasskeyStore = InMemoryPasskeyStore(),
+        userInteraction: any UserInteraction = AutoApproveUserInteraction(userVerification: true),
+        relay: TunnelServerOrigin,
+        air: SimulatedAir,
+        behaviour: Behaviour = .normal
+    ) {
+        self.engine = CTAPAuthenticator(store: store, userInteraction: userInteraction)
+        self.relay = relay
+        self.air = air
+        self.behaviour = behaviour
+    }
+
+    /// Serves one session for the QR code `qrURL` until the client shuts down or the tunnel closes.
+    func serve(qrURL: String) async throws -> Record {
+        let qr = try QRCodePayload(url: qrURL)
+        guard let nonce = AdvertNonce(bytes: randomBytes(10)) else { throw TestFailure("nonce") }
+        var session = AuthenticatorSession(
+            configuration: .init(
+                qrSecret: qr.secret,
+                clientIdentityKey: qr.identityKey,
+                domainID: .google,
+                getInfo: engine.configuration.getInfo.encoded
+            ),
+            advertNonce: nonce,
+            ephemeralKey: P256.KeyAgreement.PrivateKey()
+        )
+        guard case .openTunnel(let url) = try session.start().first else { throw TestFailure("no openTunnel") }
+        let advertiser = BLEBackend.simulated(air).makeAdvertiser(logger: logger)
+        if case .advertiseUnknownTunnel = behaviour {
+            guard let routingID = RoutingID(bytes: [0xEE, 0xEE, 0xEE]) else { throw TestFailure("routing ID") }
+            for case .startAdvertising(let serviceData) in try session.tunnelOpened(routingID: routingID) {
+                return try await advertiser.withAdvertising(BLEServiceDataAdvert(serviceData: serviceData)) {
+                    try await Task.sleep(for: .seconds(30))
+                    return Record()
+                }
+            }
+            throw TestFailure("no advert")
+        }
+        let client = TunnelClient(logger: logger)
+        do {
+            let record = try await client.withConnection(to: TunnelURL(origin: relay, path: url.path)) { connection in
+                try await exchange(session: &session, connection: connection, advertiser: advertiser)
+            }
+            await advertiser.stopAdvertising()
+            return record
+        } catch {
+            await advertiser.stopAdvertising()
+            throw error
+        }
+    }
+
+    private func exchange(
+        session: inout AuthenticatorSession,
+        connection: TunnelConnection,
+        advertiser: any BLEAdvertiser
+    ) async throws -> Record {
+        var record = Record()
+        var pending = try session.tunnelOpened(routingID: try connection.routingID())
+        var messages = connection.messages.makeAsyncIterator()
+        while true {
+            var index = 0
+            while index < pending.count {
+                switch pending[index] {
+                case .openTunnel: break
+                case .startAdvertising(let serviceData):
+                    try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: serviceData))
+                case .stopAdvertising:
+                    await advertiser.stopAdvertising()
+                case .send(let bytes):
+                    try await connection.send(bytes)
+                case .deliverRequest(let request):
+                    if case .garbageInsteadOfResponse = behaviour {
+                        try await connection.send(randomBytes(80))
+                    } else if case .neverAnswers = behaviour {
+                        break
+                    } else {
+                        let outcome = await engine.process(request.bytes)
+                        record.ctapResponse = outcome.response
+                        pending += try session.requestCompleted(.ctap(outcome.response))
+                    }
+                case .finish:
+                    await connection.close()
+                    return record
+                }
+                index += 1
+            }
+            guard let message = try await messages.next() else { return record }
+            record.messagesReceived += 1
+            pending = try session.messageReceived(message)
+        }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func randomBytes(_ count: Int) -> [UInt8] {
+    (0..<count).map { _ in UInt8.random(in: .min ... .max) }
+}

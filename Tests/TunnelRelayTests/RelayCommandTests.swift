@@ -1,0 +1,95 @@
+import Foundation
+import HybridCore
+import HybridTransport
+import Testing
+@testable import TunnelRelay
+@testable import tunnel_relay
+
+@Suite(.timeLimit(.minutes(1)))
+struct RelayCommandTests {
+    @Test func flagsBecomeConfiguration() throws {
+        let command = try TunnelRelayCommand.parse([
+            "--host", "::1", "--port", "0", "--routing-prefix", "7", "--pending-ttl", "1.5",
+            "--max-message-size", "4096", "--rate-per-ip", "0", "--no-metrics",
+        ])
+        let configuration = command.relayConfiguration
+        #expect(configuration.host == "::1")
+        #expect(configuration.port == 0)
+        #expect(configuration.routingIDPrefix == 7)
+        #expect(configuration.pendingTunnelTTL == .milliseconds(1500))
+        #expect(configuration.maxMessageSize == 4096)
+        #expect(configuration.connectionsPerSecondPerIP == 0)
+        #expect(!configuration.metricsEnabled)
+        #expect(configuration.tls == nil)
+    }
+
+    @Test func tlsFlagsGoTogether() {
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--tls-cert", "a.pem"]) }
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--port", "70000"]) }
+    }
+
+    /// The built binary: prints `listening on H:P`, serves a tunnel, exits 0 on SIGTERM.
+    @Test func binarySmokeTest() async throws {
+        let binary = Self.productsDirectory.appendingPathComponent("tunnel-relay")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build tunnel-relay first")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--log-level", "error"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        let line = try #require(try await Self.firstLine(of: output.fileHandleForReading))
+        let match = try #require(line.firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/))
+        let port = try #require(Int(match.1))
+        #expect(port > 0)
+        let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: port)
+        let tunnelID = RelayTest.randomTunnelID()
+        try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
+            let routingID = try phone.routingID()
+            try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await client.send([1])
+                var fromClient = phone.messages.makeAsyncIterator()
+                #expect(try await RelayTest.next(&fromClient) == [1])
+            }
+        }
+        process.terminate()  // SIGTERM to our own child
+        let status = await Self.exitStatus(of: process)
+        #expect(status == 0)
+    }
+
+    /// `.build/<config>/` (the directory holding the test bundle and the executables).
+    static var productsDirectory: URL {
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL
+    }
+
+    /// Reads `handle` on a dispatch thread until the first newline (or EOF).
+    static func firstLine(of handle: FileHandle) async throws -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { return continuation.resume(returning: nil) }
+                    bytes.append(chunk)
+                    if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                        return continuation.resume(returning: String(decoding: bytes[..<newline], as: UTF8.self))
+                    }
+                }
+            }
+        }
+    }
+
+    static func exitStatus(of process: Process) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import HybridCore
+import HybridTransport
+import Testing
+@testable import TunnelRelay
+
+@Suite(.timeLimit(.minutes(1)))
+struct RelayRejectionTests {
+    /// Sends `request` on a raw connection and returns the response status.
+    static func status(port: Int, _ request: String) async throws -> Int? {
+        try await RawConnection.with(port: port) { raw async throws in
+            try await raw.send(request)
+            return try await raw.readResponseHead().httpStatus
+        }
+    }
+
+    static let someTunnel = String(repeating: "AB", count: 16)
+
+    @Test(arguments: [
+        "/",
+        "/cable/new/",
+        "/cable/new/C0FFEE",
+        "/cable/new/\(someTunnel)/",
+        "/cable/new/\(someTunnel)/extra",
+        "/cable/new/../new/\(someTunnel)",
+        "/cable/connect/C0FFEE/\(someTunnel)/1234",
+        "/cable/connect/C0FF/\(someTunnel)",
+        "/cable/connect/C0FFEE/" + String(repeating: "0", count: 2000),
+        "/cable/" + String(repeating: "x", count: 5000),
+        "/cable/new/%41B" + String(repeating: "AB", count: 15),
+    ])
+    func malformedPathsAre400WithoutTouchingTheRegistry(path: String) async throws {
+        try await RelayTest.withRelay { relay, origin async throws in
+            let status = try await Self.status(port: origin.effectivePort, RawConnection.upgradeRequest(path: path))
+            #expect(status == (path == "/" ? 404 : 400))
+            #expect(relay.tunnelCounts == (pending: 0, paired: 0))
+        }
+    }
+
+    @Test func queryStringIsIgnored() async throws {
+        try await RelayTest.withRelay { relay, origin async throws in
+            try await RawConnection.with(port: origin.effectivePort) { raw async throws in
+                try await raw.send(RawConnection.upgradeRequest(path: "/cable/new/\(Self.someTunnel)?x=1"))
+                #expect(try await raw.readResponseHead().httpStatus == 101)
+                #expect(relay.tunnelCounts.pending == 1)
+            }
+        }
+    }
+
+    @Test func missingSubprotocolIs400() async throws {
+        try await RelayTest.withRelay { relay, origin async throws in
+            let path = "/cable/new/\(Self.someTunnel)"
+            #expect(try await Self.status(port: origin.effectivePort, RawConnection.upgradeRequest(path: path, subprotocol: nil)) == 400)
+            #expect(try await Self.status(port: origin.effectivePort, RawConnection.upgradeRequest(path: path, subprotocol: "chat")) == 400)
+            #expect(relay.tunnelCounts.pending == 0)
+            // Offered among others, it is accepted and selected alone.
+            try await RawConnection.with(port: origin.effectivePort) { raw async throws in
+                try await raw.send(RawConnection.upgradeRequest(path: path, subprotocol: "chat, fido.cable"))
+                let head = try await raw.readResponseHead()
+                #expect(head.httpStatus == 101)
+                #expect(head.contains("Sec-WebSocket-Protocol: fido.cable\r\n"))
+            }
+        }
+    }
+
+    @Test func nonGetIs405AndPlainGetIs400() async throws {
+        try await RelayTest.withRelay { _, origin async throws in
+            let path = "/cable/new/\(Self.someTunnel)"
+            #expect(try await Self.status(port: origin.effectivePort, RawConnection.upgradeRequest(path: path, method: "POST")) == 405)
+            #expect(try await Self.status(port: origin.effectivePort, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n") == 400)
+            #expect(try await Self.status(port: origin.effectivePort, "NONSENSE\r\n\r\n") == 400)
+        }
+    }
+
+    @Test func duplicatePendingTunnelIs409() async throws {
+        try await RelayTest.withRelay { _, origin async throws in
+            let tunnelID = RelayTest.randomTunnelID()
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { _ async throws in
+                await #expect(throws: TunnelClientError.httpStatus(409)) {
+                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { _ async throws in }
+                }
+            }
+        }
+    }
+
+    @Test func unknownOrMismatchedConnectIs404() async throws {
+        try await RelayTest.withRelay { relay, origin async throws in
+            let tunnelID = RelayTest.randomTunnelID()
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
+                let routingID = try phone.routingID()
+                let wrongRoutingID = try #require(RoutingID(bytes: [routingID.bytes[0], routingID.bytes[1], routingID.bytes[2] ^ 1]))
+                await #expect(throws: TunnelClientError.httpStatus(404)) {
+                    try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, wrongRoutingID, tunnelID)) { _ async throws in }
+                }
+                await #expect(throws: TunnelClientError.httpStatus(404)) {
+                    try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, RelayTest.randomTunnelID())) { _ async throws in }
+                }
+                // The right pair still works afterwards, and only once.
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { _ async throws in
+                    await #expect(throws: TunnelClientError.httpStatus(404)) {
+                        try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { _ async throws in }
+                    }
+                }
+            }
+            #expect(relay.metricsText().contains(#"relay_rejects_total{reason="unknown_tunnel"} 3"#))
+        }
+    }
+
+    @Test func contactIsNotSupported() async throws {
+        try await RelayTest.withRelay { _, origin async throws in
+            let url = TunnelURL(origin: origin, path: .contact(Array("contact-id".utf8)))
+            await #expect(throws: TunnelClientError.httpStatus(501)) {
+                try await RelayTest.client.withConnection(to: url) { _ async throws in }
+            }
+        }
+    }
+
+    @Test func pendingCapIs503() async throws {
+        try await RelayTest.withRelay({ $0.maxPendingTunnels = 1 }) { _, origin async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in
+                await #expect(throws: TunnelClientError.httpStatus(503)) {
+                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in }
+                }
+            }
+        }
+    }
+
+    @Test func connectionCapIs503() async throws {
+        try await RelayTest.withRelay({ $0.maxConnections = 1 }) { _, origin async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in
+                #expect(try await Self.status(port: origin.effectivePort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 503)
+            }
+        }
+    }
+
+    @Test func perIPRateLimitIs429() async throws {
+        try await RelayTest.withRelay({ $0.connectionsPerSecondPerIP = 0.001; $0.connectionBurstPerIP = 2 }) { relay, origin async throws in
+            let request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            #expect(try await Self.status(port: origin.effectivePort, request) == 200)
+            #expect(try await Self.status(port: origin.effectivePort, request) == 200)
+            #expect(try await Self.status(port: origin.effectivePort, request) == 429)
+            #expect(relay.metricsText().contains(#"relay_rejects_total{reason="rate_limited"} 1"#))
+        }
+    }
+
+    @Test func slowUpgradeIsCutOff() async throws {
+        try await RelayTest.withRelay({ $0.handshakeTimeout = .milliseconds(200) }) { relay, origin async throws in
+            try await RawConnection.with(port: origin.effectivePort) { raw async throws in
+                // Half a request head, then nothing: a slowloris.
+                try await raw.send("GET /cable/new/\(Self.someTunnel) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                let response = String(decoding: await raw.readToEnd(), as: UTF8.self)
+                #expect(response.httpStatus == 408)
+            }
+            #expect(relay.connectionCount == 0)
+        }
+    }
+
+    @Test func healthAndMetrics() async throws {
+        try await RelayTest.withRelay { _, origin async throws in
+            let text = try await RawConnection.with(port: origin.effectivePort) { raw async throws in
+                try await raw.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                return String(decoding: await raw.readToEnd(), as: UTF8.self)
+            }
+            #expect(text.httpStatus == 200)
+            for name in ["relay_tunnels_pending", "relay_tunnels_paired", "relay_messages_forwarded_total",
+                         "relay_bytes_forwarded_total", "relay_rejects_total", "relay_pairing_latency_seconds_bucket"] {
+                #expect(text.contains(name), "missing \(name)")
+            }
+            #expect(try await Self.status(port: origin.effectivePort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 200)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HybridCore
+import HybridTransport
+import Logging
+import NIOCore
+import Testing
+@testable import TunnelRelay
+
+/// Shared helpers: a relay on 127.0.0.1 port 0, a client, fresh IDs, expectations on close codes.
+enum RelayTest {
+    static let logger = Logger(label: "relay.test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// A configuration for tests: loopback, OS-chosen port, no per-IP rate limit.
+    static func configuration(_ configure: (inout RelayConfiguration) -> Void = { _ in }) -> RelayConfiguration {
+        var configuration = RelayConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.connectionsPerSecondPerIP = 0
+        configure(&configuration)
+        return configuration
+    }
+
+    /// Runs `body` with a started relay; cancels the relay afterwards and waits for it to stop.
+    @discardableResult
+    static func withRelay<Result: Sendable>(
+        _ configure: (inout RelayConfiguration) -> Void = { _ in },
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        _ body: (RelayServer, TunnelServerOrigin) async throws -> Result
+    ) async throws -> Result {
+        let relay = try await buildRelay(configuration: configuration(configure), random: random, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await relay.run() }
+            let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
+            do {
+                let result = try await body(relay, origin)
+                group.cancelAll()
+                try await group.waitForAll()
+                return result
+            } catch {
+                group.cancelAll()
+                try? await group.waitForAll()
+                throw error
+            }
+        }
+    }
+
+    static let client = TunnelClient(logger: logger)
+
+    static func randomTunnelID() -> TunnelID {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<TunnelID.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        guard let tunnelID = TunnelID(bytes: bytes) else { preconditionFailure("16 bytes") }
+        return tunnelID
+    }
+
+    static func newURL(_ origin: TunnelServerOrigin, _ tunnelID: TunnelID) -> TunnelURL {
+        TunnelURL(origin: origin, path: .new(tunnelID))
+    }
+
+    static func connectURL(_ origin: TunnelServerOrigin, _ routingID: RoutingID, _ tunnelID: TunnelID) -> TunnelURL {
+        TunnelURL(origin: origin, path: .connect(routingID, tunnelID))
+    }
+
+    /// Reads the next message, failing the test if the stream ends first.
+    static func next(
+        _ iterator: inout TunnelMessages.AsyncIterator,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [UInt8] {
+        try #require(try await iterator.next(), "stream ended", sourceLocation: sourceLocation)
+    }
+
+    /// Reads until the server closes; returns the messages read and the close code.
+    static func drain(_ connection: TunnelConnection) async -> (messages: [[UInt8]], code: UInt16?) {
+        var iterator = connection.messages.makeAsyncIterator()
+        return await drain(connection, &iterator)
+    }
+
+    /// ``drain(_:)`` with an iterator already in use.
+    static func drain(
+        _ connection: TunnelConnection,
+        _ iterator: inout TunnelMessages.AsyncIterator
+    ) async -> (messages: [[UInt8]], code: UInt16?) {
+        var messages: [[UInt8]] = []
+        while let message = try? await iterator.next() { messages.append(message) }
+        return (messages, await connection.closeInfo()?.code)
+    }
+}
