@@ -29,8 +29,10 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
             from now, or when --domain-id is an assigned ID the client does not know (QR key 2).
 
             Passkey store: encrypted with a passphrase from $HYBRID_AUTHENTICATOR_PASSPHRASE or a no-echo \
-            prompt; user verification asks for that passphrase. Manage it with \
-            'hybrid-authenticator credentials list' and 'hybrid-authenticator credentials delete <id>'.
+            prompt; user verification asks for that passphrase (with --yes, unlocking the store counts \
+            as verification). A plaintext store (--insecure-plaintext-store) cannot verify users: getInfo \
+            then says uv false, and requests asking for user verification get CTAP2_ERR_INVALID_OPTION. \
+            Manage it with 'hybrid-authenticator credentials list' and 'hybrid-authenticator credentials delete <id>'.
 
             --json: every event is one JSON object per line on standard output with an "event" member: \
             waitingForTunnel, tunnelOpened, advertising ({"event":"advertising","uuid":"fff9",\

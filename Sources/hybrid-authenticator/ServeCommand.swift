@@ -128,6 +128,12 @@ struct ServeCommand: AsyncParsableCommand {
         return TerminalUserInteraction(verifyPassphrase: verify)
     }
 
+    /// The CTAP engine serving `store`: getInfo reports `uv: true` only when the user interaction can
+    /// verify the user (an encrypted store), so clients do not ask for what would be refused.
+    func makeAuthenticator(store: FilePasskeyStore, logger: Logger) -> CTAPAuthenticator {
+        CTAPAuthenticator(store: store, userInteraction: makeUserInteraction(store: store), logger: logger)
+    }
+
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .warning
         LoggingSystem.bootstrap { label in
@@ -144,8 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
             // Check the QR code before asking for a passphrase.
             _ = try AuthenticatorRunner.check(qrCode: qrText, options: runnerOptions(ble: .hci(adapter: nil)))
             let store = try await storeOptions.open()
-            let interaction = makeUserInteraction(store: store)
-            let authenticator = CTAPAuthenticator(store: store, userInteraction: interaction, logger: logger)
+            let authenticator = makeAuthenticator(store: store, logger: logger)
             runner = AuthenticatorRunner(
                 options: runnerOptions(ble: await resolveBackend()), authenticator: authenticator, logger: logger)
         } catch {
