@@ -18,6 +18,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Read the QR code from this PNG or JPEG image (e.g. a screenshot of the browser's QR code) "
+                + "instead of the FIDO:/ text argument or standard input.",
+            valueName: "file"))
+    var qrImage: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Connect to this relay (ws:// or wss://host[:port]) instead of the domain's tunnel server; "
                 + "the advert still names --domain-id.",
             valueName: "url"))
@@ -73,6 +80,9 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String = "warning"
 
     func validate() throws {
+        if qrImage != nil, qrCode != nil {
+            throw ValidationError("give the QR code either as --qr-image or as the FIDO:/ text argument, not both")
+        }
         if let tunnelURL {
             do {
                 _ = try TunnelServerOrigin(parsing: tunnelURL)
@@ -134,6 +144,12 @@ struct ServeCommand: AsyncParsableCommand {
         CTAPAuthenticator(store: store, userInteraction: makeUserInteraction(store: store), logger: logger)
     }
 
+    /// The QR text: decoded from `--qr-image`, else the argument or standard input.
+    func readQRCode() async throws -> String {
+        if let qrImage { return try QRImageReader().read(contentsOfFile: qrImage) }
+        return try await QRCodeInput.read(argument: qrCode, promptOnTerminal: !json)
+    }
+
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .warning
         LoggingSystem.bootstrap { label in
@@ -146,7 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
         let runner: AuthenticatorRunner
         let qrText: String
         do {
-            qrText = try await QRCodeInput.read(argument: qrCode, promptOnTerminal: !json)
+            qrText = try await readQRCode()
             // Check the QR code before asking for a passphrase.
             _ = try AuthenticatorRunner.check(qrCode: qrText, options: runnerOptions(ble: .hci(adapter: nil)))
             let store = try await storeOptions.open()
