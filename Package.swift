@@ -94,8 +94,17 @@ let package = Package(
             ]
         ),
 
-        // The phone's side.
-        .target(name: "HybridAuthenticator", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", logging] + crypto),
+        // The phone's side. `--qr-image` reads the QR code from a PNG/JPEG file: libpng and TurboJPEG
+        // (libjpeg-turbo) turn the file into grey pixels, zbar finds and decodes the QR code in them.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(
+            name: "HybridAuthenticator",
+            dependencies: [
+                "HybridCore", "HybridTransport", "HybridBluetooth", "CZBar", "CPNG", "CTurboJPEG", logging,
+            ] + crypto
+        ),
         .executableTarget(
             name: "hybrid-authenticator",
             dependencies: ["HybridAuthenticator", "HybridCore", "HybridBluetooth", argumentParser, logging]
@@ -125,7 +134,8 @@ let package = Package(
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
                 "TunnelRelay", logging,
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "HybridClientTests",

@@ -3,7 +3,8 @@
 # Idempotent: it calls apt-get/pip only for what is missing. Needs root (or sudo) for apt.
 set -euo pipefail
 
-apt_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools)
+apt_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools
+    libzbar-dev libpng-dev libturbojpeg0-dev)
 
 missing=()
 for package in "${apt_packages[@]}"; do

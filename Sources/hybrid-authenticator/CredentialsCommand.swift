@@ -17,7 +17,9 @@ struct CredentialsCommand: AsyncParsableCommand {
             commandName: "list",
             abstract: "List the passkeys (no passphrase needed: only metadata is read).")
 
-        @Option(help: ArgumentHelp("Passkey store file (default: $XDG_DATA_HOME/hybrid-authenticator/passkeys.json).", valueName: "path"))
+        @Option(
+            help: ArgumentHelp(
+                "Passkey store file (default: $XDG_DATA_HOME/hybrid-authenticator/passkeys.json).", valueName: "path"))
         var store: String?
 
         @Flag(help: "One JSON object per passkey and line.")
@@ -79,7 +81,8 @@ struct CredentialsCommand: AsyncParsableCommand {
             do {
                 let store = try await storeOptions.open()
                 guard try await store.delete(credentialID: id) else {
-                    Console.writeError("error: no passkey with credential ID \(credentialID.lowercased()) in \(store.path)\n")
+                    Console.writeError(
+                        "error: no passkey with credential ID \(credentialID.lowercased()) in \(store.path)\n")
                     throw ExitCode.failure
                 }
                 Console.writeOutput("Deleted \(Hex.encode(id)).\n")

@@ -22,13 +22,17 @@ struct EventPrinter: Sendable {
         var members: [(String, JSONLine)]
         switch event {
         case .waitingForTunnel(let origin, let domainID):
-            members = [("event", .string("waitingForTunnel")), ("origin", .string(origin.description)),
-                       ("domainID", .int(Int(domainID.rawValue)))]
+            members = [
+                ("event", .string("waitingForTunnel")), ("origin", .string(origin.description)),
+                ("domainID", .int(Int(domainID.rawValue))),
+            ]
         case .tunnelOpened(let routingID):
             members = [("event", .string("tunnelOpened")), ("routingID", .string(routingID.hex))]
         case .advertising(let uuid, let serviceData):
-            members = [("event", .string("advertising")), ("uuid", .string(hex16(uuid))),
-                       ("serviceData", .string(Hex.encode(serviceData)))]
+            members = [
+                ("event", .string("advertising")), ("uuid", .string(hex16(uuid))),
+                ("serviceData", .string(Hex.encode(serviceData))),
+            ]
         case .advertisingStopped:
             members = [("event", .string("advertisingStopped"))]
         case .connected:
@@ -36,8 +40,10 @@ struct EventPrinter: Sendable {
         case .handshakeDone:
             members = [("event", .string("handshakeDone"))]
         case .request(let command, let rpID):
-            members = [("event", .string("request")), ("command", .optional(command.map(commandName))),
-                       ("rpID", .optional(rpID))]
+            members = [
+                ("event", .string("request")), ("command", .optional(command.map(commandName))),
+                ("rpID", .optional(rpID)),
+            ]
         case .approved(let status), .denied(let status):
             let name = if case .approved = event { "approved" } else { "denied" }
             members = [("event", .string(name))] + statusMembers(status)
@@ -97,9 +103,11 @@ struct EventPrinter: Sendable {
 
     /// `text` with control characters replaced, so a peer's RP ID cannot drive the terminal.
     static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control ? "?" : scalar
-        }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    scalar.properties.generalCategory == .control ? "?" : scalar
+                }))
     }
 }
 

@@ -5,10 +5,12 @@ import ArgumentParser
 struct HybridAuthenticatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid-authenticator",
-        abstract: "Act as a FIDO hybrid (caBLE v2) authenticator: answer a client's QR code with this machine's passkeys.",
+        abstract:
+            "Act as a FIDO hybrid (caBLE v2) authenticator: answer a client's QR code with this machine's passkeys.",
         usage: """
-            hybrid-authenticator [serve] ['FIDO:/...' | -] [--tunnel-url URL] [--domain-id N] [--ble sim|hci|bluez]
-                          [--adapter hciN] [--yes] [--json] [--store PATH] [--insecure-plaintext-store]
+            hybrid-authenticator [serve] ['FIDO:/...' | - | --qr-image FILE] [--tunnel-url URL] [--domain-id N]
+                          [--ble sim|hci|bluez] [--adapter hciN] [--yes] [--json] [--store PATH]
+                          [--insecure-plaintext-store]
                           [--ca-file F] [--connect-timeout S] [--client-timeout S] [--timeout S]
                           [--max-qr-age S] [--log-level LEVEL]
             hybrid-authenticator credentials list [--store PATH] [--json]
@@ -16,7 +18,8 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
             """,
         discussion: """
             Give it the FIDO:/ text of the QR code a browser (or hybrid-client) shows, as the argument or on \
-            standard input (argument '-' or none). It opens a tunnel on the tunnel server of --domain-id \
+            standard input (argument '-' or none), or --qr-image FILE to read it from a PNG or JPEG \
+            screenshot of the code (decoded with zbar). It opens a tunnel on the tunnel server of --domain-id \
             (default 0, cable.ua5v.com; 1 is cable.auth.com; 256-65535 are hashed domains), or on the relay \
             of --tunnel-url, advertises the encrypted EID over Bluetooth LE (service 0xFFF9) until the client \
             connects, completes the Noise handshake, sends its getInfo, and answers the client's CTAP2 request \
@@ -28,8 +31,10 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
             from now, or when --domain-id is an assigned ID the client does not know (QR key 2).
 
             Passkey store: encrypted with a passphrase from $HYBRID_AUTHENTICATOR_PASSPHRASE or a no-echo \
-            prompt; user verification asks for that passphrase. Manage it with \
-            'hybrid-authenticator credentials list' and 'hybrid-authenticator credentials delete <id>'.
+            prompt; user verification asks for that passphrase (with --yes, unlocking the store counts \
+            as verification). A plaintext store (--insecure-plaintext-store) cannot verify users: getInfo \
+            then says uv false, and requests asking for user verification get CTAP2_ERR_INVALID_OPTION. \
+            Manage it with 'hybrid-authenticator credentials list' and 'hybrid-authenticator credentials delete <id>'.
 
             --json: every event is one JSON object per line on standard output with an "event" member: \
             waitingForTunnel, tunnelOpened, advertising ({"event":"advertising","uuid":"fff9",\

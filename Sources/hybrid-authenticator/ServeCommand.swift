@@ -16,23 +16,43 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "The FIDO:/ text of the QR code; '-' or nothing reads it from standard input.")
     var qrCode: String?
 
-    @Option(help: ArgumentHelp(
-        "Connect to this relay (ws:// or wss://host[:port]) instead of the domain's tunnel server; the advert still names --domain-id.",
-        valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Read the QR code from this PNG or JPEG image (e.g. a screenshot of the browser's QR code) "
+                + "instead of the FIDO:/ text argument or standard input.",
+            valueName: "file"))
+    var qrImage: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Connect to this relay (ws:// or wss://host[:port]) instead of the domain's tunnel server; "
+                + "the advert still names --domain-id.",
+            valueName: "url"))
     var tunnelURL: String?
 
-    @Option(help: "Tunnel domain to use and advertise: 0 (Google), 1 (Apple, only if the client knows it), or a hashed ID 256-65535.")
+    @Option(
+        help: ArgumentHelp(
+            "Tunnel domain to use and advertise: 0 (Google), 1 (Apple, only if the client knows it), "
+                + "or a hashed ID 256-65535.")
+    )
     var domainID: UInt16 = 0
 
-    @Option(help: ArgumentHelp(
-        "Bluetooth backend: hci (raw HCI, needs CAP_NET_RAW/CAP_NET_ADMIN), bluez (bluetoothd over D-Bus), or sim (the loopback simulated air of $HYBRID_SIMULATED_AIR_DIR, for tests and demos). Default: bluez when bluetoothd runs, else hci.",
-        valueName: "backend"))
+    @Option(
+        help: ArgumentHelp(
+            "Bluetooth backend: hci (raw HCI, needs CAP_NET_RAW/CAP_NET_ADMIN), bluez (bluetoothd over D-Bus), "
+                + "or sim (the loopback simulated air of $HYBRID_SIMULATED_AIR_DIR, for tests and demos). "
+                + "Default: bluez when bluetoothd runs, else hci.",
+            valueName: "backend"))
     var ble: String?
 
     @Option(help: ArgumentHelp("Bluetooth adapter for hci or bluez (default: the first one).", valueName: "hciN"))
     var adapter: String?
 
-    @Flag(help: "Approve every request without asking (unattended use). User verification then counts as done when the store is encrypted, since its passphrase opened it.")
+    @Flag(
+        help: ArgumentHelp(
+            "Approve every request without asking (unattended use). User verification then counts as done "
+                + "when the store is encrypted, since its passphrase opened it.")
+    )
     var yes = false
 
     @Flag(help: "Print every event as one JSON object per line on standard output.")
@@ -40,7 +60,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: ArgumentHelp("PEM file of extra CA certificates trusted for wss:// (private relays).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("PEM file of extra CA certificates trusted for wss:// (private relays).", valueName: "file"))
     var caFile: String?
 
     @Option(help: "Seconds allowed to connect to the tunnel server (TCP, then again for the upgrade).")
@@ -59,6 +80,9 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String = "warning"
 
     func validate() throws {
+        if qrImage != nil, qrCode != nil {
+            throw ValidationError("give the QR code either as --qr-image or as the FIDO:/ text argument, not both")
+        }
         if let tunnelURL {
             do {
                 _ = try TunnelServerOrigin(parsing: tunnelURL)
@@ -76,7 +100,9 @@ struct ServeCommand: AsyncParsableCommand {
         where !(value > 0) {
             throw ValidationError("\(name) must be positive")
         }
-        guard timeout >= 0, maxQRAge >= 0 else { throw ValidationError("--timeout and --max-qr-age must not be negative") }
+        guard timeout >= 0, maxQRAge >= 0 else {
+            throw ValidationError("--timeout and --max-qr-age must not be negative")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ValidationError("--ca-file \(caFile) is not a readable file")
@@ -112,6 +138,18 @@ struct ServeCommand: AsyncParsableCommand {
         return TerminalUserInteraction(verifyPassphrase: verify)
     }
 
+    /// The CTAP engine serving `store`: getInfo reports `uv: true` only when the user interaction can
+    /// verify the user (an encrypted store), so clients do not ask for what would be refused.
+    func makeAuthenticator(store: FilePasskeyStore, logger: Logger) -> CTAPAuthenticator {
+        CTAPAuthenticator(store: store, userInteraction: makeUserInteraction(store: store), logger: logger)
+    }
+
+    /// The QR text: decoded from `--qr-image`, else the argument or standard input.
+    func readQRCode() async throws -> String {
+        if let qrImage { return try QRImageReader().read(contentsOfFile: qrImage) }
+        return try await QRCodeInput.read(argument: qrCode, promptOnTerminal: !json)
+    }
+
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .warning
         LoggingSystem.bootstrap { label in
@@ -124,12 +162,11 @@ struct ServeCommand: AsyncParsableCommand {
         let runner: AuthenticatorRunner
         let qrText: String
         do {
-            qrText = try await QRCodeInput.read(argument: qrCode, promptOnTerminal: !json)
+            qrText = try await readQRCode()
             // Check the QR code before asking for a passphrase.
             _ = try AuthenticatorRunner.check(qrCode: qrText, options: runnerOptions(ble: .hci(adapter: nil)))
             let store = try await storeOptions.open()
-            let interaction = makeUserInteraction(store: store)
-            let authenticator = CTAPAuthenticator(store: store, userInteraction: interaction, logger: logger)
+            let authenticator = makeAuthenticator(store: store, logger: logger)
             runner = AuthenticatorRunner(
                 options: runnerOptions(ble: await resolveBackend()), authenticator: authenticator, logger: logger)
         } catch {

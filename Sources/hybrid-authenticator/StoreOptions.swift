@@ -22,9 +22,11 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens (or prepares) the store: plaintext with `--insecure-plaintext-store`, else with the
     /// passphrase from ``passphraseVariable`` or a no-echo prompt (asked twice for a new store).
+    /// `newStoreParameters` is the scrypt cost of a store created now (tests lower it).
     func open(
         console: any TerminalConsole = DeviceTerminal(),
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        newStoreParameters: ScryptParameters = .recommended
     ) async throws(StoreAccessError) -> FilePasskeyStore {
         let path = self.path
         let existing: FilePasskeyStore.StoredProtection?
@@ -44,7 +46,7 @@ struct StoreOptions: ParsableArguments {
             protection = .passphrase(try await Self.askPassphrase(for: path, isNew: existing == nil, console: console))
         }
         do {
-            return try FilePasskeyStore(path: path, protection: protection)
+            return try FilePasskeyStore(path: path, protection: protection, newStoreParameters: newStoreParameters)
         } catch {
             throw StoreAccessError(path: path, error: error)
         }
@@ -106,7 +108,8 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
         case .corrupt(let reason): "not a valid store (\(reason)); it was left untouched"
         case .unsupportedVersion(let version): "written by a newer version of this program (format \(version))"
         case .unknownCredential: "no passkey has that credential ID"
-        case .io(let operation, let path, let errno): "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
+        case .io(let operation, let path, let errno):
+            "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
         }
     }
 }

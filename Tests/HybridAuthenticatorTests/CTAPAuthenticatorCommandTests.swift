@@ -15,9 +15,9 @@ import Testing
         #expect(info.transports == ["internal", "hybrid"])
         #expect(info.algorithms == [PublicKeyCredentialParameters(algorithm: -7)])
         #expect(info.extensions == nil && info.pinUvAuthProtocols == nil)
-        #expect(Array(bytes.dropFirst()) == AuthenticatorConfiguration().getInfo.encoded)
+        #expect(Array(bytes.dropFirst()) == authenticator.getInfo.encoded)
         #expect(CBOREncoder.encode(try CBORDecoder.decode(bytes.dropFirst())) == Array(bytes.dropFirst()))
-        let withoutUV = Fixtures.authenticator(configuration: AuthenticatorConfiguration(userVerificationAvailable: false))
+        let withoutUV = Fixtures.authenticator(user: ScriptedUser(canVerifyUser: false))
         let info2 = try AuthenticatorGetInfoResponse(cbor: try CTAPResponse.successBody(await withoutUV.handle([0x04])))
         #expect(info2.options?["uv"] == false)
     }

@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func invalidOptions() async throws {
-        let authenticator = Fixtures.authenticator(configuration: AuthenticatorConfiguration(userVerificationAvailable: false))
+        let authenticator = Fixtures.authenticator(user: ScriptedUser(canVerifyUser: false))
         _ = try await Self.register(authenticator)
         #expect(await authenticator.handle(Fixtures.getAssertion(options: CTAPRequestOptions(residentKey: true)).encoded) == [0x2b])
         #expect(await authenticator.handle(Fixtures.getAssertion(options: CTAPRequestOptions(userVerification: true)).encoded) == [0x2c])

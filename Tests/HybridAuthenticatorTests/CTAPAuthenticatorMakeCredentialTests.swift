@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func invalidOptionsAndPinParameters() async {
-        let authenticator = Fixtures.authenticator(configuration: AuthenticatorConfiguration(userVerificationAvailable: false))
+        let authenticator = Fixtures.authenticator(user: ScriptedUser(canVerifyUser: false))
         #expect(await authenticator.handle(Fixtures.makeCredential(options: CTAPRequestOptions(userPresence: false)).encoded) == [0x2c])
         #expect(await authenticator.handle(Fixtures.makeCredential(options: CTAPRequestOptions(userVerification: true)).encoded) == [0x2c])
         var pin = Fixtures.makeCredential()

@@ -13,10 +13,14 @@ actor ScriptedUser: UserInteraction {
     private(set) var log: [String] = []
     private(set) var offeredAccounts: [AccountChoice] = []
 
-    init(approves: Bool = true, choice: Int? = 0, verifies: Bool = true) {
+    /// Whether a verification method is set up (getInfo `uv`); `verifies` is the outcome of each attempt.
+    nonisolated let canVerifyUser: Bool
+
+    init(approves: Bool = true, choice: Int? = 0, verifies: Bool = true, canVerifyUser: Bool = true) {
         self.approves = approves
         self.choice = choice
         self.verifies = verifies
+        self.canVerifyUser = canVerifyUser
     }
 
     func set(approves: Bool? = nil, choice: Int?? = nil, verifies: Bool? = nil) {

@@ -242,4 +242,5 @@ struct DenyingUserInteraction: UserInteraction {
     func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool { false }
     func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? { nil }
     func verifyUser() async -> Bool { false }
+    var canVerifyUser: Bool { true }
 }

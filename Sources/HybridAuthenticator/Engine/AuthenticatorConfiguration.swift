@@ -18,30 +18,35 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
 
     public var aaguid: [UInt8]
     public var attestation: Attestation
-    /// Whether built-in user verification (the store passphrase) is available; getInfo's `uv`.
-    public var userVerificationAvailable: Bool
     /// getInfo key 1.
     public var versions: [String]
     /// getInfo key 9: what phones send (protocol.md §8.2).
     public var transports: [String]
 
     public init(
-        aaguid: [UInt8] = Self.aaguid, attestation: Attestation = .none, userVerificationAvailable: Bool = true,
+        aaguid: [UInt8] = Self.aaguid, attestation: Attestation = .none,
         versions: [String] = ["FIDO_2_0", "FIDO_2_1"], transports: [String] = ["internal", "hybrid"]
     ) {
         self.aaguid = aaguid
         self.attestation = attestation
-        self.userVerificationAvailable = userVerificationAvailable
         self.versions = versions
         self.transports = transports
     }
 
     /// The getInfo response for this configuration: options rk, up and uv; ES256 only; no
     /// extensions and no PIN protocols.
-    public var getInfo: AuthenticatorGetInfoResponse {
+    ///
+    /// `uv` is `userVerificationConfigured`. CTAP 2.1 §6.4 (authenticatorGetInfo, options): "If present
+    /// and set to true, it indicates that the device is capable of user verification within itself
+    /// and has been configured. If present and set to false, it indicates that the device is capable
+    /// of user verification within itself and has not been yet configured." This program can always
+    /// verify with a store passphrase, so `uv` is present: `false` when this run cannot (plaintext
+    /// store, or `--yes` without a passphrase), so that clients leave `uv` out of their requests.
+    /// ``CTAPAuthenticator/getInfo`` passes its user interaction's ``UserInteraction/canVerifyUser``.
+    public func getInfo(userVerificationConfigured: Bool) -> AuthenticatorGetInfoResponse {
         AuthenticatorGetInfoResponse(
             versions: versions, aaguid: aaguid,
-            options: ["rk": true, "up": true, "uv": userVerificationAvailable],
+            options: ["rk": true, "up": true, "uv": userVerificationConfigured],
             transports: transports, algorithms: [PublicKeyCredentialParameters(algorithm: COSEAlgorithm.es256)])
     }
 }

@@ -11,7 +11,7 @@ extension CTAPAuthenticator {
         let options = request.options ?? CTAPRequestOptions()
         guard options.residentKey == nil else { throw CTAPFailure(.unsupportedOption) }
         let verify = options.effectiveUserVerification
-        guard !verify || configuration.userVerificationAvailable else { throw CTAPFailure(.invalidOption) }
+        try requireUserVerification(verify)
 
         let stored = try await storedPasskeys(forRPID: request.rpID)
         let candidates: [Passkey]

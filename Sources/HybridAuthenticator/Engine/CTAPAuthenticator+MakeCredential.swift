@@ -14,7 +14,7 @@ extension CTAPAuthenticator {
         let options = request.options ?? CTAPRequestOptions()
         guard options.effectiveUserPresence else { throw CTAPFailure(.invalidOption) }
         let verify = options.effectiveUserVerification
-        guard !verify || configuration.userVerificationAvailable else { throw CTAPFailure(.invalidOption) }
+        try requireUserVerification(verify)
 
         let existing = try await storedPasskeys(forRPID: request.rp.id)
         let excluded = Set((request.excludeList ?? []).filter(\.isPublicKey).map(\.id))

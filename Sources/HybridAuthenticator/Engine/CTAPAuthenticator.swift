@@ -5,7 +5,8 @@ import Logging
 /// The CTAP2 engine of the authenticator: raw request in (command byte + CBOR), raw response
 /// out (status byte + CBOR). Sans transport: the hybrid tunnel, or a test, carries the bytes.
 ///
-/// - getInfo (0x04): ``AuthenticatorConfiguration/getInfo``.
+/// - getInfo (0x04): ``getInfo``, whose `uv` option says whether the user interaction can verify
+///   the user; makeCredential and getAssertion refuse `uv` when it cannot (``requireUserVerification(_:)``).
 /// - makeCredential (0x01), getAssertion (0x02): see the extensions in their own files.
 /// - selection (0x0B): asks the user; OK or operation denied.
 /// - getNextAssertion (0x08): not allowed (0x30), since responses never announce more.
@@ -42,6 +43,12 @@ public struct CTAPAuthenticator: Sendable {
         self.logger = logger
     }
 
+    /// What getInfo answers and the post-handshake message carries: the configuration's, with
+    /// option `uv` true only when ``UserInteraction/canVerifyUser``.
+    public var getInfo: AuthenticatorGetInfoResponse {
+        configuration.getInfo(userVerificationConfigured: userInteraction.canVerifyUser)
+    }
+
     /// The response bytes for `request`.
     public func handle(_ request: [UInt8]) async -> [UInt8] { await process(request).response }
 
@@ -59,7 +66,7 @@ public struct CTAPAuthenticator: Sendable {
         let result: Result<CBORValue?, CTAPFailure>
         switch parsed {
         case .getInfo:
-            (rpID, result) = (nil, .success(configuration.getInfo.cbor))
+            (rpID, result) = (nil, .success(getInfo.cbor))
         case .makeCredential(let parameters):
             rpID = parameters.rp.id
             result = await Self.capture { () async throws(CTAPFailure) in try await makeCredential(parameters) }
@@ -93,6 +100,17 @@ public struct CTAPAuthenticator: Sendable {
     func rejectPinUvAuth(param: [UInt8]?, protocol: UInt64?) throws(CTAPFailure) {
         guard param != nil else { return }
         throw CTAPFailure(`protocol` == nil ? .missingParameter : .invalidParameter)
+    }
+
+    /// Whether a request with effective option `uv` = `verify` can go on: it cannot ask for user
+    /// verification when getInfo says `uv: false`. CTAP 2.1 §6.1.2 step 5 (makeCredential) and
+    /// §6.2.2 step 5 (getAssertion), "If the "uv" option is true then: If the authenticator does not
+    /// support a built-in user verification method end the operation by returning
+    /// CTAP2_ERR_INVALID_OPTION. If the built-in user verification method has not yet been enabled,
+    /// end the operation by returning CTAP2_ERR_INVALID_OPTION." (CTAP 2.0 said
+    /// CTAP2_ERR_UNSUPPORTED_OPTION here; 2.1 changed it to INVALID_OPTION, 0x2C.)
+    func requireUserVerification(_ verify: Bool) throws(CTAPFailure) {
+        guard !verify || userInteraction.canVerifyUser else { throw CTAPFailure(.invalidOption) }
     }
 
     /// A new P-256 key from the injected randomness.

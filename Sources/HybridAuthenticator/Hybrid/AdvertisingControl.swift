@@ -8,6 +8,8 @@ actor AdvertisingControl {
     private let advertiser: any BLEAdvertiser
     private let emit: @Sendable (AuthenticatorEvent) -> Void
     private var isAdvertising = false
+    /// Whether ``AuthenticatorEvent/advertising(uuid:serviceData:)`` went out (so its stop is reported too).
+    private var announced = false
 
     init(advertiser: any BLEAdvertiser, emit: @escaping @Sendable (AuthenticatorEvent) -> Void) {
         self.advertiser = advertiser
@@ -20,6 +22,7 @@ actor AdvertisingControl {
         // Marked first: if the start fails or is cancelled half-way, stop() still switches it off.
         isAdvertising = true
         try await advertiser.startAdvertising(advert)
+        announced = true
         emit(.advertising(uuid: advert.uuid16, serviceData: serviceData))
     }
 
@@ -28,6 +31,9 @@ actor AdvertisingControl {
         guard isAdvertising else { return }
         isAdvertising = false
         await advertiser.stopAdvertising()
-        emit(.advertisingStopped)
+        if announced {
+            announced = false
+            emit(.advertisingStopped)
+        }
     }
 }

@@ -15,8 +15,10 @@ extension AuthenticatorRunner {
     /// ``Options/now`` when it has one, and a domain ID the client can use: 0–1 below QR key 2
     /// (key 2 absent counts as 1, the one domain every client knows), or hashed (≥ 256).
     ///
-    /// - Throws: ``AuthenticatorRunnerError/invalidQRCode(_:)``, ``AuthenticatorRunnerError/staleQRCode(secondsOff:limit:)``,
-    ///   ``AuthenticatorRunnerError/invalidDomainID(_:)`` or ``AuthenticatorRunnerError/domainNotKnownToClient(domainID:knownDomains:)``.
+    /// - Throws: ``AuthenticatorRunnerError/invalidQRCode(_:)``,
+    ///   ``AuthenticatorRunnerError/staleQRCode(secondsOff:limit:)``,
+    ///   ``AuthenticatorRunnerError/invalidDomainID(_:)`` or
+    ///   ``AuthenticatorRunnerError/domainNotKnownToClient(domainID:knownDomains:)``.
     public static func check(qrCode: String, options: Options) throws(AuthenticatorRunnerError) -> CheckedQRCode {
         let text = qrCode.trimmingCharacters(in: .whitespacesAndNewlines)
         let payload: QRCodePayload

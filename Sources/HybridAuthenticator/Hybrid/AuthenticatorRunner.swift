@@ -22,7 +22,7 @@ public struct AuthenticatorRunner: Sendable {
 
     /// - Parameters:
     ///   - options: the domain, relay, Bluetooth backend and time limits.
-    ///   - authenticator: answers the CTAP requests; its configuration's getInfo goes into the
+    ///   - authenticator: answers the CTAP requests; its getInfo goes into the
     ///     post-handshake message.
     ///   - advertiser: overrides the advertiser of ``Options/ble`` (tests wrap one to watch it).
     ///   - random: the advert nonce and the ephemeral handshake key.
@@ -70,8 +70,9 @@ public struct AuthenticatorRunner: Sendable {
         }
         let configuration = AuthenticatorSession.Configuration(
             qrSecret: checked.payload.secret, clientIdentityKey: checked.payload.identityKey,
-            domainID: checked.domainID, getInfo: authenticator.configuration.getInfo.encoded)
-        return AuthenticatorSession(configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
+            domainID: checked.domainID, getInfo: authenticator.getInfo.encoded)
+        return AuthenticatorSession(
+            configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
     }
 
     private func makeEphemeralKey() throws -> P256.KeyAgreement.PrivateKey {

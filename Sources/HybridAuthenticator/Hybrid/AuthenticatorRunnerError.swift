@@ -40,7 +40,8 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
             return "not a valid FIDO:/ QR code: \(Self.describe(error))"
         case .staleQRCode(let secondsOff, let limit):
             let direction = secondsOff >= 0 ? "\(secondsOff) s old" : "\(-secondsOff) s in the future"
-            return "the QR code is stale: its timestamp is \(direction), more than \(limit.wholeSeconds) s away from now "
+            return
+                "the QR code is stale: its timestamp is \(direction), more than \(limit.wholeSeconds) s away from now "
                 + "(scan a fresh code, or check this machine's clock)"
         case .invalidDomainID(let id):
             return "tunnel domain ID \(id) is invalid: use 0 or 1 (assigned) or 256-65535 (hashed)"
@@ -73,8 +74,8 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
     /// Classifies any error thrown while running; `cancelled` tells whether the run's task was cancelled.
     init(classifying error: any Error, cancelled: Bool) {
         switch error {
-        case let error as AuthenticatorRunnerError: self = error
         case _ where cancelled: self = .cancelled
+        case let error as AuthenticatorRunnerError: self = error
         case is CancellationError: self = .cancelled
         case let error as QRCodeError: self = .invalidQRCode(error)
         case let error as TunnelClientError: self = .tunnel(error)

@@ -58,7 +58,8 @@ struct TunnelServeLoop {
         do {
             _ = try session.tunnelClosed()
         } catch {
-            throw AuthenticatorRunnerError.tunnelClosedEarly(clientConnected: hasClient, close: await connection.closeInfo())
+            throw AuthenticatorRunnerError.tunnelClosedEarly(
+                clientConnected: hasClient, close: await connection.closeInfo())
         }
         return summary
     }
@@ -77,7 +78,8 @@ struct TunnelServeLoop {
             case .finish:
                 return true
             case .openTunnel, .startAdvertising:
-                throw AuthenticatorRunnerError.other("internal error: unexpected session action after the tunnel opened")
+                throw AuthenticatorRunnerError.other(
+                    "internal error: unexpected session action after the tunnel opened")
             }
         }
         return false

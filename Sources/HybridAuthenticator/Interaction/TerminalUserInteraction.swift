@@ -52,6 +52,9 @@ public struct TerminalUserInteraction: UserInteraction {
         return number - 1
     }
 
+    /// True when there is a passphrase to check (`verifyPassphrase` given).
+    public var canVerifyUser: Bool { verifyPassphrase != nil }
+
     public func verifyUser() async -> Bool {
         guard let verifyPassphrase else {
             await console.write("User verification is not available: the passkey store has no passphrase.\n")

@@ -39,6 +39,11 @@ public protocol UserInteraction: Sendable {
 
     /// Verifies the user (for this program: the store's passphrase). Returns whether it succeeded.
     func verifyUser() async -> Bool
+
+    /// Whether ``verifyUser()`` can succeed at all: a user verification method is set up (for this
+    /// program: the store has a passphrase). The authenticator's getInfo reports it as option `uv`,
+    /// and requests asking for `uv` are refused when it is false.
+    var canVerifyUser: Bool { get }
 }
 
 /// Approves everything without asking (`--yes`): for unattended use and tests.
@@ -56,4 +61,6 @@ public struct AutoApproveUserInteraction: UserInteraction {
     public func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? { accounts.isEmpty ? nil : 0 }
 
     public func verifyUser() async -> Bool { userVerification }
+
+    public var canVerifyUser: Bool { userVerification }
 }

@@ -56,7 +56,7 @@ struct TestAuthenticator: Sendable {
                 qrSecret: qr.secret,
                 clientIdentityKey: qr.identityKey,
                 domainID: .google,
-                getInfo: engine.configuration.getInfo.encoded
+                getInfo: engine.getInfo.encoded
             ),
             advertNonce: nonce,
             ephemeralKey: P256.KeyAgreement.PrivateKey()

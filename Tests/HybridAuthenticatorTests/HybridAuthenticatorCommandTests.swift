@@ -1,0 +1,216 @@
+import ArgumentParser
+import Foundation
+import HybridAuthenticator
+import HybridBluetooth
+import HybridCore
+import Testing
+
+@testable import hybrid_authenticator
+
+/// The command line (style.md §7.7: parse and inspect, no process) and what it prints.
+@Suite(.timeLimit(.minutes(1)))
+struct HybridAuthenticatorCommandTests {
+    func serve(_ arguments: [String]) throws -> ServeCommand {
+        let command = try HybridAuthenticatorCommand.parseAsRoot(arguments)
+        return try #require(command as? ServeCommand)
+    }
+
+    @Test func theStableInterfaceParsesWithoutASubcommandName() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let caFile = directory.file("ca.pem")
+        #expect(FileManager.default.createFile(atPath: caFile, contents: Data()))
+        let command = try serve([
+            "FIDO:/0123", "--tunnel-url", "ws://127.0.0.1:8080", "--domain-id", "256", "--ble", "sim",
+            "--adapter", "hci1", "--yes", "--json", "--store", "/tmp/passkeys.json", "--insecure-plaintext-store",
+            "--ca-file", caFile,
+        ])
+        #expect(command.qrCode == "FIDO:/0123")
+        #expect(command.yes && command.json)
+        #expect(command.storeOptions.path == "/tmp/passkeys.json")
+        #expect(command.storeOptions.insecurePlaintextStore)
+        #expect(command.adapter == "hci1")
+        let options = command.runnerOptions(ble: .hci(adapter: "hci1"))
+        #expect(options.domainID == 256)
+        #expect(options.tunnelOrigin == TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080))
+        #expect(options.caFile == caFile)
+        #expect(command.ble == "sim")
+    }
+
+    @Test func defaults() throws {
+        let command = try serve([])
+        #expect(command.qrCode == nil)
+        #expect(!command.yes && !command.json && !command.storeOptions.insecurePlaintextStore)
+        #expect(command.storeOptions.store == nil)
+        #expect(command.ble == nil)
+        let options = command.runnerOptions(ble: .hci(adapter: nil))
+        #expect(options.domainID == 0)
+        #expect(options.tunnelOrigin == nil)
+        #expect(options.tunnelConnectTimeout == .seconds(10))
+        #expect(options.clientWaitTimeout == .seconds(120))
+        #expect(options.overallTimeout == .seconds(300))
+        #expect(options.maxQRCodeAge == .seconds(600))
+    }
+
+    @Test func explicitServeAndStdinDashAndTimeouts() throws {
+        let command = try serve([
+            "serve", "-", "--timeout", "0", "--max-qr-age", "0", "--client-timeout", "1.5", "--connect-timeout", "2",
+        ])
+        #expect(command.qrCode == "-")
+        let options = command.runnerOptions(ble: .hci(adapter: nil))
+        #expect(options.overallTimeout == nil)
+        #expect(options.maxQRCodeAge == nil)
+        #expect(options.clientWaitTimeout == .milliseconds(1500))
+        #expect(options.tunnelConnectTimeout == .seconds(2))
+        #expect(try ServeCommand.parse(["FIDO:/1", "--domain-id", "1"]).domainID == 1)
+    }
+
+    @Test(arguments: [
+        ["--domain-id", "2"], ["--domain-id", "65536"], ["--tunnel-url", "http://127.0.0.1:8080"],
+        ["--tunnel-url", "ws://127.0.0.1:8080/cable"], ["--ble", "radio"], ["--client-timeout", "0"],
+        ["--timeout", "-1"], ["--log-level", "loud"], ["--ca-file", "/nonexistent/ca.pem"],
+    ])
+    func badArgumentsAreRejected(arguments: [String]) {
+        #expect(throws: (any Error).self) { try HybridAuthenticatorCommand.parseAsRoot(["FIDO:/1"] + arguments) }
+    }
+
+    @Test func credentialsSubcommands() throws {
+        let parsedList = try HybridAuthenticatorCommand.parseAsRoot([
+            "credentials", "list", "--store", "/tmp/s.json", "--json",
+        ])
+        let list = try #require(parsedList as? CredentialsCommand.ListCredentials)
+        #expect(list.store == "/tmp/s.json" && list.json)
+        let parsedDelete = try HybridAuthenticatorCommand.parseAsRoot([
+            "credentials", "delete", "0A0b", "--store", "/tmp/s.json", "--insecure-plaintext-store",
+        ])
+        let delete = try #require(parsedDelete as? CredentialsCommand.DeleteCredential)
+        #expect(delete.credentialID == "0A0b")
+        #expect(delete.storeOptions.insecurePlaintextStore)
+        #expect(throws: (any Error).self) {
+            try HybridAuthenticatorCommand.parseAsRoot(["credentials", "delete", "xyz"])
+        }
+    }
+
+    @Test func helpExplainsTheInterface() {
+        let help = HybridAuthenticatorCommand.helpMessage()
+        for text in [
+            "--tunnel-url", "--domain-id", "--ble sim|hci|bluez", "--ca-file", "credentials list", "\"event\"",
+            "HYBRID_AUTHENTICATOR_PASSPHRASE", "Exit status",
+        ] {
+            #expect(help.contains(text), "help lacks \(text)")
+        }
+        let serveHelp = ServeCommand.helpMessage()
+        for text in ["--client-timeout", "--max-qr-age", "--insecure-plaintext-store", "--yes", "--json"] {
+            #expect(serveHelp.contains(text), "serve help lacks \(text)")
+        }
+    }
+
+    @Test func deleteRemovesExactlyThatPasskey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("s.json")
+        let store = try FilePasskeyStore(path: path, protection: .insecurePlaintext)
+        let keep = Array(repeating: UInt8(1), count: 16)
+        let drop = Array(repeating: UInt8(0xAB), count: 16)
+        try await store.add(Fixtures.passkey(id: keep, user: [1], name: "alice"))
+        try await store.add(Fixtures.passkey(id: drop, user: [2], name: "bob"))
+        let parsed = try HybridAuthenticatorCommand.parseAsRoot([
+            "credentials", "delete", String(repeating: "AB", count: 16), "--store", path, "--insecure-plaintext-store",
+        ])
+        let delete = try #require(parsed as? CredentialsCommand.DeleteCredential)
+        try await delete.run()
+        #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [keep])
+        // A second delete of the same ID fails and changes nothing.
+        await #expect(throws: ExitCode.failure) { try await delete.run() }
+        #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [keep])
+    }
+
+    // MARK: --json lines
+
+    @Test func advertisingLineHasTheDocumentedShape() {
+        let serviceData = Array(UInt8(0)..<20)
+        #expect(
+            EventPrinter.json(.advertising(uuid: 0xFFF9, serviceData: serviceData)).text
+                == #"{"event":"advertising","uuid":"fff9","serviceData":"000102030405060708090a0b0c0d0e0f10111213"}"#)
+        #expect(EventPrinter.json(.error(message: "boom")).text == #"{"event":"error","message":"boom"}"#)
+    }
+
+    @Test func everyEventIsOneJSONObjectWithAnEventMember() throws {
+        let events: [AuthenticatorEvent] = [
+            .waitingForTunnel(origin: TunnelServerOrigin(scheme: .wss, host: "cable.ua5v.com"), domainID: .google),
+            .tunnelOpened(routingID: try #require(RoutingID(hex: "0a0b0c"))),
+            .advertising(uuid: 0xFFF9, serviceData: [UInt8](repeating: 1, count: 20)), .advertisingStopped, .connected,
+            .handshakeDone, .request(command: .getAssertion, rpID: "ex\"am\nple\u{1b}.com"),
+            .request(command: CTAPCommand(rawValue: 0x77), rpID: nil), .approved(status: .ok),
+            .denied(status: CTAPStatusCode(rawValue: 0x27)),
+            .done(AuthenticatorRunSummary(answers: [.init(command: .makeCredential, rpID: "a.com", status: .ok)])),
+            .error(message: "tab\there"),
+        ]
+        for event in events {
+            let text = EventPrinter.json(event).text
+            #expect(!text.contains("\n"))
+            // Foundation's parser is the independent reader here.
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect(object["event"] is String, "\(text)")
+            #expect(text.hasPrefix(#"{"event":"#))
+        }
+        let request =
+            try JSONSerialization.jsonObject(
+                with: Data(EventPrinter.json(events[6]).text.utf8)) as? [String: Any]
+        #expect(request?["rpID"] as? String == "ex\"am\nple\u{1b}.com")
+        #expect(request?["command"] as? String == "getAssertion")
+        let denied =
+            try JSONSerialization.jsonObject(with: Data(EventPrinter.json(events[9]).text.utf8)) as? [String: Any]
+        #expect(denied?["status"] as? Int == 0x27)
+        #expect(denied?["statusName"] as? String == "CTAP2_ERR_OPERATION_DENIED")
+        let done =
+            try JSONSerialization.jsonObject(with: Data(EventPrinter.json(events[10]).text.utf8)) as? [String: Any]
+        #expect(done?["served"] as? Bool == true)
+    }
+
+    @Test func humanTextNeverCarriesControlCharactersFromThePeer() {
+        let line = EventPrinter.human(.request(command: .makeCredential, rpID: "evil\u{1b}[2J.com"))
+        #expect(line == "Request: makeCredential for evil?[2J.com")
+    }
+
+    // MARK: store access
+
+    @Test func aNewStoreAsksForThePassphraseTwice() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let options = try StoreOptions.parse(["--store", directory.file("s.json")])
+        let console = ScriptedConsole(["secret", "secret"])
+        let store = try await options.open(
+            console: console, environment: [:], newStoreParameters: .insecureFastForTesting)
+        #expect(store.isEncrypted)
+        #expect(await console.hiddenReads == 2)
+        #expect(await store.verifyPassphrase("secret"))
+
+        let mismatch = ScriptedConsole(["one", "two"])
+        await #expect(throws: StoreAccessError(path: directory.file("s.json"), reason: .passphrasesDiffer)) {
+            _ = try await options.open(console: mismatch, environment: [:], newStoreParameters: .insecureFastForTesting)
+        }
+    }
+
+    @Test func thePassphraseComesFromTheEnvironmentAndPlaintextNeedsTheFlag() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("s.json")
+        let plaintext = try StoreOptions.parse(["--store", path, "--insecure-plaintext-store"])
+        let store = try await plaintext.open(console: ScriptedConsole([]), environment: [:])
+        try await store.add(Fixtures.passkey(id: Array(repeating: 1, count: 16), user: [1], name: "alice"))
+        let encrypted = try StoreOptions.parse(["--store", path])
+        await #expect(throws: StoreAccessError(path: path, error: .notEncrypted)) {
+            _ = try await encrypted.open(
+                console: ScriptedConsole([]), environment: [StoreOptions.passphraseVariable: "pass"])
+        }
+        let other = directory.file("t.json")
+        let fromEnvironment = try StoreOptions.parse(["--store", other])
+        let console = ScriptedConsole([])
+        let opened = try await fromEnvironment.open(
+            console: console, environment: [StoreOptions.passphraseVariable: "from env"],
+            newStoreParameters: .insecureFastForTesting)
+        #expect(await opened.verifyPassphrase("from env"))
+        #expect(await console.hiddenReads == 0)
+    }
+}
