@@ -57,11 +57,11 @@ for backend in hci bluez; do
  "user": {"id": "$(random_b64url)", "name": "alice@example.com", "displayName": "Alice"},
  "challenge": "$(cat "$work/ceremony/$backend-create.challenge")",
  "pubKeyCredParams": [{"type": "public-key", "alg": -7}],
- "authenticatorSelection": {"residentKey": "required", "userVerification": "discouraged"},
+ "authenticatorSelection": {"residentKey": "required", "userVerification": "preferred"},
  "attestation": "none"}
 JSON
   cat >"$work/ceremony/$backend-get-options.json" <<JSON
-{"challenge": "$(cat "$work/ceremony/$backend-get.challenge")", "rpId": "$rp_id", "userVerification": "discouraged"}
+{"challenge": "$(cat "$work/ceremony/$backend-get.challenge")", "rpId": "$rp_id", "userVerification": "preferred"}
 JSON
 done
 

@@ -82,9 +82,10 @@ run_ceremony() {
     python3 -m json.tool "$work/$name.json"
 }
 
-# The requests as a relying party would send them (WebAuthn JSON). User verification is
-# "discouraged": the demo's authenticator keeps its passkeys in a plaintext test store, so it has
-# no passphrase to verify the user with.
+# The requests as a relying party would send them (WebAuthn JSON), with the browsers' default
+# userVerification "preferred": the demo's authenticator keeps its passkeys in a plaintext test
+# store, has no passphrase to verify the user with and says so in getInfo (uv: false), so the
+# client asks for user presence only.
 create_challenge="$(random_challenge)"
 cat >"$work/create-options.json" <<JSON
 {
@@ -92,7 +93,7 @@ cat >"$work/create-options.json" <<JSON
   "user": {"id": "$(random_challenge)", "name": "alice@example.com", "displayName": "Alice"},
   "challenge": "$create_challenge",
   "pubKeyCredParams": [{"type": "public-key", "alg": -7}],
-  "authenticatorSelection": {"residentKey": "required", "userVerification": "discouraged"},
+  "authenticatorSelection": {"residentKey": "required", "userVerification": "preferred"},
   "attestation": "none"
 }
 JSON
@@ -100,7 +101,7 @@ run_ceremony create create --options "$work/create-options.json"
 
 get_challenge="$(random_challenge)"
 cat >"$work/get-options.json" <<JSON
-{"challenge": "$get_challenge", "rpId": "$rp_id", "allowCredentials": [], "userVerification": "discouraged"}
+{"challenge": "$get_challenge", "rpId": "$rp_id", "allowCredentials": [], "userVerification": "preferred"}
 JSON
 run_ceremony get get --options "$work/get-options.json"
 
