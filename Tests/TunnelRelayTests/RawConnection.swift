@@ -90,6 +90,14 @@ final class RawConnection {
         return frame
     }
 
+    /// Reads the next frame that is not a ping or pong (the relay pings at any moment of its interval).
+    func readDataFrame() async throws -> (opcode: UInt8, payload: [UInt8]) {
+        while true {
+            let frame = try await readFrame()
+            if frame.opcode != 0x9 && frame.opcode != 0xA { return frame }
+        }
+    }
+
     /// Reads frames until a close frame and returns its code.
     func readCloseCode() async throws -> UInt16? {
         while true {

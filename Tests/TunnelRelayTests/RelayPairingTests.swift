@@ -141,7 +141,7 @@ struct RelayPairingTests {
                 let routingID = try #require(RoutingID(hex: header.split(separator: " ").last ?? ""))
                 try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
                     try await client.send([1])
-                    let frame = try await raw.readFrame()
+                    let frame = try await raw.readDataFrame()
                     #expect(frame.opcode == 0x2 && frame.payload == [1])
                     try await raw.close()
                     let (_, code) = await RelayTest.drain(client)
