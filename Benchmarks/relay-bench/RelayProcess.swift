@@ -25,8 +25,11 @@ final class RelayProcess {
     }
 
     /// Resident set size in bytes, from /proc.
-    var residentBytes: Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+    var residentBytes: Int { Self.residentBytes(of: process.processIdentifier) }
+
+    /// Resident set size of process `pid` in bytes, from /proc (0 if unreadable).
+    static func residentBytes(of pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
             let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
@@ -45,4 +48,5 @@ enum BenchError: Error {
     case relayDidNotStart(String)
     case noFreeSourcePort
     case phoneUpgradeFailed
+    case workerExited(Int)
 }
