@@ -5,6 +5,10 @@
 # relay and, in the same run, direct (WebSocket echo). Extra arguments go to relay-bench (see
 # `relay-bench --help`), e.g.
 #   Benchmarks/relay-bench.sh --tunnels 5000
+#   Benchmarks/relay-bench.sh --instances 3 --tunnels 21000 --relay-event-loops 1
+# With --instances N it starts N relay processes (routing prefixes 01…) and N worker processes
+# (relay-bench re-run), one per instance, so that no process needs more descriptors than the hard
+# limit allows (20 000 in our container: ~9 900 tunnels per process). Results: Benchmarks/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

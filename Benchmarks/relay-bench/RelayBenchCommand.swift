@@ -101,7 +101,7 @@ struct RelayBenchCommand: AsyncParsableCommand {
             )
             let load = LocalLoad(
                 bench: bench, tunnels: tunnels, echoPort: workerEchoPort, latencyTunnels: latencyTunnels,
-                progress: { line in FileHandle.standardError.write(Data("  worker \(index): \(line)\n".utf8)) }
+                progress: { LineStream.write("progress \($0)", to: .standardOutput) }
             )
             try await WorkerMain.serve(load)
             return
@@ -199,7 +199,10 @@ struct RelayBenchCommand: AsyncParsableCommand {
         }
 
         // Phase 4: paced latency through the relay; phase 5: the same client against the echo.
-        print("latency: \(latencyRate) relayed frames/s over \(latencyTunnels) tunnels while \(paired) tunnels are open")
+        print(
+            "latency: \(latencyRate) relayed frames/s over \(latencyTunnels) tunnels while \(paired) tunnels are open "
+                + "(host load average \(Self.loadAverage), \(ProcessInfo.processInfo.activeProcessorCount) cores)"
+        )
         let relayed = try await load.relayedLatency(seconds: latencyDuration)
         let direct = try await load.directLatency(seconds: latencyDuration)
         report("relayed", relayed, seconds: latencyDuration)
@@ -207,9 +210,16 @@ struct RelayBenchCommand: AsyncParsableCommand {
         if let relayedP99 = percentile(relayed, 0.99), let directP99 = percentile(direct, 0.99) {
             print("relay overhead: p99 ratio \(String(format: "%.2f", Double(relayedP99) / Double(max(directP99, 1))))")
         }
+        print("host load average after: \(Self.loadAverage)")
         print("relay RSS at end: \(relays.map { "\($0.residentBytes / 1024) KiB" }.joined(separator: ", "))")
         await load.finish()
         try? await echo.close()
+    }
+
+    /// The 1, 5 and 15 minute load averages: other work on the machine shows in the latencies.
+    static var loadAverage: String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     func report(_ label: String, _ samples: [Int], seconds: Double) {

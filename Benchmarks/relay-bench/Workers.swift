@@ -103,7 +103,7 @@ final class WorkerLoad: LoadGenerator {
                     replies.append(String(line.dropFirst(keyword.count).drop(while: { $0 == " " })))
                     break
                 }
-                print("  worker \(index): \(line)")
+                print("  worker \(index): \(line.hasPrefix("progress ") ? String(line.dropFirst(9)) : line)")
             }
         }
         return replies
