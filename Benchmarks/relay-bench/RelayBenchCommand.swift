@@ -190,11 +190,13 @@ struct RelayBenchCommand: AsyncParsableCommand {
 
         // Phases 2 and 3: throughput with small and large messages.
         for (phase, size) in [(Bench.smallThroughput, 64), (Bench.largeThroughput, 16 * 1024)] {
+            let cpu = relayCPU(relays)
             let roundTrips = try await load.throughput(phase: phase, size: size, seconds: duration)
             let frames = Double(2 * roundTrips) / duration
             print(
                 "throughput (\(size) B messages, \(throughputTunnels) tunnels): "
-                    + "\(Int(frames)) relayed frames/s, \(String(format: "%.1f", frames * Double(size) / 1e6)) MB/s"
+                    + "\(Int(frames)) relayed frames/s, \(String(format: "%.1f", frames * Double(size) / 1e6)) MB/s; "
+                    + cpuReport(relayCPU(relays) - cpu, seconds: duration + 0.5, frames: 2 * roundTrips)
             )
         }
 
@@ -203,10 +205,13 @@ struct RelayBenchCommand: AsyncParsableCommand {
             "latency: \(latencyRate) relayed frames/s over \(latencyTunnels) tunnels while \(paired) tunnels are open "
                 + "(host load average \(Self.loadAverage), \(ProcessInfo.processInfo.activeProcessorCount) cores)"
         )
+        let cpu = relayCPU(relays)
         let relayed = try await load.relayedLatency(seconds: latencyDuration)
+        let latencyCPU = relayCPU(relays) - cpu
         let direct = try await load.directLatency(seconds: latencyDuration)
         report("relayed", relayed, seconds: latencyDuration)
         report("direct ", direct, seconds: latencyDuration)
+        print("relay during the latency phase: " + cpuReport(latencyCPU, seconds: latencyDuration + 0.5, frames: 2 * relayed.count))
         if let relayedP99 = percentile(relayed, 0.99), let directP99 = percentile(direct, 0.99) {
             print("relay overhead: p99 ratio \(String(format: "%.2f", Double(relayedP99) / Double(max(directP99, 1))))")
         }
@@ -214,6 +219,16 @@ struct RelayBenchCommand: AsyncParsableCommand {
         print("relay RSS at end: \(relays.map { "\($0.residentBytes / 1024) KiB" }.joined(separator: ", "))")
         await load.finish()
         try? await echo.close()
+    }
+
+    /// CPU seconds used so far by all relay processes.
+    func relayCPU(_ relays: [RelayProcess]) -> Double {
+        relays.reduce(0) { $0 + RelayProcess.cpuSeconds(of: $1.process.processIdentifier) }
+    }
+
+    /// Relay CPU use over a phase: share of one core and microseconds per relayed frame.
+    func cpuReport(_ seconds: Double, seconds wall: Double, frames: Int) -> String {
+        String(format: "relay CPU %.0f%% of a core, %.1f µs per frame", 100 * seconds / wall, 1e6 * seconds / Double(max(frames, 1)))
     }
 
     /// The 1, 5 and 15 minute load averages: other work on the machine shows in the latencies.

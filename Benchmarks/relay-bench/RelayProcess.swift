@@ -36,6 +36,17 @@ final class RelayProcess {
         return kilobytes * 1024
     }
 
+    /// CPU time (user + system) used so far by process `pid`, in seconds, from /proc.
+    static func cpuSeconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
+        // After the command name: state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// SIGTERM to our own child, then wait.
     func stop() {
         guard process.isRunning else { return }
