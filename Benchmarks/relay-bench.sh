@@ -16,7 +16,7 @@ FDS=${RELAY_BENCH_FDS:-200000}
 if ! ulimit -n "$FDS" 2>/dev/null; then
     echo "relay-bench: cannot raise the fd limit to $FDS (hard limit $(ulimit -Hn)); run as root or raise it" >&2
     ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-    echo "relay-bench: continuing with $(ulimit -n) descriptors: pass a smaller --tunnels" >&2
+    echo "relay-bench: continuing with $(ulimit -n) descriptors: pass a smaller --tunnels or more --instances" >&2
 fi
 
 swift build -c release --product tunnel-relay
