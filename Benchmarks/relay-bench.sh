@@ -5,6 +5,10 @@
 # relay and, in the same run, direct (WebSocket echo). Extra arguments go to relay-bench (see
 # `relay-bench --help`), e.g.
 #   Benchmarks/relay-bench.sh --tunnels 5000
+#   Benchmarks/relay-bench.sh --instances 3 --tunnels 21000 --relay-event-loops 1
+# With --instances N it starts N relay processes (routing prefixes 01…) and N worker processes
+# (relay-bench re-run), one per instance, so that no process needs more descriptors than the hard
+# limit allows (20 000 in our container: ~9 900 tunnels per process). Results: Benchmarks/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +16,7 @@ FDS=${RELAY_BENCH_FDS:-200000}
 if ! ulimit -n "$FDS" 2>/dev/null; then
     echo "relay-bench: cannot raise the fd limit to $FDS (hard limit $(ulimit -Hn)); run as root or raise it" >&2
     ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-    echo "relay-bench: continuing with $(ulimit -n) descriptors: pass a smaller --tunnels" >&2
+    echo "relay-bench: continuing with $(ulimit -n) descriptors: pass a smaller --tunnels or more --instances" >&2
 fi
 
 swift build -c release --product tunnel-relay

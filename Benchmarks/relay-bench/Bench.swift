@@ -31,6 +31,7 @@ final class Bench: Sendable {
         relayPort: Int,
         sourcePorts: SourcePorts,
         configuration: TunnelClient.Configuration,
+        setupConcurrency: Int,
         latencyTunnels: Int,
         throughputTunnels: Int,
         latencyRoundTripsPerSecond: Double
@@ -41,7 +42,7 @@ final class Bench: Sendable {
         self.latencyTunnels = latencyTunnels
         self.throughputTunnels = throughputTunnels
         self.latencyIntervalNanoseconds = Int64(1e9 / latencyRoundTripsPerSecond)
-        self.slots = SetupSlots(128)
+        self.slots = SetupSlots(setupConcurrency)
     }
 
     var messageSize: Int {

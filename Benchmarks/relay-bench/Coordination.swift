@@ -42,10 +42,15 @@ actor SetupSlots {
 /// Hands out explicit loopback source ports: 40 000 connections to one relay port need more
 /// than the ~28 000 ports of the ephemeral range.
 final class SourcePorts: Sendable {
-    private let next = NIOLockedValueBox(10_000)
+    private let next: NIOLockedValueBox<Int>
     private let excluded: Set<Int>
 
-    init(excluding excluded: Set<Int>) { self.excluded = excluded }
+    /// Hands out ports from `start` on (wrapping within 10 000–65 000); worker processes start
+    /// at different places so that their direct-echo connections rarely collide.
+    init(excluding excluded: Set<Int>, start: Int = 10_000) {
+        self.excluded = excluded
+        self.next = NIOLockedValueBox(10_000 + (start - 10_000) % 55_000)
+    }
 
     func take() throws -> SocketAddress {
         let port: Int = next.withLockedValue { next in

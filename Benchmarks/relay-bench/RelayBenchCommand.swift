@@ -38,103 +38,203 @@ struct RelayBenchCommand: AsyncParsableCommand {
     @Option(help: "Seconds of the latency phase.")
     var latencyDuration: Double = 10
 
+    @Option(help: ArgumentHelp(
+        "Relay instances (tunnel-relay processes with routing prefixes 01, 02, …), each loaded by its own "
+            + "worker process: one process may not hold more descriptors than the hard fd limit."
+    ))
+    var instances = 1
+
+    @Option(help: ArgumentHelp("Worker mode: the relay port to load.", visibility: .hidden))
+    var workerRelayPort: Int?
+    @Option(help: ArgumentHelp("Worker mode: the echo server's port.", visibility: .hidden))
+    var workerEchoPort = 0
+    @Option(help: ArgumentHelp("Worker mode: this worker's number.", visibility: .hidden))
+    var workerIndex = 0
+    @Option(help: ArgumentHelp("Worker mode: round trips per second per latency tunnel.", visibility: .hidden))
+    var workerRoundTripRate: Double = 50
+
     static let logger = Logger(label: "relay.bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Tunnels this process (and the relay, which inherits the limit) can hold: each tunnel is
-    /// two sockets on each side, plus a margin for the listener, echo and latency connections.
-    var feasibleTunnels: Int {
+    /// Tunnels one process (a relay, or the load generator) can hold under the fd limit: each
+    /// tunnel is two sockets on each side, plus a margin for the listener, echo and latency
+    /// connections.
+    static var fdTunnelCap: (cap: Int, limit: Int) {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return tunnels }
-        let cap = (Int(limit.rlim_cur) - 200) / 2
-        if cap < tunnels {
-            print("fd limit \(limit.rlim_cur) allows \(cap) tunnels, not \(tunnels) (2 fds per tunnel in the relay and here)")
-        }
-        return min(tunnels, cap)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (Int.max, 0) }
+        return ((Int(limit.rlim_cur) - 200) / 2, Int(limit.rlim_cur))
     }
 
-    func run() async throws {
-        let tunnels = feasibleTunnels
-        let relay = try RelayProcess(binary: relayBinary, arguments: [
+    /// Round trips per second of each latency tunnel so that all of them relay `latencyRate` frames/s.
+    var roundTripRate: Double { Double(latencyRate) / 2 / Double(max(latencyTunnels, 1)) }
+
+    func makeBench(relayPort: Int, excluding: Set<Int>, sourcePortStart: Int, roundTripRate: Double) -> Bench {
+        var clientConfiguration = TunnelClient.Configuration()
+        clientConfiguration.connectTimeout = .seconds(30)
+        clientConfiguration.handshakeTimeout = .seconds(60)
+        return Bench(
+            relayPort: relayPort,
+            sourcePorts: SourcePorts(excluding: excluding, start: sourcePortStart),
+            configuration: clientConfiguration,
+            setupConcurrency: setupConcurrency,
+            latencyTunnels: latencyTunnels,
+            throughputTunnels: throughputTunnels,
+            latencyRoundTripsPerSecond: roundTripRate
+        )
+    }
+
+    func relayArguments(prefix: Int) -> [String] {
+        [
             "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0", "--log-level", "error",
             "--pending-ttl", "600", "--tunnel-lifetime", "3600", "--max-messages", "1000000000",
             "--max-bytes", "1000000000000", "--max-connections", "1000000", "--max-pending", "1000000",
             "--event-loops", String(relayEventLoops), "--ping-interval", String(relayPingInterval),
-        ])
-        defer { relay.stop() }
+            "--routing-prefix", String(prefix),
+        ]
+    }
+
+    func run() async throws {
+        if let workerRelayPort {
+            let index = workerIndex
+            let bench = makeBench(
+                relayPort: workerRelayPort, excluding: [workerRelayPort, workerEchoPort],
+                sourcePortStart: 10_000 + index * 7_919, roundTripRate: workerRoundTripRate
+            )
+            let load = LocalLoad(
+                bench: bench, tunnels: tunnels, echoPort: workerEchoPort, latencyTunnels: latencyTunnels,
+                progress: { LineStream.write("progress \($0)", to: .standardOutput) }
+            )
+            try await WorkerMain.serve(load)
+            return
+        }
+        guard instances >= 1 else { throw ValidationError("--instances must be 1 or more") }
+        let (cap, fdLimit) = Self.fdTunnelCap
+        let perInstance = WorkerShare.split(tunnels, into: instances)
+        var shares = perInstance.map { min($0, cap) }
+        if shares != perInstance {
+            let needed = (tunnels + cap - 1) / max(cap, 1)
+            print(
+                "fd limit \(fdLimit) allows \(cap) tunnels per process (2 fds per tunnel in the relay and 2 in "
+                    + "the load generator), not \(perInstance[0]): capped; --instances \(needed) would fit \(tunnels)"
+            )
+        }
+        var relays: [RelayProcess] = []
+        defer { for relay in relays { relay.stop() } }
+        for index in 0..<instances {
+            relays.append(try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: index + 1)))
+        }
         let echo = try await EchoServer.start()
         let echoPort = echo.localAddress?.port ?? 0
-        let baseline = relay.residentBytes
-        print("relay pid \(relay.process.processIdentifier) port \(relay.port); baseline RSS \(baseline / 1024) KiB")
+        let baselines = relays.map(\.residentBytes)
+        if instances > 1 {
+            print(
+                "deployment: \(instances) tunnel-relay processes (routing prefixes 01…\(String(format: "%02x", instances))) "
+                    + "and \(instances) load-generator worker processes, one per instance, because no process may hold "
+                    + "more than \(fdLimit) descriptors here (hard RLIMIT_NOFILE) and each tunnel costs 2 in the relay "
+                    + "and 2 in the load generator. Workers connect to their instance directly (no balancer in the path)."
+            )
+        }
+        for (index, relay) in relays.enumerated() {
+            print("relay \(index) pid \(relay.process.processIdentifier) port \(relay.port); baseline RSS \(baselines[index] / 1024) KiB")
+        }
 
-        var clientConfiguration = TunnelClient.Configuration()
-        clientConfiguration.connectTimeout = .seconds(30)
-        clientConfiguration.handshakeTimeout = .seconds(60)
-        let bench = Bench(
-            relayPort: relay.port,
-            sourcePorts: SourcePorts(excluding: [relay.port, echoPort]),
-            configuration: clientConfiguration,
-            latencyTunnels: latencyTunnels,
-            throughputTunnels: throughputTunnels,
-            latencyRoundTripsPerSecond: Double(latencyRate) / 2 / Double(latencyTunnels)
-        )
+        let load: any LoadGenerator
+        var workerLoad: WorkerLoad?
+        if instances == 1 {
+            let bench = makeBench(
+                relayPort: relays[0].port, excluding: [relays[0].port, echoPort], sourcePortStart: 10_000,
+                roundTripRate: roundTripRate
+            )
+            load = LocalLoad(
+                bench: bench, tunnels: shares[0], echoPort: echoPort, latencyTunnels: latencyTunnels,
+                progress: { print("  \($0)") }
+            )
+        } else {
+            let throughputShares = WorkerShare.split(throughputTunnels, into: instances)
+            let latencyShares = WorkerShare.split(latencyTunnels, into: instances)
+            shares = shares.enumerated().map { max($1, throughputShares[$0] + latencyShares[$0]) }
+            let workers = try WorkerLoad(
+                executable: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+                shares: relays.indices.map {
+                    WorkerShare(
+                        index: $0, relayPort: relays[$0].port, tunnels: shares[$0],
+                        throughputTunnels: throughputShares[$0], latencyTunnels: latencyShares[$0]
+                    )
+                },
+                echoPort: echoPort,
+                arguments: ["--setup-concurrency", String(setupConcurrency), "--worker-round-trip-rate", String(roundTripRate)]
+            )
+            workerLoad = workers
+            load = workers
+        }
 
         let setupStart = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<tunnels {
-                group.addTask { await bench.holdTunnel(index) }
-            }
-            // Phase 1: everyone paired (or failed).
-            var last = (paired: 0, failed: 0, roundTrips: 0)
-            var lastReport = ContinuousClock.now
-            while last.paired + last.failed < tunnels {
-                try await Task.sleep(for: .milliseconds(200))
-                last = bench.counters.snapshot
-                if ContinuousClock.now - lastReport > .seconds(5) {
-                    print("  paired \(last.paired), failed \(last.failed)")
-                    lastReport = .now
-                }
-            }
-            let setup = ContinuousClock.now - setupStart
-            try await Task.sleep(for: .seconds(2))  // let allocations settle before reading RSS
-            let rss = relay.residentBytes
-            let paired = last.paired
-            print("paired tunnels: \(paired) (failed \(last.failed)) in \(format(setup))")
-            print("relay RSS: \(rss / 1024) KiB, \((rss - baseline) / max(paired, 1)) bytes per paired tunnel")
-
-            // Phases 2 and 3: throughput with small and large messages.
-            for (phase, size) in [(Bench.smallThroughput, 64), (Bench.largeThroughput, 16 * 1024)] {
-                bench.messageSize = size
-                await bench.advance(to: phase)
-                try await Task.sleep(for: .seconds(duration))
-                await bench.advance(to: phase + 1)  // stop
-                try await Task.sleep(for: .milliseconds(500))
-                let roundTrips = bench.counters.takeResults().roundTrips
-                let frames = Double(2 * roundTrips) / duration
-                print(
-                    "throughput (\(size) B messages, \(throughputTunnels) tunnels): "
-                        + "\(Int(frames)) relayed frames/s, \(String(format: "%.1f", frames * Double(size) / 1e6)) MB/s"
-                )
-            }
-
-            // Phase 4: paced latency through the relay; phase 5: the same client against the echo.
-            await bench.advance(to: Bench.relayedLatency)
-            try await Task.sleep(for: .seconds(latencyDuration))
-            await bench.advance(to: Bench.relayedLatency + 1)
-            try await Task.sleep(for: .milliseconds(500))
-            let relayed = bench.counters.takeResults()
-            let direct = try await bench.directLatency(
-                echoPort: echoPort, tunnels: latencyTunnels, seconds: latencyDuration
+        let (paired, failed) = try await load.setUp()
+        let setup = ContinuousClock.now - setupStart
+        try await Task.sleep(for: .seconds(2))  // let allocations settle before reading RSS
+        let rss = relays.map(\.residentBytes)
+        print("paired tunnels: \(paired) (failed \(failed)) in \(format(setup))\(instances > 1 ? " across \(instances) relay processes" : "")")
+        let pairedPerInstance = workerLoad?.pairedPerWorker ?? [paired]
+        for index in relays.indices {
+            let perTunnel = (rss[index] - baselines[index]) / max(pairedPerInstance[index], 1)
+            print(
+                "relay \(instances > 1 ? "\(index) " : "")RSS: \(rss[index] / 1024) KiB, \(perTunnel) bytes per paired tunnel"
+                    + (instances > 1 ? " (\(pairedPerInstance[index]) tunnels)" : "")
             )
-            report("relayed", relayed.samples, seconds: latencyDuration)
-            report("direct ", direct, seconds: latencyDuration)
-            if let relayedP99 = percentile(relayed.samples, 0.99), let directP99 = percentile(direct, 0.99) {
-                print("relay overhead: p99 ratio \(String(format: "%.2f", Double(relayedP99) / Double(max(directP99, 1))))")
-            }
-            print("relay RSS at end: \(relay.residentBytes / 1024) KiB")
-            await bench.advance(to: Bench.done)
-            group.cancelAll()
         }
+        if instances > 1 {
+            let grown = zip(rss, baselines).reduce(0) { $0 + $1.0 - $1.1 }
+            print("relays together: \(rss.reduce(0, +) / 1024) KiB, \(grown / max(paired, 1)) bytes per paired tunnel above the baselines")
+            let workerRSS = (workerLoad?.processIdentifiers ?? []).map(RelayProcess.residentBytes(of:))
+            print("load-generator workers: \(workerRSS.map { "\($0 / 1024) KiB" }.joined(separator: ", "))")
+        }
+
+        // Phases 2 and 3: throughput with small and large messages.
+        for (phase, size) in [(Bench.smallThroughput, 64), (Bench.largeThroughput, 16 * 1024)] {
+            let cpu = relayCPU(relays)
+            let roundTrips = try await load.throughput(phase: phase, size: size, seconds: duration)
+            let frames = Double(2 * roundTrips) / duration
+            print(
+                "throughput (\(size) B messages, \(throughputTunnels) tunnels): "
+                    + "\(Int(frames)) relayed frames/s, \(String(format: "%.1f", frames * Double(size) / 1e6)) MB/s; "
+                    + cpuReport(relayCPU(relays) - cpu, seconds: duration + 0.5, frames: 2 * roundTrips)
+            )
+        }
+
+        // Phase 4: paced latency through the relay; phase 5: the same client against the echo.
+        print(
+            "latency: \(latencyRate) relayed frames/s over \(latencyTunnels) tunnels while \(paired) tunnels are open "
+                + "(host load average \(Self.loadAverage), \(ProcessInfo.processInfo.activeProcessorCount) cores)"
+        )
+        let cpu = relayCPU(relays)
+        let relayed = try await load.relayedLatency(seconds: latencyDuration)
+        let latencyCPU = relayCPU(relays) - cpu
+        let direct = try await load.directLatency(seconds: latencyDuration)
+        report("relayed", relayed, seconds: latencyDuration)
+        report("direct ", direct, seconds: latencyDuration)
+        print("relay during the latency phase: " + cpuReport(latencyCPU, seconds: latencyDuration + 0.5, frames: 2 * relayed.count))
+        if let relayedP99 = percentile(relayed, 0.99), let directP99 = percentile(direct, 0.99) {
+            print("relay overhead: p99 ratio \(String(format: "%.2f", Double(relayedP99) / Double(max(directP99, 1))))")
+        }
+        print("host load average after: \(Self.loadAverage)")
+        print("relay RSS at end: \(relays.map { "\($0.residentBytes / 1024) KiB" }.joined(separator: ", "))")
+        await load.finish()
         try? await echo.close()
+    }
+
+    /// CPU seconds used so far by all relay processes.
+    func relayCPU(_ relays: [RelayProcess]) -> Double {
+        relays.reduce(0) { $0 + RelayProcess.cpuSeconds(of: $1.process.processIdentifier) }
+    }
+
+    /// Relay CPU use over a phase: share of one core and microseconds per relayed frame.
+    func cpuReport(_ seconds: Double, seconds wall: Double, frames: Int) -> String {
+        String(format: "relay CPU %.0f%% of a core, %.1f µs per frame", 100 * seconds / wall, 1e6 * seconds / Double(max(frames, 1)))
+    }
+
+    /// The 1, 5 and 15 minute load averages: other work on the machine shows in the latencies.
+    static var loadAverage: String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     func report(_ label: String, _ samples: [Int], seconds: Double) {

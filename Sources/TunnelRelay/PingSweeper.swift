@@ -6,31 +6,43 @@ import NIOCore
 /// Every ``RelayConfiguration/pingInterval`` it ticks each tunnel connection on its loop: a
 /// connection that read nothing since the last tick is pinged, and one that stayed silent for
 /// another tick is closed (see ``RelayTunnelHandler``). Connections are spread over
-/// ``slices`` groups ticked one after another, so pings go out in small batches rather than
-/// one burst per interval.
+/// ``slices(for:)`` groups ticked one after another (one every ~50 ms), so pings go out in
+/// small batches: a burst of thousands of pings would delay the frames of busy tunnels on the
+/// same loop by milliseconds.
 final class PingSweeper {
-    /// Groups per interval; the timer fires `slices` times per interval.
-    static let slices = 16
+    /// Time between two ticks that the slice count aims at.
+    static let tickTarget = TimeAmount.milliseconds(50)
+
+    /// Groups per interval (16…1024); the timer fires that many times per interval.
+    static func slices(for interval: TimeAmount) -> Int {
+        Int(min(max(interval.nanoseconds / tickTarget.nanoseconds, 16), 1024))
+    }
 
     private typealias Member = (handler: RelayTunnelHandler, context: ChannelHandlerContext)
-    private var groups = [[ObjectIdentifier: Member]](repeating: [:], count: slices)
+    private var groups: [[ObjectIdentifier: Member]]
     private var nextGroup = 0
     private var current = 0
 
-    func add(_ handler: RelayTunnelHandler, context: ChannelHandlerContext) {
-        groups[nextGroup][ObjectIdentifier(handler)] = (handler, context)
-        nextGroup = (nextGroup + 1) % Self.slices
+    init(slices: Int) {
+        groups = Array(repeating: [:], count: max(slices, 1))
     }
 
-    func remove(_ handler: RelayTunnelHandler) {
-        for index in groups.indices where groups[index].removeValue(forKey: ObjectIdentifier(handler)) != nil {
-            return
-        }
+    /// Adds `handler` to the next group; returns the group, for ``remove(_:group:)``.
+    func add(_ handler: RelayTunnelHandler, context: ChannelHandlerContext) -> Int {
+        let group = nextGroup
+        groups[group][ObjectIdentifier(handler)] = (handler, context)
+        nextGroup = (nextGroup + 1) % groups.count
+        return group
+    }
+
+    func remove(_ handler: RelayTunnelHandler, group: Int) {
+        guard groups.indices.contains(group) else { return }
+        groups[group][ObjectIdentifier(handler)] = nil
     }
 
     fileprivate func tick() {
         let members = groups[current].values
-        current = (current + 1) % Self.slices
+        current = (current + 1) % groups.count
         for (handler, context) in members { handler.pingTick(context: context) }
     }
 }
@@ -41,13 +53,14 @@ struct PingSweepers: Sendable {
     private let tasks: [RepeatedTask]
 
     init(group: any EventLoopGroup, interval: TimeAmount) {
-        let interval = TimeAmount.nanoseconds(max(interval.nanoseconds / Int64(PingSweeper.slices), 1))
+        let slices = PingSweeper.slices(for: interval)
+        let tick = TimeAmount.nanoseconds(max(interval.nanoseconds / Int64(slices), 1))
         var sweepers: [ObjectIdentifier: NIOLoopBoundBox<PingSweeper>] = [:]
         var tasks: [RepeatedTask] = []
         for eventLoop in group.makeIterator() {
-            let sweeper = NIOLoopBoundBox.makeBoxSendingValue(PingSweeper(), as: PingSweeper.self, eventLoop: eventLoop)
+            let sweeper = NIOLoopBoundBox.makeBoxSendingValue(PingSweeper(slices: slices), as: PingSweeper.self, eventLoop: eventLoop)
             sweepers[ObjectIdentifier(eventLoop)] = sweeper
-            tasks.append(eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            tasks.append(eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
                 sweeper.value.tick()
             })
         }

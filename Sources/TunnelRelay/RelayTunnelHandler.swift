@@ -22,6 +22,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private var readSinceTick = false
     private var pingOutstanding = false
     private var closeTimer: Scheduled<Void>?
+    /// This connection's group in its loop's ``PingSweeper``.
+    private var pingGroup: Int?
 
     init(side: TunnelSide, pairing: TunnelPairing, relay: RelayContext) {
         self.side = side
@@ -30,7 +32,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        relay.pingSweepers.sweeper(on: context.eventLoop)?.add(self, context: context)
+        pingGroup = relay.pingSweepers.sweeper(on: context.eventLoop)?.add(self, context: context)
         lookUpPeer(context: context, closeIfEnded: true)
         if side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
@@ -38,7 +40,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self)
+        leavePingSweeper(context: context)
         closeTimer?.cancel()
         queue = []
     }
@@ -137,7 +139,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         relay.end(pairing, side: side, reason: .dropped)
-        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self)
+        leavePingSweeper(context: context)
         closeTimer?.cancel()
         context.fireChannelInactive()
     }
@@ -170,6 +172,12 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         let queued = queue
         queue = []
         for frame in queued { forward(frame, to: channel, context: context) }
+    }
+
+    private func leavePingSweeper(context: ChannelHandlerContext) {
+        guard let group = pingGroup else { return }
+        pingGroup = nil
+        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self, group: group)
     }
 
     /// Called by the loop's ``PingSweeper`` every ping interval.
