@@ -76,10 +76,10 @@ public struct AuthenticatorRunner: Sendable {
     }
 
     private func makeEphemeralKey() throws -> P256.KeyAgreement.PrivateKey {
-        for _ in 0..<8 {
-            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: random.bytes(32)) { return key }
+        guard let key = P256.KeyAgreement.PrivateKey(scalarFrom: random.bytes) else {
+            throw AuthenticatorRunnerError.other("the random source gave no valid P-256 key")
         }
-        throw AuthenticatorRunnerError.other("the random source gave no valid P-256 key")
+        return key
     }
 
     /// Opens the tunnel and serves it; advertising is off when this returns or throws.

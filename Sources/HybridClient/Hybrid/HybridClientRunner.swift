@@ -88,14 +88,15 @@ public struct HybridClientRunner: Sendable {
     }
 
     private static func freshKeys() -> Keys {
-        var generator = SystemRandomNumberGenerator()
-        let secretBytes = (0..<QRSecret.byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        guard let secret = QRSecret(bytes: secretBytes) else { preconditionFailure("16 bytes make a QR secret") }
-        return Keys(
-            identityKey: P256.KeyAgreement.PrivateKey(),
-            qrSecret: secret,
-            ephemeralKey: P256.KeyAgreement.PrivateKey()
-        )
+        func randomBytes(_ count: Int) -> [UInt8] {
+            var generator = SystemRandomNumberGenerator()
+            return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        }
+        guard let secret = QRSecret(bytes: randomBytes(QRSecret.byteCount)),
+            let identityKey = P256.KeyAgreement.PrivateKey(scalarFrom: randomBytes),
+            let ephemeralKey = P256.KeyAgreement.PrivateKey(scalarFrom: randomBytes)
+        else { preconditionFailure("the system random generator gives valid secrets and scalars") }
+        return Keys(identityKey: identityKey, qrSecret: secret, ephemeralKey: ephemeralKey)
     }
 
     private func ceremony(

@@ -91,7 +91,22 @@ struct NoiseSymmetricState: Sendable {
         [0, 0, 0, 0] + [56, 48, 40, 32, 24, 16, 8, 0].map { UInt8(truncatingIfNeeded: nonce >> UInt64($0)) }
     }
 
+    /// Noise §4.3 `HKDF(chaining_key, input_key_material, num_outputs)`: temp_key = HMAC(ck, ikm),
+    /// output_i = HMAC(temp_key, output_{i-1} || byte(i)). That is RFC 5869 HKDF with salt = ck and
+    /// empty info; written out on HMAC-SHA256 as Noise defines it because a handshake runs it six
+    /// times and swift-crypto's generic `HKDF` costs several times more per call.
     private func hkdf(_ inputKeyMaterial: some Collection<UInt8>, byteCount: Int) -> [UInt8] {
-        KeyDerivation.hkdfSHA256(secret: Array(inputKeyMaterial), salt: chainingKey, info: [], byteCount: byteCount)
+        let tempKey = SymmetricKey(
+            data: HMAC<SHA256>.authenticationCode(for: Array(inputKeyMaterial), using: SymmetricKey(data: chainingKey)))
+        var output: [UInt8] = []
+        output.reserveCapacity(byteCount)
+        var previous: [UInt8] = []
+        var index: UInt8 = 1
+        while output.count < byteCount {
+            previous = Array(HMAC<SHA256>.authenticationCode(for: previous + [index], using: tempKey))
+            output += previous
+            index += 1
+        }
+        return Array(output.prefix(byteCount))
     }
 }
