@@ -64,9 +64,8 @@ struct HandshakeBenchmark {
 
     /// A key as the roles make their ephemeral keys: a random scalar (no FIPS pairwise test).
     private static func freshKey() -> P256.KeyAgreement.PrivateKey {
-        var generator = SystemRandomNumberGenerator()
         let key = P256.KeyAgreement.PrivateKey(scalarFrom: { count in
-            (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
         })
         guard let key else { preconditionFailure("the system generator gives valid scalars") }
         return key

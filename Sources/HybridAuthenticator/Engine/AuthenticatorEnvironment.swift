@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A source of random bytes, injectable so tests can pin keys and credential IDs.
@@ -7,10 +8,11 @@ public struct RandomSource: Sendable {
 
     public init(_ bytes: @escaping @Sendable (_ count: Int) -> [UInt8]) { self.bytes = bytes }
 
-    /// The operating system's cryptographically secure generator.
+    /// BoringSSL's CSPRNG (seeded by the kernel), through swift-crypto: one call per request
+    /// rather than a system call per byte.
     public static let system = RandomSource { count in
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        guard count > 0 else { return [] }
+        return SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
     }
 }
 

@@ -88,9 +88,9 @@ public struct HybridClientRunner: Sendable {
     }
 
     private static func freshKeys() -> Keys {
+        // BoringSSL's CSPRNG through swift-crypto: no system call per byte.
         func randomBytes(_ count: Int) -> [UInt8] {
-            var generator = SystemRandomNumberGenerator()
-            return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
         }
         guard let secret = QRSecret(bytes: randomBytes(QRSecret.byteCount)),
             let identityKey = P256.KeyAgreement.PrivateKey(scalarFrom: randomBytes),

@@ -98,12 +98,15 @@ struct NoiseSymmetricState: Sendable {
     private func hkdf(_ inputKeyMaterial: some Collection<UInt8>, byteCount: Int) -> [UInt8] {
         let tempKey = SymmetricKey(
             data: HMAC<SHA256>.authenticationCode(for: Array(inputKeyMaterial), using: SymmetricKey(data: chainingKey)))
+        let keyed = HMAC<SHA256>(key: tempKey)  // keyed once, copied for each output
         var output: [UInt8] = []
         output.reserveCapacity(byteCount)
         var previous: [UInt8] = []
         var index: UInt8 = 1
         while output.count < byteCount {
-            previous = Array(HMAC<SHA256>.authenticationCode(for: previous + [index], using: tempKey))
+            var hmac = keyed
+            hmac.update(data: previous + [index])
+            previous = Array(hmac.finalize())
             output += previous
             index += 1
         }
