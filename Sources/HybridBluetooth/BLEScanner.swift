@@ -31,6 +31,9 @@ extension BLEScanner {
 public struct BLEAdvertisement: Sendable, Hashable, CustomStringConvertible {
     /// The advertiser's device address (public or random; on the simulated air a made-up one).
     public var address: BLEAddress
+    /// Whether ``address`` is public or random, when the backend reports it (``HCIScanner`` does;
+    /// the bluetoothd and simulated-air scanners give `nil`).
+    public var addressType: BLEAddressType?
     /// The 16-bit service UUID the data was sent under.
     public var uuid16: UInt16
     /// The service data after the UUID (for caBLE: 20 bytes, or more with a CTAP 2.3 suffix).
@@ -38,8 +41,15 @@ public struct BLEAdvertisement: Sendable, Hashable, CustomStringConvertible {
     /// Received signal strength in dBm, or `nil` when the controller does not report one.
     public var rssi: Int8?
 
-    public init(address: BLEAddress, uuid16: UInt16, serviceData: [UInt8], rssi: Int8?) {
+    public init(
+        address: BLEAddress,
+        addressType: BLEAddressType? = nil,
+        uuid16: UInt16,
+        serviceData: [UInt8],
+        rssi: Int8?
+    ) {
         self.address = address
+        self.addressType = addressType
         self.uuid16 = uuid16
         self.serviceData = serviceData
         self.rssi = rssi
@@ -50,6 +60,24 @@ public struct BLEAdvertisement: Sendable, Hashable, CustomStringConvertible {
         let strength = rssi.map { "\($0) dBm" } ?? "n/a"
         return
             "advert from \(address) uuid 0x\(String(uuid16, radix: 16)) (\(serviceData.count) bytes, rssi \(strength))"
+    }
+}
+
+/// The kind of a device address (Core spec Vol 6 Part B §1.3).
+public enum BLEAddressType: Sendable, Hashable {
+    /// An IEEE-assigned public address, fixed for the controller.
+    case `public`
+    /// A random address: static, or private (resolvable or non-resolvable, e.g. a caBLE advert's).
+    case random
+
+    /// From an advertising report's Address_Type (Core spec Vol 4 Part E §7.7.65.2): 0x00/0x02
+    /// public (0x02: resolved identity), 0x01/0x03 random; `nil` for anything else (0xFF anonymous).
+    init?(reportAddressType: UInt8) {
+        switch reportAddressType {
+        case 0x00, 0x02: self = .public
+        case 0x01, 0x03: self = .random
+        default: return nil
+        }
     }
 }
 

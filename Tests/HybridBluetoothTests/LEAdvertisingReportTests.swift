@@ -19,9 +19,24 @@ import Testing
         let adverts = try Self.adverts(Self.legacyEvent, uuids: BLEServiceUUID.cable)
         #expect(
             adverts == [
-                BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFFF9, serviceData: Fixture.androidEID, rssi: -59)
+                BLEAdvertisement(
+                    address: Self.eventAddress,
+                    addressType: .public,
+                    uuid16: 0xFFF9,
+                    serviceData: Fixture.androidEID,
+                    rssi: -59
+                )
             ]
         )
+    }
+
+    /// Address_Type per §7.7.65.2: 0x02/0x03 are identity addresses the controller resolved.
+    @Test func reportAddressTypes() {
+        #expect(BLEAddressType(reportAddressType: 0x00) == .public)
+        #expect(BLEAddressType(reportAddressType: 0x01) == .random)
+        #expect(BLEAddressType(reportAddressType: 0x02) == .public)
+        #expect(BLEAddressType(reportAddressType: 0x03) == .random)
+        #expect(BLEAddressType(reportAddressType: 0xFF) == nil)
     }
 
     @Test func uuidFilterApplies() throws {
@@ -38,11 +53,18 @@ import Testing
             adverts == [
                 BLEAdvertisement(
                     address: BLEAddress(string: "0F:0E:0D:0C:0B:0A")!,
+                    addressType: .random,
                     uuid16: 0xFFF9,
                     serviceData: [0x77],
                     rssi: nil
                 ),
-                BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFDE2, serviceData: [1, 2, 3, 4, 5], rssi: -40),
+                BLEAdvertisement(
+                    address: Self.eventAddress,
+                    addressType: .public,
+                    uuid16: 0xFDE2,
+                    serviceData: [1, 2, 3, 4, 5],
+                    rssi: -40
+                ),
             ]
         )
     }
@@ -64,6 +86,7 @@ import Testing
             try Self.adverts(packet, uuids: BLEServiceUUID.cable) == [
                 BLEAdvertisement(
                     address: Self.eventAddress,
+                    addressType: .random,
                     uuid16: 0xFDE2,
                     serviceData: Array(1...12),
                     rssi: -80
@@ -83,7 +106,13 @@ import Testing
         let adverts = try Self.adverts(packet, uuids: [0xFFF9])
         #expect(
             adverts == [
-                BLEAdvertisement(address: Self.eventAddress, uuid16: 0xFFF9, serviceData: serviceData, rssi: -60)
+                BLEAdvertisement(
+                    address: Self.eventAddress,
+                    addressType: .public,
+                    uuid16: 0xFFF9,
+                    serviceData: serviceData,
+                    rssi: -60
+                )
             ]
         )
     }

@@ -6,6 +6,14 @@ extension LEAdvertisingReport {
         guard isComplete else { return [] }
         return try AdvertisingData.serviceData16(in: data)
             .filter { uuids.contains($0.uuid16) }
-            .map { BLEAdvertisement(address: address, uuid16: $0.uuid16, serviceData: $0.data, rssi: rssi) }
+            .map {
+                BLEAdvertisement(
+                    address: address,
+                    addressType: BLEAddressType(reportAddressType: addressType),
+                    uuid16: $0.uuid16,
+                    serviceData: $0.data,
+                    rssi: rssi
+                )
+            }
     }
 }
