@@ -6,10 +6,27 @@ import Testing
 /// exact `hcitool cmd` lines that blevm's NOTES.md shows working against btvirt.
 @Suite struct HCICommandTests {
     @Test func legacyAdvertisingParametersAreNonConnectableAt100ms() {
-        let command = HCICommand.leSetAdvertisingParameters(
-            intervalUnits: UInt16(HCICommand.intervalUnits(milliseconds: 100))
+        let interval = UInt16(HCICommand.intervalUnits(milliseconds: 100))
+        #expect(
+            HCICommand.leSetAdvertisingParameters(intervalUnits: interval, ownAddressType: .public).packet
+                == Fixture.bytes("01 0620 0f a000 a000 03 00 00 000000000000 07 00")
         )
-        #expect(command.packet == Fixture.bytes("01 0620 0f a000 a000 03 00 00 000000000000 07 00"))
+        // Own_Address_Type 0x01: the address set by LE Set Random Address.
+        #expect(
+            HCICommand.leSetAdvertisingParameters(intervalUnits: interval, ownAddressType: .random).packet
+                == Fixture.bytes("01 0620 0f a000 a000 03 01 00 000000000000 07 00")
+        )
+    }
+
+    @Test func randomAddressCommandsCarryTheAddressLittleEndian() throws {
+        let address = try #require(BLEAddress(string: "01:23:45:67:89:AB"))
+        // LE Set Random Address (OGF 0x08, OCF 0x0005, §7.8.4): six address bytes, least significant first.
+        #expect(HCICommand.leSetRandomAddress(address).packet == Fixture.bytes("01 0520 06 ab8967452301"))
+        // LE Set Advertising Set Random Address (OCF 0x0035, §7.8.52): handle, then the address.
+        #expect(
+            HCICommand.leSetAdvertisingSetRandomAddress(handle: 0x0A, address).packet
+                == Fixture.bytes("01 3520 07 0a ab8967452301")
+        )
     }
 
     @Test func legacyAdvertisingDataIsPaddedTo31Bytes() {
@@ -31,11 +48,12 @@ import Testing
         let parameters = HCICommand.leSetExtendedAdvertisingParameters(
             handle: 0x0A,
             properties: HCICommand.ExtendedProperties.legacyNonConnectable,
-            intervalUnits: 0xA0
+            intervalUnits: 0xA0,
+            ownAddressType: .random
         )
         #expect(
             parameters.packet
-                == Fixture.bytes("01 3620 19 0a 1000 a00000 a00000 07 00 00 000000000000 00 7f 01 00 01 00 00")
+                == Fixture.bytes("01 3620 19 0a 1000 a00000 a00000 07 01 00 000000000000 00 7f 01 00 01 00 00")
         )
         #expect(
             HCICommand.leSetExtendedAdvertisingData(handle: 0x0A, [0x02, 0x01, 0x06]).packet

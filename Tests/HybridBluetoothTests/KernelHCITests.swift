@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import HybridBluetooth
@@ -39,8 +40,9 @@ struct KernelHCITests {
         let scanning = clock.now
         try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: eid))
         let advertising = clock.now
+        // Our advert comes from a fresh random address: recognise it by its service data.
         let advert = try await TestSupport.firstAdvert(from: stream, within: .seconds(10)) {
-            $0.uuid16 == BLEServiceUUID.fido
+            $0.uuid16 == BLEServiceUUID.fido && $0.serviceData == eid
         }
         let received = clock.now
         await advertiser.stopAdvertising()
@@ -51,8 +53,35 @@ struct KernelHCITests {
         let found = try #require(advert, "hci1 received no 0xFFF9 advert within 10 s")
         #expect(found.serviceData == eid)
         #expect(found.serviceData.count == 20)
+        // A non-resolvable private address (report Address_Type 0x01), never hci0's public one.
         let hci0 = try #require(HCIAdapter.address(of: "hci0"))
-        #expect(found.address == hci0)
+        #expect(found.addressType == .random)
+        #expect(found.address != hci0)
+        #expect(found.address.isNonResolvablePrivate, "\(found.address) is no non-resolvable private address")
+    }
+
+    /// With pinned random draws, the air carries exactly the addresses they give (so the address
+    /// bytes reach the controller in the right order), and restarting the advert (a new EID) takes a
+    /// new draw and so a new address.
+    @Test(arguments: [HCICommandFamily.legacy, .extended])
+    func everyAdvertStartTakesANewRandomAddress(family: HCICommandFamily) async throws {
+        let draws = PinnedRandomBits([0xFFFF_0123_4567_89AB, 0x0000_2A2B_2C2D_2E2F])
+        let advertiser = HCIAdvertiser(adapter: "hci0", commandFamily: family, logger: TestSupport.logger) {
+            draws.next()
+        }
+        let scanner = try #require(Self.scanners[family])
+        let stream = try await scanner.scan()
+        var received: [BLEAdvertisement] = []
+        for seed: UInt8 in [21, 22] {
+            try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(seed)))
+            let advert = try await TestSupport.firstAdvert(from: stream, within: .seconds(10)) {
+                $0.serviceData == TestSupport.eid(seed)
+            }
+            received.append(try #require(advert, "hci1 did not receive advert \(seed) (\(family))"))
+        }
+        await advertiser.stopAdvertising()
+        #expect(received.map(\.address.description) == ["01:23:45:67:89:AB", "2A:2B:2C:2D:2E:2F"])
+        #expect(received.map(\.addressType) == [.random, .random])
     }
 
     @Test func stoppedAdvertisingIsGone() async throws {
@@ -142,6 +171,19 @@ struct KernelHCITests {
 
     @Test func defaultBackendIsHCIWithoutBluetoothd() async {
         #expect(await BLEBackend.automatic(adapter: "hci0") == .hci(adapter: "hci0"))
+    }
+}
+
+/// 64-bit draws handed out in order to an ``HCIAdvertiser`` (a valid fixed value once they run out).
+final class PinnedRandomBits: Sendable {
+    private let remaining: Mutex<[UInt64]>
+
+    init(_ values: [UInt64]) {
+        remaining = Mutex(values)
+    }
+
+    func next() -> UInt64 {
+        remaining.withLock { $0.isEmpty ? 0x0000_0BAD_0BAD_0BAD : $0.removeFirst() }
     }
 }
 

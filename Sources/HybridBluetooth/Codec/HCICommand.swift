@@ -12,17 +12,28 @@ struct HCICommand: Equatable {
     enum Opcode {
         static let readLocalSupportedCommands: UInt16 = 0x1002  // §7.4.2
         static let leReadLocalSupportedFeatures: UInt16 = 0x2003  // §7.8.3
+        static let leSetRandomAddress: UInt16 = 0x2005  // §7.8.4
         static let leSetAdvertisingParameters: UInt16 = 0x2006  // §7.8.5
         static let leSetAdvertisingData: UInt16 = 0x2008  // §7.8.7
         static let leSetAdvertisingEnable: UInt16 = 0x200A  // §7.8.9
         static let leSetScanParameters: UInt16 = 0x200B  // §7.8.10
         static let leSetScanEnable: UInt16 = 0x200C  // §7.8.11
+        static let leSetAdvertisingSetRandomAddress: UInt16 = 0x2035  // §7.8.52
         static let leSetExtendedAdvertisingParameters: UInt16 = 0x2036  // §7.8.53
         static let leSetExtendedAdvertisingData: UInt16 = 0x2037  // §7.8.54
         static let leSetExtendedAdvertisingEnable: UInt16 = 0x2039  // §7.8.56
         static let leRemoveAdvertisingSet: UInt16 = 0x203C  // §7.8.59
         static let leSetExtendedScanParameters: UInt16 = 0x2041  // §7.8.64
         static let leSetExtendedScanEnable: UInt16 = 0x2042  // §7.8.65
+    }
+
+    /// Own_Address_Type of the advertising parameter commands (§7.8.5, §7.8.53).
+    enum OwnAddressType: UInt8 {
+        /// The controller's public address.
+        case `public` = 0x00
+        /// The random address set by LE Set Random Address (legacy) or LE Set Advertising Set
+        /// Random Address (extended).
+        case random = 0x01
     }
 
     /// Advertising interval in controller units of 0.625 ms (20 ms = 0x0020 ... 10.24 s = 0x4000).
@@ -35,12 +46,19 @@ struct HCICommand: Equatable {
 
     // MARK: Legacy advertising
 
-    /// ADV_NONCONN_IND (type 0x03), public own address, all three channels, no filter.
-    static func leSetAdvertisingParameters(intervalUnits: UInt16) -> HCICommand {
+    /// The controller's random address, used by legacy advertising with own address type random.
+    /// The controller refuses it (Command Disallowed) while legacy advertising or scanning is on.
+    static func leSetRandomAddress(_ address: BLEAddress) -> HCICommand {
+        HCICommand(opcode: Opcode.leSetRandomAddress, parameters: address.littleEndianBytes)
+    }
+
+    /// ADV_NONCONN_IND (type 0x03), all three channels, no filter.
+    static func leSetAdvertisingParameters(intervalUnits: UInt16, ownAddressType: OwnAddressType) -> HCICommand {
         let interval = le16(intervalUnits)
         return HCICommand(
             opcode: Opcode.leSetAdvertisingParameters,
-            parameters: interval + interval + [0x03, 0x00, 0x00] + [UInt8](repeating: 0, count: 6) + [0x07, 0x00]
+            parameters: interval + interval + [0x03, ownAddressType.rawValue, 0x00] + [UInt8](repeating: 0, count: 6)
+                + [0x07, 0x00]
         )
     }
 
@@ -67,18 +85,25 @@ struct HCICommand: Equatable {
         static let extendedNonConnectable: UInt16 = 0x0000
     }
 
-    /// Version 1 parameters: 1M primary and secondary PHY, all channels, public own address, no TX
-    /// power preference (0x7F), SID 0, no scan-request notifications.
+    /// Version 1 parameters: 1M primary and secondary PHY, all channels, no TX power preference
+    /// (0x7F), SID 0, no scan-request notifications.
     static func leSetExtendedAdvertisingParameters(
         handle: UInt8,
         properties: UInt16,
-        intervalUnits: UInt32
+        intervalUnits: UInt32,
+        ownAddressType: OwnAddressType
     ) -> HCICommand {
         let interval = le24(intervalUnits)
         var parameters: [UInt8] = [handle] + le16(properties) + interval + interval
-        parameters += [0x07, 0x00, 0x00] + [UInt8](repeating: 0, count: 6) + [0x00]
+        parameters += [0x07, ownAddressType.rawValue, 0x00] + [UInt8](repeating: 0, count: 6) + [0x00]
         parameters += [0x7F, 0x01, 0x00, 0x01, 0x00, 0x00]
         return HCICommand(opcode: Opcode.leSetExtendedAdvertisingParameters, parameters: parameters)
+    }
+
+    /// The random address of one advertising set. The set must exist (LE Set Extended Advertising
+    /// Parameters first); the controller refuses it (Command Disallowed) while the set is enabled.
+    static func leSetAdvertisingSetRandomAddress(handle: UInt8, _ address: BLEAddress) -> HCICommand {
+        HCICommand(opcode: Opcode.leSetAdvertisingSetRandomAddress, parameters: [handle] + address.littleEndianBytes)
     }
 
     /// Operation 0x03 (complete data), fragment preference 0x01 (controller should not fragment).

@@ -3,7 +3,10 @@ import Logging
 /// ``BLEAdvertiser`` over a raw HCI socket (libbluetooth through CBlueZ).
 ///
 /// Sends ADV_NONCONN_IND adverts (legacy commands first, extended when needed, see
-/// ``HCICommandFamily``) with the AD layout of ``AdvertisingDataLayout``. All HCI I/O happens on a
+/// ``HCICommandFamily``) with the AD layout of ``AdvertisingDataLayout``, from a fresh non-resolvable
+/// private address for every ``startAdvertising(_:)`` (Core spec Vol 6 Part B §1.3.2.2; drawn from the
+/// system CSPRNG), never from the controller's public address: like Android's caBLE adverts, they
+/// cannot be linked to this machine or to each other. All HCI I/O happens on a
 /// dedicated thread per advert. Advertising is switched off on ``stopAdvertising()``, when starting
 /// fails, when the starting task is cancelled, and by the CBlueZ exit guard when the process exits
 /// or dies of a signal (except SIGKILL).
@@ -17,8 +20,29 @@ public struct HCIAdvertiser: BLEAdvertiser {
     ///   - adapter: `hciN`, or `nil` for the first adapter that is up.
     ///   - commandFamily: legacy or extended commands; `.automatic` picks per controller.
     public init(adapter: String?, commandFamily: HCICommandFamily = .automatic, logger: Logger) {
+        self.init(adapter: adapter, commandFamily: commandFamily, logger: logger) {
+            var generator = SystemRandomNumberGenerator()
+            return generator.next()
+        }
+    }
+
+    /// - Parameter randomBits: uniformly random 64-bit draws for the advertising addresses (see
+    ///   ``BLEAddress/nonResolvablePrivate(excluding:draw:)``); tests pin them.
+    init(
+        adapter: String?,
+        commandFamily: HCICommandFamily = .automatic,
+        logger: Logger,
+        randomBits: @escaping @Sendable () -> UInt64
+    ) {
         runner = AdvertisingRunner(threadName: "hci-advertiser") { advert, activity in
-            Self.advertise(advert, adapter: adapter, family: commandFamily, activity: activity, logger: logger)
+            Self.advertise(
+                advert,
+                adapter: adapter,
+                family: commandFamily,
+                randomBits: randomBits,
+                activity: activity,
+                logger: logger
+            )
         }
     }
 
@@ -34,20 +58,27 @@ public struct HCIAdvertiser: BLEAdvertiser {
         _ advert: BLEServiceDataAdvert,
         adapter name: String?,
         family: HCICommandFamily,
+        randomBits: () -> UInt64,
         activity: BlockingActivity,
         logger: Logger
     ) {
         let connection: HCIConnection
         let active: HCIConnection.ActiveAdvertising
+        let ownAddress: BLEAddress
         do {
             connection = try HCIConnection(adapter: try HCIAdapter.resolve(name), logger: logger)
-            active = try connection.startAdvertising(advert, family: family)
+            ownAddress = BLEAddress.nonResolvablePrivate(
+                excluding: HCIAdapter.address(of: connection.adapter.name),
+                draw: randomBits
+            )
+            active = try connection.startAdvertising(advert, family: family, ownAddress: ownAddress)
         } catch {
             activity.reportStarted(.failure(error))
             return
         }
         var metadata: Logger.Metadata = ["ble.adapter": "\(connection.adapter.name)", "ble.uuid": "\(advert.uuid16)"]
         metadata["ble.commands"] = "\(active)"
+        metadata["ble.address"] = "\(ownAddress)"
         logger.debug("advertising", metadata: metadata)
         activity.reportStarted(.success(()))
         do {

@@ -12,30 +12,37 @@ extension HCIConnection {
     /// 0/1 upwards (one per mgmt instance), so a high handle keeps us clear of them.
     static let advertisingSetHandle: UInt8 = 0x0A
 
-    /// Switches advertising on, per `family` (see ``HCICommandFamily``), and registers the exit guard.
-    func startAdvertising(_ advert: BLEServiceDataAdvert, family: HCICommandFamily) throws -> ActiveAdvertising {
+    /// Switches advertising on from the random address `ownAddress` (a fresh non-resolvable private
+    /// address per start), per `family` (see ``HCICommandFamily``), and registers the exit guard.
+    func startAdvertising(
+        _ advert: BLEServiceDataAdvert,
+        family: HCICommandFamily,
+        ownAddress: BLEAddress
+    ) throws -> ActiveAdvertising {
         let layout = try AdvertisingDataLayout(advert)
         let capabilities = try readCapabilities()
         let active: ActiveAdvertising
         switch family {
         case .legacy:
-            active = try startLegacy(layout, advert: advert)
+            active = try startLegacy(layout, advert: advert, ownAddress: ownAddress)
         case .extended:
-            active = try startExtended(layout, advert: advert, capabilities: capabilities)
+            active = try startExtended(layout, advert: advert, ownAddress: ownAddress, capabilities: capabilities)
         case .automatic where layout.needsExtendedAdvertising || !capabilities.legacyAdvertising:
-            active = try startExtended(layout, advert: advert, capabilities: capabilities)
+            active = try startExtended(layout, advert: advert, ownAddress: ownAddress, capabilities: capabilities)
         case .automatic:
             do {
-                active = try startLegacy(layout, advert: advert)
+                active = try startLegacy(layout, advert: advert, ownAddress: ownAddress)
             } catch BluetoothError.commandFailed(_, let status)
                 where (status == 0x0C || status == 0x01) && capabilities.extendedAdvertising
             {
-                // The kernel (mgmt / bluetoothd) has used extended commands on this controller.
+                // The kernel (mgmt / bluetoothd) has used extended commands on this controller, or
+                // it is scanning with legacy commands (no LE Set Random Address then): an advertising
+                // set has its own random address.
                 logger.debug(
                     "legacy advertising refused, using extended commands",
                     metadata: ["ble.adapter": "\(adapter.name)"]
                 )
-                active = try startExtended(layout, advert: advert, capabilities: capabilities)
+                active = try startExtended(layout, advert: advert, ownAddress: ownAddress, capabilities: capabilities)
             }
         }
         let guarded: Int32
@@ -65,19 +72,25 @@ extension HCIConnection {
         }
     }
 
-    private func startLegacy(_ layout: AdvertisingDataLayout, advert: BLEServiceDataAdvert) throws -> ActiveAdvertising
-    {
+    private func startLegacy(
+        _ layout: AdvertisingDataLayout,
+        advert: BLEServiceDataAdvert,
+        ownAddress: BLEAddress
+    ) throws -> ActiveAdvertising {
         guard !layout.needsExtendedAdvertising else {
             throw BluetoothError.advertisingDataTooLong(
                 length: layout.data.count,
                 maximum: AdvertisingDataLayout.legacyMaximum
             )
         }
-        // Parameters cannot change while advertising is on (Command Disallowed): switch off first.
+        // Neither the random address nor the parameters can change while advertising is on (Command
+        // Disallowed): switch off first, then address, parameters, data, enable.
         try sendIgnoringRejection(.leSetAdvertisingEnable(false))
+        try send(.leSetRandomAddress(ownAddress))
         try send(
             .leSetAdvertisingParameters(
-                intervalUnits: UInt16(HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds))
+                intervalUnits: UInt16(HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds)),
+                ownAddressType: .random
             )
         )
         try send(.leSetAdvertisingData(layout.data))
@@ -88,6 +101,7 @@ extension HCIConnection {
     private func startExtended(
         _ layout: AdvertisingDataLayout,
         advert: BLEServiceDataAdvert,
+        ownAddress: BLEAddress,
         capabilities: HCIControllerCapabilities
     ) throws -> ActiveAdvertising {
         guard capabilities.extendedAdvertising else {
@@ -107,9 +121,12 @@ extension HCIConnection {
             .leSetExtendedAdvertisingParameters(
                 handle: handle,
                 properties: properties,
-                intervalUnits: HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds)
+                intervalUnits: HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds),
+                ownAddressType: .random
             )
         )
+        // The set's own random address: the set exists once its parameters are set.
+        try send(.leSetAdvertisingSetRandomAddress(handle: handle, ownAddress))
         try send(.leSetExtendedAdvertisingData(handle: handle, layout.data))
         try send(.leSetExtendedAdvertisingEnable(true, handle: handle))
         return .extended(handle: handle)
