@@ -57,16 +57,12 @@ private func contentsOfRegularFile(_ path: String, limit: Int) throws(QRImageErr
     guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, errno: errno) }
     guard info.st_mode & S_IFMT != S_IFDIR else { throw .unreadable(path: path, errno: EISDIR) }
     guard info.st_size <= limit else { throw .tooLarge(path: path) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw .unreadable(path: path, errno: errno)
+    do {
+        return try readToEnd(fd, limit: limit)
+    } catch {
+        switch error {
+        case .system(let code): throw .unreadable(path: path, errno: code)
+        case .overLimit: throw .tooLarge(path: path)
         }
-        if count == 0 { return bytes }
-        bytes += buffer[0..<count]
-        guard bytes.count <= limit else { throw .tooLarge(path: path) }
     }
 }

@@ -25,16 +25,13 @@ enum AtomicFile {
             throw .io(operation: "open", path: path, errno: errno)
         }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(operation: "read", path: path, errno: errno)
+        do {
+            return try readToEnd(fd)
+        } catch {
+            switch error {
+            case .system(let code): throw .io(operation: "read", path: path, errno: code)
+            case .overLimit: preconditionFailure("no limit was set")
             }
-            if count == 0 { return bytes }
-            bytes += buffer[0..<count]
         }
     }
 
