@@ -21,5 +21,13 @@ fi
 # py_webauthn: the independent relying party that verifies our registration and assertion output.
 if ! python3 -c "import webauthn" 2>/dev/null; then
     echo "setup: pip install webauthn"
-    python3 -m pip install --quiet --disable-pip-version-check webauthn
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        sudo_cmd=""
+        [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+        $sudo_cmd apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+    fi
+    # Debian 12's Python is "externally managed" (PEP 668): without a venv, pip needs the override.
+    python3 -m pip install --quiet --disable-pip-version-check webauthn 2>/dev/null ||
+        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages webauthn
 fi
