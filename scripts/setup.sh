@@ -6,27 +6,27 @@ set -euo pipefail
 apt_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools
     libzbar-dev libpng-dev libturbojpeg0-dev)
 
+# apt_install PACKAGE...: apt-get install, through sudo unless already root.
+apt_install() {
+    local sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
-    sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
 fi
 
 # py_webauthn: the independent relying party that verifies our registration and assertion output.
 if ! python3 -c "import webauthn" 2>/dev/null; then
     echo "setup: pip install webauthn"
-    if ! python3 -m pip --version >/dev/null 2>&1; then
-        sudo_cmd=""
-        [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-        $sudo_cmd apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
-    fi
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
     # Debian 12's Python is "externally managed" (PEP 668): without a venv, pip needs the override.
     python3 -m pip install --quiet --disable-pip-version-check webauthn 2>/dev/null ||
         python3 -m pip install --quiet --disable-pip-version-check --break-system-packages webauthn
