@@ -1,3 +1,4 @@
+import HybridCore
 import NIOCore
 import NIOPosix
 
@@ -90,6 +91,17 @@ final class RawConnection {
         return frame
     }
 
+    /// Upgrades to `/cable/new/<tunnelID>` and returns the routing ID from the 101 response.
+    func openNewTunnel(_ tunnelID: TunnelID) async throws -> RoutingID {
+        try await send(Self.upgradeRequest(path: TunnelPath.new(tunnelID).canonicalPath))
+        let head = try await readResponseHead()
+        let header = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-cable-routing-id:") }
+        guard let header, let routingID = RoutingID(hex: header.split(separator: " ").last ?? "") else {
+            throw RawConnectionError.noRoutingID
+        }
+        return routingID
+    }
+
     /// Reads the next frame that is not a ping or pong (the relay pings at any moment of its interval).
     func readDataFrame() async throws -> (opcode: UInt8, payload: [UInt8]) {
         while true {
@@ -127,6 +139,8 @@ final class RawConnection {
 
 enum RawConnectionError: Error {
     case closedEarly
+    /// The 101 response carried no valid X-caBLE-Routing-ID header.
+    case noRoutingID
 }
 
 extension String {

@@ -83,10 +83,7 @@ struct RelayLimitTests {
         try await RelayTest.withRelay { _, origin async throws in
             let tunnelID = RelayTest.randomTunnelID()
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
-                try await raw.send(RawConnection.upgradeRequest(path: TunnelPath.new(tunnelID).canonicalPath))
-                let head = try await raw.readResponseHead()
-                let header = try #require(head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-cable-routing-id:") })
-                let routingID = try #require(RoutingID(hex: header.split(separator: " ").last ?? ""))
+                let routingID = try await raw.openNewTunnel(tunnelID)
                 var first = RawConnection.maskedFrame(opcode: 0x2, payload: [1, 2])
                 first[0] &= 0x7f  // FIN clear
                 try await raw.send(bytes: first + RawConnection.maskedFrame(opcode: 0x0, payload: [3]))

@@ -135,10 +135,7 @@ struct RelayPairingTests {
         try await RelayTest.withRelay { _, origin async throws in
             let tunnelID = RelayTest.randomTunnelID()
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
-                try await raw.send(RawConnection.upgradeRequest(path: TunnelPath.new(tunnelID).canonicalPath))
-                let head = try await raw.readResponseHead()
-                let header = try #require(head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-cable-routing-id:") })
-                let routingID = try #require(RoutingID(hex: header.split(separator: " ").last ?? ""))
+                let routingID = try await raw.openNewTunnel(tunnelID)
                 try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
                     try await client.send([1])
                     let frame = try await raw.readDataFrame()
