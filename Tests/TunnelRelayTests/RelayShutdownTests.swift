@@ -10,12 +10,26 @@ struct RelayShutdownTests {
         if case .unreachable = error as? TunnelClientError { true } else { false }
     }
 
-    @Test func gracefulShutdownLetsLiveTunnelsFinish() async throws {
-        let relay = try await buildRelay(configuration: RelayTest.configuration(), logger: RelayTest.logger)
+    /// Runs a relay as a service-lifecycle service (so that its graceful shutdown can be triggered),
+    /// calls `body`, then waits until the service group has stopped.
+    static func withRelayService(
+        _ configuration: RelayConfiguration = RelayTest.configuration(),
+        _ body: (_ relay: RelayServer, _ origin: TunnelServerOrigin, _ services: ServiceGroup) async throws -> Void
+    ) async throws {
+        let relay = try await buildRelay(configuration: configuration, logger: RelayTest.logger)
         let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
         let services = ServiceGroup(configuration: .init(services: [relay], logger: RelayTest.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await services.run() }
+            try await body(relay, origin, services)
+            try await tasks.next()
+        }
+    }
+
+    @Test func gracefulShutdownLetsLiveTunnelsFinish() async throws {
+        var relayServer: RelayServer?
+        try await Self.withRelayService { relay, origin, services in
+            relayServer = relay
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
@@ -40,19 +54,14 @@ struct RelayShutdownTests {
                 }
                 #expect(await RelayTest.drain(phone, &fromClient).code == RelayCloseCode.peerClosed.rawValue)
             }
-            // The relay stops once its last tunnel is gone, long before the 30 s grace period.
-            try await tasks.next()
-            #expect(relay.connectionCount == 0)
         }
+        // The relay stopped once its last tunnel was gone, long before the 30 s grace period.
+        #expect(relayServer?.connectionCount == 0)
     }
 
     @Test func gracePeriodEndsWithGoingAway() async throws {
         let configuration = RelayTest.configuration { $0.shutdownGracePeriod = .milliseconds(200) }
-        let relay = try await buildRelay(configuration: configuration, logger: RelayTest.logger)
-        let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
-        let services = ServiceGroup(configuration: .init(services: [relay], logger: RelayTest.logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await services.run() }
+        try await Self.withRelayService(configuration) { _, origin, services in
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
@@ -62,7 +71,6 @@ struct RelayShutdownTests {
                 }
                 #expect(await RelayTest.drain(phone).code == RelayCloseCode.goingAway.rawValue)
             }
-            try await tasks.next()
         }
     }
 }
