@@ -179,6 +179,10 @@ public struct HybridClientRunner: Sendable {
             var index = 0
             while index < pending.count {
                 switch pending[index] {
+                case .send(let bytes) where reply != nil:
+                    // Shutdown, after the reply: a phone may hang up as soon as it has answered
+                    // (§7.5), and the reply must not be lost to that race.
+                    try? await connection.send(bytes)
                 case .send(let bytes):
                     try await connection.send(bytes)
                 case .handshakeCompleted(let postHandshake):

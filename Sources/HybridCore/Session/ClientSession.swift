@@ -14,6 +14,7 @@ import Crypto
 /// messageReceived(post-hs)    → handshakeCompleted, send(request) if one is queued
 /// send(request)               → send(request) (or queue it until the post-handshake message)
 /// messageReceived(response)   → deliverResponse, send(shutdown), finish
+/// messageReceived(late update) → (validated, then dropped; the session stays finished)
 /// ```
 public struct ClientSession: Sendable {
     /// What the client put in its QR code.
@@ -51,7 +52,8 @@ public struct ClientSession: Sendable {
         case awaitingPostHandshake(TransportCrypter)
         case ready(TransportCrypter, revision: HybridProtocolRevision)
         case awaitingResponse(TransportCrypter, revision: HybridProtocolRevision, request: HybridPayload)
-        case finished
+        /// The reply arrived; the crypter stays for late updates (§7.5).
+        case finished(TransportCrypter, revision: HybridProtocolRevision)
         case failed
     }
 
@@ -116,11 +118,15 @@ public struct ClientSession: Sendable {
     }
 
     /// One binary message arrived from the authenticator.
+    ///
+    /// After the reply, a phone may still send an update (a late linking update, §7.5, §10.8
+    /// item 7): it is validated and dropped, and late replies are discarded (§7.3). An invalid
+    /// late message is reported, but the delivered reply stands: the session stays finished.
     public mutating func messageReceived(_ message: [UInt8]) throws(SessionError) -> [Action] {
         do {
             return try handle(message)
         } catch {
-            state = .failed
+            if !isFinished { state = .failed }
             throw error
         }
     }
@@ -151,6 +157,14 @@ public struct ClientSession: Sendable {
                 throw error
             } catch {
                 throw .invalidPostHandshake("\(error)")
+            }
+            if let linking = postHandshake.linking {
+                // Legacy linking at key 2: on a QR connection it must parse and verify (§7.2 check 7).
+                do {
+                    try verifyLinking(linking)
+                } catch {
+                    throw .invalidPostHandshake("invalid linking info: \(error)")
+                }
             }
             var actions: [Action] = [.handshakeCompleted(postHandshake)]
             state = .ready(crypter, revision: postHandshake.revision)
@@ -184,11 +198,16 @@ public struct ClientSession: Sendable {
                         throw .transport(error)
                     }
                 }
-                state = .finished
+                state = .finished(crypter, revision: revision)
                 actions.append(.finish)
                 return actions
             }
-        case .awaitingAdvert, .connecting, .finished, .failed:
+        case .finished(var crypter, let revision):
+            let frame = try crypter.sessionDecryptFrame(message, revision: revision)
+            if frame.type == .update { try validateUpdate(frame) }
+            state = .finished(crypter, revision: revision)
+            return []
+        case .awaitingAdvert, .connecting, .failed:
             throw outOfOrder("messageReceived")
         }
     }
@@ -214,6 +233,9 @@ public struct ClientSession: Sendable {
     private mutating func sendRequest(
         _ request: HybridPayload, crypter: TransportCrypter, revision: HybridProtocolRevision
     ) throws(SessionError) -> [Action] {
+        guard revision == .one || request.messageType == .ctap else {
+            throw .invalidPostHandshake("a \(request.messageType) request needs protocol revision 1")
+        }
         var crypter = crypter
         let plaintext = request.frame.encoded(revision: revision)
         do {
@@ -230,13 +252,16 @@ public struct ClientSession: Sendable {
     private func validateUpdate(_ frame: HybridFrame) throws(SessionError) {
         do {
             let update = try UpdateMessage(decoding: frame.payload)
-            if let linking = update.linking, let handshakeHash {
-                _ = try LinkingInfo(
-                    verifying: linking, clientIdentityKey: configuration.identityKey, handshakeHash: handshakeHash)
-            }
+            if let linking = update.linking { try verifyLinking(linking) }
         } catch {
             throw .invalidFrame("invalid update message: \(error)")
         }
+    }
+
+    /// Linking info must be well formed and signed for this handshake (§7.6).
+    private func verifyLinking(_ linking: CBORValue) throws {
+        guard let handshakeHash else { return }
+        _ = try LinkingInfo(verifying: linking, clientIdentityKey: configuration.identityKey, handshakeHash: handshakeHash)
     }
 
     private func outOfOrder(_ event: String) -> SessionError {
