@@ -171,6 +171,19 @@ import Testing
         }
     }
 
+    /// A phone that answers and hangs up at once: the reply must not be lost to the client's
+    /// shutdown failing on a closed tunnel (§7.5).
+    @Test(arguments: 1...5) func phoneHangsUpRightAfterItsResponse(run: Int) async throws {
+        let air = try LoopbackCeremony.freshAir()
+        try await LoopbackRelay.with { relay in
+            let outcome = try await LoopbackCeremony.run(
+                try Self.registration(), options: Self.options(relay: relay, air: air),
+                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .hangsUpAfterResponse))
+            guard case .registration = try outcome.response() else { throw TestFailure("not a registration") }
+            #expect(try outcome.authenticator?.get().ctapResponse?.first == 0x00)
+        }
+    }
+
     @Test func relayRefusesTheTunnel() async throws {
         let air = try LoopbackCeremony.freshAir()
         try await LoopbackRelay.with { relay in

@@ -18,6 +18,9 @@ struct TestAuthenticator: Sendable {
         case advertiseUnknownTunnel
         /// Takes the request and never answers (a user who walks away from the phone).
         case neverAnswers
+        /// Answers, then closes the tunnel at once without waiting for the client's shutdown
+        /// (phones handle one command and hang up, protocol.md §7.5).
+        case hangsUpAfterResponse
     }
 
     /// What the phone did.
@@ -114,6 +117,11 @@ struct TestAuthenticator: Sendable {
                         let outcome = await engine.process(request.bytes)
                         record.ctapResponse = outcome.response
                         pending += try session.requestCompleted(.ctap(outcome.response))
+                        if case .hangsUpAfterResponse = behaviour {
+                            for case .send(let bytes) in pending[(index + 1)...] { try await connection.send(bytes) }
+                            await connection.close()
+                            return record
+                        }
                     }
                 case .finish:
                     await connection.close()
