@@ -56,8 +56,11 @@ ceremony_once() {
         echo "ceremony: FAIL: hybrid-client showed no QR code" >&2; cat "$work/$operation.events" >&2
         kill $client 2>/dev/null; return 1
     }
-    /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" --adapter hci0 \
-        --yes --json --store "$work/passkeys.json" --insecure-plaintext-store >"$work/$operation.authenticator" 2>&1 &
+    # An encrypted store: its passphrase stands for the phone's user verification (uv: true), which
+    # the client requires for the discoverable sign-in, as Chrome does.
+    HYBRID_AUTHENTICATOR_PASSPHRASE="ceremony-$backend" \
+        /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
+        --adapter hci0 --yes --json --store "$work/passkeys.json" >"$work/$operation.authenticator" 2>&1 &
     authenticator=$!
     wait $client
     client_status=$?

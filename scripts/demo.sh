@@ -46,6 +46,10 @@ pids+=($!)
 port="$(wait_for_line "$work/relay.out" '^listening on ' | sed -E 's/.*:([0-9]+)$/\1/')"
 echo "== relay listening on 127.0.0.1:$port"
 
+# The authenticator's passkey store is encrypted with this passphrase, which also stands for its
+# user verification (a phone's screen lock): with --yes it reports uv: true, as phones do.
+passphrase="demo-$(python3 -c 'import secrets; print(secrets.token_hex(8))')"
+
 # 32 random bytes, base64url.
 random_challenge() { python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())'; }
 
@@ -63,8 +67,9 @@ run_ceremony() {
     echo "== $name: the client shows this QR code"
     "$bin/hybrid-client" qr "$qr"
     echo "$qr"
-    "$bin/hybrid-authenticator" "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
-        --store "$work/passkeys.json" --insecure-plaintext-store >"$work/$name.authenticator" 2>&1 &
+    HYBRID_AUTHENTICATOR_PASSPHRASE="$passphrase" \
+        "$bin/hybrid-authenticator" "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
+        --store "$work/passkeys.json" >"$work/$name.authenticator" 2>&1 &
     local authenticator=$!
     pids+=("$authenticator")
     local status=0
@@ -83,9 +88,8 @@ run_ceremony() {
 }
 
 # The requests as a relying party would send them (WebAuthn JSON), with the browsers' default
-# userVerification "preferred": the demo's authenticator keeps its passkeys in a plaintext test
-# store, has no passphrase to verify the user with and says so in getInfo (uv: false), so the
-# client asks for user presence only.
+# userVerification "preferred". The sign-in is discoverable (empty allowCredentials), for which the
+# client, like Chrome, requires user verification.
 create_challenge="$(random_challenge)"
 cat >"$work/create-options.json" <<JSON
 {

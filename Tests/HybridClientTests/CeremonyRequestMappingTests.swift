@@ -77,6 +77,9 @@ import Testing
         var info: [String: Bool]?  // getInfo options; nil = getInfo unknown
         var rk: Bool?
         var uv: Bool?
+        /// `uv` of a getAssertion with an allow list, when it differs from the makeCredential's
+        /// (Chromium raises `discouraged` to `preferred` only for a resident key).
+        var assertionUV: Bool??
         var testDescription: String {
             "rk=\(residentKey) uv=\(userVerification) info=\(info.map { "\($0)" } ?? "unknown")"
         }
@@ -109,6 +112,11 @@ import Testing
             uv: true
         ),
         .init(residentKey: .discouraged, userVerification: .preferred, info: ["uv": true], rk: nil, uv: true),
+        .init(residentKey: .required, userVerification: .discouraged, info: nil, rk: true, uv: true, assertionUV: .some(nil)),
+        .init(
+            residentKey: .required, userVerification: .discouraged, info: ["rk": true, "uv": false], rk: true, uv: nil,
+            assertionUV: .some(nil)),
+        .init(residentKey: .discouraged, userVerification: .discouraged, info: ["uv": true], rk: nil, uv: nil),
     ]
 
     @Test(arguments: optionCases)
@@ -134,14 +142,22 @@ import Testing
         let get = PublicKeyCredentialRequestOptionsJSON.quick(
             rpID: "example.com",
             challenge: [2],
+            allowCredentialIDs: [[7]],
             userVerification: testCase.userVerification
         )
         let getAssertion = try AuthenticationCeremony(options: get, origin: WebOrigin(Self.origin))
             .getAssertionRequest(authenticatorInfo: info)
-        #expect(getAssertion.options?.userVerification == testCase.uv)
+        #expect(getAssertion.options?.userVerification == testCase.assertionUV ?? testCase.uv)
         #expect(getAssertion.options?.userPresence == nil)
         #expect(getAssertion.options?.residentKey == nil)
-        #expect(getAssertion.allowList == nil)
+
+        // A discoverable sign-in always requires UV (Chromium's SetUVForDiscoverableRequests).
+        let discoverable = PublicKeyCredentialRequestOptionsJSON.quick(
+            rpID: "example.com", challenge: [2], userVerification: testCase.userVerification)
+        let discoverableAssertion = try AuthenticationCeremony(options: discoverable, origin: WebOrigin(Self.origin))
+            .getAssertionRequest(authenticatorInfo: info)
+        #expect(discoverableAssertion.allowList == nil)
+        #expect(discoverableAssertion.options?.userVerification == true)
     }
 
     @Test func originAndRPIDAreCheckedFirst() throws {

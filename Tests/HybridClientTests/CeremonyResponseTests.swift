@@ -262,6 +262,22 @@ import Testing
         #expect(throws: ResponseMappingError.credentialNotAllowed) { try assertion([[9]], []).get() }
         #expect(throws: ResponseMappingError.missingUserHandle) { try assertion([], ["--omit-user"]).get() }
         #expect(throws: ResponseMappingError.rpIDHashMismatch) { try assertion([], ["--wrong-rp"]).get() }
+        // Chromium's ResponseValid.
+        #expect(try assertion([], ["--uv", "--user-name", "alice"]).get().id == Base64URL.encode(credentialID))
+        #expect(throws: ResponseMappingError.userDetailsWithoutVerification) {
+            try assertion([], ["--user-name", "alice"]).get()
+        }
+        #expect(try assertion([credentialID], ["--number-of-credentials", "2"]).get().id == Base64URL.encode(credentialID))
+        #expect(throws: ResponseMappingError.ambiguousAccount) {
+            try assertion([credentialID], ["--omit-user", "--number-of-credentials", "2"]).get()
+        }
+        #expect(throws: ResponseMappingError.attestedCredentialDataInAssertion) {
+            try assertion([credentialID], ["--attested"]).get()
+        }
+        #expect(try assertion([credentialID], ["--extension", "hmac-secret"]).get().id == Base64URL.encode(credentialID))
+        #expect(throws: ResponseMappingError.unexpectedExtension("credBlob")) {
+            try assertion([credentialID], ["--extension", "credBlob"]).get()
+        }
         let noUser = try assertion([credentialID], ["--omit-user"]).get()
         #expect(noUser.response.userHandle == nil)
         #expect(!String(decoding: noUser.json, as: UTF8.self).contains("userHandle"))

@@ -8,7 +8,8 @@ client-chosen RP ID and clientDataHash. Needs `pip install webauthn` (which brin
     soft_authenticator.py make-credential --rp-id example.com --client-data-hash HEX --key-file K.json \
         [--fmt none|packed-self] [--uv] [--wrong-rp]
     soft_authenticator.py get-assertion --rp-id example.com --client-data-hash HEX --key-file K.json \
-        [--omit-credential] [--omit-user] [--uv] [--wrong-rp]
+        [--omit-credential] [--omit-user] [--uv] [--wrong-rp] [--user-name NAME] \
+        [--number-of-credentials N] [--attested] [--extension NAME]
 
 Prints one JSON object: {"response": hex, "credentialId": hex, "spki": hex (make-credential only)}.
 """
@@ -69,13 +70,27 @@ def get_assertion(args: argparse.Namespace) -> dict:
         stored = json.load(handle)
     private_key = serialization.load_pem_private_key(stored["privateKey"].encode(), password=None)
     rp_id = "wrong.example" if args.wrong_rp else args.rp_id
-    data = auth_data(rp_id, 0x01 | (0x04 if args.uv else 0), 1)
+    flags = 0x01 | (0x04 if args.uv else 0)
+    attested = b""
+    if args.attested:
+        flags |= 0x40
+        public_key = private_key.public_key()
+        credential_id = bytes.fromhex(stored["credentialId"])
+        attested = bytes(16) + struct.pack(">H", len(credential_id)) + credential_id + cose_key(public_key)
+    if args.extension:
+        flags |= 0x80
+        attested += cbor2.dumps({name: True for name in args.extension}, canonical=True)
+    data = auth_data(rp_id, flags, 1, attested)
     signature = private_key.sign(data + bytes.fromhex(args.client_data_hash), ec.ECDSA(hashes.SHA256()))
     response = {2: data, 3: signature}
     if not args.omit_credential:
         response[1] = {"id": bytes.fromhex(stored["credentialId"]), "type": "public-key"}
     if not args.omit_user:
         response[4] = {"id": bytes.fromhex(stored["userId"])}
+        if args.user_name:
+            response[4].update({"name": args.user_name, "displayName": args.user_name})
+    if args.number_of_credentials:
+        response[5] = args.number_of_credentials
     body = cbor2.dumps(response, canonical=True)
     return {"response": (b"\x00" + body).hex(), "credentialId": stored["credentialId"], "userId": stored["userId"]}
 
@@ -95,6 +110,10 @@ def main() -> int:
         else:
             command.add_argument("--omit-credential", action="store_true")
             command.add_argument("--omit-user", action="store_true")
+            command.add_argument("--user-name", help="add name and displayName to the user entity")
+            command.add_argument("--number-of-credentials", type=int, help="response key 5")
+            command.add_argument("--attested", action="store_true", help="add attested credential data (AT)")
+            command.add_argument("--extension", action="append", help="add an extension output NAME: true (ED)")
     args = parser.parse_args()
     result = make_credential(args) if args.command == "make-credential" else get_assertion(args)
     print(json.dumps(result))

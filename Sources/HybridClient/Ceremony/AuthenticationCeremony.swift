@@ -24,14 +24,15 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     /// - Parameter authenticatorInfo: The phone's getInfo, used to resolve `preferred` user
     ///   verification; `nil` assumes a phone (uv supported).
     public func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> GetAssertionRequest {
-        GetAssertionRequest(
+        let allowList = CTAPOptionMapping.descriptors(options.allowCredentials)
+        return GetAssertionRequest(
             rpID: rpID,
             clientDataHash: clientData.hash,
-            allowList: CTAPOptionMapping.descriptors(options.allowCredentials),
+            allowList: allowList,
             options: CTAPOptionMapping.options(
                 residentKey: nil,
                 userVerification: CTAPOptionMapping.userVerification(
-                    options.userVerification,
+                    CTAPOptionMapping.assertionRequirement(options.userVerification, allowListIsEmpty: allowList == nil),
                     authenticatorInfo: authenticatorInfo
                 )
             )
@@ -40,12 +41,23 @@ public struct AuthenticationCeremony: Sendable, Hashable {
 
     /// Checks the phone's answer and turns it into the JSON a relying party expects.
     ///
-    /// Checks: authenticator data names this RP ID; the credential is known (from the response, or the
-    /// allow list when it has exactly one entry) and is in a non-empty allow list; a discoverable
-    /// sign-in (empty allow list) returns the user handle.
+    /// Checks, as Chromium's `ResponseValid` does: authenticator data names this RP ID, carries no
+    /// attested credential data and no extension output that was not requested; the credential is
+    /// known (from the response, or the allow list when it has exactly one entry) and is in a
+    /// non-empty allow list; a discoverable sign-in (empty allow list), or an answer counting several
+    /// credentials, returns the user; user names come only with UV.
     public func response(to assertion: GetAssertionResponse) throws(ResponseMappingError) -> AuthenticationResponseJSON
     {
-        guard assertion.authenticatorData.rpIDHash == AuthenticatorData.rpIDHash(rpID) else { throw .rpIDHashMismatch }
+        let authenticatorData = assertion.authenticatorData
+        guard authenticatorData.rpIDHash == AuthenticatorData.rpIDHash(rpID) else { throw .rpIDHashMismatch }
+        guard authenticatorData.attestedCredentialData == nil else { throw .attestedCredentialDataInAssertion }
+        if let extensions = authenticatorData.extensions { try Self.checkExtensionOutputs(extensions) }
+        if let user = assertion.user, user.name != nil || user.displayName != nil,
+            !authenticatorData.flags.contains(.userVerified)
+        {
+            throw .userDetailsWithoutVerification
+        }
+        if (assertion.numberOfCredentials ?? 0) > 1, assertion.user == nil { throw .ambiguousAccount }
         let allowed = options.allowCredentials.filter { $0.type == PublicKeyCredentialDescriptor.publicKeyType }
         let credentialID: [UInt8]
         if let returned = assertion.credential?.id {
@@ -67,5 +79,15 @@ public struct AuthenticationCeremony: Sendable, Hashable {
                 userHandle: userHandle.map { Base64URL.encode($0) }
             )
         )
+    }
+
+    /// This client requests no extensions; `hmac-secret` is passed over as Chromium does (it checks
+    /// that one where it decrypts it), any other output is refused.
+    private static func checkExtensionOutputs(_ extensions: CBORValue) throws(ResponseMappingError) {
+        guard let entries = extensions.mapEntries else { throw .unexpectedExtension("not a map") }
+        for entry in entries {
+            guard let name = entry.key.textValue else { throw .unexpectedExtension("a key that is not text") }
+            guard name == "hmac-secret" else { throw .unexpectedExtension(name) }
+        }
     }
 }

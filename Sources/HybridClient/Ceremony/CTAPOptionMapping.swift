@@ -4,7 +4,8 @@ import HybridCore
 ///
 /// - `uv` is `true` when user verification is `required`, or `preferred` and the authenticator can
 ///   verify users (getInfo `uv: true`; assumed when getInfo is unknown, since every phone reports it,
-///   protocol.md §8.3). It is never sent as `false`.
+///   protocol.md §8.3). It is never sent as `false`. As in Chromium, a discoverable sign-in (empty
+///   allow list) requires user verification, and a resident-key registration at least prefers it.
 /// - `rk` is `true` when a resident key is `required`, or `preferred` and the authenticator supports
 ///   them (getInfo `rk: true`; assumed when unknown).
 /// - `up` is never set: the default (`true`) is what we want, and `up: false` would be a silent
@@ -19,6 +20,21 @@ enum CTAPOptionMapping {
         case .preferred: supports("uv", authenticatorInfo) ? true : nil
         case .discouraged: nil
         }
+    }
+
+    /// Chromium's `SetUVForDiscoverableRequests`: an external authenticator must verify the user
+    /// when it chooses the account itself.
+    static func assertionRequirement(
+        _ requirement: UserVerificationRequirement, allowListIsEmpty: Bool
+    ) -> UserVerificationRequirement {
+        allowListIsEmpty ? .required : requirement
+    }
+
+    /// Chromium's `AtLeastUVPreferred` for a registration that asks for a resident key.
+    static func registrationRequirement(
+        _ requirement: UserVerificationRequirement, residentKey: Bool?
+    ) -> UserVerificationRequirement {
+        residentKey == true && requirement == .discouraged ? .preferred : requirement
     }
 
     static func residentKey(

@@ -24,6 +24,10 @@ public struct RegistrationCeremony: Sendable, Hashable {
     ///   `preferred` requirements; `nil` assumes a phone (rk and uv supported).
     public func makeCredentialRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> MakeCredentialRequest {
         let selection = options.authenticatorSelection
+        let residentKey = CTAPOptionMapping.residentKey(
+            selection.effectiveResidentKey, authenticatorInfo: authenticatorInfo)
+        let userVerification = CTAPOptionMapping.registrationRequirement(
+            selection.userVerification, residentKey: residentKey)
         return MakeCredentialRequest(
             clientDataHash: clientData.hash,
             rp: PublicKeyCredentialRPEntity(id: rpID, name: options.rp.name),
@@ -37,14 +41,8 @@ public struct RegistrationCeremony: Sendable, Hashable {
             },
             excludeList: CTAPOptionMapping.descriptors(options.excludeCredentials),
             options: CTAPOptionMapping.options(
-                residentKey: CTAPOptionMapping.residentKey(
-                    selection.effectiveResidentKey,
-                    authenticatorInfo: authenticatorInfo
-                ),
-                userVerification: CTAPOptionMapping.userVerification(
-                    selection.userVerification,
-                    authenticatorInfo: authenticatorInfo
-                )
+                residentKey: residentKey,
+                userVerification: CTAPOptionMapping.userVerification(userVerification, authenticatorInfo: authenticatorInfo)
             )
         )
     }

@@ -10,6 +10,16 @@ public enum ResponseMappingError: Error, Hashable, Sendable {
     case credentialNotAllowed
     /// A discoverable sign-in (empty allow list) whose assertion has no user handle.
     case missingUserHandle
+    /// An assertion naming the user (`name` or `displayName`) without the UV flag.
+    case userDetailsWithoutVerification
+    /// An assertion reporting several credentials but not saying whose it is: hybrid has no
+    /// getNextAssertion to ask for the others.
+    case ambiguousAccount
+    /// An assertion whose authenticator data carries attested credential data (AT flag).
+    case attestedCredentialDataInAssertion
+    /// An assertion with an extension output that was not requested, or an extensions block that
+    /// is not a map with text keys.
+    case unexpectedExtension(String)
 }
 
 extension ResponseMappingError: CustomStringConvertible {
@@ -20,6 +30,10 @@ extension ResponseMappingError: CustomStringConvertible {
         case .missingCredentialID: "the assertion does not say which credential was used"
         case .credentialNotAllowed: "the assertion used a credential that was not requested"
         case .missingUserHandle: "the discoverable sign-in returned no user handle"
+        case .userDetailsWithoutVerification: "the assertion names the user although the user was not verified"
+        case .ambiguousAccount: "the authenticator reported several accounts without saying which one answered"
+        case .attestedCredentialDataInAssertion: "the assertion carries attested credential data"
+        case .unexpectedExtension(let name): "the assertion carries an unrequested extension output (\(name))"
         }
     }
 }
