@@ -53,7 +53,7 @@ struct CredentialsCommand: AsyncParsableCommand {
         static func line(_ passkey: PasskeyMetadata) -> String {
             let created = ISO8601DateFormatter().string(from: passkey.createdAt)
             let kind = passkey.isDiscoverable ? "discoverable" : "non-discoverable"
-            return EventPrinter.printable(
+            return TerminalText.printable(
                 "\(Hex.encode(passkey.credentialID))  \(passkey.rpID)  \(passkey.accountLabel)  "
                     + "created \(created)  signCount \(passkey.signCount)  \(kind)")
         }

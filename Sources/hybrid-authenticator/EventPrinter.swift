@@ -11,7 +11,7 @@ struct EventPrinter: Sendable {
         if json {
             Console.writeOutput(Self.json(event).text + "\n")
         } else if case .error(let message) = event {
-            Console.writeError("error: \(Self.printable(message))\n")
+            Console.writeError("error: \(TerminalText.printable(message))\n")
         } else {
             Console.writeOutput(Self.human(event) + "\n")
         }
@@ -77,7 +77,7 @@ struct EventPrinter: Sendable {
             return "Handshake done."
         case .request(let command, let rpID):
             let what = command.map(commandName) ?? "empty request"
-            return "Request: \(what)" + (rpID.map { " for \(printable($0))" } ?? "")
+            return "Request: \(what)" + (rpID.map { " for \(TerminalText.printable($0))" } ?? "")
         case .approved:
             return "Approved."
         case .denied(let status):
@@ -85,7 +85,7 @@ struct EventPrinter: Sendable {
         case .done(let summary):
             return summary.served ? "Done." : "Done, but no request succeeded."
         case .error(let message):
-            return "error: \(printable(message))"
+            return "error: \(TerminalText.printable(message))"
         }
     }
 
@@ -99,15 +99,6 @@ struct EventPrinter: Sendable {
 
     private static func hex16(_ value: UInt16) -> String {
         Hex.encode([UInt8(value >> 8), UInt8(value & 0xFF)])
-    }
-
-    /// `text` with control characters replaced, so a peer's RP ID cannot drive the terminal.
-    static func printable(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar in
-                    scalar.properties.generalCategory == .control ? "?" : scalar
-                }))
     }
 }
 

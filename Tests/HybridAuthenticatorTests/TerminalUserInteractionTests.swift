@@ -51,6 +51,25 @@ actor ScriptedConsole: TerminalConsole {
         #expect(await console.shown.hasPrefix("Sign in to example.com with which account?\n  1) alice (Alice A.)\n  2) Bob\n"))
     }
 
+    /// A client's RP ID and user names reach the prompt: escape sequences, carriage returns and
+    /// bidi overrides in them must not reach the terminal.
+    @Test func peerTextCannotDriveTheTerminal() async {
+        let console = ScriptedConsole(["n", ""])
+        let terminal = TerminalUserInteraction(console: console, verifyPassphrase: nil)
+        let rpID = "evil.example\u{1B}[2K\rexample.com"
+        let user = "alice\u{202E}moc.elpmaxe\u{2066}\u{9B}"
+        _ = await terminal.confirm(operation: .getAssertion, rpID: rpID, userName: user)
+        _ = await terminal.chooseAccount(
+            rpID: rpID, accounts: [AccountChoice(userName: user, userDisplayName: "Bob\u{7F}", createdAt: Date())])
+        let shown = await console.shown
+        #expect(shown.hasPrefix("Sign in to evil.example?[2K?example.com as alice?moc.elpmaxe??? [y/N] "))
+        #expect(shown.contains("  1) alice?moc.elpmaxe?? (Bob?)\n"))
+        for unsafe: Unicode.Scalar in ["\u{1B}", "\r", "\u{202E}", "\u{2066}", "\u{9B}", "\u{7F}"] {
+            #expect(!shown.unicodeScalars.contains(unsafe))
+        }
+        #expect(TerminalText.printable("Zoë 👩‍💻 日本") == "Zoë 👩‍💻 日本")
+    }
+
     @Test func userVerificationChecksThePassphraseHidden() async {
         let console = ScriptedConsole(["wrong", "right"])
         let terminal = TerminalUserInteraction(console: console, verifyPassphrase: { $0 == "right" })

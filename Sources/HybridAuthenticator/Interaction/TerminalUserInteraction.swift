@@ -24,8 +24,8 @@ public struct TerminalUserInteraction: UserInteraction {
     }
 
     public func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool {
-        let rp = rpID ?? "this relying party"
-        let account = userName.map { " as \($0)" } ?? ""
+        let rp = rpID.map(TerminalText.printable) ?? "this relying party"
+        let account = userName.map { " as \(TerminalText.printable($0))" } ?? ""
         let question: String
         switch operation {
         case .makeCredential: question = "Create a passkey for \(rp)\(account)?"
@@ -39,11 +39,11 @@ public struct TerminalUserInteraction: UserInteraction {
     }
 
     public func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? {
-        var text = "Sign in to \(rpID) with which account?\n"
+        var text = "Sign in to \(TerminalText.printable(rpID)) with which account?\n"
         for (index, account) in accounts.enumerated() {
             let name = account.userName.nonEmpty ?? account.userDisplayName.nonEmpty ?? "(unnamed account)"
             let display = account.userDisplayName.nonEmpty.map { $0 == name ? "" : " (\($0))" } ?? ""
-            text += "  \(index + 1)) \(name)\(display)\n"
+            text += "  \(index + 1)) \(TerminalText.printable(name + display))\n"
         }
         await console.write(text + "Number, or empty to cancel: ")
         guard let answer = await console.readLine(hidingInput: false), let number = Int(answer.trimmingWhitespace()),
