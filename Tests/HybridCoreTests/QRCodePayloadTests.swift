@@ -16,6 +16,14 @@ import Testing
         try QRCodePayload(url: "FIDO:/" + DigitEncoding.encode(CBOREncoder.encode(map)))
     }
 
+    /// protocol.md §1.1: the prefix matches in any ASCII case, and nothing else does.
+    @Test func urlPrefixMatchesInAnyASCIICase() {
+        for text in ["FIDO:/", "fido:/0", "FiDo:/12345"] { #expect(QRCodePayload.hasURLPrefix(text), "\(text)") }
+        for text in ["", "FIDO:", "FIDO/", "FİDO:/", " FIDO:/", "https://example.com", "FIDO:\\"] {
+            #expect(!QRCodePayload.hasURLPrefix(text), "\(text)")
+        }
+    }
+
     @Test func textErrorsAreTyped() {
         #expect(throws: QRCodeError.invalidPrefix) { try QRCodePayload(url: "BIDO:/000") }
         #expect(throws: QRCodeError.invalidPrefix) { try QRCodePayload(url: "FIDO:") }

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HybridCore
 
 /// Reads the text of a QR code from a PNG or JPEG file, e.g. a screenshot of the QR code a browser
 /// shows (`hybrid-authenticator --qr-image FILE`).
@@ -44,7 +45,7 @@ public struct QRImageReader: Sendable {
         }
         let texts = ZBarQRScanner.texts(in: image)
         guard let first = texts.first else { throw .noQRCode(path: path) }
-        return texts.first(where: { $0.hasPrefix("FIDO:/") }) ?? first
+        return texts.first(where: { QRCodePayload.hasURLPrefix($0) }) ?? first
     }
 }
 

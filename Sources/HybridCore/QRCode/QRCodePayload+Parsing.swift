@@ -10,12 +10,8 @@ extension QRCodePayload {
     ///
     /// - Throws: ``QRCodeError``.
     public init(url: some StringProtocol) throws(QRCodeError) {
-        let utf8 = Array(url.utf8)
-        let prefix = Array(Self.urlPrefix.utf8)
-        guard utf8.count >= prefix.count,
-            zip(utf8, prefix).allSatisfy({ Self.asciiLowercased($0) == Self.asciiLowercased($1) })
-        else { throw .invalidPrefix }
-        let digits = String(decoding: utf8[prefix.count...], as: UTF8.self)
+        guard Self.hasURLPrefix(url) else { throw .invalidPrefix }
+        let digits = String(decoding: Array(url.utf8)[Self.urlPrefix.utf8.count...], as: UTF8.self)
         let bytes: [UInt8]
         do {
             bytes = try DigitEncoding.decode(digits)
@@ -23,6 +19,15 @@ extension QRCodePayload {
             throw .digits(error)
         }
         try self.init(cbor: bytes)
+    }
+
+    /// Whether `text` starts with `FIDO:/` in any ASCII case, as Chromium matches it: what tells a
+    /// hybrid QR code apart from other codes.
+    public static func hasURLPrefix(_ text: some StringProtocol) -> Bool {
+        let prefix = Array(urlPrefix.utf8)
+        let utf8 = Array(text.utf8.prefix(prefix.count))
+        return utf8.count == prefix.count
+            && zip(utf8, prefix).allSatisfy({ asciiLowercased($0) == asciiLowercased($1) })
     }
 
     /// Parses the CBOR bytes behind the digits (all checks of ``init(url:)`` after the digits).
