@@ -136,8 +136,8 @@ struct AuthenticatorRunnerTunnelTests {
             case .garbageFrameAfterHandshake:
                 #expect(result.failure == .session(.transport(.authenticationFailed)))
                 #expect(outcome.postHandshake != nil)
-            case .none:
-                Issue.record("not a misbehaviour")
+            case .none, .closeAfterRequest:
+                Issue.record("not a corruption")
             }
             #expect(outcome.response == nil)
             #expect(outcome.closedByPeer)
@@ -148,6 +148,33 @@ struct AuthenticatorRunnerTunnelTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(await store.list().map(\.signCount) == [0])
+    }
+
+    /// A browser cancels by closing the tunnel: the prompt is cancelled and the run ends at once,
+    /// not when the user finally answers (protocol.md §7.5, "EOF while processing").
+    @Test func clientClosingDuringThePromptEndsTheRun() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let user = PromptThatWaits()
+        let store = InMemoryPasskeyStore()
+        try await withRelay { relay in
+            let events = EventLog()
+            let started = ContinuousClock.now
+            let (result, outcome) = try await harness.runSession(
+                runner: harness.runner(relay: relay, store: store, user: user), client: TestClient(),
+                request: .ctap(Fixtures.makeCredential().encoded), relay: relay, misbehaviour: .closeAfterRequest,
+                events: events)
+            guard case .tunnelClosedEarly(clientConnected: true, _) = result.failure else {
+                Issue.record("expected tunnelClosedEarly, got \(result)")
+                return
+            }
+            #expect(ContinuousClock.now - started < PromptThatWaits.patience)
+            #expect(outcome.response == nil)
+            #expect(events.names.contains("request"))
+            #expect(events.names.last == "error")
+            #expect(await user.wasCancelled())
+            #expect(await store.list().isEmpty)
+        }
     }
 
     @Test func jsonRequestClosesTheTunnelWithATypedError() async throws {
@@ -267,5 +294,32 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+/// A user who takes a long time to answer a prompt; records whether the prompt was cancelled.
+actor PromptThatWaits: UserInteraction {
+    static let patience = Duration.seconds(30)
+    private var cancelled = false
+
+    nonisolated var canVerifyUser: Bool { true }
+
+    func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool {
+        do {
+            try await Task.sleep(for: Self.patience)
+        } catch {
+            cancelled = true
+        }
+        return true
+    }
+
+    func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? { 0 }
+
+    func verifyUser() async -> Bool { true }
+
+    /// Whether the prompt was cancelled; waits a little, since the cancelled prompt runs on.
+    func wasCancelled() async -> Bool {
+        for _ in 0..<100 where !cancelled { try? await Task.sleep(for: .milliseconds(20)) }
+        return cancelled
     }
 }

@@ -97,6 +97,8 @@ struct TestClient: Sendable {
         case corruptHandshake
         /// After the handshake, send 48 bytes that are not a ciphertext under the session keys.
         case garbageFrameAfterHandshake
+        /// Send the request, then close the tunnel without waiting (a browser cancelling).
+        case closeAfterRequest
     }
 
     /// What the client saw.
@@ -166,6 +168,10 @@ struct TestClient: Sendable {
                         case .connectTunnel:
                             break
                         }
+                    }
+                    if case .closeAfterRequest = misbehaviour, outcome.postHandshake != nil {
+                        await connection.close()
+                        return outcome
                     }
                 }
             } catch let error as TunnelClientError where error == .connectionClosed {

@@ -41,6 +41,7 @@ extension CTAPAuthenticator {
             }
         }
         if verify, await !userInteraction.verifyUser() { throw CTAPFailure(.operationDenied) }
+        try ensureNotCancelled()
 
         let signCount: UInt32
         do { signCount = try await store.incrementSignCount(credentialID: chosen.credentialID) } catch {

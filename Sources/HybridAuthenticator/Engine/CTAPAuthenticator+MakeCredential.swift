@@ -29,6 +29,7 @@ extension CTAPAuthenticator {
             throw CTAPFailure(.operationDenied)
         }
         if verify, await !userInteraction.verifyUser() { throw CTAPFailure(.operationDenied) }
+        try ensureNotCancelled()
 
         let privateKey = try makePrivateKey()
         let passkey = Passkey(

@@ -113,6 +113,12 @@ public struct CTAPAuthenticator: Sendable {
         guard !verify || userInteraction.canVerifyUser else { throw CTAPFailure(.invalidOption) }
     }
 
+    /// After the prompts: a request cancelled meanwhile (the client closed the tunnel) must change
+    /// nothing, whatever the user answered. CTAP2_ERR_KEEPALIVE_CANCEL is CTAP's status for it.
+    func ensureNotCancelled() throws(CTAPFailure) {
+        if Task.isCancelled { throw CTAPFailure(.keepaliveCancel) }
+    }
+
     /// A new P-256 key from the injected randomness.
     func makePrivateKey() throws(CTAPFailure) -> P256.Signing.PrivateKey {
         for _ in 0..<8 {

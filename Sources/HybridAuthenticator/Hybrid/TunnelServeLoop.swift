@@ -98,12 +98,42 @@ struct TunnelServeLoop {
         case .ctap(let bytes):
             let command = bytes.first.map(CTAPCommand.init(rawValue:))
             emit(.request(command: command, rpID: (try? CTAPRequest(bytes: bytes))?.relyingPartyID))
-            let outcome = await authenticator.process(bytes)
+            guard let outcome = await Self.process(bytes, with: authenticator, unlessClosed: connection) else {
+                try Task.checkCancellation()
+                logger.debug("the client closed the tunnel while its request was being processed")
+                throw AuthenticatorRunnerError.tunnelClosedEarly(
+                    clientConnected: true, close: await connection.closeInfo())
+            }
             summary.answers.append(.init(command: outcome.command, rpID: outcome.rpID, status: outcome.status))
             emit(outcome.status.isSuccess ? .approved(status: outcome.status) : .denied(status: outcome.status))
             logger.debug("request answered", metadata: ["ctap.status": "\(outcome.status.rawValue)"])
             return try session.requestCompleted(.ctap(outcome.response))
         }
+    }
+
+    /// Serves `bytes` unless the tunnel closes first: a browser cancels by closing the tunnel
+    /// ("EOF while processing", protocol.md §7.5), and the prompt must not outlive the request.
+    /// The request's task is then cancelled and left behind, since a prompt blocked on the terminal
+    /// cannot be interrupted; its answer no longer matters. Returns `nil` if the tunnel closed.
+    private static func process(
+        _ bytes: [UInt8], with authenticator: CTAPAuthenticator, unlessClosed connection: TunnelConnection
+    ) async -> CTAPAuthenticator.Outcome? {
+        let (results, continuation) = AsyncStream<CTAPAuthenticator.Outcome?>.makeStream()
+        let work = Task { continuation.yield(await authenticator.process(bytes)) }
+        // Ends when the tunnel closes: now, or when the run closes it after the answer.
+        Task {
+            _ = await connection.closeInfo()
+            continuation.yield(nil)
+        }
+        var iterator = results.makeAsyncIterator()
+        let first = await withTaskCancellationHandler {
+            await iterator.next() ?? nil
+        } onCancel: {
+            work.cancel()
+        }
+        continuation.finish()
+        if first == nil { work.cancel() }
+        return first
     }
 }
 
