@@ -180,6 +180,25 @@ struct SessionPair {
         }
     }
 
+    /// The phone ignores a client's update but, as Chromium's does, requires it to be CBOR (§7.3).
+    @Test func clientUpdatesMustBeCBOR() throws {
+        var pair = SessionPair()
+        for action in try pair.phone.start() { try pair.perform(action) }
+        for action in try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [1, 2, 3])!) { try pair.perform(action) }
+        // A bare initiator plays the client, so that it can send what ClientSession never does.
+        let advert = try #require(pair.qrSecret.eidKey.trialDecrypt(pair.advertisedServiceData))
+        let initiator = HandshakeInitiator(
+            pattern: .knpsk0(identityKey: pair.clientIdentity), psk: pair.qrSecret.psk(eidPlaintext: advert),
+            ephemeralKey: .init())
+        for action in try pair.phone.messageReceived(initiator.makeMessage1()) { try pair.perform(action) }
+        var crypter = try initiator.processMessage2(pair.toClient.removeFirst()).crypter(for: .initiator)
+
+        let update = HybridFrame(type: .update, payload: CBOREncoder.encode(.map([1: .map([:]), 7: "x"])))
+        #expect(try pair.phone.messageReceived(crypter.encrypt(update.encoded(revision: .one))).isEmpty)
+        let notCBOR = HybridFrame(type: .update, payload: [0xa1, 0x01])
+        #expect(throws: SessionError.self) { try pair.phone.messageReceived(crypter.encrypt(notCBOR.encoded(revision: .one))) }
+    }
+
     @Test func eventsOutOfOrderAreTypedErrors() throws {
         var pair = SessionPair()
         #expect(throws: SessionError.self) { try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [0, 0, 0])!) }

@@ -166,6 +166,7 @@ public struct AuthenticatorSession: Sendable {
                 state = .processing(crypter, request: request)
                 return [.deliverRequest(request)]
             case .update:
+                try Self.checkClientUpdate(frame)
                 state = .ready(crypter)
                 return []
             case .shutdown:
@@ -176,6 +177,7 @@ public struct AuthenticatorSession: Sendable {
             let frame = try crypter.sessionDecryptFrame(message, revision: .one)
             switch frame.type {
             case .update:
+                try Self.checkClientUpdate(frame)
                 state = .processing(crypter, request: request)
                 return []
             case .shutdown:
@@ -186,6 +188,16 @@ public struct AuthenticatorSession: Sendable {
             }
         case .idle, .openingTunnel, .finished, .failed:
             throw outOfOrder("messageReceived")
+        }
+    }
+
+    /// An update from the client means nothing to a phone; like Chromium's, it only has to be
+    /// CBOR (§7.3).
+    private static func checkClientUpdate(_ frame: HybridFrame) throws(SessionError) {
+        do {
+            _ = try CBORDecoder.decode(frame.payload)
+        } catch {
+            throw .invalidFrame("the client's update is not CBOR: \(error)")
         }
     }
 
