@@ -139,7 +139,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The CTAP engine serving `store`: getInfo reports `uv: true` only when the user interaction can
-    /// verify the user (an encrypted store), so clients do not ask for what would be refused.
+    /// verify the user (an encrypted store). Without it, requests that require UV (Chrome's
+    /// discoverable sign-ins) are refused.
     func makeAuthenticator(store: FilePasskeyStore, logger: Logger) -> CTAPAuthenticator {
         CTAPAuthenticator(store: store, userInteraction: makeUserInteraction(store: store), logger: logger)
     }

@@ -41,7 +41,9 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
     /// and has been configured. If present and set to false, it indicates that the device is capable
     /// of user verification within itself and has not been yet configured." This program can always
     /// verify with a store passphrase, so `uv` is present: `false` when this run cannot (plaintext
-    /// store, or `--yes` without a passphrase), so that clients leave `uv` out of their requests.
+    /// store, or `--yes` without a passphrase). Clients then leave `uv` out where it is only
+    /// preferred; where they require it, as Chrome does for every discoverable sign-in, the request
+    /// fails with CTAP2_ERR_INVALID_OPTION.
     /// ``CTAPAuthenticator/getInfo`` passes its user interaction's ``UserInteraction/canVerifyUser``.
     public func getInfo(userVerificationConfigured: Bool) -> AuthenticatorGetInfoResponse {
         AuthenticatorGetInfoResponse(
