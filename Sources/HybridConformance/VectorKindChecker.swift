@@ -5,8 +5,16 @@
 public protocol VectorKindChecker: Sendable {
     /// The `kind` string of the files this checker runs.
     var kind: String { get }
+    /// Whether the kind has cases that must be rejected. SCHEMA.md defines some kinds as always
+    /// valid (a derivation cannot fail); a case of theirs marked invalid is a mistake in the file,
+    /// which the runner reports instead of passing it.
+    var definesInvalidCases: Bool { get }
     /// Runs one case.
     func check(_ testCase: VectorCase) throws(VectorMismatch)
+}
+
+extension VectorKindChecker {
+    public var definesInvalidCases: Bool { true }
 }
 
 /// A core error that maps to one of the error classes of SCHEMA.md §3.

@@ -3,6 +3,7 @@ import HybridCore
 /// `clientPayload` (SCHEMA.md §4.11): the `X-caBLE-Client-Payload` CBOR and header, both directions.
 struct ClientPayloadChecker: VectorKindChecker {
     let kind = "clientPayload"
+    let definesInvalidCases = false
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let pairingID = try testCase.bytes("pairingID")

@@ -3,6 +3,7 @@ import HybridCore
 /// `hkdf` (SCHEMA.md §4.3): `Derive(secret, salt, purpose, length)`.
 struct HKDFChecker: VectorKindChecker {
     let kind = "hkdf"
+    let definesInvalidCases = false
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let rawPurpose = try testCase.int("purpose")

@@ -3,6 +3,7 @@ import HybridCore
 /// `requestType` (SCHEMA.md §4.12): QR key 5 string → effective request type, and whether it round-trips.
 struct RequestTypeChecker: VectorKindChecker {
     let kind = "requestType"
+    let definesInvalidCases = false
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let hint = try testCase.string("string")

@@ -3,6 +3,7 @@ import HybridCore
 /// `seedKey` (SCHEMA.md §4.4): BoringSSL `EC_KEY_derive_from_secret` for P-256.
 struct SeedKeyChecker: VectorKindChecker {
     let kind = "seedKey"
+    let definesInvalidCases = false
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let seed = try testCase.bytes("seed")

@@ -3,6 +3,7 @@ import HybridCore
 /// `domain` (SCHEMA.md §4.8): domain ID → tunnel host, `null` for the unassigned IDs.
 struct DomainChecker: VectorKindChecker {
     let kind = "domain"
+    let definesInvalidCases = false
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let id = try testCase.int("domainID")
@@ -15,6 +16,7 @@ struct DomainChecker: VectorKindChecker {
 /// `tunnelURL` (SCHEMA.md §4.9): `/cable/new`, `/cable/connect` and `/cable/contact` URLs.
 struct TunnelURLChecker: VectorKindChecker {
     let kind = "tunnelURL"
+    let definesInvalidCases = false
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let rawDomain = try testCase.int("domainID")
