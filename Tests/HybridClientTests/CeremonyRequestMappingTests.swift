@@ -78,7 +78,7 @@ import Testing
         var rk: Bool?
         var uv: Bool?
         /// `uv` of a getAssertion with an allow list, when it differs from the makeCredential's
-        /// (Chromium raises `discouraged` to `preferred` only for a resident key).
+        /// (Chromium requires UV for a resident key).
         var assertionUV: Bool??
         var testDescription: String {
             "rk=\(residentKey) uv=\(userVerification) info=\(info.map { "\($0)" } ?? "unknown")"
@@ -114,9 +114,14 @@ import Testing
         .init(residentKey: .discouraged, userVerification: .preferred, info: ["uv": true], rk: nil, uv: true),
         .init(residentKey: .required, userVerification: .discouraged, info: nil, rk: true, uv: true, assertionUV: .some(nil)),
         .init(
-            residentKey: .required, userVerification: .discouraged, info: ["rk": true, "uv": false], rk: true, uv: nil,
+            residentKey: .required, userVerification: .discouraged, info: ["rk": true, "uv": false], rk: true, uv: true,
             assertionUV: .some(nil)),
         .init(residentKey: .discouraged, userVerification: .discouraged, info: ["uv": true], rk: nil, uv: nil),
+        // rk "preferred" needs an authenticator that can verify users (Chromium).
+        .init(residentKey: .preferred, userVerification: .discouraged, info: ["rk": true, "uv": false], rk: nil, uv: nil),
+        .init(
+            residentKey: .preferred, userVerification: .discouraged, info: ["rk": true, "uv": true], rk: true, uv: true,
+            assertionUV: .some(nil)),
     ]
 
     @Test(arguments: optionCases)

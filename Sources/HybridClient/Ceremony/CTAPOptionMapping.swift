@@ -4,10 +4,10 @@ import HybridCore
 ///
 /// - `uv` is `true` when user verification is `required`, or `preferred` and the authenticator can
 ///   verify users (getInfo `uv: true`; assumed when getInfo is unknown, since every phone reports it,
-///   protocol.md §8.3). It is never sent as `false`. As in Chromium, a discoverable sign-in (empty
-///   allow list) requires user verification, and a resident-key registration at least prefers it.
+///   protocol.md §8.3). It is never sent as `false`. As in Chromium, user verification is required
+///   for a discoverable sign-in (empty allow list) and for a registration that makes a resident key.
 /// - `rk` is `true` when a resident key is `required`, or `preferred` and the authenticator supports
-///   them (getInfo `rk: true`; assumed when unknown).
+///   them and can verify users (getInfo `rk: true` and `uv: true`; assumed when unknown).
 /// - `up` is never set: the default (`true`) is what we want, and `up: false` would be a silent
 ///   preflight probe, which Android shows as UI and which burns the session (protocol.md §8.1).
 enum CTAPOptionMapping {
@@ -30,11 +30,12 @@ enum CTAPOptionMapping {
         allowListIsEmpty ? .required : requirement
     }
 
-    /// Chromium's `AtLeastUVPreferred` for a registration that asks for a resident key.
+    /// Chromium's `upgrade_uv` in makeCredential: a resident key on an external authenticator
+    /// needs user verification.
     static func registrationRequirement(
         _ requirement: UserVerificationRequirement, residentKey: Bool?
     ) -> UserVerificationRequirement {
-        residentKey == true && requirement == .discouraged ? .preferred : requirement
+        residentKey == true ? .required : requirement
     }
 
     static func residentKey(
@@ -43,7 +44,7 @@ enum CTAPOptionMapping {
     ) -> Bool? {
         switch requirement {
         case .required: true
-        case .preferred: supports("rk", authenticatorInfo) ? true : nil
+        case .preferred: supports("rk", authenticatorInfo) && supports("uv", authenticatorInfo) ? true : nil
         case .discouraged: nil
         }
     }
