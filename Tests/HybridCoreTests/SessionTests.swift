@@ -145,29 +145,20 @@ struct SessionPair {
     /// A pre-2022 Chromium phone seals with the old construction (§10.3). The phone side here is the
     /// bare responder with an old-construction crypter, whose nonce/AD layout the crypter vectors pin.
     @Test func phoneUsingTheOldConstructionIsFollowedBothWays() throws {
-        var pair = SessionPair()
-        for action in try pair.client.send(.ctap([0x04])) { try pair.perform(action) }
-        try pair.connect()
-        let (message2, result) = try HandshakeResponder.respond(
-            to: pair.toPhone.removeFirst(), pattern: .knpsk0(initiatorStaticKey: pair.clientIdentity.publicKey),
-            psk: pair.qrSecret.psk(eidPlaintext: try #require(pair.client.advert)), ephemeralKey: .init())
-        var oldPhone = result.crypter(for: .responder).restarted(with: .old)
-        #expect(oldPhone.construction == .old)
-        for action in try pair.client.messageReceived(message2) { try pair.perform(action) }
+        var phone = try ScriptedPhone()
+        phone.crypter = phone.crypter.restarted(with: .old)
+        #expect(phone.crypter.construction == .old)
 
         let postHandshake = PostHandshakeMessage(getInfo: [0xa0], features: [.ctap])
-        for action in try pair.client.messageReceived(try oldPhone.encrypt(postHandshake.encoded())) {
-            try pair.perform(action)
-        }
-        #expect(pair.postHandshake == postHandshake)
+        try phone.send(postHandshake.encoded())
+        #expect(phone.pair.postHandshake == postHandshake)
         // The queued request went out in the old construction: the old phone opens it.
-        let request = try oldPhone.decrypt(try #require(pair.toPhone.first))
+        let request = try #require(try phone.received().first)
         #expect(try HybridFrame(decoding: request, revision: .one) == HybridPayload.ctap([0x04]).frame)
 
-        let reply = HybridPayload.ctap([0x00, 0xa0]).frame.encoded(revision: .one)
-        for action in try pair.client.messageReceived(try oldPhone.encrypt(reply)) { try pair.perform(action) }
-        #expect(pair.deliveredResponses == [.ctap([0x00, 0xa0])])
-        #expect(pair.client.isFinished)
+        try phone.send(HybridPayload.ctap([0x00, 0xa0]).frame)
+        #expect(phone.pair.deliveredResponses == [.ctap([0x00, 0xa0])])
+        #expect(phone.pair.client.isFinished)
     }
 
     @Test func postHandshakeThatOpensWithNeitherConstructionFails() throws {
