@@ -30,8 +30,20 @@ import Testing
         #expect(checked == 44)
     }
 
-    @Test func rejectsByteStringKeysAndNoncharacters() {
-        #expect(throws: CBORError.invalidKeyType) { try CBORDecoder.decode([0xa1, 0x41, 0x00, 0x00]) }
+    /// Chromium's components/cbor reader accepts byte-string map keys (its phone code needs them for
+    /// prf's `evalByCredential`), ordered like every key: major type, then length, then bytewise.
+    @Test func byteStringKeysInCanonicalOrder() throws {
+        // {h'00': 0, h'0000': 1}, and after the integer key 1 and before the text key "a".
+        #expect(try CBORDecoder.decode([0xa2, 0x41, 0x00, 0x00, 0x42, 0x00, 0x00, 0x01])
+            == .map([CBORMapEntry(.bytes([0]), .int(0)), CBORMapEntry(.bytes([0, 0]), .int(1))]))
+        #expect(try CBORDecoder.decode([0xa3, 0x01, 0x00, 0x41, 0x00, 0x00, 0x61, 0x61, 0x00]).mapEntries?.count == 3)
+        #expect(throws: CBORError.unsortedKeys) { try CBORDecoder.decode([0xa2, 0x42, 0x00, 0x00, 0x00, 0x41, 0x00, 0x01]) }
+        #expect(throws: CBORError.unsortedKeys) { try CBORDecoder.decode([0xa2, 0x61, 0x61, 0x00, 0x41, 0x00, 0x00]) }
+        #expect(throws: CBORError.duplicateKey) { try CBORDecoder.decode([0xa2, 0x41, 0x00, 0x00, 0x41, 0x00, 0x01]) }
+        #expect(throws: CBORError.invalidKeyType) { try CBORDecoder.decode([0xa1, 0xf5, 0x00]) }
+    }
+
+    @Test func rejectsNoncharacters() {
         // U+FFFE encoded as EF BF BE.
         #expect(throws: CBORError.invalidUTF8) { try CBORDecoder.decode([0x63, 0xef, 0xbf, 0xbe]) }
     }

@@ -111,7 +111,8 @@ private struct Reader {
             let keyStart = offset
             let key = try readItem(depth: depth + 1)
             switch key {
-            case .int, .text: break
+            // Byte-string keys: Chromium's reader takes them, and prf's evalByCredential needs them.
+            case .int, .bytes, .text: break
             default: throw .invalidKeyType
             }
             let encodedKey = bytes[keyStart..<offset]

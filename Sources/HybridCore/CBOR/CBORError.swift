@@ -20,7 +20,7 @@ public enum CBORError: Error, Hashable, Sendable {
     case unsortedKeys
     /// A map has the same key twice.
     case duplicateKey
-    /// A map key is neither an integer nor a text string.
+    /// A map key is not an integer, a byte string or a text string.
     case invalidKeyType
     /// A text string is not valid UTF-8 (or holds a Unicode noncharacter).
     case invalidUTF8
