@@ -52,6 +52,18 @@ import Testing
         return try PublicKeyCredentialRequestOptionsJSON(json: Data(json.utf8))
     }
 
+    /// The Python phone's answer to our CTAP `request` (its extension inputs included).
+    static func answer(
+        _ command: String, _ workspace: Workspace, clientDataHash: [UInt8], request: [UInt8], supports: [String]
+    ) throws -> [UInt8] {
+        let output = try phone([
+            command, "--rp-id", "example.com", "--client-data-hash", Hex.encode(clientDataHash),
+            "--key-file", workspace.path("key.json"), "--uv", "--request", Hex.encode(request),
+            "--supports", supports.joined(separator: ","),
+        ])
+        return try Hex.decode(try #require(output["response"]))
+    }
+
     /// Registers through the Python phone; returns the response and the credential ID.
     static func register(
         _ workspace: Workspace, _ options: PublicKeyCredentialCreationOptionsJSON, supports: [String]
@@ -59,20 +71,20 @@ import Testing
         let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin(origin))
         let info = info(supports)
         let request = try ceremony.makeCredentialRequest(authenticatorInfo: info)
-        let answer = try phone([
-            "make-credential", "--rp-id", "example.com", "--client-data-hash", Hex.encode(request.clientDataHash),
-            "--key-file", workspace.path("key.json"), "--uv", "--request", Hex.encode(request.encoded),
-            "--supports", supports.joined(separator: ","),
-        ])
-        let parsed = try MakeCredentialResponse(responseBytes: try Hex.decode(try #require(answer["response"])))
-        let response = try ceremony.response(to: parsed, authenticatorInfo: info)
+        let answer = try answer(
+            "make-credential", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
+            supports: supports)
+        let response = try ceremony.response(to: MakeCredentialResponse(responseBytes: answer), authenticatorInfo: info)
         let verified = try CeremonyResponseTests.verify([
             "register", "--response", try workspace.write(response.json, "registration.json"), "--origin", origin,
             "--challenge", Base64URL.encode(challenge), "--rp-id", "example.com", "--require-uv",
             "--credential-out", workspace.path("credential.json"),
         ])
         #expect(verified.status == 0, "py_webauthn: \(verified.errors)")
-        return (response, request, try Hex.decode(try #require(answer["credentialId"])))
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: workspace.path("key.json"))))
+        let credentialID = try Hex.decode(try #require((stored as? [String: Any])?["credentialId"] as? String))
+        #expect(response.id == Base64URL.encode(credentialID))
+        return (response, request, credentialID)
     }
 
     static func authenticate(
@@ -81,13 +93,10 @@ import Testing
         let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(origin))
         let info = info(supports)
         let request = ceremony.getAssertionRequest(authenticatorInfo: info)
-        let answer = try phone([
-            "get-assertion", "--rp-id", "example.com", "--client-data-hash", Hex.encode(request.clientDataHash),
-            "--key-file", workspace.path("key.json"), "--uv", "--request", Hex.encode(request.encoded),
-            "--supports", supports.joined(separator: ","),
-        ])
-        let parsed = try GetAssertionResponse(responseBytes: try Hex.decode(try #require(answer["response"])))
-        let response = try ceremony.response(to: parsed, authenticatorInfo: info)
+        let answer = try answer(
+            "get-assertion", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
+            supports: supports)
+        let response = try ceremony.response(to: GetAssertionResponse(responseBytes: answer), authenticatorInfo: info)
         let verified = try CeremonyResponseTests.verify([
             "authenticate", "--response", try workspace.write(response.json, "authentication.json"),
             "--credential", workspace.path("credential.json"), "--rp-id", "example.com", "--origin", origin,

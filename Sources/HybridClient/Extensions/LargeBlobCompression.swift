@@ -12,18 +12,10 @@ enum LargeBlobCompression {
         var stream = z_stream()
         guard czlib_deflate_init_raw(&stream) == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
-        var input = data
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 16)
-        let status = input.withUnsafeMutableBufferPointer { inputBuffer in
-            output.withUnsafeMutableBufferPointer { outputBuffer in
-                stream.next_in = inputBuffer.baseAddress
-                stream.avail_in = uInt(inputBuffer.count)
-                stream.next_out = outputBuffer.baseAddress
-                stream.avail_out = uInt(outputBuffer.count)
-                return deflate(&stream, Z_FINISH)
-            }
+        let capacity = Int(deflateBound(&stream, uLong(data.count))) + 16
+        guard let output = finish(&stream, input: data, capacity: capacity, step: { deflate($0, Z_FINISH) }) else {
+            return nil
         }
-        guard status == Z_STREAM_END else { return nil }
         return Array(output.prefix(Int(stream.total_out)))
     }
 
@@ -34,19 +26,29 @@ enum LargeBlobCompression {
         var stream = z_stream()
         guard czlib_inflate_init_raw(&stream) == Z_OK else { return nil }
         defer { inflateEnd(&stream) }
-        var input = data
         // One spare byte: output longer than announced fills it and is refused.
-        var output = [UInt8](repeating: 0, count: originalSize + 1)
+        guard let output = finish(&stream, input: data, capacity: originalSize + 1, step: { inflate($0, Z_FINISH) }),
+            Int(stream.total_out) == originalSize
+        else { return nil }
+        return Array(output.prefix(originalSize))
+    }
+
+    /// Runs one `Z_FINISH` step of `stream` over all of `input` into a buffer of `capacity` bytes;
+    /// the buffer when the stream ended, `nil` otherwise.
+    private static func finish(
+        _ stream: inout z_stream, input: [UInt8], capacity: Int, step: (UnsafeMutablePointer<z_stream>) -> Int32
+    ) -> [UInt8]? {
+        var input = input
+        var output = [UInt8](repeating: 0, count: capacity)
         let status = input.withUnsafeMutableBufferPointer { inputBuffer in
             output.withUnsafeMutableBufferPointer { outputBuffer in
                 stream.next_in = inputBuffer.baseAddress
                 stream.avail_in = uInt(inputBuffer.count)
                 stream.next_out = outputBuffer.baseAddress
                 stream.avail_out = uInt(outputBuffer.count)
-                return inflate(&stream, Z_FINISH)
+                return step(&stream)
             }
         }
-        guard status == Z_STREAM_END, Int(stream.total_out) == originalSize else { return nil }
-        return Array(output.prefix(originalSize))
+        return status == Z_STREAM_END ? output : nil
     }
 }
