@@ -249,6 +249,43 @@ import Testing
         }
     }
 
+    @Test func malformedAssertionOutputsAreRefusedOrDropped() throws {
+        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+        let workspace = try Workspace()
+        let supports = ["prf", "largeBlob"]
+        let (_, _, credentialID) = try Self.register(
+            workspace, try Self.creationOptions(extensions: #"{"largeBlob": {"support": "required"}}"#), supports: supports)
+        let options = try Self.requestOptions(
+            extensions: #"{"prf": {"eval": {"first": "AQ"}}, "largeBlob": {"read": true}}"#, allow: [credentialID])
+        let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(Self.origin))
+        let info = Self.info(supports)
+        let request = ceremony.getAssertionRequest(authenticatorInfo: info)
+        var assertion = try GetAssertionResponse(
+            responseBytes: try Self.answer(
+                "get-assertion", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
+                supports: supports))
+        #expect(try ceremony.response(to: assertion, authenticatorInfo: info).clientExtensionResults.prf?.results != nil)
+        func outcome(_ outputs: CBORValue) -> Result<ClientExtensionResults, ResponseMappingError> {
+            assertion.unsignedExtensionOutputs = outputs
+            do throws(ResponseMappingError) {
+                return .success(try ceremony.response(to: assertion, authenticatorInfo: info).clientExtensionResults)
+            } catch {
+                return .failure(error)
+            }
+        }
+        let short: CBORValue = ["prf": ["results": ["first": .bytes([UInt8](repeating: 1, count: 31))]]]
+        #expect(outcome(short) == .failure(.unexpectedExtension("prf")))
+        #expect(outcome(["prf": ["results": ["first": .bytes([UInt8](repeating: 1, count: 32)), "second": 7]]]) == .failure(.unexpectedExtension("prf")))
+        #expect(outcome(["prf": 1]) == .failure(.unexpectedExtension("prf")))
+        #expect(outcome(["largeBlob": ["written": true]]) == .failure(.unexpectedExtension("largeBlob")))
+        #expect(outcome(["largeBlob": ["blob": .bytes([1]), "originalSize": -1]]) == .failure(.unexpectedExtension("largeBlob")))
+        #expect(outcome(["credBlob": .bytes([1])]) == .failure(.unexpectedExtension("credBlob")))
+        #expect(outcome([.int(1): true]) == .failure(.unexpectedExtension("a key that is not text")))
+        // A blob that does not inflate to its announced size is dropped, as Chromium drops it.
+        let corrupt = outcome(["largeBlob": ["blob": .bytes([0xFF, 0x00, 0x13]), "originalSize": 5]])
+        #expect(corrupt == .success(ClientExtensionResults(prf: .init(), largeBlob: .init())))
+    }
+
     @Test func extensionInputsBrowsersRefuse() throws {
         let credential = Base64URL.encode([1, 2, 3])
         #expect(throws: WebAuthnOptionsError.unsupportedExtensionInput("prf.evalByCredential is only allowed in get()")) {
