@@ -74,7 +74,10 @@ import Testing
         let answer = try answer(
             "make-credential", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
             supports: supports)
-        let response = try ceremony.response(to: MakeCredentialResponse(responseBytes: answer), authenticatorInfo: info)
+        // Through the runner's mapping of the reply, with the getInfo the request was built with.
+        guard case .registration(let response) = try HybridClientRunner.mapReply(
+            answer, to: .registration(ceremony), authenticatorInfo: info)
+        else { throw TestFailure("not a registration") }
         let verified = try CeremonyResponseTests.verify([
             "register", "--response", try workspace.write(response.json, "registration.json"), "--origin", origin,
             "--challenge", Base64URL.encode(challenge), "--rp-id", "example.com", "--require-uv",
@@ -96,7 +99,9 @@ import Testing
         let answer = try answer(
             "get-assertion", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
             supports: supports)
-        let response = try ceremony.response(to: GetAssertionResponse(responseBytes: answer), authenticatorInfo: info)
+        guard case .authentication(let response) = try HybridClientRunner.mapReply(
+            answer, to: .authentication(ceremony), authenticatorInfo: info)
+        else { throw TestFailure("not an authentication") }
         let verified = try CeremonyResponseTests.verify([
             "authenticate", "--response", try workspace.write(response.json, "authentication.json"),
             "--credential", workspace.path("credential.json"), "--rp-id", "example.com", "--origin", origin,
@@ -183,6 +188,9 @@ import Testing
         let ceremony = try RegistrationCeremony(options: enforced, origin: WebOrigin(Self.origin))
         #expect(throws: ClientExtensionError.credentialProtectionUnsupported) {
             try ceremony.makeCredentialRequest(authenticatorInfo: Self.info(["prf"]))
+        }
+        #expect(throws: HybridClientError.extensionUnsupported(.credentialProtectionUnsupported)) {
+            try HybridClientRequest.registration(ceremony).ctapRequest(authenticatorInfo: Self.info([]))
         }
         let (_, request, _) = try Self.register(workspace, enforced, supports: ["credProtect"])
         #expect(request.extensions?[textKey: "credProtect"] == .int(2))
