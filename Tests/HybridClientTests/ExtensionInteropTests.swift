@@ -75,8 +75,9 @@ import Testing
             "make-credential", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
             supports: supports)
         // Through the runner's mapping of the reply, with the getInfo the request was built with.
-        guard case .registration(let response) = try HybridClientRunner.mapReply(
-            answer, to: .registration(ceremony), authenticatorInfo: info)
+        guard
+            case .registration(let response) = try HybridClientRunner.mapReply(
+                answer, to: .registration(ceremony), authenticatorInfo: info)
         else { throw TestFailure("not a registration") }
         let verified = try CeremonyResponseTests.verify([
             "register", "--response", try workspace.write(response.json, "registration.json"), "--origin", origin,
@@ -84,7 +85,8 @@ import Testing
             "--credential-out", workspace.path("credential.json"),
         ])
         #expect(verified.status == 0, "py_webauthn: \(verified.errors)")
-        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: workspace.path("key.json"))))
+        let stored = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: workspace.path("key.json"))))
         let credentialID = try Hex.decode(try #require((stored as? [String: Any])?["credentialId"] as? String))
         #expect(response.id == Base64URL.encode(credentialID))
         return (response, request, credentialID)
@@ -99,8 +101,9 @@ import Testing
         let answer = try answer(
             "get-assertion", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
             supports: supports)
-        guard case .authentication(let response) = try HybridClientRunner.mapReply(
-            answer, to: .authentication(ceremony), authenticatorInfo: info)
+        guard
+            case .authentication(let response) = try HybridClientRunner.mapReply(
+                answer, to: .authentication(ceremony), authenticatorInfo: info)
         else { throw TestFailure("not an authentication") }
         let verified = try CeremonyResponseTests.verify([
             "authenticate", "--response", try workspace.write(response.json, "authentication.json"),
@@ -113,7 +116,9 @@ import Testing
 
     @Test func prfSaltMatchesHashlib() throws {
         try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
-        let inputs: [[UInt8]] = [[], [0], Array("hello".utf8), [UInt8](0..<32), [UInt8](0..<33), [UInt8](repeating: 0xA5, count: 200)]
+        let inputs: [[UInt8]] = [
+            [], [0], Array("hello".utf8), [UInt8](0..<32), [UInt8](0..<33), [UInt8](repeating: 0xA5, count: 200),
+        ]
         for input in inputs {
             let output = try Self.phone(["prf-salt", "--input", Hex.encode(input)])
             #expect(try PRFValues.salt(input) == Hex.decode(#require(output["salt"])), "input \(Hex.encode(input))")
@@ -124,7 +129,9 @@ import Testing
     @Test func prfAndCredPropsMatchThePythonPhone() throws {
         try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
-        let a = Array("create-time input".utf8), b = Array("first input".utf8), c = Array("second input".utf8)
+        let a = Array("create-time input".utf8)
+        let b = Array("first input".utf8)
+        let c = Array("second input".utf8)
         let d = Array("by-credential input".utf8)
         let options = try Self.creationOptions(
             extensions: #"{"prf": {"eval": {"first": "\#(Base64URL.encode(a))"}}, "credProps": true}"#)
@@ -138,7 +145,8 @@ import Testing
 
         // eval with two inputs.
         let both = try Self.requestOptions(
-            extensions: #"{"prf": {"eval": {"first": "\#(Base64URL.encode(b))", "second": "\#(Base64URL.encode(c))"}}}"#,
+            extensions:
+                #"{"prf": {"eval": {"first": "\#(Base64URL.encode(b))", "second": "\#(Base64URL.encode(c))"}}}"#,
             allow: [credentialID])
         let (signedIn, _) = try Self.authenticate(workspace, both, supports: ["prf"])
         #expect(try signedIn.clientExtensionResults.prf?.results?.first == Self.expectedPRF(workspace, b))
@@ -173,7 +181,8 @@ import Testing
         #expect(registration.clientExtensionResults.prf == .init(enabled: false))
         #expect(registration.clientExtensionResults.credProps?.rk == false)
         let (signedIn, assertionRequest) = try Self.authenticate(
-            workspace, try Self.requestOptions(extensions: #"{"prf": {"eval": {"first": "AQ"}}}"#, allow: [credentialID]),
+            workspace,
+            try Self.requestOptions(extensions: #"{"prf": {"eval": {"first": "AQ"}}}"#, allow: [credentialID]),
             supports: [])
         #expect(assertionRequest.extensions == nil)
         #expect(String(decoding: signedIn.json, as: UTF8.self).contains(#""clientExtensionResults":{"prf":{}}"#))
@@ -183,7 +192,8 @@ import Testing
         try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         let enforced = try Self.creationOptions(
-            extensions: #"{"credentialProtectionPolicy": "userVerificationOptionalWithCredentialIDList", "enforceCredentialProtectionPolicy": true}"#
+            extensions:
+                #"{"credentialProtectionPolicy": "userVerificationOptionalWithCredentialIDList", "enforceCredentialProtectionPolicy": true}"#
         )
         let ceremony = try RegistrationCeremony(options: enforced, origin: WebOrigin(Self.origin))
         #expect(throws: ClientExtensionError.credentialProtectionUnsupported) {
@@ -195,8 +205,12 @@ import Testing
         let (_, request, _) = try Self.register(workspace, enforced, supports: ["credProtect"])
         #expect(request.extensions?[textKey: "credProtect"] == .int(2))
         // Unspecified policy: Chromium's default, 3 for residentKey required with uv preferred.
-        let defaulted = try RegistrationCeremony(options: try Self.creationOptions(extensions: "{}"), origin: WebOrigin(Self.origin))
-        #expect(try defaulted.makeCredentialRequest(authenticatorInfo: Self.info(["credProtect"])).extensions == ["credProtect": 3])
+        let defaulted = try RegistrationCeremony(
+            options: try Self.creationOptions(extensions: "{}"), origin: WebOrigin(Self.origin))
+        #expect(
+            try defaulted.makeCredentialRequest(authenticatorInfo: Self.info(["credProtect"])).extensions == [
+                "credProtect": 3
+            ])
         #expect(try defaulted.makeCredentialRequest(authenticatorInfo: Self.info([])).extensions == nil)
         // An output below the requested level is refused.
         let answer = try Self.phone([
@@ -246,7 +260,9 @@ import Testing
             "--key-file", workspace.path("key.json"), "--uv",
         ])
         var response = try MakeCredentialResponse(responseBytes: try Hex.decode(try #require(answer["response"])))
-        #expect(try ceremony.response(to: response, authenticatorInfo: Self.info(["prf"])).clientExtensionResults == .init())
+        #expect(
+            try ceremony.response(to: response, authenticatorInfo: Self.info(["prf"])).clientExtensionResults == .init()
+        )
         response.unsignedExtensionOutputs = ["prf": ["enabled": true]]
         #expect(throws: ResponseMappingError.unexpectedExtension("prf")) {
             try ceremony.response(to: response, authenticatorInfo: Self.info(["prf"]))
@@ -262,7 +278,8 @@ import Testing
         let workspace = try Workspace()
         let supports = ["prf", "largeBlob"]
         let (_, _, credentialID) = try Self.register(
-            workspace, try Self.creationOptions(extensions: #"{"largeBlob": {"support": "required"}}"#), supports: supports)
+            workspace, try Self.creationOptions(extensions: #"{"largeBlob": {"support": "required"}}"#),
+            supports: supports)
         let options = try Self.requestOptions(
             extensions: #"{"prf": {"eval": {"first": "AQ"}}, "largeBlob": {"read": true}}"#, allow: [credentialID])
         let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(Self.origin))
@@ -272,7 +289,8 @@ import Testing
             responseBytes: try Self.answer(
                 "get-assertion", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
                 supports: supports))
-        #expect(try ceremony.response(to: assertion, authenticatorInfo: info).clientExtensionResults.prf?.results != nil)
+        #expect(
+            try ceremony.response(to: assertion, authenticatorInfo: info).clientExtensionResults.prf?.results != nil)
         func outcome(_ outputs: CBORValue) -> Result<ClientExtensionResults, ResponseMappingError> {
             assertion.unsignedExtensionOutputs = outputs
             do throws(ResponseMappingError) {
@@ -283,10 +301,14 @@ import Testing
         }
         let short: CBORValue = ["prf": ["results": ["first": .bytes([UInt8](repeating: 1, count: 31))]]]
         #expect(outcome(short) == .failure(.unexpectedExtension("prf")))
-        #expect(outcome(["prf": ["results": ["first": .bytes([UInt8](repeating: 1, count: 32)), "second": 7]]]) == .failure(.unexpectedExtension("prf")))
+        #expect(
+            outcome(["prf": ["results": ["first": .bytes([UInt8](repeating: 1, count: 32)), "second": 7]]])
+                == .failure(.unexpectedExtension("prf")))
         #expect(outcome(["prf": 1]) == .failure(.unexpectedExtension("prf")))
         #expect(outcome(["largeBlob": ["written": true]]) == .failure(.unexpectedExtension("largeBlob")))
-        #expect(outcome(["largeBlob": ["blob": .bytes([1]), "originalSize": -1]]) == .failure(.unexpectedExtension("largeBlob")))
+        #expect(
+            outcome(["largeBlob": ["blob": .bytes([1]), "originalSize": -1]])
+                == .failure(.unexpectedExtension("largeBlob")))
         #expect(outcome(["credBlob": .bytes([1])]) == .failure(.unexpectedExtension("credBlob")))
         #expect(outcome([.int(1): true]) == .failure(.unexpectedExtension("a key that is not text")))
         // A blob that does not inflate to its announced size is dropped, as Chromium drops it.
@@ -296,7 +318,8 @@ import Testing
 
     @Test func extensionInputsBrowsersRefuse() throws {
         let credential = Base64URL.encode([1, 2, 3])
-        #expect(throws: WebAuthnOptionsError.unsupportedExtensionInput("prf.evalByCredential is only allowed in get()")) {
+        #expect(throws: WebAuthnOptionsError.unsupportedExtensionInput("prf.evalByCredential is only allowed in get()"))
+        {
             try Self.creationOptions(extensions: #"{"prf": {"evalByCredential": {}}}"#)
         }
         #expect(throws: WebAuthnOptionsError.self) {
@@ -308,11 +331,16 @@ import Testing
         #expect(throws: WebAuthnOptionsError.self) {
             try Self.creationOptions(extensions: #"{"credentialProtectionPolicy": "userVerificationRequired"}"#)
         }
-        #expect(throws: WebAuthnOptionsError.invalidExtensionInput("prf.evalByCredential names a credential not in allowCredentials")) {
-            try Self.requestOptions(extensions: #"{"prf": {"evalByCredential": {"\#(credential)": {"first": "AA"}}}}"#, allow: [[9]])
+        #expect(
+            throws: WebAuthnOptionsError.invalidExtensionInput(
+                "prf.evalByCredential names a credential not in allowCredentials")
+        ) {
+            try Self.requestOptions(
+                extensions: #"{"prf": {"evalByCredential": {"\#(credential)": {"first": "AA"}}}}"#, allow: [[9]])
         }
         #expect(throws: WebAuthnOptionsError.unsupportedExtensionInput("prf.evalByCredential needs allowCredentials")) {
-            try Self.requestOptions(extensions: #"{"prf": {"evalByCredential": {"\#(credential)": {"first": "AA"}}}}"#, allow: [])
+            try Self.requestOptions(
+                extensions: #"{"prf": {"evalByCredential": {"\#(credential)": {"first": "AA"}}}}"#, allow: [])
         }
         #expect(throws: WebAuthnOptionsError.self) {
             try Self.requestOptions(extensions: #"{"largeBlob": {"write": "AA"}}"#, allow: [[1], [2]])

@@ -29,7 +29,8 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     public func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> GetAssertionRequest {
         let allowList = CTAPOptionMapping.descriptors(options.allowCredentials)
         let plan = AuthenticationExtensionPlan(options: options, authenticatorInfo: authenticatorInfo)
-        var requirement = CTAPOptionMapping.assertionRequirement(options.userVerification, allowListIsEmpty: allowList == nil)
+        var requirement = CTAPOptionMapping.assertionRequirement(
+            options.userVerification, allowListIsEmpty: allowList == nil)
         if plan.upgradesUserVerification(options) { requirement = requirement.atLeastPreferred }
         return GetAssertionRequest(
             rpID: rpID,

@@ -32,7 +32,8 @@ public struct RegistrationCeremony: Sendable, Hashable {
         let selection = options.authenticatorSelection
         let residentKey = CTAPOptionMapping.residentKey(
             selection.effectiveResidentKey, authenticatorInfo: authenticatorInfo)
-        let plan = RegistrationExtensionPlan(options: options, residentKey: residentKey, authenticatorInfo: authenticatorInfo)
+        let plan = RegistrationExtensionPlan(
+            options: options, residentKey: residentKey, authenticatorInfo: authenticatorInfo)
         if let refusal = plan.refusal { throw refusal }
         var userVerification = CTAPOptionMapping.registrationRequirement(
             selection.userVerification, residentKey: residentKey)
@@ -52,7 +53,8 @@ public struct RegistrationCeremony: Sendable, Hashable {
             extensions: plan.ctapExtensions,
             options: CTAPOptionMapping.options(
                 residentKey: residentKey,
-                userVerification: CTAPOptionMapping.userVerification(userVerification, authenticatorInfo: authenticatorInfo)
+                userVerification: CTAPOptionMapping.userVerification(
+                    userVerification, authenticatorInfo: authenticatorInfo)
             )
         )
     }

@@ -60,7 +60,8 @@ extension RegistrationExtensionInputs: Decodable {
         largeBlob = nil
         if let blob = try container.decodeIfPresent(LargeBlobInputsJSON.self, forKey: .largeBlob) {
             guard blob.read == nil, blob.write == nil else {
-                throw WebAuthnOptionsError.unsupportedExtensionInput("largeBlob.read and .write are only allowed in get()")
+                throw WebAuthnOptionsError.unsupportedExtensionInput(
+                    "largeBlob.read and .write are only allowed in get()")
             }
             largeBlob = blob.support.map { $0 == LargeBlobSupport.required.rawValue ? .required : .preferred }
         }
@@ -77,13 +78,15 @@ extension RegistrationExtensionInputs: Decodable {
         let policy = credentialProtectionPolicy
         let mightCreateResidentKey = selection.effectiveResidentKey != .discouraged
         if enforceCredentialProtectionPolicy, policy == nil || policy == .userVerificationOptional {
-            throw .unsupportedExtensionInput("enforceCredentialProtectionPolicy needs a policy above userVerificationOptional")
+            throw .unsupportedExtensionInput(
+                "enforceCredentialProtectionPolicy needs a policy above userVerificationOptional")
         }
         if policy == .userVerificationOptional, !mightCreateResidentKey {
             throw .unsupportedExtensionInput("credentialProtectionPolicy userVerificationOptional needs a resident key")
         }
         if policy == .userVerificationRequired, selection.userVerification != .required {
-            throw .unsupportedExtensionInput("credentialProtectionPolicy userVerificationRequired needs userVerification required")
+            throw .unsupportedExtensionInput(
+                "credentialProtectionPolicy userVerificationRequired needs userVerification required")
         }
     }
 }

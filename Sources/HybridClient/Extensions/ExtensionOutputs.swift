@@ -18,7 +18,9 @@ enum ExtensionOutputs {
 
     /// A `prf` unsigned output: `{"enabled"?: bool, "results"?: {"first": 32 bytes, "second"?: 32 bytes}}`.
     /// Results are accepted only when the PRF was evaluated (inputs were sent).
-    static func prf(_ value: CBORValue, evaluated: Bool) throws(ResponseMappingError) -> (enabled: Bool?, results: PRFValues?) {
+    static func prf(_ value: CBORValue, evaluated: Bool) throws(ResponseMappingError) -> (
+        enabled: Bool?, results: PRFValues?
+    ) {
         guard value.mapEntries != nil else { throw .unexpectedExtension("prf") }
         let enabled = value[textKey: "enabled"]
         if let enabled, enabled.boolValue == nil { throw .unexpectedExtension("prf") }

@@ -32,7 +32,8 @@ struct RegistrationExtensionPlan: Sendable, Hashable {
     var refusal: ClientExtensionError?
 
     init(
-        options: PublicKeyCredentialCreationOptionsJSON, residentKey: Bool?, authenticatorInfo: AuthenticatorGetInfoResponse?
+        options: PublicKeyCredentialCreationOptionsJSON, residentKey: Bool?,
+        authenticatorInfo: AuthenticatorGetInfoResponse?
     ) {
         let inputs = options.extensions
         let support = ExtensionSupport(authenticatorInfo)
@@ -101,7 +102,8 @@ struct RegistrationExtensionPlan: Sendable, Hashable {
         }
         if let credProtect { entries.append(CBORMapEntry(.text("credProtect"), .int(credProtect))) }
         if let largeBlob {
-            entries.append(CBORMapEntry(.text("largeBlob"), .map([CBORMapEntry(.text("support"), .text(largeBlob.rawValue))])))
+            entries.append(
+                CBORMapEntry(.text("largeBlob"), .map([CBORMapEntry(.text("support"), .text(largeBlob.rawValue))])))
         }
         return entries.isEmpty ? nil : .map(entries)
     }

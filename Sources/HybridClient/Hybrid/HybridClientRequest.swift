@@ -26,7 +26,8 @@ public enum HybridClientRequest: Sendable, Hashable {
             } catch {
                 throw .extensionUnsupported(error)
             }
-        case .authentication(let ceremony): return ceremony.getAssertionRequest(authenticatorInfo: authenticatorInfo).encoded
+        case .authentication(let ceremony):
+            return ceremony.getAssertionRequest(authenticatorInfo: authenticatorInfo).encoded
         }
     }
 
@@ -39,10 +40,12 @@ public enum HybridClientRequest: Sendable, Hashable {
             switch self {
             case .registration(let ceremony):
                 return .registration(
-                    try ceremony.response(to: try MakeCredentialResponse(cbor: body), authenticatorInfo: authenticatorInfo))
+                    try ceremony.response(
+                        to: try MakeCredentialResponse(cbor: body), authenticatorInfo: authenticatorInfo))
             case .authentication(let ceremony):
                 return .authentication(
-                    try ceremony.response(to: try GetAssertionResponse(cbor: body), authenticatorInfo: authenticatorInfo))
+                    try ceremony.response(
+                        to: try GetAssertionResponse(cbor: body), authenticatorInfo: authenticatorInfo))
             }
         } catch let error as CTAPError {
             throw .invalidResponse("\(error)")

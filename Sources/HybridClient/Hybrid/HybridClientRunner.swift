@@ -118,7 +118,8 @@ public struct HybridClientRunner: Sendable {
         do {
             let (advertURL, domain) = try await scanForAdvert(session: &session, qrURL: payload.url, emit: emit)
             let url = options.tunnelURL(for: advertURL, domain: domain)
-            logger.debug("advert matched", metadata: ["tunnel.domain": "\(domain.rawValue)", "tunnel.host": "\(url.origin)"])
+            logger.debug(
+                "advert matched", metadata: ["tunnel.domain": "\(domain.rawValue)", "tunnel.host": "\(url.origin)"])
             await emit(.connecting(domain: domain, host: url.origin.authority))
             var configuration = TunnelClient.Configuration()
             configuration.additionalCAFile = options.additionalCAFile
