@@ -171,6 +171,23 @@ import Testing
         #expect(json.contains(#""clientExtensionResults":{"prf":{"results":{"first":""#))
     }
 
+    /// Chromium's `ConvertCTAPResponse` rule for credProps.rk, on the phones of protocol.md §8.3.
+    @Test func credPropsResidentKeyFollowsChromium() {
+        let ios16 = AuthenticatorGetInfoResponse(
+            versions: ["FIDO_2_0"], aaguid: [UInt8](repeating: 0, count: 16), options: ["rk": true, "uv": true])
+        let noResidentKeys = AuthenticatorGetInfoResponse(
+            versions: ["FIDO_2_0"], aaguid: [UInt8](repeating: 0, count: 16), options: ["uv": true])
+        #expect(RegistrationExtensionPlan.credPropsResidentKey(residentKey: true, authenticatorInfo: ios16) == true)
+        #expect(RegistrationExtensionPlan.credPropsResidentKey(residentKey: false, authenticatorInfo: ios16) == nil)
+        #expect(
+            RegistrationExtensionPlan.credPropsResidentKey(residentKey: false, authenticatorInfo: noResidentKeys)
+                == false)
+        #expect(
+            RegistrationExtensionPlan.credPropsResidentKey(residentKey: false, authenticatorInfo: Self.info([]))
+                == false)
+        #expect(RegistrationExtensionPlan.credPropsResidentKey(residentKey: false, authenticatorInfo: nil) == nil)
+    }
+
     @Test func prfOnAPhoneWithoutIt() throws {
         try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()

@@ -24,6 +24,8 @@ struct RegistrationExtensionPlan: Sendable, Hashable {
     var prf: PRFMode
     var credProps: Bool
     var residentKey: Bool
+    /// `credProps.rk` as Chromium reports it; `nil` when unknown.
+    var credPropsResidentKey: Bool?
     var credProtect: Int64?
     var credProtectSupported: Bool
     var largeBlobRequested: Bool
@@ -50,6 +52,8 @@ struct RegistrationExtensionPlan: Sendable, Hashable {
         }
         credProps = inputs.credProps
         self.residentKey = residentKey == true
+        credPropsResidentKey = Self.credPropsResidentKey(
+            residentKey: residentKey == true, authenticatorInfo: authenticatorInfo)
 
         credProtectSupported = support.credProtect
         refusal = nil
@@ -66,6 +70,17 @@ struct RegistrationExtensionPlan: Sendable, Hashable {
         case nil:
             largeBlob = nil
         }
+    }
+
+    /// Chromium's `ConvertCTAPResponse`: a requested resident key is one; otherwise none was made
+    /// if the authenticator cannot make them or is CTAP 2.1 (which makes them only when asked), and
+    /// a CTAP 2.0 authenticator with resident keys may have made one anyway (unknown, `nil`).
+    static func credPropsResidentKey(residentKey: Bool, authenticatorInfo: AuthenticatorGetInfoResponse?) -> Bool? {
+        if residentKey { return true }
+        guard let info = authenticatorInfo else { return nil }
+        let supportsResidentKeys = info.options?["rk"] == true
+        let atLeastCTAP21 = info.versions.contains { $0 == "FIDO_2_1" || $0 == "FIDO_2_2" }
+        return !supportsResidentKeys || atLeastCTAP21 ? false : nil
     }
 
     /// The site's policy, or Chromium's default for an unspecified one.
@@ -153,7 +168,7 @@ struct RegistrationExtensionPlan: Sendable, Hashable {
         case .hmacSecret: results.prf = .init(enabled: hmacSecretCreated)
         case .prf: results.prf = .init(enabled: prfOutput.enabled == true, results: prfOutput.results)
         }
-        if credProps { results.credProps = .init(rk: residentKey) }
+        if credProps { results.credProps = .init(rk: credPropsResidentKey) }
         if largeBlobRequested { results.largeBlob = .init(supported: largeBlobSupported) }
         return results
     }
