@@ -188,6 +188,34 @@ import Testing
         #expect(RegistrationExtensionPlan.credPropsResidentKey(residentKey: false, authenticatorInfo: nil) == nil)
     }
 
+    /// A phone listing hmac-secret (with a PIN/UV protocol) but not prf: `create()` sends
+    /// `hmac-secret: true` without the eval input and reports `enabled` from authenticator data.
+    @Test func prfThroughHmacSecretAtCreation() throws {
+        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+        let workspace = try Workspace()
+        var info = Self.info(["hmac-secret"])
+        info.pinUvAuthProtocols = [2]
+        let ceremony = try RegistrationCeremony(
+            options: try Self.creationOptions(
+                extensions: #"{"prf": {"eval": {"first": "AQ"}}}"#, residentKey: "discouraged", uv: "discouraged"),
+            origin: WebOrigin(Self.origin))
+        let request = try ceremony.makeCredentialRequest(authenticatorInfo: info)
+        #expect(request.extensions == ["hmac-secret": true])
+        #expect(request.options?.userVerification == true)  // discouraged raised to preferred, and uv is there
+        #expect(try ceremony.makeCredentialRequest(authenticatorInfo: Self.info(["hmac-secret"])).extensions == nil)
+        let answer = try Self.phone([
+            "make-credential", "--rp-id", "example.com", "--client-data-hash", Hex.encode(request.clientDataHash),
+            "--key-file", workspace.path("key.json"), "--uv", "--extension", "hmac-secret",
+        ])
+        let response = try MakeCredentialResponse(responseBytes: try Hex.decode(try #require(answer["response"])))
+        #expect(
+            try ceremony.response(to: response, authenticatorInfo: info).clientExtensionResults.prf
+                == .init(enabled: true))
+        #expect(throws: ResponseMappingError.unexpectedExtension("hmac-secret")) {
+            try ceremony.response(to: response, authenticatorInfo: Self.info(["prf"]))
+        }
+    }
+
     @Test func prfOnAPhoneWithoutIt() throws {
         try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
