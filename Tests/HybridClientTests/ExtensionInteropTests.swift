@@ -64,21 +64,29 @@ import Testing
         return try Hex.decode(try #require(output["response"]))
     }
 
-    /// Registers through the Python phone; returns the response and the credential ID.
+    /// Runs `request` against the Python phone and maps its reply through the runner's mapping, with
+    /// the getInfo the request was built with; returns the response and the CTAP request sent.
+    static func exchange(
+        _ workspace: Workspace, _ request: HybridClientRequest, supports: [String]
+    ) throws -> (HybridClientResponse, [UInt8]) {
+        let info = info(supports)
+        let bytes = try request.ctapRequest(authenticatorInfo: info)
+        let (command, clientData) =
+            switch request {
+            case .registration(let ceremony): ("make-credential", ceremony.clientData)
+            case .authentication(let ceremony): ("get-assertion", ceremony.clientData)
+            }
+        let answer = try answer(command, workspace, clientDataHash: clientData.hash, request: bytes, supports: supports)
+        return (try HybridClientRunner.mapReply(answer, to: request, authenticatorInfo: info), bytes)
+    }
+
+    /// Registers through the Python phone; py_webauthn verifies the result.
     static func register(
         _ workspace: Workspace, _ options: PublicKeyCredentialCreationOptionsJSON, supports: [String]
     ) throws -> (RegistrationResponseJSON, MakeCredentialRequest, [UInt8]) {
         let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin(origin))
-        let info = info(supports)
-        let request = try ceremony.makeCredentialRequest(authenticatorInfo: info)
-        let answer = try answer(
-            "make-credential", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
-            supports: supports)
-        // Through the runner's mapping of the reply, with the getInfo the request was built with.
-        guard
-            case .registration(let response) = try HybridClientRunner.mapReply(
-                answer, to: .registration(ceremony), authenticatorInfo: info)
-        else { throw TestFailure("not a registration") }
+        let (reply, bytes) = try exchange(workspace, .registration(ceremony), supports: supports)
+        guard case .registration(let response) = reply else { throw TestFailure("not a registration") }
         let verified = try CeremonyResponseTests.verify([
             "register", "--response", try workspace.write(response.json, "registration.json"), "--origin", origin,
             "--challenge", Base64URL.encode(challenge), "--rp-id", "example.com", "--require-uv",
@@ -89,28 +97,26 @@ import Testing
             with: Data(contentsOf: URL(fileURLWithPath: workspace.path("key.json"))))
         let credentialID = try Hex.decode(try #require((stored as? [String: Any])?["credentialId"] as? String))
         #expect(response.id == Base64URL.encode(credentialID))
+        let request = try ceremony.makeCredentialRequest(authenticatorInfo: info(supports))
+        #expect(request.encoded == bytes)
         return (response, request, credentialID)
     }
 
+    /// Signs in through the Python phone; py_webauthn verifies the result.
     static func authenticate(
         _ workspace: Workspace, _ options: PublicKeyCredentialRequestOptionsJSON, supports: [String]
     ) throws -> (AuthenticationResponseJSON, GetAssertionRequest) {
         let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(origin))
-        let info = info(supports)
-        let request = ceremony.getAssertionRequest(authenticatorInfo: info)
-        let answer = try answer(
-            "get-assertion", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
-            supports: supports)
-        guard
-            case .authentication(let response) = try HybridClientRunner.mapReply(
-                answer, to: .authentication(ceremony), authenticatorInfo: info)
-        else { throw TestFailure("not an authentication") }
+        let (reply, bytes) = try exchange(workspace, .authentication(ceremony), supports: supports)
+        guard case .authentication(let response) = reply else { throw TestFailure("not an authentication") }
         let verified = try CeremonyResponseTests.verify([
             "authenticate", "--response", try workspace.write(response.json, "authentication.json"),
             "--credential", workspace.path("credential.json"), "--rp-id", "example.com", "--origin", origin,
             "--challenge", Base64URL.encode(challenge), "--require-uv",
         ])
         #expect(verified.status == 0, "py_webauthn: \(verified.errors)")
+        let request = ceremony.getAssertionRequest(authenticatorInfo: info(supports))
+        #expect(request.encoded == bytes)
         return (response, request)
     }
 
