@@ -112,7 +112,16 @@ let package = Package(
 
         // The desktop's side.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .target(name: "HybridClient", dependencies: ["HybridCore", "HybridTransport", "HybridBluetooth", "CQREncode", logging] + crypto),
+        // The Public Suffix List for the RP ID check, as browsers apply it (data: Debian's publicsuffix).
+        .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        // Raw DEFLATE for the largeBlob extension's blobs.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "HybridClient",
+            dependencies: [
+                "HybridCore", "HybridTransport", "HybridBluetooth", "CQREncode", "CPSL", "CZlib", logging,
+            ] + crypto
+        ),
         .executableTarget(
             name: "hybrid-client", dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
         ),

@@ -37,7 +37,8 @@ import Testing
         #expect(options.authenticatorSelection.authenticatorAttachment == .crossPlatform)
         #expect(options.attestation == .direct)
         #expect(options.hints == [.hybrid])
-        #expect(options.ignoredExtensions == ["credProps", "somethingNew"])
+        #expect(options.ignoredExtensions == ["somethingNew"])
+        #expect(options.extensions.credProps)
     }
 
     @Test func creationOptionsDefaults() throws {

@@ -21,20 +21,25 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     /// The authenticatorGetAssertion request (send ``GetAssertionRequest/encoded``). The whole allow
     /// list goes in one request, without transports.
     ///
+    /// Extensions are mapped as Chromium maps them for this phone (see ``AuthenticationExtensionPlan``).
+    ///
     /// - Parameter authenticatorInfo: The phone's getInfo, used to resolve `preferred` user
-    ///   verification; `nil` assumes a phone (uv supported).
+    ///   verification and extension support; `nil` assumes a phone (uv supported) that supports no
+    ///   extension.
     public func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> GetAssertionRequest {
         let allowList = CTAPOptionMapping.descriptors(options.allowCredentials)
+        let plan = AuthenticationExtensionPlan(options: options, authenticatorInfo: authenticatorInfo)
+        var requirement = CTAPOptionMapping.assertionRequirement(
+            options.userVerification, allowListIsEmpty: allowList == nil)
+        if plan.upgradesUserVerification(options) { requirement = requirement.atLeastPreferred }
         return GetAssertionRequest(
             rpID: rpID,
             clientDataHash: clientData.hash,
             allowList: allowList,
+            extensions: plan.ctapExtensions,
             options: CTAPOptionMapping.options(
                 residentKey: nil,
-                userVerification: CTAPOptionMapping.userVerification(
-                    CTAPOptionMapping.assertionRequirement(options.userVerification, allowListIsEmpty: allowList == nil),
-                    authenticatorInfo: authenticatorInfo
-                )
+                userVerification: CTAPOptionMapping.userVerification(requirement, authenticatorInfo: authenticatorInfo)
             )
         )
     }
@@ -42,16 +47,22 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     /// Checks the phone's answer and turns it into the JSON a relying party expects.
     ///
     /// Checks, as Chromium's `ResponseValid` does: authenticator data names this RP ID, carries no
-    /// attested credential data and no extension output that was not requested; the credential is
+    /// attested credential data and no extension output (authenticator data or unsigned, key 8) that
+    /// was not requested; the credential is
     /// known (from the response, or the allow list when it has exactly one entry) and is in a
     /// non-empty allow list; a discoverable sign-in (empty allow list), or an answer counting several
     /// credentials, returns the user; user names come only with UV.
-    public func response(to assertion: GetAssertionResponse) throws(ResponseMappingError) -> AuthenticationResponseJSON
-    {
+    ///
+    /// - Parameter authenticatorInfo: The same getInfo the request was built with.
+    public func response(
+        to assertion: GetAssertionResponse,
+        authenticatorInfo: AuthenticatorGetInfoResponse? = nil
+    ) throws(ResponseMappingError) -> AuthenticationResponseJSON {
         let authenticatorData = assertion.authenticatorData
         guard authenticatorData.rpIDHash == AuthenticatorData.rpIDHash(rpID) else { throw .rpIDHashMismatch }
         guard authenticatorData.attestedCredentialData == nil else { throw .attestedCredentialDataInAssertion }
-        if let extensions = authenticatorData.extensions { try Self.checkExtensionOutputs(extensions) }
+        let extensionResults = try AuthenticationExtensionPlan(options: options, authenticatorInfo: authenticatorInfo)
+            .results(for: assertion)
         if let user = assertion.user, user.name != nil || user.displayName != nil,
             !authenticatorData.flags.contains(.userVerified)
         {
@@ -77,17 +88,8 @@ public struct AuthenticationCeremony: Sendable, Hashable {
                 authenticatorData: Base64URL.encode(assertion.authenticatorData.encoded),
                 signature: Base64URL.encode(assertion.signature),
                 userHandle: userHandle.map { Base64URL.encode($0) }
-            )
+            ),
+            clientExtensionResults: extensionResults
         )
-    }
-
-    /// This client requests no extensions; `hmac-secret` is passed over as Chromium does (it checks
-    /// that one where it decrypts it), any other output is refused.
-    private static func checkExtensionOutputs(_ extensions: CBORValue) throws(ResponseMappingError) {
-        guard let entries = extensions.mapEntries else { throw .unexpectedExtension("not a map") }
-        for entry in entries {
-            guard let name = entry.key.textValue else { throw .unexpectedExtension("a key that is not text") }
-            guard name == "hmac-secret" else { throw .unexpectedExtension(name) }
-        }
     }
 }

@@ -18,16 +18,26 @@ public struct RegistrationCeremony: Sendable, Hashable {
         self.clientData = ClientData(ceremony: .create, challenge: options.challenge, origin: origin)
     }
 
-    /// The authenticatorMakeCredential request (send ``MakeCredentialRequest/encoded``).
+    /// The authenticatorMakeCredential request (send ``MakeCredentialRequest/encoded``), with the
+    /// extensions mapped as Chromium maps them for this phone (see ``RegistrationExtensionPlan``).
     ///
     /// - Parameter authenticatorInfo: The phone's getInfo (post-handshake key 1), used to resolve
-    ///   `preferred` requirements; `nil` assumes a phone (rk and uv supported).
-    public func makeCredentialRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> MakeCredentialRequest {
+    ///   `preferred` requirements and extension support; `nil` assumes a phone (rk and uv supported)
+    ///   that supports no extension.
+    /// - Throws: ``ClientExtensionError`` when the site requires what the phone cannot do (an enforced
+    ///   credential protection policy, required large blob support).
+    public func makeCredentialRequest(
+        authenticatorInfo: AuthenticatorGetInfoResponse? = nil
+    ) throws(ClientExtensionError) -> MakeCredentialRequest {
         let selection = options.authenticatorSelection
         let residentKey = CTAPOptionMapping.residentKey(
             selection.effectiveResidentKey, authenticatorInfo: authenticatorInfo)
-        let userVerification = CTAPOptionMapping.registrationRequirement(
+        let plan = RegistrationExtensionPlan(
+            options: options, residentKey: residentKey, authenticatorInfo: authenticatorInfo)
+        if let refusal = plan.refusal { throw refusal }
+        var userVerification = CTAPOptionMapping.registrationRequirement(
             selection.userVerification, residentKey: residentKey)
+        if plan.upgradesUserVerification { userVerification = userVerification.atLeastPreferred }
         return MakeCredentialRequest(
             clientDataHash: clientData.hash,
             rp: PublicKeyCredentialRPEntity(id: rpID, name: options.rp.name),
@@ -40,24 +50,35 @@ public struct RegistrationCeremony: Sendable, Hashable {
                 PublicKeyCredentialParameters(type: $0.type, algorithm: $0.alg)
             },
             excludeList: CTAPOptionMapping.descriptors(options.excludeCredentials),
+            extensions: plan.ctapExtensions,
             options: CTAPOptionMapping.options(
                 residentKey: residentKey,
-                userVerification: CTAPOptionMapping.userVerification(userVerification, authenticatorInfo: authenticatorInfo)
+                userVerification: CTAPOptionMapping.userVerification(
+                    userVerification, authenticatorInfo: authenticatorInfo)
             )
         )
     }
 
     /// Checks the phone's answer and turns it into the JSON a relying party expects.
     ///
-    /// Checks: authenticator data names this RP ID and carries a credential. Attestation follows
+    /// Checks: authenticator data names this RP ID and carries a credential; extension outputs
+    /// (authenticator data and unsigned, key 6) were requested and are well formed. Attestation follows
     /// WebAuthn L3 §5.1.3: with `attestation: "none"` the statement is replaced by `"none"` (self
     /// attestation, `packed` without `x5c` and a zero AAGUID, is kept as is).
+    ///
+    /// - Parameter authenticatorInfo: The same getInfo the request was built with.
     public func response(
-        to makeCredential: MakeCredentialResponse
+        to makeCredential: MakeCredentialResponse,
+        authenticatorInfo: AuthenticatorGetInfoResponse? = nil
     ) throws(ResponseMappingError) -> RegistrationResponseJSON {
         let authenticatorData = makeCredential.authenticatorData
         guard authenticatorData.rpIDHash == AuthenticatorData.rpIDHash(rpID) else { throw .rpIDHashMismatch }
         guard let credential = authenticatorData.attestedCredentialData else { throw .missingAttestedCredentialData }
+        let residentKey = CTAPOptionMapping.residentKey(
+            options.authenticatorSelection.effectiveResidentKey, authenticatorInfo: authenticatorInfo)
+        let extensionResults = try RegistrationExtensionPlan(
+            options: options, residentKey: residentKey, authenticatorInfo: authenticatorInfo
+        ).results(for: makeCredential)
         var attestation = AttestationObject(makeCredential)
         if options.attestation == .none, !Self.isSelfAttestation(attestation) {
             attestation = .none(authenticatorData)
@@ -72,7 +93,8 @@ public struct RegistrationCeremony: Sendable, Hashable {
                 transports: ["hybrid"],
                 publicKey: key.subjectPublicKeyInfo.map { Base64URL.encode($0) },
                 publicKeyAlgorithm: key.algorithm
-            )
+            ),
+            clientExtensionResults: extensionResults
         )
     }
 

@@ -17,9 +17,11 @@ public enum ResponseMappingError: Error, Hashable, Sendable {
     case ambiguousAccount
     /// An assertion whose authenticator data carries attested credential data (AT flag).
     case attestedCredentialDataInAssertion
-    /// An assertion with an extension output that was not requested, or an extensions block that
-    /// is not a map with text keys.
+    /// An extension output (authenticator data or unsigned outputs) that was not requested or is
+    /// malformed, or an extensions block that is not a map with text keys; the extension.
     case unexpectedExtension(String)
+    /// A required extension output is missing (e.g. `largeBlob.supported` for `support: "required"`).
+    case missingExtensionOutput(String)
 }
 
 extension ResponseMappingError: CustomStringConvertible {
@@ -33,7 +35,8 @@ extension ResponseMappingError: CustomStringConvertible {
         case .userDetailsWithoutVerification: "the assertion names the user although the user was not verified"
         case .ambiguousAccount: "the authenticator reported several accounts without saying which one answered"
         case .attestedCredentialDataInAssertion: "the assertion carries attested credential data"
-        case .unexpectedExtension(let name): "the assertion carries an unrequested extension output (\(name))"
+        case .unexpectedExtension(let name): "the answer carries an unrequested or malformed extension output (\(name))"
+        case .missingExtensionOutput(let name): "the answer lacks the required extension output \(name)"
         }
     }
 }

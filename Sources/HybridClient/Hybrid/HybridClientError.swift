@@ -23,6 +23,8 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
     case ctapUnsupported
     /// The phone's answer is malformed or does not fit the request (carries the reason).
     case invalidResponse(String)
+    /// The site requires an extension behaviour the phone cannot provide (its getInfo says so).
+    case extensionUnsupported(ClientExtensionError)
     /// Scanning for the phone's advert failed.
     case bluetooth(BluetoothError)
     /// The scanner stopped before the phone's advert arrived.
@@ -66,6 +68,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .authenticatorFailed(let status): "the phone answered with an error: \(status)"
         case .ctapUnsupported: "the phone does not offer passkeys (no \"ctap\" feature)"
         case .invalidResponse(let reason): "the phone's answer is invalid: \(reason)"
+        case .extensionUnsupported(let error): "\(error)"
         case .bluetooth(let error): "Bluetooth: \(error)"
         case .scanEnded: "Bluetooth scanning stopped before the phone was found"
         case .tunnel(let error): "\(error)"

@@ -18,21 +18,34 @@ public enum HybridClientRequest: Sendable, Hashable {
 
     /// The one CTAP2 request (command byte + CBOR), built with the phone's getInfo from the
     /// post-handshake message (no separate getInfo round trip, protocol.md §8.1).
-    func ctapRequest(authenticatorInfo: AuthenticatorGetInfoResponse?) -> [UInt8] {
+    func ctapRequest(authenticatorInfo: AuthenticatorGetInfoResponse?) throws(HybridClientError) -> [UInt8] {
         switch self {
-        case .registration(let ceremony): ceremony.makeCredentialRequest(authenticatorInfo: authenticatorInfo).encoded
-        case .authentication(let ceremony): ceremony.getAssertionRequest(authenticatorInfo: authenticatorInfo).encoded
+        case .registration(let ceremony):
+            do {
+                return try ceremony.makeCredentialRequest(authenticatorInfo: authenticatorInfo).encoded
+            } catch {
+                throw .extensionUnsupported(error)
+            }
+        case .authentication(let ceremony):
+            return ceremony.getAssertionRequest(authenticatorInfo: authenticatorInfo).encoded
         }
     }
 
-    /// Maps the body of a successful CTAP2 response to the ceremony's response JSON.
-    func response(to body: CBORValue) throws(HybridClientError) -> HybridClientResponse {
+    /// Maps the body of a successful CTAP2 response to the ceremony's response JSON; `authenticatorInfo`
+    /// is the getInfo the request was built with.
+    func response(
+        to body: CBORValue, authenticatorInfo: AuthenticatorGetInfoResponse?
+    ) throws(HybridClientError) -> HybridClientResponse {
         do {
             switch self {
             case .registration(let ceremony):
-                return .registration(try ceremony.response(to: try MakeCredentialResponse(cbor: body)))
+                return .registration(
+                    try ceremony.response(
+                        to: try MakeCredentialResponse(cbor: body), authenticatorInfo: authenticatorInfo))
             case .authentication(let ceremony):
-                return .authentication(try ceremony.response(to: try GetAssertionResponse(cbor: body)))
+                return .authentication(
+                    try ceremony.response(
+                        to: try GetAssertionResponse(cbor: body), authenticatorInfo: authenticatorInfo))
             }
         } catch let error as CTAPError {
             throw .invalidResponse("\(error)")

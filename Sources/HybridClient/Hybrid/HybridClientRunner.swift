@@ -118,7 +118,8 @@ public struct HybridClientRunner: Sendable {
         do {
             let (advertURL, domain) = try await scanForAdvert(session: &session, qrURL: payload.url, emit: emit)
             let url = options.tunnelURL(for: advertURL, domain: domain)
-            logger.debug("advert matched", metadata: ["tunnel.domain": "\(domain.rawValue)", "tunnel.host": "\(url.origin)"])
+            logger.debug(
+                "advert matched", metadata: ["tunnel.domain": "\(domain.rawValue)", "tunnel.host": "\(url.origin)"])
             await emit(.connecting(domain: domain, host: url.origin.authority))
             var configuration = TunnelClient.Configuration()
             configuration.additionalCAFile = options.additionalCAFile
@@ -126,11 +127,12 @@ public struct HybridClientRunner: Sendable {
             // within the overall timeout so that it (or Ctrl-C) is not held up by them.
             configuration.connectTimeout = min(configuration.connectTimeout, options.timeout)
             configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
-            let reply = try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
-                connection in
+            let (reply, info) = try await TunnelClient(configuration: configuration, logger: logger).withConnection(
+                to: url
+            ) { connection in
                 try await exchange(request, session: &session, over: connection, emit: emit)
             }
-            let response = try Self.mapReply(reply, to: request)
+            let response = try Self.mapReply(reply, to: request, authenticatorInfo: info)
             await emit(.done)
             return response
         } catch let error as HybridClientError {
@@ -164,14 +166,15 @@ public struct HybridClientRunner: Sendable {
     }
 
     /// Runs the session over an open tunnel: handshake, the request, the reply, shutdown. Returns
-    /// the reply's bytes (CTAP status + CBOR).
+    /// the reply's bytes (CTAP status + CBOR) and the phone's getInfo the request was built with.
     private func exchange(
         _ request: HybridClientRequest,
         session: inout ClientSession,
         over connection: TunnelConnection,
         emit: (HybridClientEvent) async -> Void
-    ) async throws -> [UInt8] {
+    ) async throws -> (reply: [UInt8], info: AuthenticatorGetInfoResponse?) {
         var pending = try session.tunnelOpened()
+        var info: AuthenticatorGetInfoResponse?
         await emit(.handshake)
         var messages = connection.messages.makeAsyncIterator()
         var reply: [UInt8]?
@@ -186,7 +189,8 @@ public struct HybridClientRunner: Sendable {
                 case .send(let bytes):
                     try await connection.send(bytes)
                 case .handshakeCompleted(let postHandshake):
-                    let ctapRequest = try ctapRequest(for: request, postHandshake: postHandshake)
+                    info = Self.authenticatorInfo(postHandshake)
+                    let ctapRequest = try ctapRequest(for: request, postHandshake: postHandshake, info: info)
                     pending += try session.send(.ctap(ctapRequest))
                     await emit(.waitingForApproval)
                 case .deliverResponse(let payload):
@@ -195,7 +199,7 @@ public struct HybridClientRunner: Sendable {
                 case .finish:
                     await connection.close()
                     guard let reply else { throw HybridClientError.invalidResponse("no reply") }
-                    return reply
+                    return (reply, info)
                 case .connectTunnel:
                     break  // only ever returned for an advert
                 }
@@ -209,22 +213,27 @@ public struct HybridClientRunner: Sendable {
         throw HybridClientError.session(.tunnelClosedEarly)
     }
 
-    /// The request bytes, mapped with the phone's getInfo (post-handshake key 1). A getInfo this
-    /// client cannot parse counts as unknown (a phone is assumed), as it only tunes options.
+    /// The phone's getInfo (post-handshake key 1). A getInfo this client cannot parse counts as
+    /// unknown (a phone without extensions is assumed), as it only tunes options.
+    private static func authenticatorInfo(_ postHandshake: PostHandshakeMessage) -> AuthenticatorGetInfoResponse? {
+        postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) }
+    }
+
+    /// The request bytes, mapped with the phone's getInfo.
     private func ctapRequest(
         for request: HybridClientRequest,
-        postHandshake: PostHandshakeMessage
+        postHandshake: PostHandshakeMessage,
+        info: AuthenticatorGetInfoResponse?
     ) throws(HybridClientError) -> [UInt8] {
         guard postHandshake.effectiveFeatures.contains(.ctap) else { throw .ctapUnsupported }
-        let info = postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) }
         if info == nil { logger.debug("phone's getInfo not understood; assuming phone defaults") }
-        return request.ctapRequest(authenticatorInfo: info)
+        return try request.ctapRequest(authenticatorInfo: info)
     }
 
     /// A CTAP2 reply as the ceremony's response JSON, or the error its status stands for.
-    static func mapReply(_ reply: [UInt8], to request: HybridClientRequest) throws(HybridClientError)
-        -> HybridClientResponse
-    {
+    static func mapReply(
+        _ reply: [UInt8], to request: HybridClientRequest, authenticatorInfo: AuthenticatorGetInfoResponse? = nil
+    ) throws(HybridClientError) -> HybridClientResponse {
         let decoded: (status: CTAPStatusCode, body: CBORValue?)
         do {
             decoded = try CTAPResponse.decode(reply)
@@ -233,6 +242,6 @@ public struct HybridClientRunner: Sendable {
         }
         guard decoded.status.isSuccess else { throw HybridClientError(status: decoded.status) }
         guard let body = decoded.body else { throw .invalidResponse("success without a response map") }
-        return try request.response(to: body)
+        return try request.response(to: body, authenticatorInfo: authenticatorInfo)
     }
 }

@@ -8,11 +8,12 @@ public enum RelyingPartyIDCheck {
     ///   - origin: The caller's origin.
     /// - Returns: The RP ID (the origin's host when `requested` is `nil`).
     /// - Throws: ``OriginError`` when the RP ID is malformed, a public suffix, or not the host or a
-    ///   registrable suffix of it. An IP-address host only matches itself.
+    ///   registrable suffix of it (Public Suffix List rules, through libpsl). An IP-address host only
+    ///   matches itself; `localhost` is claimable from `localhost` and its subdomains.
     public static func effectiveRPID(requested: String?, origin: WebOrigin) throws(OriginError) -> String {
         let host = origin.host
         guard let rpID = requested else {
-            if case .domain(let name) = host, PublicSuffixList.isPublicSuffix(name) {
+            if case .domain(let name) = host, name != "localhost", PublicSuffixList.isPublicSuffix(name) {
                 throw .rpIDIsPublicSuffix(name)
             }
             return host.bareName
@@ -31,16 +32,16 @@ public enum RelyingPartyIDCheck {
                 throw .rpIDNotAllowedForOrigin(rpID: rpID, host: hostName)
             }
             guard DomainName.isValid(rpID), !DomainName.endsInNumber(rpID) else { throw .malformedRPID(rpID) }
-            if PublicSuffixList.isPublicSuffix(rpID) { throw .rpIDIsPublicSuffix(rpID) }
             guard DomainName.host(hostName, isOrEndsWith: rpID) else {
                 throw .rpIDNotAllowedForOrigin(rpID: rpID, host: hostName)
             }
-            // The RP ID must not reach into the host's public suffix (e.g. "io" for "a.github.io").
-            if rpID != hostName, rpID != "localhost",
-                DomainName.host(PublicSuffixList.publicSuffix(of: hostName), isOrEndsWith: rpID)
-            {
-                throw .rpIDIsPublicSuffix(rpID)
-            }
+            if rpID == "localhost" { return rpID }
+            // HTML's "registrable domain suffix": the RP ID is not a public suffix and does not reach
+            // into the host's public suffix (e.g. "io" or "github.io" for "me.github.io"), i.e. it has
+            // the host's registrable domain.
+            guard let registrable = PublicSuffixList.registrableDomain(of: rpID),
+                registrable == PublicSuffixList.registrableDomain(of: hostName)
+            else { throw .rpIDIsPublicSuffix(rpID) }
             return rpID
         }
     }

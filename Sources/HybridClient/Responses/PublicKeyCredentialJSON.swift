@@ -12,13 +12,13 @@ public struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>: 
     public var clientExtensionResults: ClientExtensionResults
     public var type: String
 
-    /// A response for a credential reached over hybrid: `cross-platform`, no extension results.
-    public init(credentialID: [UInt8], response: Response) {
+    /// A response for a credential reached over hybrid: `cross-platform`.
+    public init(credentialID: [UInt8], response: Response, clientExtensionResults: ClientExtensionResults = .init()) {
         self.id = Base64URL.encode(credentialID)
         self.rawId = id
         self.response = response
         self.authenticatorAttachment = AuthenticatorAttachment.crossPlatform.rawValue
-        self.clientExtensionResults = ClientExtensionResults()
+        self.clientExtensionResults = clientExtensionResults
         self.type = "public-key"
     }
 
@@ -26,12 +26,59 @@ public struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>: 
     public var json: Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Only strings, integers, arrays and nested structs: encoding cannot fail.
+        // Only strings, integers, booleans, arrays and nested structs: encoding cannot fail.
         return (try? encoder.encode(self)) ?? Data("{}".utf8)
     }
 }
 
-/// `AuthenticationExtensionsClientOutputsJSON`; always `{}` since no extension is processed.
+/// `AuthenticationExtensionsClientOutputsJSON` (WebAuthn L3): only the extensions that were
+/// requested appear; binary members are unpadded base64url.
 public struct ClientExtensionResults: Sendable, Hashable, Codable {
-    public init() {}
+    /// `prf`: `enabled` after `create()`, `results` when the PRF was evaluated.
+    public struct PRF: Sendable, Hashable, Codable {
+        public var enabled: Bool?
+        public var results: Results?
+
+        /// `AuthenticationExtensionsPRFValuesJSON`.
+        public struct Results: Sendable, Hashable, Codable {
+            public var first: String
+            public var second: String?
+        }
+
+        public init(enabled: Bool? = nil, results: PRFValues? = nil) {
+            self.enabled = enabled
+            self.results = results.map {
+                Results(first: Base64URL.encode($0.first), second: $0.second.map { Base64URL.encode($0) })
+            }
+        }
+    }
+
+    /// `credProps`.
+    public struct CredentialProperties: Sendable, Hashable, Codable {
+        /// Whether the credential is a resident (discoverable) key.
+        public var rk: Bool?
+    }
+
+    /// `largeBlob`: `supported` after `create()`, `blob` after a read, `written` after a write.
+    public struct LargeBlob: Sendable, Hashable, Codable {
+        public var supported: Bool?
+        public var blob: String?
+        public var written: Bool?
+
+        public init(supported: Bool? = nil, blob: [UInt8]? = nil, written: Bool? = nil) {
+            self.supported = supported
+            self.blob = blob.map { Base64URL.encode($0) }
+            self.written = written
+        }
+    }
+
+    public var prf: PRF?
+    public var credProps: CredentialProperties?
+    public var largeBlob: LargeBlob?
+
+    public init(prf: PRF? = nil, credProps: CredentialProperties? = nil, largeBlob: LargeBlob? = nil) {
+        self.prf = prf
+        self.credProps = credProps
+        self.largeBlob = largeBlob
+    }
 }

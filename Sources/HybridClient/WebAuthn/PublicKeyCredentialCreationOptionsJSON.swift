@@ -6,7 +6,8 @@ import Foundation
 /// Required members (`rp`, `rp.name`, `user`, `user.id`, `user.name`, `user.displayName`, `challenge`,
 /// `pubKeyCredParams`) must be present with the right JSON type. Enumeration strings this client does
 /// not know are ignored, entries of `pubKeyCredParams` and `excludeCredentials` whose `type` is not
-/// `"public-key"` are skipped, and extensions are listed but not processed.
+/// `"public-key"` are skipped. The extensions in ``RegistrationExtensionInputs`` are processed; other
+/// extension identifiers are ignored (listed in ``ignoredExtensions``).
 public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
     /// `PublicKeyCredentialRpEntity`.
     public struct RelyingParty: Sendable, Hashable {
@@ -60,7 +61,9 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
     public var authenticatorSelection: AuthenticatorSelectionCriteria
     public var attestation: AttestationConveyancePreference
     public var hints: [PublicKeyCredentialHint]
-    /// Extension identifiers found in `extensions`. None is processed; callers may warn about them.
+    /// The extensions this client processes.
+    public var extensions: RegistrationExtensionInputs
+    /// Other extension identifiers found in `extensions`, not processed; callers may warn about them.
     public var ignoredExtensions: [String]
 
     public init(
@@ -73,6 +76,7 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
         authenticatorSelection: AuthenticatorSelectionCriteria = .init(),
         attestation: AttestationConveyancePreference = .none,
         hints: [PublicKeyCredentialHint] = [],
+        extensions: RegistrationExtensionInputs = .init(),
         ignoredExtensions: [String] = []
     ) {
         self.rp = rp
@@ -84,6 +88,7 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
         self.authenticatorSelection = authenticatorSelection
         self.attestation = attestation
         self.hints = hints
+        self.extensions = extensions
         self.ignoredExtensions = ignoredExtensions
     }
 
@@ -121,7 +126,10 @@ extension PublicKeyCredentialCreationOptionsJSON: Decodable {
         attestation =
             try container.decodeLenientEnum(AttestationConveyancePreference.self, forKey: .attestation) ?? .none
         hints = try container.decodeLenientEnumArray(PublicKeyCredentialHint.self, forKey: .hints)
+        extensions = try container.decodeIfPresent(RegistrationExtensionInputs.self, forKey: .extensions) ?? .init()
+        try extensions.checkCredentialProtection(selection: authenticatorSelection)
         ignoredExtensions = try container.decodeMemberNames(forKey: .extensions)
+            .filter { !RegistrationExtensionInputs.processed.contains($0) }
     }
 }
 

@@ -4,7 +4,8 @@ import Foundation
 /// `PublicKeyCredential.parseRequestOptionsFromJSON()`, with binary members already decoded.
 ///
 /// Only `challenge` is required. Unknown enumeration strings are ignored, `allowCredentials` entries
-/// whose `type` is not `"public-key"` are skipped, and extensions are listed but not processed.
+/// whose `type` is not `"public-key"` are skipped. The extensions in ``AuthenticationExtensionInputs``
+/// are processed; other extension identifiers are ignored (listed in ``ignoredExtensions``).
 public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable {
     public var challenge: [UInt8]
     /// Milliseconds, as the RP asked; `nil` if absent.
@@ -15,7 +16,9 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable {
     public var allowCredentials: [PublicKeyCredentialDescriptorJSON]
     public var userVerification: UserVerificationRequirement
     public var hints: [PublicKeyCredentialHint]
-    /// Extension identifiers found in `extensions`. None is processed; callers may warn about them.
+    /// The extensions this client processes.
+    public var extensions: AuthenticationExtensionInputs
+    /// Other extension identifiers found in `extensions`, not processed; callers may warn about them.
     public var ignoredExtensions: [String]
 
     public init(
@@ -25,6 +28,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable {
         allowCredentials: [PublicKeyCredentialDescriptorJSON] = [],
         userVerification: UserVerificationRequirement = .preferred,
         hints: [PublicKeyCredentialHint] = [],
+        extensions: AuthenticationExtensionInputs = .init(),
         ignoredExtensions: [String] = []
     ) {
         self.challenge = challenge
@@ -33,6 +37,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable {
         self.allowCredentials = allowCredentials
         self.userVerification = userVerification
         self.hints = hints
+        self.extensions = extensions
         self.ignoredExtensions = ignoredExtensions
     }
 
@@ -58,6 +63,9 @@ extension PublicKeyCredentialRequestOptionsJSON: Decodable {
         userVerification =
             try container.decodeLenientEnum(UserVerificationRequirement.self, forKey: .userVerification) ?? .preferred
         hints = try container.decodeLenientEnumArray(PublicKeyCredentialHint.self, forKey: .hints)
+        extensions = try container.decodeIfPresent(AuthenticationExtensionInputs.self, forKey: .extensions) ?? .init()
+        try extensions.check(allowCredentials: allowCredentials)
         ignoredExtensions = try container.decodeMemberNames(forKey: .extensions)
+            .filter { !AuthenticationExtensionInputs.processed.contains($0) }
     }
 }

@@ -20,6 +20,12 @@ public enum WebAuthnOptionsError: Error, Hashable, Sendable {
     case noSupportedAlgorithm
     /// A numeric member is out of range (e.g. a negative or fractional `timeout`).
     case valueOutOfRange(String)
+    /// An extension input a browser refuses with `NotSupportedError` (e.g. `prf.evalByCredential` in
+    /// `create()`, an inconsistent credential protection policy); the reason.
+    case unsupportedExtensionInput(String)
+    /// An extension input a browser refuses with `SyntaxError` (e.g. an `evalByCredential` key that
+    /// names no allowed credential); the reason.
+    case invalidExtensionInput(String)
 }
 
 extension WebAuthnOptionsError: CustomStringConvertible {
@@ -33,6 +39,8 @@ extension WebAuthnOptionsError: CustomStringConvertible {
         case .userIDLength(let length): "user.id must be 1 to 64 bytes long, got \(length)"
         case .noSupportedAlgorithm: "pubKeyCredParams lists no credential type \"public-key\""
         case .valueOutOfRange(let path): "member \(path) is out of range"
+        case .unsupportedExtensionInput(let reason): "unsupported extension input: \(reason)"
+        case .invalidExtensionInput(let reason): "invalid extension input: \(reason)"
         }
     }
 }

@@ -1,0 +1,82 @@
+/// The extension inputs of `create()` and `get()` that this client processes (WebAuthn L3 §9–10,
+/// CTAP 2.1 §12), in their JSON form (`AuthenticationExtensionsClientInputsJSON`). Other extension
+/// identifiers are listed in the options' `ignoredExtensions` and otherwise ignored, as browsers do.
+
+/// `prf` inputs: a default input and per-credential inputs (keys are credential IDs).
+public struct PRFInputs: Sendable, Hashable {
+    public var eval: PRFValues?
+    public var evalByCredential: [[UInt8]: PRFValues]
+
+    public init(eval: PRFValues? = nil, evalByCredential: [[UInt8]: PRFValues] = [:]) {
+        self.eval = eval
+        self.evalByCredential = evalByCredential
+    }
+}
+
+/// `largeBlob.support` at creation.
+public enum LargeBlobSupport: String, Sendable, Hashable {
+    case required
+    case preferred
+}
+
+/// `credentialProtectionPolicy` (CTAP 2.1 §12.1) and its CTAP `credProtect` level.
+public enum CredentialProtectionPolicy: String, Sendable, Hashable, CaseIterable {
+    case userVerificationOptional
+    case userVerificationOptionalWithCredentialIDList
+    case userVerificationRequired
+
+    /// The CTAP `credProtect` value: 1, 2 or 3.
+    public var level: Int64 {
+        switch self {
+        case .userVerificationOptional: 1
+        case .userVerificationOptionalWithCredentialIDList: 2
+        case .userVerificationRequired: 3
+        }
+    }
+}
+
+/// Extension inputs of `create()`.
+public struct RegistrationExtensionInputs: Sendable, Hashable {
+    /// `prf`; `nil` when absent. Only `eval` is allowed at creation.
+    public var prf: PRFInputs?
+    /// `credProps: true`.
+    public var credProps: Bool
+    /// `largeBlob.support`; `nil` when not requested.
+    public var largeBlob: LargeBlobSupport?
+    public var credentialProtectionPolicy: CredentialProtectionPolicy?
+    public var enforceCredentialProtectionPolicy: Bool
+
+    public init(
+        prf: PRFInputs? = nil, credProps: Bool = false, largeBlob: LargeBlobSupport? = nil,
+        credentialProtectionPolicy: CredentialProtectionPolicy? = nil, enforceCredentialProtectionPolicy: Bool = false
+    ) {
+        self.prf = prf
+        self.credProps = credProps
+        self.largeBlob = largeBlob
+        self.credentialProtectionPolicy = credentialProtectionPolicy
+        self.enforceCredentialProtectionPolicy = enforceCredentialProtectionPolicy
+    }
+
+    /// The identifiers this type processes.
+    static let processed: Set<String> = [
+        "prf", "credProps", "largeBlob", "credentialProtectionPolicy", "enforceCredentialProtectionPolicy",
+    ]
+}
+
+/// Extension inputs of `get()`.
+public struct AuthenticationExtensionInputs: Sendable, Hashable {
+    /// `prf`; `nil` when absent.
+    public var prf: PRFInputs?
+    /// `largeBlob.read: true`.
+    public var largeBlobRead: Bool
+    /// `largeBlob.write`: the blob to store (uncompressed).
+    public var largeBlobWrite: [UInt8]?
+
+    public init(prf: PRFInputs? = nil, largeBlobRead: Bool = false, largeBlobWrite: [UInt8]? = nil) {
+        self.prf = prf
+        self.largeBlobRead = largeBlobRead
+        self.largeBlobWrite = largeBlobWrite
+    }
+
+    static let processed: Set<String> = ["prf", "largeBlob"]
+}
