@@ -18,9 +18,21 @@ flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
 start=$(date +%s)
 swift build --package-path Fuzz --scratch-path "$scratch" "${flags[@]}" >&2
 echo "fuzz build: $(( $(date +%s) - start )) s" >&2
-binary="$(swift build --package-path Fuzz --scratch-path "$scratch" "${flags[@]}" --show-bin-path)/hybrid-core-fuzz"
+bin="$(swift build --package-path Fuzz --scratch-path "$scratch" "${flags[@]}" --show-bin-path)"
 
+# Seeds: the shared vectors' fields (HybridCore), and the committed Fuzz/Seeds (Bluetooth: HCI
+# packets from the tests' fixtures, D-Bus messages marshalled by libdbus, Fuzz/Seeds/make-dbus-seeds.c).
 python3 Fuzz/seeds.py "$vectors" "$scratch/seeds" >&2
+for folder in Fuzz/Seeds/*/; do
+    mkdir -p "$scratch/seeds/$(basename "$folder")"
+    cp "$folder"* "$scratch/seeds/$(basename "$folder")/"
+done
+binary_for() {
+    case "$1" in
+        hciEvent | dbusMessage) echo "$bin/hybrid-bluetooth-fuzz" ;;
+        *) echo "$bin/hybrid-core-fuzz" ;;
+    esac
+}
 if [ $# -gt 0 ]; then
     targets=("$@")
 else
@@ -37,7 +49,7 @@ for target in "${targets[@]}"; do
     log="$scratch/logs/$target.log"
     mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
     status=0
-    FUZZ_TARGET="$target" "$binary" "$corpus" "$scratch/seeds/$target" \
+    FUZZ_TARGET="$target" "$(binary_for "$target")" "$corpus" "$scratch/seeds/$target" \
         -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts/" -rss_limit_mb=2048 \
         -max_len=4096 >"$log" 2>&1 || status=$?
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)

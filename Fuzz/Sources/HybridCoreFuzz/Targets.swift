@@ -1,4 +1,5 @@
 import Crypto
+import FuzzDriver
 import HybridCore
 
 /// Every fuzz target: a name (FUZZ_TARGET, and the seed-corpus folder) and what it does with one input.
@@ -8,8 +9,6 @@ import HybridCore
 /// parsing what was encoded from a parsed value must give that value again. Rejections are typed
 /// (`throws(…)`), so "no crash" already means "a value or a typed error".
 enum FuzzTargets {
-    nonisolated(unsafe) static var selected: ([UInt8]) -> Void = { _ in }
-
     static let all: [String: ([UInt8]) -> Void] = [
         "cbor": cbor,
         "digits": digits,
@@ -174,9 +173,5 @@ enum FuzzTargets {
     /// The relay's request paths (TunnelRelay routes with this parser).
     static func tunnelPath(_ input: [UInt8]) {
         _ = try? TunnelPath(parsing: String(decoding: input, as: UTF8.self))
-    }
-
-    static func check(_ condition: Bool, _ what: StaticString) {
-        if !condition { fatalError("oracle failed: \(what)") }
     }
 }
