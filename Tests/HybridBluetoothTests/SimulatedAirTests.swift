@@ -102,20 +102,16 @@ struct SimulatedAirTests {
     @Test func scannerUnregistersWhenTheStreamEnds() async throws {
         let air = TestSupport.temporaryAir()
         defer { TestSupport.remove(air) }
-        var stream: AsyncThrowingStream<BLEAdvertisement, any Error>? = try await SimulatedAirScanner(
-            air: air,
-            logger: TestSupport.logger
-        ).scan()
+        let scanner = SimulatedAirScanner(air: air, logger: TestSupport.logger)
+        var stream: AsyncThrowingStream<BLEAdvertisement, any Error>? = try await scanner.scan()
         #expect(SimulatedAirRegistry(directory: air.directory).scannerPorts().count == 1)
         stream = nil
         _ = stream
-        // The scanning thread removes its file shortly after termination; poll for it (bounded).
-        var remaining = 1
-        for _ in 0..<100 where remaining > 0 {
-            try await Task.sleep(for: .milliseconds(20))
-            remaining = SimulatedAirRegistry(directory: air.directory).scannerPorts().count
-        }
-        #expect(remaining == 0)
+        // A new scan on the same scanner starts only once the ended one has finished (and so has
+        // removed its file): then exactly one scanner, the new one, is registered.
+        let next = try await scanner.scan()
+        #expect(SimulatedAirRegistry(directory: air.directory).scannerPorts().count == 1)
+        _ = next
     }
 
     @Test func invalidAdvertsAreRejectedBeforeAnythingIsSent() async throws {
