@@ -93,6 +93,31 @@ struct ConnectionArguments: ParsableArguments {
     }
 }
 
+extension ConnectionArguments {
+    /// Parses the ceremony with `parse` and runs it, all within `--timeout` (else parsing gets the
+    /// default timeout, and the ceremony the options' own): the ceremony gets what parsing left.
+    func runWithinTimeout<Ceremony: Sendable>(
+        parsing parse: @escaping () throws -> Ceremony,
+        request: (Ceremony) -> (HybridClientRequest, optionsTimeout: UInt32?)
+    ) async throws {
+        let started = ContinuousClock.now
+        let limit = timeout.map { Duration.milliseconds(Int64($0 * 1000)) } ?? HybridClientOptions.defaultTimeout
+        let ceremony: Ceremony
+        do {
+            ceremony = try await OptionsDeadline.run(within: limit, parse)
+        } catch let error as OptionsDeadline.TimedOut {
+            ProgressReporter(json: json, qrFile: nil, timeout: limit).reportFailure(error.description, kind: "timeout")
+            throw ExitCode(ExitStatus.timedOut)
+        }
+        let (hybridRequest, optionsTimeout) = request(ceremony)
+        var options = try await runnerOptions(optionsTimeout: optionsTimeout)
+        if timeout != nil {
+            options.timeout = max(limit - (ContinuousClock.now - started), .milliseconds(1))
+        }
+        try await CeremonyExecution(arguments: self, options: options).run(hybridRequest)
+    }
+}
+
 /// Reads `--options FILE|-`.
 func readOptionsFile(_ path: String) throws -> Data {
     do {

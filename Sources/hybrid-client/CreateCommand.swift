@@ -52,8 +52,9 @@ struct CreateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let ceremony = try ceremony()
-        let options = try await connection.runnerOptions(optionsTimeout: ceremony.options.timeout)
-        try await CeremonyExecution(arguments: connection, options: options).run(.registration(ceremony))
+        let command = self
+        try await connection.runWithinTimeout(parsing: { try command.ceremony() }) { ceremony in
+            (.registration(ceremony), ceremony.options.timeout)
+        }
     }
 }

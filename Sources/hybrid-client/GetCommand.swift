@@ -49,8 +49,9 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let ceremony = try ceremony()
-        let options = try await connection.runnerOptions(optionsTimeout: ceremony.options.timeout)
-        try await CeremonyExecution(arguments: connection, options: options).run(.authentication(ceremony))
+        let command = self
+        try await connection.runWithinTimeout(parsing: { try command.ceremony() }) { ceremony in
+            (.authentication(ceremony), ceremony.options.timeout)
+        }
     }
 }

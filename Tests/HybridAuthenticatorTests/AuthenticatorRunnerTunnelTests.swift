@@ -301,6 +301,8 @@ extension Result {
 actor PromptThatWaits: UserInteraction {
     static let patience = Duration.seconds(30)
     private var cancelled = false
+    private var finished = false
+    private var finishWaiters: [CheckedContinuation<Void, Never>] = []
 
     nonisolated var canVerifyUser: Bool { true }
 
@@ -310,6 +312,9 @@ actor PromptThatWaits: UserInteraction {
         } catch {
             cancelled = true
         }
+        finished = true
+        for waiter in finishWaiters { waiter.resume() }
+        finishWaiters = []
         return true
     }
 
@@ -317,9 +322,10 @@ actor PromptThatWaits: UserInteraction {
 
     func verifyUser() async -> Bool { true }
 
-    /// Whether the prompt was cancelled; waits a little, since the cancelled prompt runs on.
+    /// Whether the prompt was cancelled: waits until the prompt has ended (the cancelled prompt runs
+    /// on for a moment; one that is not cancelled ends after its patience).
     func wasCancelled() async -> Bool {
-        for _ in 0..<100 where !cancelled { try? await Task.sleep(for: .milliseconds(20)) }
+        if !finished { await withCheckedContinuation { finishWaiters.append($0) } }
         return cancelled
     }
 }

@@ -38,6 +38,23 @@ enum TestSupport {
         }
     }
 
+    /// Every advert from `stream` until `count` of them have matched `marker` (the marker's included):
+    /// a negative check waits for a control advert to be heard many times, not for a time window.
+    static func adverts(
+        from stream: AsyncThrowingStream<BLEAdvertisement, any Error>,
+        untilSeen count: Int,
+        where marker: (BLEAdvertisement) -> Bool
+    ) async throws -> [BLEAdvertisement] {
+        var heard: [BLEAdvertisement] = []
+        var markers = 0
+        for try await advert in stream {
+            heard.append(advert)
+            if marker(advert) { markers += 1 }
+            if markers == count { break }
+        }
+        return heard
+    }
+
     /// A 20-byte caBLE-sized payload that differs per `seed`.
     static func eid(_ seed: UInt8) -> [UInt8] {
         (0..<20).map { UInt8(truncatingIfNeeded: Int($0) * 13 + Int(seed)) }

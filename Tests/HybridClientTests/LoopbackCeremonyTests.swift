@@ -4,6 +4,7 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
 import HybridTransport
+import Logging
 import Testing
 
 @testable import HybridClient
@@ -130,7 +131,9 @@ import Testing
                     return nil
                 }
                 group.addTask {
-                    try await Task.sleep(for: .milliseconds(300))  // the decoy is on the air first
+                    // The decoy is on the air first: wait until its advert is seen.
+                    let scanner = BLEBackend.simulated(air).makeScanner(logger: Logger(label: "decoy-watch"))
+                    for try await _ in try await scanner.scan() { break }
                     return try await LoopbackCeremony.run(
                         try Self.registration(), options: Self.options(relay: relay, air: air),
                         phone: LoopbackCeremony.runnerPhone(relay: relay, air: air))
@@ -159,13 +162,24 @@ import Testing
         }
     }
 
+    /// The timeout runs on a manual clock, advanced once the client waits for approval: it fires at
+    /// that stage however slow the machine is.
     @Test func phoneNeverAnswers() async throws {
         let air = try LoopbackCeremony.freshAir()
+        let clock = ManualClock()
         try await LoopbackRelay.with { relay in
+            var options = Self.options(relay: relay, air: air, timeout: .seconds(4))
+            options.clock = clock
             let outcome = try await LoopbackCeremony.run(
-                try Self.registration(), options: Self.options(relay: relay, air: air, timeout: .seconds(4)),
-                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .neverAnswers))
-            // 4 s: long enough for scan, tunnel and handshake on a loaded CI machine.
+                try Self.registration(), options: options,
+                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .neverAnswers)
+            ) { event in
+                guard event == .waitingForApproval else { return }
+                Task {
+                    await clock.sleeperArrived()
+                    clock.advance(by: .seconds(4))
+                }
+            }
             #expect(outcome.clientError == .timedOut(stage: .waitingForApproval, after: .seconds(4)))
             #expect(outcome.events.last == .waitingForApproval)
         }

@@ -54,10 +54,18 @@ import Testing
         }
     }
 
+    /// Random headers give a payload that re-encodes to a header parsing to the same payload, or a
+    /// HybridMessageError.
     @Test func malformedInputNeverCrashes() {
+        var random = SeededRandom.forProperty()
+        var tally = ParseTally()
+        let check = { (payload: ClientPayload) in #expect((try? ClientPayload(headerValue: payload.headerValue)) == payload) }
         for _ in 0..<5_000 {
-            _ = try? ClientPayload(headerValue: Hex.encode(MessageTestRandom.bytes(in: 0...40)))
-            _ = try? ClientPayload(headerValue: String(decoding: MessageTestRandom.bytes(in: 0...20), as: UTF8.self))
+            let hex = Hex.encode(random.bytes(in: 0...40))
+            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try ClientPayload(headerValue: hex) }, check: check)
+            let text = random.text(in: 0...20)
+            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try ClientPayload(headerValue: text) }, check: check)
         }
+        #expect(tally.errors > 0)
     }
 }

@@ -87,7 +87,9 @@ struct ScriptedPhone {
         #expect(phone.pair.deliveredResponses == [Self.reply])
 
         let forged = phone.linkingInfo(signedFor: P256.KeyAgreement.PrivateKey().publicKey)
-        #expect(throws: SessionError.self) { try phone.send(UpdateMessage(linking: forged).frame()) }
+        #expect(throws: SessionError.invalidFrame(.update(.invalidSignature))) {
+            try phone.send(UpdateMessage(linking: forged).frame())
+        }
         #expect(throws: SessionError.transport(.authenticationFailed)) {
             try phone.pair.client.messageReceived([UInt8](repeating: 0, count: 48))
         }
@@ -114,7 +116,7 @@ struct ScriptedPhone {
     @Test func jsonRequestToARevisionZeroPhoneIsRefused() throws {
         var phone = try ScriptedPhone(queuing: .json(Array("{}".utf8)))
         let padded = RevisionZeroPadding.pad(CBOREncoder.encode(.map([1: .bytes([0xa0])])))
-        #expect(throws: SessionError.self) { try phone.send(padded) }
+        #expect(throws: SessionError.invalidPostHandshake(.needsRevisionOne(.json))) { try phone.send(padded) }
         #expect(try phone.received().isEmpty)
         #expect(!phone.pair.client.isFinished)
     }
@@ -128,11 +130,11 @@ struct ScriptedPhone {
 
         var forgedPhone = try ScriptedPhone()
         let forged = forgedPhone.linkingInfo(signedFor: P256.KeyAgreement.PrivateKey().publicKey).cborValue
-        #expect(throws: SessionError.self) {
+        #expect(throws: SessionError.invalidPostHandshake(.linking(.invalidSignature))) {
             try forgedPhone.send(PostHandshakeMessage(getInfo: [0xa0], linking: forged).encoded())
         }
         var brokenPhone = try ScriptedPhone()
-        #expect(throws: SessionError.self) {
+        #expect(throws: SessionError.invalidPostHandshake(.linking(.missingKey(2)))) {
             try brokenPhone.send(PostHandshakeMessage(getInfo: [0xa0], linking: .map([1: .bytes([1])])).encoded())
         }
         #expect(try brokenPhone.received().isEmpty)
@@ -140,21 +142,21 @@ struct ScriptedPhone {
 
     /// What the client enforces from the phone (§7.3, §10.7).
     @Test(arguments: [
-        ("shutdown from the phone", HybridFrame.shutdown),
-        ("reply type differs", HybridPayload.json(Array("{}".utf8)).frame),
-        ("update key 1 not a map", HybridFrame(type: .update, payload: CBOREncoder.encode(.map([1: 1])))),
+        (HybridFrame.shutdown, InvalidFrameReason.authenticatorShutdown),
+        (HybridPayload.json(Array("{}".utf8)).frame, .replyTypeDiffersFromRequest),
+        (HybridFrame(type: .update, payload: CBOREncoder.encode(.map([1: 1]))), .update(.wrongType(key: 1))),
     ])
-    func phoneMessagesTheClientRefuses(name: String, frame: HybridFrame) throws {
+    func phoneMessagesTheClientRefuses(frame: HybridFrame, reason: InvalidFrameReason) throws {
         var phone = try ScriptedPhone()
         try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())
-        #expect(throws: SessionError.self, "\(name)") { try phone.send(frame) }
+        #expect(throws: SessionError.invalidFrame(reason)) { try phone.send(frame) }
         #expect(!phone.pair.client.isFinished)
     }
 
     @Test func unsolicitedReplyIsRefused() throws {
         var phone = try ScriptedPhone(queuing: nil)
         try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())
-        #expect(throws: SessionError.self) { try phone.send(Self.reply.frame) }
+        #expect(throws: SessionError.invalidFrame(.unsolicited(.ctap))) { try phone.send(Self.reply.frame) }
         #expect(phone.pair.deliveredResponses.isEmpty)
     }
 }

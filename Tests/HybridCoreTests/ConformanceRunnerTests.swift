@@ -109,6 +109,86 @@ import Testing
         #expect(report.failures.first?.name == "captured-s1-with-reply")
     }
 
+    /// A capture from a real phone may end with the phone's reply: our client's shutdown, sent after
+    /// it, is not in the transcript and is not a mismatch.
+    @Test func capturedSessionEndingAtTheReplyAcceptsOurTrailingShutdown() throws {
+        let report = try Self.run(Self.withoutFrames(Self.capturedSession(), where: { $0["kind"] as? String == "shutdown" }))
+        #expect(report.failures.map(\.description) == [])
+        #expect(report.passed == 1)
+    }
+
+    /// Ending at the reply excuses only the shutdown: a missing request frame is still a mismatch.
+    @Test func capturedSessionEndingAtTheReplyStillComparesTheFramesItHas() throws {
+        let document = try Self.withoutFrames(Self.capturedSession()) {
+            $0["kind"] as? String == "shutdown" || ($0["kind"] as? String == "ctap" && $0["direction"] as? String == "client-to-authenticator")
+        }
+        let report = try Self.run(document)
+        #expect(report.passed == 0)
+        #expect(report.failures.first?.reason.contains("client frame count") == true)
+        let corrupt = try Self.withoutFrames(Self.capturedSession(replyBitFlipped: true)) { $0["kind"] as? String == "shutdown" }
+        #expect(try Self.run(corrupt).passed == 0)
+    }
+
+    /// The single case of `document` without the frames `drop` picks, renumbered.
+    static func withoutFrames(_ document: JSONObject, where drop: (JSONObject) -> Bool) throws -> JSONObject {
+        var document = document
+        var cases = try #require(document["cases"] as? [JSONObject])
+        var frames = try #require(cases[0]["frames"] as? [JSONObject])
+        let before = frames.count
+        frames.removeAll(where: drop)
+        #expect(frames.count < before)
+        for index in frames.indices { frames[index]["index"] = index }
+        cases[0]["frames"] = frames
+        document["cases"] = cases
+        return document
+    }
+
+    /// The first case named `name` in `file`, changed by `edit`, as a one-case document.
+    static func edited(_ file: String, case name: String? = nil, _ edit: (inout JSONObject) throws -> Void) throws -> JSONObject {
+        var document = try load(file)
+        let cases = try #require(document["cases"] as? [JSONObject])
+        var testCase = try #require(name.map { name in cases.first { $0["name"] as? String == name } } ?? cases.first)
+        try edit(&testCase)
+        document["cases"] = [testCase]
+        return document
+    }
+
+    /// Malformed vectors are failed cases, never a trap in the core: HKDF lengths outside 1…8160.
+    @Test(arguments: [0, -1, -64, 8161, 1 << 40])
+    func hkdfLengthOutOfRangeIsAFailedCase(length: Int) throws {
+        let report = try Self.run(try Self.edited("hkdf.json") { $0["length"] = length })
+        #expect(report.passed == 0 && report.failed == 1)
+        #expect(report.failures.first?.reason.contains("length \(length) is outside") == true)
+    }
+
+    /// A linked session whose client nonce is not 16 bytes (ClientPayload requires 16).
+    @Test(arguments: ["", "00", String(repeating: "ab", count: 17)])
+    func linkedSessionWithAWrongLengthClientNonceIsAFailedCase(nonce: String) throws {
+        let report = try Self.run(try Self.edited("session.json", case: "synthetic-s2-linked-flow") { testCase in
+            var tunnel = try #require(testCase["tunnel"] as? JSONObject)
+            tunnel["clientNonce"] = nonce
+            testCase["tunnel"] = tunnel
+        })
+        #expect(report.passed == 0 && report.failed == 1)
+        #expect(report.failures.first?.reason.contains("clientNonce is \(nonce.count / 2) bytes") == true)
+    }
+
+    /// A linked session with fewer than the two handshake frames.
+    @Test(arguments: [0, 1])
+    func linkedSessionWithTooFewFramesIsAFailedCase(frameCount: Int) throws {
+        let report = try Self.run(try Self.edited("session.json", case: "synthetic-s2-linked-flow") { testCase in
+            testCase["frames"] = Array(try #require(testCase["frames"] as? [JSONObject]).prefix(frameCount))
+        })
+        #expect(report.passed == 0 && report.failed == 1)
+        #expect(report.failures.first?.reason.contains("has \(frameCount)") == true)
+    }
+
+    /// A QR session with no frames at all fails (it has no post-handshake frame to read).
+    @Test func qrSessionWithoutFramesIsAFailedCase() throws {
+        let report = try Self.run(try Self.edited("session.json", case: "synthetic-s1-qr-flow") { $0["frames"] = [JSONObject]() })
+        #expect(report.passed == 0 && report.failed == 1)
+    }
+
     /// Kinds SCHEMA.md defines as always valid cannot carry an invalid case.
     @Test func invalidCaseOfAnAlwaysValidKindIsReported() throws {
         var document = try Self.load("hkdf.json")

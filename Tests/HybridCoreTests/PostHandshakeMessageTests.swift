@@ -68,18 +68,25 @@ import Testing
         }
     }
 
+    /// Random bytes and maps give a message that survives its own encoding, or a HybridMessageError.
     @Test func malformedInputNeverCrashes() {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom.forProperty()
+        var tally = ParseTally()
+        let check = { (message: PostHandshakeMessage) in
+            #expect((try? PostHandshakeMessage(decoding: message.encoded()))?.cborValue == message.cborValue)
+        }
         for _ in 0..<5_000 {
-            _ = try? PostHandshakeMessage(decoding: MessageTestRandom.bytes(in: 0...64))
+            let bytes = rng.bytes(in: 0...64)
+            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: bytes) }, check: check)
             var entries: [CBORMapEntry] = []
-            for key: Int64 in 1...3 where Bool.random() {
+            for key: Int64 in 1...3 where Bool.random(using: &rng) {
                 entries.append(CBORMapEntry(.int(key), CBORTests.randomValue(depth: 2, using: &rng)))
             }
             let encoded = CBOREncoder.encode(.map(entries))
-            _ = try? PostHandshakeMessage(decoding: encoded)
-            _ = try? PostHandshakeMessage(
-                decoding: RevisionZeroPadding.pad(encoded, trailer: Bool.random() ? .sixteenBit : .eightBit))
+            let padded = RevisionZeroPadding.pad(encoded, trailer: Bool.random(using: &rng) ? .sixteenBit : .eightBit)
+            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: encoded) }, check: check)
+            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: padded) }, check: check)
         }
+        #expect(tally.values > 0 && tally.errors > 0)
     }
 }

@@ -192,22 +192,34 @@ struct SessionPair {
 
     @Test func eventsOutOfOrderAreTypedErrors() throws {
         var pair = SessionPair()
-        #expect(throws: SessionError.self) { try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [0, 0, 0])!) }
-        #expect(throws: SessionError.self) { try pair.phone.messageReceived([1, 2, 3]) }
-        #expect(throws: SessionError.self) { try pair.phone.requestCompleted(.ctap([0])) }
-        #expect(throws: SessionError.self) { try pair.client.tunnelOpened() }
-        #expect(throws: SessionError.self) { try pair.client.messageReceived([0]) }
+        #expect(throws: SessionError.outOfOrder(.event(.tunnelOpened, state: "idle"))) {
+            try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [0, 0, 0])!)
+        }
+        #expect(throws: SessionError.outOfOrder(.event(.messageReceived, state: "idle"))) {
+            try pair.phone.messageReceived([1, 2, 3])
+        }
+        // A failed message ends the session: the phone is now in state "failed".
+        #expect(throws: SessionError.outOfOrder(.event(.requestCompleted, state: "failed"))) {
+            try pair.phone.requestCompleted(.ctap([0]))
+        }
+        #expect(throws: SessionError.outOfOrder(.event(.tunnelOpened, state: "awaitingAdvert"))) {
+            try pair.client.tunnelOpened()
+        }
+        #expect(throws: SessionError.outOfOrder(.event(.messageReceived, state: "awaitingAdvert"))) {
+            try pair.client.messageReceived([0])
+        }
         var fresh = SessionPair()
         _ = try fresh.phone.start()
-        #expect(throws: SessionError.self) { try fresh.phone.start() }
+        #expect(throws: SessionError.outOfOrder(.event(.start, state: "openingTunnel"))) { try fresh.phone.start() }
         #expect(throws: SessionError.tunnelClosedEarly) { try fresh.phone.tunnelClosed() }
     }
 
     @Test func garbageNeverCrashesEitherSide() throws {
+        var random = SeededRandom.forProperty()
         for length in [0, 1, 16, 64, 65, 80, 81, 82, 200] {
             var pair = SessionPair()
             try pair.connect()
-            let garbage = (0..<length).map { _ in UInt8.random(in: 0...255) }
+            let garbage = random.bytes(length)
             #expect(throws: SessionError.self) { try pair.phone.messageReceived(garbage) }
             var other = SessionPair()
             try other.connect()

@@ -100,7 +100,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
 
 extension Duration {
     /// `12 s`, `1.5 s`.
-    var formattedSeconds: String {
+    package var formattedSeconds: String {
         let (seconds, attoseconds) = components
         if attoseconds == 0 { return "\(seconds) s" }
         let value = Double(seconds) + Double(attoseconds) / 1e18

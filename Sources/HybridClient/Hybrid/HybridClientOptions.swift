@@ -13,6 +13,8 @@ public struct HybridClientOptions: Sendable {
     /// server when the advert names the domain. Empty in production: adverts then reach the
     /// domain's host over `wss://` (ids 0 and 1 assigned, ≥ 256 hashed; protocol.md §4).
     public var testTunnelOverrides: [TunnelDomainID: TunnelServerOrigin]
+    /// The clock ``timeout`` runs on; tests replace it to time out without waiting.
+    var clock: any Clock<Duration> = ContinuousClock()
 
     /// The default timeout: two minutes, like a browser's WebAuthn default.
     public static let defaultTimeout: Duration = .seconds(120)

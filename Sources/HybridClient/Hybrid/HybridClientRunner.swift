@@ -62,6 +62,7 @@ public struct HybridClientRunner: Sendable {
     ) async throws -> HybridClientResponse {
         let tracker = CeremonyStageTracker()
         let timeout = options.timeout
+        let clock = options.clock
         let keys = Self.freshKeys()
         return try await withThrowingTaskGroup(of: HybridClientResponse.self) { group in
             group.addTask {
@@ -71,7 +72,7 @@ public struct HybridClientRunner: Sendable {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await clock.sleep(for: timeout)
                 throw HybridClientError.timedOut(stage: await tracker.stage, after: timeout)
             }
             defer { group.cancelAll() }

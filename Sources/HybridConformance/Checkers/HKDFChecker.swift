@@ -10,11 +10,15 @@ struct HKDFChecker: VectorKindChecker {
         guard let purpose = UInt32(exactly: rawPurpose).flatMap(KeyPurpose.init(rawValue:)) else {
             throw VectorMismatch("purpose \(rawPurpose) is not a known KeyPurpose")
         }
+        let length = try testCase.int("length")
+        guard KeyDerivation.byteCountRange.contains(length) else {
+            throw VectorMismatch("length \(length) is outside HKDF-SHA256's \(KeyDerivation.byteCountRange)")
+        }
         let output = KeyDerivation.derive(
             from: try testCase.bytes("secret"),
             salt: try testCase.optionalBytes("salt"),
             purpose: purpose,
-            byteCount: try testCase.int("length")
+            byteCount: length
         )
         try Expect.bytes("output", output, try testCase.bytes("output"))
     }

@@ -5,6 +5,9 @@ import Crypto
 /// HKDF-SHA256 with IKM = `secret`, the given salt (absent = empty, which RFC 5869 treats as
 /// 32 zero bytes) and info = `LE32(purpose)`. Chromium: `internal::Derive`.
 public enum KeyDerivation {
+    /// The output lengths HKDF-SHA256 can produce: 1…255 × 32 bytes.
+    public static let byteCountRange = 1...(255 * SHA256.byteCount)
+
     /// Derives `byteCount` bytes from `secret` for `purpose`.
     ///
     /// - Parameters:
@@ -19,7 +22,7 @@ public enum KeyDerivation {
         purpose: KeyPurpose,
         byteCount: Int
     ) -> [UInt8] {
-        precondition(byteCount > 0 && byteCount <= 255 * SHA256.byteCount, "HKDF-SHA256 output length out of range")
+        precondition(byteCountRange.contains(byteCount), "HKDF-SHA256 output length out of range")
         let raw = purpose.rawValue
         let info: [UInt8] = [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: raw >> $0) }
         return hkdfSHA256(secret: Array(secret), salt: salt ?? [], info: info, byteCount: byteCount)

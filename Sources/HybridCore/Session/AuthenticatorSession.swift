@@ -102,14 +102,14 @@ public struct AuthenticatorSession: Sendable {
 
     /// Starts the session: the phone opens its tunnel first (§5.4).
     public mutating func start() throws(SessionError) -> [Action] {
-        guard case .idle = state else { throw outOfOrder("start") }
+        guard case .idle = state else { throw outOfOrder(.start) }
         state = .openingTunnel
         return [.openTunnel(.new(domain: configuration.domainID, tunnelID: configuration.qrSecret.tunnelID))]
     }
 
     /// The relay accepted the tunnel and assigned `routingID`.
     public mutating func tunnelOpened(routingID: RoutingID) throws(SessionError) -> [Action] {
-        guard case .openingTunnel = state else { throw outOfOrder("tunnelOpened") }
+        guard case .openingTunnel = state else { throw outOfOrder(.tunnelOpened) }
         let plaintext = AdvertPlaintext(nonce: advertNonce, routingID: routingID, domainID: configuration.domainID)
         state = .awaitingHandshake(psk: configuration.qrSecret.psk(eidPlaintext: plaintext))
         return [.startAdvertising(serviceData: configuration.qrSecret.eidKey.encrypt(plaintext))]
@@ -127,8 +127,8 @@ public struct AuthenticatorSession: Sendable {
 
     /// The request delivered by ``Action/deliverRequest(_:)`` has its response, of the same type.
     public mutating func requestCompleted(_ response: HybridPayload) throws(SessionError) -> [Action] {
-        guard case .processing(var crypter, let request) = state else { throw outOfOrder("requestCompleted") }
-        guard response.messageType == request.messageType else { throw outOfOrder("response type differs from request") }
+        guard case .processing(var crypter, let request) = state else { throw outOfOrder(.requestCompleted) }
+        guard response.messageType == request.messageType else { throw .outOfOrder(.responseTypeDiffersFromRequest) }
         do {
             let ciphertext = try crypter.encrypt(response.frame.encoded(revision: .one))
             requestsServed += 1
@@ -184,20 +184,20 @@ public struct AuthenticatorSession: Sendable {
                 state = .finished
                 return [.finish]
             case .ctap, .json:
-                throw .invalidFrame("a second request arrived before the first was answered")
+                throw .invalidFrame(.secondRequest)
             }
         case .idle, .openingTunnel, .finished, .failed:
-            throw outOfOrder("messageReceived")
+            throw outOfOrder(.messageReceived)
         }
     }
 
     /// An update from the client means nothing to a phone; like Chromium's, it only has to be
     /// CBOR (§7.3).
     private static func checkClientUpdate(_ frame: HybridFrame) throws(SessionError) {
-        do {
+        do throws(CBORError) {
             _ = try CBORDecoder.decode(frame.payload)
         } catch {
-            throw .invalidFrame("the client's update is not CBOR: \(error)")
+            throw .invalidFrame(.clientUpdateNotCBOR(error))
         }
     }
 
@@ -231,8 +231,8 @@ public struct AuthenticatorSession: Sendable {
         return actions
     }
 
-    private func outOfOrder(_ event: String) -> SessionError {
-        .outOfOrder("\(event) in state \(state.name)")
+    private func outOfOrder(_ event: SessionEvent) -> SessionError {
+        .outOfOrder(.event(event, state: state.name))
     }
 }
 

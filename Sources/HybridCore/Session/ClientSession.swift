@@ -96,7 +96,7 @@ public struct ClientSession: Sendable {
 
     /// The tunnel is open: the client speaks first (§5.4).
     public mutating func tunnelOpened() throws(SessionError) -> [Action] {
-        guard case .connecting(let psk) = state else { throw outOfOrder("tunnelOpened") }
+        guard case .connecting(let psk) = state else { throw outOfOrder(.tunnelOpened) }
         let initiator = HandshakeInitiator(
             pattern: .knpsk0(identityKey: configuration.identityKey), psk: psk, ephemeralKey: ephemeralKey)
         state = .awaitingHandshakeResponse(initiator)
@@ -105,7 +105,7 @@ public struct ClientSession: Sendable {
 
     /// Queues the one request of this session; it goes out as soon as the session is ready.
     public mutating func send(_ request: HybridPayload) throws(SessionError) -> [Action] {
-        guard queuedRequest == nil else { throw outOfOrder("a request is already queued") }
+        guard queuedRequest == nil else { throw .outOfOrder(.requestAlreadyQueued) }
         switch state {
         case .awaitingAdvert, .connecting, .awaitingHandshakeResponse, .awaitingPostHandshake:
             queuedRequest = request
@@ -113,7 +113,7 @@ public struct ClientSession: Sendable {
         case .ready(let crypter, let revision):
             return try sendRequest(request, crypter: crypter, revision: revision)
         case .awaitingResponse, .finished, .failed:
-            throw outOfOrder("send")
+            throw outOfOrder(.send)
         }
     }
 
@@ -150,20 +150,19 @@ public struct ClientSession: Sendable {
                 throw .handshake(error)
             }
         case .awaitingPostHandshake(var crypter):
+            let plaintext = try Self.openFirstMessage(message, crypter: &crypter)
             let postHandshake: PostHandshakeMessage
-            do {
-                postHandshake = try PostHandshakeMessage(decoding: try Self.openFirstMessage(message, crypter: &crypter))
-            } catch let error as SessionError {
-                throw error
+            do throws(HybridMessageError) {
+                postHandshake = try PostHandshakeMessage(decoding: plaintext)
             } catch {
-                throw .invalidPostHandshake("\(error)")
+                throw .invalidPostHandshake(.message(error))
             }
             if let linking = postHandshake.linking {
                 // Legacy linking at key 2: on a QR connection it must parse and verify (§7.2 check 7).
-                do {
+                do throws(HybridMessageError) {
                     try verifyLinking(linking)
                 } catch {
-                    throw .invalidPostHandshake("invalid linking info: \(error)")
+                    throw .invalidPostHandshake(.linking(error))
                 }
             }
             var actions: [Action] = [.handshakeCompleted(postHandshake)]
@@ -175,7 +174,7 @@ public struct ClientSession: Sendable {
             return actions
         case .ready(var crypter, let revision):
             let frame = try crypter.sessionDecryptFrame(message, revision: revision)
-            guard case .update = frame.type else { throw .invalidFrame("unsolicited \(frame.type) message") }
+            guard case .update = frame.type else { throw .invalidFrame(.unsolicited(frame.type)) }
             try validateUpdate(frame)
             state = .ready(crypter, revision: revision)
             return []
@@ -187,9 +186,9 @@ public struct ClientSession: Sendable {
                 state = .awaitingResponse(crypter, revision: revision, request: request)
                 return []
             case .shutdown:
-                throw .invalidFrame("the authenticator sent shutdown")
+                throw .invalidFrame(.authenticatorShutdown)
             case .ctap, .json:
-                guard frame.type == request.messageType else { throw .invalidFrame("reply type differs from request") }
+                guard frame.type == request.messageType else { throw .invalidFrame(.replyTypeDiffersFromRequest) }
                 var actions: [Action] = [.deliverResponse(HybridPayload(frame))]
                 if revision == .one {
                     do {
@@ -208,7 +207,7 @@ public struct ClientSession: Sendable {
             state = .finished(crypter, revision: revision)
             return []
         case .awaitingAdvert, .connecting, .failed:
-            throw outOfOrder("messageReceived")
+            throw outOfOrder(.messageReceived)
         }
     }
 
@@ -234,7 +233,7 @@ public struct ClientSession: Sendable {
         _ request: HybridPayload, crypter: TransportCrypter, revision: HybridProtocolRevision
     ) throws(SessionError) -> [Action] {
         guard revision == .one || request.messageType == .ctap else {
-            throw .invalidPostHandshake("a \(request.messageType) request needs protocol revision 1")
+            throw .invalidPostHandshake(.needsRevisionOne(request.messageType))
         }
         var crypter = crypter
         let plaintext = request.frame.encoded(revision: revision)
@@ -250,22 +249,22 @@ public struct ClientSession: Sendable {
     /// An update's linking info, if any, must be well formed and correctly signed (§7.4); the
     /// client offers no linking (QR key 4 = false), so valid linking info is then discarded.
     private func validateUpdate(_ frame: HybridFrame) throws(SessionError) {
-        do {
+        do throws(HybridMessageError) {
             let update = try UpdateMessage(decoding: frame.payload)
             if let linking = update.linking { try verifyLinking(linking) }
         } catch {
-            throw .invalidFrame("invalid update message: \(error)")
+            throw .invalidFrame(.update(error))
         }
     }
 
     /// Linking info must be well formed and signed for this handshake (§7.6).
-    private func verifyLinking(_ linking: CBORValue) throws {
+    private func verifyLinking(_ linking: CBORValue) throws(HybridMessageError) {
         guard let handshakeHash else { return }
         _ = try LinkingInfo(verifying: linking, clientIdentityKey: configuration.identityKey, handshakeHash: handshakeHash)
     }
 
-    private func outOfOrder(_ event: String) -> SessionError {
-        .outOfOrder("\(event) in state \(state.name)")
+    private func outOfOrder(_ event: SessionEvent) -> SessionError {
+        .outOfOrder(.event(event, state: state.name))
     }
 }
 

@@ -11,10 +11,10 @@ extension TransportCrypter {
     /// Decrypts one tunnel message and splits it into a frame of `revision`.
     mutating func sessionDecryptFrame(_ message: [UInt8], revision: HybridProtocolRevision) throws(SessionError) -> HybridFrame {
         let plaintext = try sessionDecrypt(message)
-        do {
+        do throws(HybridMessageError) {
             return try HybridFrame(decoding: plaintext, revision: revision)
         } catch {
-            throw .invalidFrame("\(error)")
+            throw .invalidFrame(.frame(error))
         }
     }
 }

@@ -27,32 +27,41 @@ struct LoopbackCeremony {
     private enum ChildResult: Sendable {
         case client(Result<HybridClientResponse, any Error>)
         case authenticator(Result<TestAuthenticator.Record, any Error>)
-        case graceOver
     }
 
-    /// Runs `request`; the authenticator (if any) starts when the QR code is shown.
+    /// Runs `request`; the authenticator (if any) starts when the QR code is shown. `observe` sees
+    /// each client event as it happens.
     static func run(
         _ request: HybridClientRequest,
         options: HybridClientOptions,
-        authenticator: TestAuthenticator?
+        authenticator: TestAuthenticator?,
+        observe: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> Outcome {
         var phone: Phone?
         if let authenticator {
             phone = { qrURL in try await authenticator.serve(qrURL: qrURL) }
         }
-        return try await run(request, options: options, phone: phone)
+        return try await run(request, options: options, phone: phone, observe: observe)
     }
 
     /// Runs `request`; `phone` (if any) starts when the QR code is shown.
+    ///
+    /// Once the client has finished, a phone it reached (the client opened the tunnel) ends by
+    /// itself when the relay passes on the client's close, and is waited for; a phone the client
+    /// never reached would wait for it forever, and is cancelled.
     static func run(
         _ request: HybridClientRequest,
         options: HybridClientOptions,
-        phone authenticator: Phone?
+        phone authenticator: Phone?,
+        observe: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> Outcome {
         let runner = HybridClientRunner(options: options)
         let (events, eventSink) = AsyncStream<HybridClientEvent>.makeStream()
         let (qrURLs, qrSink) = AsyncStream<String>.makeStream()
+        let reachedPhone = LockedFlag()
         let report: @Sendable (HybridClientEvent) -> Void = { event in
+            if event == .handshake { reachedPhone.set() }
+            observe(event)
             eventSink.yield(event)
             if case .qr(let url) = event {
                 qrSink.yield(url)
@@ -79,14 +88,9 @@ struct LoopbackCeremony {
                 case .client(let result):
                     client = result
                     qrSink.finish()
-                    group.addTask {
-                        try? await Task.sleep(for: .seconds(2))
-                        return .graceOver
-                    }
+                    if !reachedPhone.isSet { group.cancelAll() }
                 case .authenticator(let result): phone = result
-                case .graceOver: group.cancelAll()
                 }
-                if case .graceOver = next { break }
             }
             group.cancelAll()
         }
@@ -104,6 +108,15 @@ struct LoopbackCeremony {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return SimulatedAir(directory: directory.path)
     }
+}
+
+/// A flag set from any task.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
 
 func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {

@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+// libFuzzer targets for the project's parsers, kept out of the main package so they never slow its
+// build or tests. Built and run by scripts/fuzz.sh (own scratch path, -sanitize=fuzzer,address, lld).
+import PackageDescription
+
+let package = Package(
+    name: "swift-hybrid-transport-fuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "swift-hybrid-transport", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+    ],
+    targets: [
+        // The shared libFuzzer driver: FUZZ_TARGET picks the parser.
+        .target(name: "FuzzDriver"),
+        // Every HybridCore parser (Targets.swift).
+        .executableTarget(
+            name: "hybrid-core-fuzz",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "HybridCore", package: "swift-hybrid-transport"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/HybridCoreFuzz"
+        ),
+        // HCI events / LE advertising reports and D-Bus messages (HybridBluetooth).
+        .executableTarget(
+            name: "hybrid-bluetooth-fuzz",
+            dependencies: ["FuzzDriver", .product(name: "HybridBluetooth", package: "swift-hybrid-transport")],
+            path: "Sources/HybridBluetoothFuzz"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A clock that moves only when a test advances it, so that a timeout fires when the test has seen
+/// what it waits for, never because a loaded machine was slow.
+final class ManualClock: Clock, @unchecked Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+
+    private struct Sleeper {
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var sleepers: [UUID: Sleeper] = [:]
+    private var sleeperWaiters: [CheckedContinuation<Void, Never>] = []
+
+    var now: Instant { lock.withLock { current } }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let waiters: [CheckedContinuation<Void, Never>]? = lock.withLock {
+                    if deadline <= current || Task.isCancelled { return nil }
+                    sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    defer { sleeperWaiters = [] }
+                    return sleeperWaiters
+                }
+                guard let waiters else {
+                    Task.isCancelled ? continuation.resume(throwing: CancellationError()) : continuation.resume()
+                    return
+                }
+                for waiter in waiters { waiter.resume() }
+            }
+        } onCancel: {
+            lock.withLock { sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns once something sleeps on this clock.
+    func sleeperArrived() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = lock.withLock {
+                if !sleepers.isEmpty { return true }
+                sleeperWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Moves the clock on and wakes every sleeper whose deadline has come.
+    func advance(by duration: Duration) {
+        let due: [Sleeper] = lock.withLock {
+            current = current.advanced(by: duration)
+            let due = sleepers.filter { $0.value.deadline <= current }
+            for key in due.keys { sleepers.removeValue(forKey: key) }
+            return Array(due.values)
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+}
