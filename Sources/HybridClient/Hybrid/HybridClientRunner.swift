@@ -60,15 +60,35 @@ public struct HybridClientRunner: Sendable {
         _ request: HybridClientRequest,
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> HybridClientResponse {
+        try await bounded(requestType: request.requestType, events: events) { postHandshake, logger in
+            try Self.ctapRequest(for: request, postHandshake: postHandshake, logger: logger)
+        } finish: { reply in
+            try Self.mapReply(reply, to: request)
+        }
+    }
+
+    /// Runs one ceremony under ``HybridClientOptions/timeout``: fresh keys, the QR code, the
+    /// tunnel, the request `makeRequest` builds from the phone's post-handshake message, and
+    /// `finish` applied to the phone's reply bytes (status + CBOR) before ``HybridClientEvent/done``.
+    func bounded<Response: Sendable>(
+        requestType: HybridRequestType,
+        events: @escaping @Sendable (HybridClientEvent) -> Void,
+        makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+        finish: @escaping @Sendable ([UInt8]) throws -> Response
+    ) async throws -> Response {
         let tracker = CeremonyStageTracker()
         let timeout = options.timeout
         let keys = Self.freshKeys()
-        return try await withThrowingTaskGroup(of: HybridClientResponse.self) { group in
+        return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask {
-                try await ceremony(request, keys: keys) { event in
+                let emit: (HybridClientEvent) async -> Void = { event in
                     await tracker.enter(event.stage)
                     events(event)
                 }
+                let reply = try await ceremony(requestType: requestType, keys: keys, makeRequest: makeRequest, emit: emit)
+                let response = try finish(reply)
+                await emit(.done)
+                return response
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -100,15 +120,16 @@ public struct HybridClientRunner: Sendable {
     }
 
     private func ceremony(
-        _ request: HybridClientRequest,
+        requestType: HybridRequestType,
         keys: Keys,
+        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         emit: (HybridClientEvent) async -> Void
-    ) async throws -> HybridClientResponse {
+    ) async throws -> [UInt8] {
         let payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
             timestamp: Int64(Date().timeIntervalSince1970),
-            requestType: request.requestType,
+            requestType: requestType,
             supportsLinking: false
         )
         var session = ClientSession(
@@ -128,11 +149,9 @@ public struct HybridClientRunner: Sendable {
             configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
             let reply = try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
                 connection in
-                try await exchange(request, session: &session, over: connection, emit: emit)
+                try await exchange(makeRequest, session: &session, over: connection, emit: emit)
             }
-            let response = try Self.mapReply(reply, to: request)
-            await emit(.done)
-            return response
+            return reply
         } catch let error as HybridClientError {
             throw error
         } catch let error as SessionError {
@@ -166,7 +185,7 @@ public struct HybridClientRunner: Sendable {
     /// Runs the session over an open tunnel: handshake, the request, the reply, shutdown. Returns
     /// the reply's bytes (CTAP status + CBOR).
     private func exchange(
-        _ request: HybridClientRequest,
+        _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         session: inout ClientSession,
         over connection: TunnelConnection,
         emit: (HybridClientEvent) async -> Void
@@ -186,7 +205,8 @@ public struct HybridClientRunner: Sendable {
                 case .send(let bytes):
                     try await connection.send(bytes)
                 case .handshakeCompleted(let postHandshake):
-                    let ctapRequest = try ctapRequest(for: request, postHandshake: postHandshake)
+                    guard postHandshake.effectiveFeatures.contains(.ctap) else { throw HybridClientError.ctapUnsupported }
+                    let ctapRequest = try makeRequest(postHandshake, logger)
                     pending += try session.send(.ctap(ctapRequest))
                     await emit(.waitingForApproval)
                 case .deliverResponse(let payload):
@@ -211,11 +231,11 @@ public struct HybridClientRunner: Sendable {
 
     /// The request bytes, mapped with the phone's getInfo (post-handshake key 1). A getInfo this
     /// client cannot parse counts as unknown (a phone is assumed), as it only tunes options.
-    private func ctapRequest(
+    private static func ctapRequest(
         for request: HybridClientRequest,
-        postHandshake: PostHandshakeMessage
+        postHandshake: PostHandshakeMessage,
+        logger: Logger
     ) throws(HybridClientError) -> [UInt8] {
-        guard postHandshake.effectiveFeatures.contains(.ctap) else { throw .ctapUnsupported }
         let info = postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) }
         if info == nil { logger.debug("phone's getInfo not understood; assuming phone defaults") }
         return request.ctapRequest(authenticatorInfo: info)
