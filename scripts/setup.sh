@@ -3,7 +3,7 @@
 # Idempotent: it calls apt-get/pip only for what is missing. Needs root (or sudo) for apt.
 set -euo pipefail
 
-apt_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools
+apt_packages=(fido2-tools openssh-client pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools
     libzbar-dev libpng-dev libturbojpeg0-dev)
 
 # apt_install PACKAGE...: apt-get install, through sudo unless already root.
