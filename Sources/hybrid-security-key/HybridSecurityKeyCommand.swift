@@ -19,7 +19,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             with the phone's camera and approve there. Runs until Ctrl-C or SIGTERM, then removes \
             the device.
 
-            Needs write access to /dev/uhid (see Install/70-hybrid-security-key.rules) and \
+            Needs write access to /dev/uhid (see deploy/security-key/70-hybrid-security-key.rules) and \
             Bluetooth (bluetoothd, or raw HCI as root).
 
             With --json, one JSON object per line on stdout: {"event":"ready","hidraw":…}, \

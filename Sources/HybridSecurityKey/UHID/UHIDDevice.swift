@@ -30,7 +30,7 @@ public enum UHIDError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .open(let code):
             "cannot open /dev/uhid: \(String(cString: strerror(code)))"
-                + (code == EACCES ? " (install the udev rule from Install/, or run as root)" : "")
+                + (code == EACCES ? " (install deploy/security-key/70-hybrid-security-key.rules, or run as root)" : "")
                 + (code == ENOENT ? " (load the uhid kernel module: modprobe uhid)" : "")
         case .create(let code): "UHID_CREATE2 failed: \(String(cString: strerror(code)))"
         case .write(let code): "writing to /dev/uhid failed: \(String(cString: strerror(code)))"
