@@ -131,6 +131,13 @@ let package = Package(
             dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
         ),
 
+        // Benchmark: the bridge's own overhead per request (scripts/bench-security-key.sh).
+        .executableTarget(
+            name: "security-key-bench",
+            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore"],
+            path: "Benchmarks/security-key-bench"
+        ),
+
         // Benchmark: full ceremonies on loopback and the handshake's CPU cost (scripts/bench-ceremony.sh).
         .executableTarget(
             name: "hybrid-bench",

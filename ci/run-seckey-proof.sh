@@ -4,7 +4,9 @@
 # whose requests our hybrid-authenticator answers over BLE (btvirt) and a loopback relay.
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Prints the duration of
 # each guest step (host clock) and the whole run.
-# Env: BLEVM_DIR (default ../shared/tools/blevm), SECKEY_PROOF_TIMEOUT (default 900 s).
+# Env: BLEVM_DIR (default ../shared/tools/blevm), SECKEY_PROOF_TIMEOUT (default 1800 s),
+#      SECKEY_PROOF_STORE=plaintext (the phone's store unencrypted: quicker, for local runs),
+#      SECKEY_CEREMONY_TIMEOUT (seconds per phone ceremony, default 600).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 blevm=${BLEVM_DIR:-../shared/tools/blevm}
@@ -29,11 +31,12 @@ done
 start=$EPOCHREALTIME
 set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
-  "$blevm/blevm-run" -v -m 2048 -t "${SECKEY_PROOF_TIMEOUT:-900}" \
+  "$blevm/blevm-run" -v -m 2048 -t "${SECKEY_PROOF_TIMEOUT:-1800}" \
+  -e "SECKEY_PROOF_STORE=${SECKEY_PROOF_STORE:-encrypted}" -e "SECKEY_CEREMONY_TIMEOUT=${SECKEY_CEREMONY_TIMEOUT:-600}" \
   -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
   -b "$(command -v fido2-token)" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
   -b "$(command -v ssh-keygen)" -b /usr/lib/openssh/ssh-sk-helper:/usr/lib/openssh/ssh-sk-helper \
-  -S ci/seckey-in-vm.sh 2>&1 |
+  -f ci/ceremony-in-vm.sh -S ci/seckey-in-vm.sh 2>&1 |
   while IFS= read -r line; do
     printf '[+%6.1fs] %s\n' "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{print b-a}')" "$line"
   done | tee "$work/guest.log"
