@@ -165,3 +165,27 @@ import Testing
         #expect(harness.phone.requests.isEmpty)
     }
 }
+
+extension SecurityKeyBridgeTests {
+    /// While the phone works the key sends KEEPALIVE on the request's channel: PROCESSING first,
+    /// UPNEEDED once the QR code is up (the user must act), at the state machine's interval.
+    @Test func keepalivesSayUserNeededOnceTheQRCodeIsUp() async throws {
+        let harness = BridgeHarness([.waitForCancel])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.getAssertion(), on: channel)
+        var statuses: [UInt8] = []
+        // Tick until the QR event has turned the status to UPNEEDED (it hops through the actor).
+        while statuses.last != 2 {
+            harness.clock.advance(by: .milliseconds(100))
+            await harness.bridge.tick()
+            let message = try await harness.nextMessage()
+            #expect(message.channel == channel)
+            #expect(message.command == .keepalive)
+            statuses.append(message.payload.first ?? 0)
+            try #require(statuses.count < 10_000)
+        }
+        #expect(statuses.allSatisfy { $0 == 1 || $0 == 2 })
+        await harness.send(.cancel, [], on: channel)
+        #expect(try await harness.nextMessage().payload == [0x2D])
+    }
+}
