@@ -48,7 +48,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     @Option(help: "Seconds one phone ceremony may take, from the QR code to the answer.")
     var timeout: Double = 120
 
-    @Option(help: "Where to write the QR code image (PNG). Default: $XDG_RUNTIME_DIR/hybrid-security-key-qr.png, else /tmp.")
+    @Option(help: "Where to write the QR code image (PNG). Default: $XDG_RUNTIME_DIR (else /tmp)/hybrid-security-key-qr-UID.png.")
     var qrFile: String?
 
     @Flag(help: "Do not show desktop notifications.")

@@ -29,7 +29,7 @@ public enum UHIDError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .open(let code):
-            "cannot open /dev/uhid: \(String(cString: strerror(code)))"
+            "cannot open the uhid device: \(String(cString: strerror(code)))"
                 + (code == EACCES ? " (install deploy/security-key/70-hybrid-security-key.rules, or run as root)" : "")
                 + (code == ENOENT ? " (load the uhid kernel module: modprobe uhid)" : "")
         case .create(let code): "UHID_CREATE2 failed: \(String(cString: strerror(code)))"
