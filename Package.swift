@@ -36,6 +36,8 @@ let package = Package(
         .executable(name: "relay-bench", targets: ["relay-bench"]),
         .executable(name: "hybrid-authenticator", targets: ["hybrid-authenticator"]),
         .executable(name: "hybrid-client", targets: ["hybrid-client"]),
+        .library(name: "HybridSecurityKey", targets: ["HybridSecurityKey"]),
+        .executable(name: "hybrid-security-key", targets: ["hybrid-security-key"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -126,6 +128,25 @@ let package = Package(
             name: "hybrid-client", dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
         ),
 
+        // The phone as a FIDO2 security key for every Linux program: CTAPHID over /dev/uhid (C shim
+        // for linux/uhid.h), each request forwarded to the phone through HybridClient.
+        .target(name: "CUHID"),
+        .target(
+            name: "HybridSecurityKey",
+            dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", "CUHID", logging]
+        ),
+        .executableTarget(
+            name: "hybrid-security-key",
+            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
+        ),
+
+        // Benchmark: the bridge's own overhead per request (scripts/bench-security-key.sh).
+        .executableTarget(
+            name: "security-key-bench",
+            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore"],
+            path: "Benchmarks/security-key-bench"
+        ),
+
         // Benchmark: full ceremonies on loopback and the handshake's CPU cost (scripts/bench-ceremony.sh).
         .executableTarget(
             name: "hybrid-bench",
@@ -152,6 +173,10 @@ let package = Package(
                 "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "TunnelRelay",
                 "HybridAuthenticator", logging,
             ] + crypto
+        ),
+        .testTarget(
+            name: "HybridSecurityKeyTests",
+            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -19,3 +19,6 @@ swift test --skip-build
 
 echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
 ci/run-ble-proof.sh
+
+echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm guest)"
+ci/run-seckey-proof.sh

@@ -58,6 +58,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Print every event as one JSON object per line on standard output.")
     var json = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Attest new credentials with \"packed\" self attestation (signed by the new key) instead of "
+                + "\"none\" as phones do; for tools that need a signature, e.g. fido2-cred -V."))
+    var packedAttestation = false
+
     @OptionGroup var storeOptions: StoreOptions
 
     @Option(
@@ -142,7 +148,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// verify the user (an encrypted store). Without it, requests that require UV (Chrome's
     /// discoverable sign-ins) are refused.
     func makeAuthenticator(store: FilePasskeyStore, logger: Logger) -> CTAPAuthenticator {
-        CTAPAuthenticator(store: store, userInteraction: makeUserInteraction(store: store), logger: logger)
+        CTAPAuthenticator(
+            store: store, userInteraction: makeUserInteraction(store: store),
+            configuration: AuthenticatorConfiguration(attestation: packedAttestation ? .packedSelf : .none), logger: logger)
     }
 
     /// The QR text: decoded from `--qr-image`, else the argument or standard input.

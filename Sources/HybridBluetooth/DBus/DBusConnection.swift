@@ -4,7 +4,8 @@ import CDBus
 import Glibc
 #endif
 
-/// A private connection to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured by libdbus). It
+/// A private connection to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured by libdbus), or to
+/// the session bus for desktop notifications (`DBUS_SESSION_BUS_ADDRESS`). It
 /// blocks, so it lives on one ``BlockingActivity`` thread from open to close and is deliberately not
 /// `Sendable`.
 final class DBusConnection {
@@ -15,15 +16,15 @@ final class DBusConnection {
     /// Default time to wait for a reply from bluetoothd or the bus.
     static let replyTimeoutMilliseconds: Int32 = 10_000
 
-    /// - Throws: ``BluetoothError/unavailable(reason:)`` when there is no system bus.
-    init() throws {
+    /// - Throws: ``BluetoothError/unavailable(reason:)`` when there is no such bus.
+    init(bus: DBusBusType = DBUS_BUS_SYSTEM) throws {
         _ = dbus_threads_init_default()
         var error = DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
-        guard let connection = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error) else {
+        guard let connection = dbus_bus_get_private(bus, &error) else {
             throw BluetoothError.unavailable(
-                reason: "cannot connect to the D-Bus system bus: \(Self.message(of: error))"
+                reason: "cannot connect to the D-Bus \(bus == DBUS_BUS_SYSTEM ? "system" : "session") bus: \(Self.message(of: error))"
             )
         }
         // libdbus would otherwise _exit() the whole process when the bus goes away.

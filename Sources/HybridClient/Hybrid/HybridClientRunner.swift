@@ -60,16 +60,38 @@ public struct HybridClientRunner: Sendable {
         _ request: HybridClientRequest,
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> HybridClientResponse {
+        try await bounded(requestType: request.requestType, events: events) { postHandshake, logger in
+            try Self.ctapRequest(for: request, postHandshake: postHandshake, logger: logger)
+        } finish: { reply, postHandshake in
+            try Self.mapReply(reply, to: request, authenticatorInfo: Self.authenticatorInfo(postHandshake))
+        }
+    }
+
+    /// Runs one ceremony under ``HybridClientOptions/timeout``: fresh keys, the QR code, the
+    /// tunnel, the request `makeRequest` builds from the phone's post-handshake message, and
+    /// `finish` applied to the phone's reply bytes (status + CBOR) and its post-handshake message
+    /// before ``HybridClientEvent/done``.
+    func bounded<Response: Sendable>(
+        requestType: HybridRequestType,
+        events: @escaping @Sendable (HybridClientEvent) -> Void,
+        makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+        finish: @escaping @Sendable ([UInt8], PostHandshakeMessage) throws -> Response
+    ) async throws -> Response {
         let tracker = CeremonyStageTracker()
         let timeout = options.timeout
         let clock = options.clock
         let keys = Self.freshKeys()
-        return try await withThrowingTaskGroup(of: HybridClientResponse.self) { group in
+        return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask {
-                try await ceremony(request, keys: keys) { event in
+                let emit: (HybridClientEvent) async -> Void = { event in
                     await tracker.enter(event.stage)
                     events(event)
                 }
+                let (reply, postHandshake) = try await ceremony(
+                    requestType: requestType, keys: keys, makeRequest: makeRequest, emit: emit)
+                let response = try finish(reply, postHandshake)
+                await emit(.done)
+                return response
             }
             group.addTask {
                 try await clock.sleep(for: timeout)
@@ -101,15 +123,16 @@ public struct HybridClientRunner: Sendable {
     }
 
     private func ceremony(
-        _ request: HybridClientRequest,
+        requestType: HybridRequestType,
         keys: Keys,
+        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         emit: (HybridClientEvent) async -> Void
-    ) async throws -> HybridClientResponse {
+    ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
         let payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
             timestamp: Int64(Date().timeIntervalSince1970),
-            requestType: request.requestType,
+            requestType: requestType,
             supportsLinking: false
         )
         var session = ClientSession(
@@ -128,14 +151,10 @@ public struct HybridClientRunner: Sendable {
             // within the overall timeout so that it (or Ctrl-C) is not held up by them.
             configuration.connectTimeout = min(configuration.connectTimeout, options.timeout)
             configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
-            let (reply, info) = try await TunnelClient(configuration: configuration, logger: logger).withConnection(
-                to: url
-            ) { connection in
-                try await exchange(request, session: &session, over: connection, emit: emit)
+            return try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
+                connection in
+                try await exchange(makeRequest, session: &session, over: connection, emit: emit)
             }
-            let response = try Self.mapReply(reply, to: request, authenticatorInfo: info)
-            await emit(.done)
-            return response
         } catch let error as HybridClientError {
             throw error
         } catch let error as SessionError {
@@ -167,15 +186,15 @@ public struct HybridClientRunner: Sendable {
     }
 
     /// Runs the session over an open tunnel: handshake, the request, the reply, shutdown. Returns
-    /// the reply's bytes (CTAP status + CBOR) and the phone's getInfo the request was built with.
+    /// the reply's bytes (CTAP status + CBOR) and the post-handshake message the request was built from.
     private func exchange(
-        _ request: HybridClientRequest,
+        _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         session: inout ClientSession,
         over connection: TunnelConnection,
         emit: (HybridClientEvent) async -> Void
-    ) async throws -> (reply: [UInt8], info: AuthenticatorGetInfoResponse?) {
+    ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
         var pending = try session.tunnelOpened()
-        var info: AuthenticatorGetInfoResponse?
+        var handshake: PostHandshakeMessage?
         await emit(.handshake)
         var messages = connection.messages.makeAsyncIterator()
         var reply: [UInt8]?
@@ -190,8 +209,9 @@ public struct HybridClientRunner: Sendable {
                 case .send(let bytes):
                     try await connection.send(bytes)
                 case .handshakeCompleted(let postHandshake):
-                    info = Self.authenticatorInfo(postHandshake)
-                    let ctapRequest = try ctapRequest(for: request, postHandshake: postHandshake, info: info)
+                    guard postHandshake.effectiveFeatures.contains(.ctap) else { throw HybridClientError.ctapUnsupported }
+                    handshake = postHandshake
+                    let ctapRequest = try makeRequest(postHandshake, logger)
                     pending += try session.send(.ctap(ctapRequest))
                     await emit(.waitingForApproval)
                 case .deliverResponse(let payload):
@@ -199,8 +219,8 @@ public struct HybridClientRunner: Sendable {
                     reply = bytes
                 case .finish:
                     await connection.close()
-                    guard let reply else { throw HybridClientError.invalidResponse("no reply") }
-                    return (reply, info)
+                    guard let reply, let handshake else { throw HybridClientError.invalidResponse("no reply") }
+                    return (reply, handshake)
                 case .connectTunnel:
                     break  // only ever returned for an advert
                 }
@@ -221,12 +241,12 @@ public struct HybridClientRunner: Sendable {
     }
 
     /// The request bytes, mapped with the phone's getInfo.
-    private func ctapRequest(
+    private static func ctapRequest(
         for request: HybridClientRequest,
         postHandshake: PostHandshakeMessage,
-        info: AuthenticatorGetInfoResponse?
+        logger: Logger
     ) throws(HybridClientError) -> [UInt8] {
-        guard postHandshake.effectiveFeatures.contains(.ctap) else { throw .ctapUnsupported }
+        let info = authenticatorInfo(postHandshake)
         if info == nil { logger.debug("phone's getInfo not understood; assuming phone defaults") }
         return try request.ctapRequest(authenticatorInfo: info)
     }

@@ -1,0 +1,46 @@
+import HybridClient
+import HybridCore
+
+/// Runs one phone ceremony for the bridge: carries a CTAP2 request to the phone and returns its
+/// reply bytes unchanged. ``HybridPhoneDriver`` is the real one; tests script a phone.
+public protocol PhoneCeremonyDriver: Sendable {
+    /// - Throws: `CancellationError` when the task is cancelled, any other error for a failed ceremony.
+    func forward(
+        _ request: [UInt8],
+        requestType: HybridRequestType,
+        events: @escaping @Sendable (HybridClientEvent) -> Void
+    ) async throws -> [UInt8]
+}
+
+/// The phone over hybrid: QR code, Bluetooth, tunnel, through ``HybridClientRunner``.
+public struct HybridPhoneDriver: PhoneCeremonyDriver {
+    public let runner: HybridClientRunner
+
+    public init(runner: HybridClientRunner) { self.runner = runner }
+
+    public func forward(
+        _ request: [UInt8],
+        requestType: HybridRequestType,
+        events: @escaping @Sendable (HybridClientEvent) -> Void
+    ) async throws -> [UInt8] {
+        try await runner.forward(ctapRequest: request, requestType: requestType, events: events)
+    }
+}
+
+/// The CTAP2 status a program gets when a ceremony fails before the phone answered.
+public enum CeremonyFailureStatus {
+    /// - Cancelled: CTAP2_ERR_KEEPALIVE_CANCEL.
+    /// - The ceremony's time ran out (nobody scanned the QR code, the phone never answered):
+    ///   CTAP2_ERR_USER_ACTION_TIMEOUT, which programs show as "timed out".
+    /// - Bluetooth, tunnel or session failures (a lost tunnel among them), a phone without CTAP:
+    ///   CTAP1_ERR_OTHER, an error and not a refusal: programs report a failure, not "denied".
+    ///   A refusal on the phone arrives as the phone's own status and is passed through unchanged.
+    public static func status(for error: any Error) -> CTAPStatusCode {
+        if error is CancellationError { return .keepaliveCancel }
+        guard let error = error as? HybridClientError else { return .other }
+        switch error {
+        case .timedOut: return .userActionTimeout
+        default: return error.ctapStatus ?? .other
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import HybridClient
+import HybridCore
+
+/// What the bridge reports while it serves programs; the executable shows these (terminal,
+/// JSON lines, desktop notifications). Never carries request or response payloads.
+public enum SecurityKeyEvent: Sendable, Hashable {
+    /// Progress of the phone ceremony for a request (the QR code first).
+    case ceremony(HybridClientEvent)
+    /// The phone answered a forwarded request with `status` (success or the phone's error).
+    case done(command: CTAPCommand, status: CTAPStatusCode)
+    /// A forwarded request failed before the phone answered; the program got `status`.
+    case failed(command: CTAPCommand, status: CTAPStatusCode, message: String)
+    /// Answered without the phone (getInfo, probes, unsupported commands, the cache).
+    case answeredLocally(command: CTAPCommand, status: CTAPStatusCode, reason: String)
+    /// A request ended because the program cancelled it or went away.
+    case cancelled(CTAPHIDCancelReason)
+    /// The program asked the key to identify itself.
+    case wink
+}

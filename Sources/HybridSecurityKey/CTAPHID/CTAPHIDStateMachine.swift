@@ -1,0 +1,265 @@
+import HybridCore
+
+/// The CTAPHID side of a security key (CTAP 2.2 §11.2), sans-IO: reports and clock readings go
+/// in, actions come out. It reassembles requests, allocates channels, answers INIT, PING, WINK
+/// and LOCK itself, rejects what is malformed with CTAPHID_ERROR, hands each CBOR request to
+/// the driver (``Action/startRequest(id:channel:payload:)``), keeps the host waiting with
+/// KEEPALIVE while the driver works, and turns CANCEL into CTAP2_ERR_KEEPALIVE_CANCEL at once.
+///
+/// Time is the caller's: every event carries `now`, a reading of one monotonic clock as a
+/// ``Duration`` since any fixed origin. ``nextDeadline`` says when to call ``tick(at:)``.
+///
+/// One CBOR request is served at a time (a key has one user); other channels get
+/// ``CTAPHIDProtocolError/channelBusy`` meanwhile, except INIT, which is always answered.
+public struct CTAPHIDStateMachine: Sendable {
+    public struct Configuration: Sendable {
+        /// Longest wait for the next continuation packet of a message (then ERR_MSG_TIMEOUT).
+        public var messageTimeout: Duration = .milliseconds(500)
+        /// KEEPALIVE period while a CBOR request is pending; CTAP 2.2 asks for at most 100 ms.
+        public var keepaliveInterval: Duration = .milliseconds(100)
+        /// Major, minor and build device version bytes of the INIT response.
+        public var deviceVersion: (major: UInt8, minor: UInt8, build: UInt8) = (1, 0, 0)
+        /// Capability flags of the INIT response: WINK and CBOR, and no MSG (FIDO2 only).
+        public var capabilities: CTAPHIDCapabilities = [.wink, .cbor, .noMessage]
+
+        public init() {}
+    }
+
+    /// What the driver does next, in order.
+    public enum Action: Hashable, Sendable {
+        /// Write these reports to the host, in order.
+        case send(CTAPHIDMessage)
+        /// A request was refused; send ``CTAPHIDRejection/message`` (already typed for logs).
+        case reject(CTAPHIDRejection)
+        /// Serve this CTAP2 request (command byte + CBOR) and call ``responseReady(id:payload:at:)``.
+        case startRequest(id: UInt64, channel: UInt32, payload: [UInt8])
+        /// Stop serving request `id`; its answer is no longer wanted (any later one is dropped).
+        case cancelRequest(id: UInt64, reason: CTAPHIDCancelReason)
+        /// The host asked the key to identify itself (CTAPHID_WINK).
+        case wink
+        /// A report that is not a CTAPHID packet at all (nothing can be answered).
+        case ignore(CTAPHIDPacketError)
+    }
+
+    private struct Assembly: Sendable {
+        var channel: UInt32
+        var command: CTAPHIDCommand
+        var length: Int
+        var data: [UInt8]
+        var nextSequence: UInt8
+        var deadline: Duration
+    }
+
+    private struct Pending: Sendable {
+        var id: UInt64
+        var channel: UInt32
+        var status: CTAPHIDKeepaliveStatus
+        var nextKeepalive: Duration
+    }
+
+    public let configuration: Configuration
+    private var nextChannel: UInt32 = 1
+    private var nextRequestID: UInt64 = 1
+    private var assembly: Assembly?
+    private var pending: Pending?
+    private var lock: (channel: UInt32, until: Duration)?
+
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout or a lock's end.
+    public var nextDeadline: Duration? {
+        [assembly?.deadline, pending?.nextKeepalive, lock?.until].compactMap { $0 }.min()
+    }
+
+    /// The channel of the CBOR request being served, if any.
+    public var pendingRequest: (id: UInt64, channel: UInt32)? { pending.map { ($0.id, $0.channel) } }
+
+    /// One output report from the host (64 bytes, without a report-ID byte).
+    public mutating func reportReceived(_ report: some Collection<UInt8>, at now: Duration) -> [Action] {
+        expireLock(at: now)
+        let packet: CTAPHIDPacket
+        do {
+            packet = try CTAPHIDPacket(report: report)
+        } catch {
+            if case .lengthTooLarge(let channel, let length) = error {
+                return [.reject(CTAPHIDRejection(channel: channel, error: .invalidLength(nil, length: length)))]
+            }
+            return [.ignore(error)]
+        }
+        switch packet {
+        case .initialization(let channel, let command, let length, let data):
+            return initializationReceived(channel: channel, command: command, length: length, data: data, at: now)
+        case .continuation(let channel, let sequence, let data):
+            return continuationReceived(channel: channel, sequence: sequence, data: data, at: now)
+        }
+    }
+
+    /// The answer (CTAP2 status + CBOR) to request `id`. Dropped if the request was cancelled.
+    public mutating func responseReady(id: UInt64, payload: [UInt8], at now: Duration) -> [Action] {
+        guard let current = pending, current.id == id else { return [] }
+        pending = nil
+        return [.send(CTAPHIDMessage(channel: current.channel, command: .cbor, payload: payload))]
+    }
+
+    /// What the KEEPALIVEs for request `id` say from now on.
+    public mutating func keepaliveStatusChanged(id: UInt64, to status: CTAPHIDKeepaliveStatus) {
+        guard pending?.id == id else { return }
+        pending?.status = status
+    }
+
+    /// Sends what is due at `now`: a KEEPALIVE, an ERR_MSG_TIMEOUT for a stalled message.
+    public mutating func tick(at now: Duration) -> [Action] {
+        expireLock(at: now)
+        var actions: [Action] = []
+        if let current = assembly, now >= current.deadline {
+            assembly = nil
+            actions.append(.reject(CTAPHIDRejection(channel: current.channel, error: .messageTimeout)))
+        }
+        if let current = pending, now >= current.nextKeepalive {
+            pending?.nextKeepalive = now + configuration.keepaliveInterval
+            actions.append(.send(CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.status.rawValue])))
+        }
+        return actions
+    }
+
+    /// The host closed the device (last hidraw user gone): any request ends, half-sent
+    /// messages and locks are dropped. Channels stay allocated.
+    public mutating func deviceClosed() -> [Action] {
+        assembly = nil
+        lock = nil
+        guard let current = pending else { return [] }
+        pending = nil
+        return [.cancelRequest(id: current.id, reason: .deviceClosed)]
+    }
+
+    // MARK: - Packets
+
+    private mutating func initializationReceived(
+        channel: UInt32, command: CTAPHIDCommand, length: Int, data: [UInt8], at now: Duration
+    ) -> [Action] {
+        func reject(_ error: CTAPHIDProtocolError) -> [Action] { [.reject(CTAPHIDRejection(channel: channel, error: error))] }
+        guard channel != 0 else { return reject(.invalidChannel(channel)) }
+        if command == .initialize { return initialize(channel: channel, length: length, nonce: data) }
+        guard channel != CTAPHIDPacket.broadcastChannel, isAllocated(channel) else { return reject(.invalidChannel(channel)) }
+        if let lock, lock.channel != channel { return reject(.channelBusy) }
+        if command == .cancel { return cancel(channel: channel) }
+        if let current = assembly {
+            guard current.channel == channel else { return reject(.channelBusy) }
+            assembly = nil
+            return reject(.invalidSequence(expected: current.nextSequence, received: nil))
+        }
+        guard pending == nil else { return reject(.channelBusy) }
+        if length <= data.count {
+            return messageReceived(CTAPHIDMessage(channel: channel, command: command, payload: Array(data.prefix(length))), at: now)
+        }
+        assembly = Assembly(
+            channel: channel, command: command, length: length, data: data, nextSequence: 0,
+            deadline: now + configuration.messageTimeout)
+        return []
+    }
+
+    private mutating func continuationReceived(channel: UInt32, sequence: UInt8, data: [UInt8], at now: Duration) -> [Action] {
+        // A continuation for no message in progress is spurious (e.g. after an error) and ignored.
+        guard var current = assembly, current.channel == channel else { return [] }
+        guard sequence == current.nextSequence else {
+            assembly = nil
+            return [.reject(CTAPHIDRejection(channel: channel, error: .invalidSequence(expected: current.nextSequence, received: sequence)))]
+        }
+        current.data += data.prefix(current.length - current.data.count)
+        guard current.data.count < current.length else {
+            assembly = nil
+            return messageReceived(CTAPHIDMessage(channel: channel, command: current.command, payload: current.data), at: now)
+        }
+        current.nextSequence += 1
+        current.deadline = now + configuration.messageTimeout
+        assembly = current
+        return []
+    }
+
+    // MARK: - Commands
+
+    private mutating func messageReceived(_ message: CTAPHIDMessage, at now: Duration) -> [Action] {
+        let channel = message.channel
+        func reject(_ error: CTAPHIDProtocolError) -> [Action] { [.reject(CTAPHIDRejection(channel: channel, error: error))] }
+        func reply(_ payload: [UInt8] = []) -> Action { .send(CTAPHIDMessage(channel: channel, command: message.command, payload: payload)) }
+        switch message.command {
+        case .ping:
+            return [reply(message.payload)]
+        case .wink:
+            guard message.payload.isEmpty else { return reject(.invalidLength(.wink, length: message.payload.count)) }
+            return [reply(), .wink]
+        case .lock:
+            guard message.payload.count == 1 else { return reject(.invalidLength(.lock, length: message.payload.count)) }
+            let seconds = message.payload[0]
+            guard seconds <= 10 else { return reject(.invalidParameter(.lock)) }
+            lock = seconds == 0 ? nil : (channel, now + .seconds(Int(seconds)))
+            return [reply()]
+        case .cbor:
+            guard !message.payload.isEmpty else { return reject(.invalidLength(.cbor, length: 0)) }
+            let id = nextRequestID
+            nextRequestID += 1
+            pending = Pending(id: id, channel: channel, status: .processing, nextKeepalive: now + configuration.keepaliveInterval)
+            return [.startRequest(id: id, channel: channel, payload: message.payload)]
+        default:
+            // MSG included: a FIDO2-only key (capability NMSG) answers U2F with ERR_INVALID_CMD.
+            return reject(.invalidCommand(message.command))
+        }
+    }
+
+    /// INIT on the broadcast channel allocates a channel; on an allocated channel it
+    /// resynchronises it (any request on it is abandoned). The answer echoes the nonce.
+    private mutating func initialize(channel: UInt32, length: Int, nonce: [UInt8]) -> [Action] {
+        func reject(_ error: CTAPHIDProtocolError) -> [Action] { [.reject(CTAPHIDRejection(channel: channel, error: error))] }
+        guard length == 8 else { return reject(.invalidLength(.initialize, length: length)) }
+        var actions: [Action] = []
+        let assigned: UInt32
+        if channel == CTAPHIDPacket.broadcastChannel {
+            guard nextChannel < CTAPHIDPacket.broadcastChannel else { return reject(.channelBusy) }
+            assigned = nextChannel
+            nextChannel += 1
+        } else {
+            guard isAllocated(channel) else { return reject(.invalidChannel(channel)) }
+            assigned = channel
+            if assembly?.channel == channel { assembly = nil }
+            if let current = pending, current.channel == channel {
+                pending = nil
+                actions.append(.cancelRequest(id: current.id, reason: .channelResynchronized))
+            }
+        }
+        let version = configuration.deviceVersion
+        let payload =
+            Array(nonce.prefix(8)) + CTAPHIDPacket.bigEndian(assigned)
+            + [2, version.major, version.minor, version.build, configuration.capabilities.rawValue]
+        actions.append(.send(CTAPHIDMessage(channel: channel, command: .initialize, payload: payload)))
+        return actions
+    }
+
+    /// CANCEL for the pending request answers it with CTAP2_ERR_KEEPALIVE_CANCEL at once; CANCEL
+    /// for nothing is ignored. CANCEL itself is never answered.
+    private mutating func cancel(channel: UInt32) -> [Action] {
+        guard let current = pending, current.channel == channel else { return [] }
+        pending = nil
+        return [
+            .cancelRequest(id: current.id, reason: .cancelCommand),
+            .send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [CTAPStatusCode.keepaliveCancel.rawValue])),
+        ]
+    }
+
+    private func isAllocated(_ channel: UInt32) -> Bool { channel != 0 && channel < nextChannel }
+
+    private mutating func expireLock(at now: Duration) {
+        if let current = lock, now >= current.until { lock = nil }
+    }
+}
+
+/// Why a CBOR request was cancelled.
+public enum CTAPHIDCancelReason: Hashable, Sendable {
+    /// The host sent CTAPHID_CANCEL (answered with CTAP2_ERR_KEEPALIVE_CANCEL).
+    case cancelCommand
+    /// The host sent INIT on the request's channel and so abandoned it.
+    case channelResynchronized
+    /// The host closed the device.
+    case deviceClosed
+}

@@ -1,0 +1,157 @@
+import CUHID
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What /dev/uhid reports about the virtual device.
+public enum UHIDEvent: Sendable, Hashable {
+    /// The kernel created the HID device (a /dev/hidrawN node follows).
+    case start
+    case stop
+    /// A program opened the hidraw node (first user).
+    case open
+    /// The last program closed it.
+    case close
+    /// An output report from a program (64 bytes, the report-ID byte removed).
+    case output([UInt8])
+}
+
+/// Why the uhid device could not be created or used.
+public enum UHIDError: Error, Sendable, CustomStringConvertible {
+    case open(errno: Int32)
+    case create(errno: Int32)
+    case write(errno: Int32)
+    case read(errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .open(let code):
+            "cannot open the uhid device: \(String(cString: strerror(code)))"
+                + (code == EACCES ? " (install deploy/security-key/70-hybrid-security-key.rules, or run as root)" : "")
+                + (code == ENOENT ? " (load the uhid kernel module: modprobe uhid)" : "")
+        case .create(let code): "UHID_CREATE2 failed: \(String(cString: strerror(code)))"
+        case .write(let code): "writing to /dev/uhid failed: \(String(cString: strerror(code)))"
+        case .read(let code): "reading /dev/uhid failed: \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// A virtual FIDO HID device on /dev/uhid: created with UHID_CREATE2 and the FIDO report
+/// descriptor, removed by ``destroy()`` (also on deinit; closing the descriptor removes it too,
+/// so the kernel cleans up even after a crash). Events arrive on ``events`` from a reader thread.
+public final class UHIDDevice: Sendable {
+    /// The device's identity as the host sees it.
+    public struct Identity: Sendable {
+        public var name = "Hybrid security key (your phone, via FIDO hybrid)"
+        /// USB, so that every host's FIDO discovery lists it like a plugged-in key.
+        public var bus: UInt16 = CUHID_bus_usb()
+        /// pid.codes (open-source hardware) vendor, test product 0x0001: no real device's ID.
+        public var vendor: UInt32 = 0x1209
+        public var product: UInt32 = 0x0001
+        public var version: UInt32 = 0x0100
+        /// Unique per process, so that the hidraw node can be found (`HID_UNIQ`).
+        public var uniq = "hybrid-security-key-\(getpid())"
+        public var phys = "hybrid-security-key"
+
+        public init() {}
+    }
+
+    public let identity: Identity
+    public let events: AsyncStream<UHIDEvent>
+    private let descriptor: Int32
+    private let state = DeviceState()
+
+    /// Opens /dev/uhid (or `path`) and creates the device.
+    public init(identity: Identity = .init(), path: String = "/dev/uhid") throws(UHIDError) {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw .open(errno: errno) }
+        let result = FIDOReportDescriptor.bytes.withUnsafeBufferPointer { report in
+            CUHID_create2(
+                fd, identity.name, identity.phys, identity.uniq, identity.bus, identity.vendor, identity.product,
+                identity.version, report.baseAddress, report.count)
+        }
+        guard result == 0 else {
+            close(fd)
+            throw .create(errno: -result)
+        }
+        self.identity = identity
+        self.descriptor = fd
+        let (stream, continuation) = AsyncStream<UHIDEvent>.makeStream()
+        self.events = stream
+        let state = self.state
+        let reader = Thread {
+            Self.readLoop(fd: fd, state: state, continuation: continuation)
+        }
+        reader.name = "uhid-reader"
+        reader.start()
+    }
+
+    deinit {
+        destroy()
+        close(descriptor)
+    }
+
+    /// Sends one 64-byte input report to the host.
+    public func send(_ report: [UInt8]) throws(UHIDError) {
+        let result = report.withUnsafeBufferPointer { CUHID_input2(descriptor, $0.baseAddress, $0.count) }
+        guard result == 0 else { throw .write(errno: -result) }
+    }
+
+    /// Removes the device (idempotent) and stops the reader.
+    public func destroy() {
+        let first = state.value.withLock { state in
+            defer { state = (true, true) }
+            return !state.destroyed
+        }
+        if first { _ = CUHID_destroy(descriptor) }
+    }
+
+    /// The /dev/hidrawN node of this device, once the kernel made it (nil before or if unknown).
+    public func hidrawPath(sysfs: String = "/sys/class/hidraw") -> String? {
+        guard let nodes = try? FileManager.default.contentsOfDirectory(atPath: sysfs) else { return nil }
+        for node in nodes.sorted() {
+            guard let uevent = try? String(contentsOfFile: "\(sysfs)/\(node)/device/uevent", encoding: .utf8) else { continue }
+            if uevent.split(separator: "\n").contains(Substring("HID_UNIQ=\(identity.uniq)")) { return "/dev/\(node)" }
+        }
+        return nil
+    }
+
+    private static func readLoop(fd: Int32, state: DeviceState, continuation: AsyncStream<UHIDEvent>.Continuation) {
+        defer { continuation.finish() }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !state.value.withLock({ $0.stop }) {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, 100)
+            if ready < 0 && errno != EINTR { return }
+            guard ready > 0 else { continue }
+            var kind: Int32 = 0
+            var size = 0
+            let result = buffer.withUnsafeMutableBufferPointer { CUHID_read_event(fd, &kind, $0.baseAddress, $0.count, &size) }
+            if result == -EINTR || result == -EAGAIN { continue }
+            guard result == 0 else { return }
+            switch Int(kind) {
+            case Int(CUHID_EVENT_START): continuation.yield(.start)
+            case Int(CUHID_EVENT_STOP): continuation.yield(.stop)
+            case Int(CUHID_EVENT_OPEN): continuation.yield(.open)
+            case Int(CUHID_EVENT_CLOSE): continuation.yield(.close)
+            case Int(CUHID_EVENT_OUTPUT):
+                continuation.yield(.output(Self.stripReportID(Array(buffer[0..<size]))))
+            default: break
+            }
+        }
+    }
+
+    /// hidraw writes start with the report number (0: the descriptor has no report IDs), which
+    /// uhid passes on: 65 bytes become the 64-byte report.
+    static func stripReportID(_ data: [UInt8]) -> [UInt8] {
+        data.count == 65 && data[0] == 0 ? Array(data.dropFirst()) : data
+    }
+}
+
+/// Shared between the device and its reader thread.
+private final class DeviceState: Sendable {
+    let value: Mutex<(destroyed: Bool, stop: Bool)> = Mutex((false, false))
+}

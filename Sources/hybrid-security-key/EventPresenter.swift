@@ -1,0 +1,149 @@
+import Foundation
+import HybridBluetooth
+import HybridClient
+import HybridCore
+import HybridSecurityKey
+import Synchronization
+
+/// Shows the bridge's events where the user is: JSON lines on stdout (`--json`), otherwise text
+/// on stderr with the QR code drawn when stderr is a terminal; the QR code also as a PNG file
+/// (path logged) and, on a desktop, as a notification that follows the ceremony's progress.
+final class EventPresenter: Sendable {
+    let json: Bool
+    let qrFile: String
+    let notifications: DesktopNotifications?
+    /// Whether a phone ceremony is running (so a cancellation is reported as its end).
+    private let ceremonyRunning = Mutex(false)
+
+    init(json: Bool, qrFile: String, notifications: DesktopNotifications?) {
+        self.json = json
+        self.qrFile = qrFile
+        self.notifications = notifications
+    }
+
+    static func defaultQRFile() -> String {
+        let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp"
+        return "\(directory)/hybrid-security-key-qr-\(getuid()).png"
+    }
+
+    func ready(hidraw: () -> String?, backend: String) {
+        var path = hidraw()
+        // The hidraw node appears just after UHID_START; give the kernel a moment.
+        for _ in 0..<20 where path == nil {
+            usleep(50_000)
+            path = hidraw()
+        }
+        if json {
+            line(["event": "ready", "hidraw": path ?? NSNull()])
+        } else {
+            text("Security key ready\(path.map { " at \($0)" } ?? "") (Bluetooth: \(backend)). Waiting for programs…")
+        }
+    }
+
+    func report(_ event: SecurityKeyEvent) {
+        switch event {
+        case .ceremony(let progress): ceremony(progress)
+        case .done(let command, let status):
+            ceremonyRunning.withLock { $0 = false }
+            if json {
+                line(["event": "done", "command": Self.name(command), "status": Int(status.rawValue)])
+            } else {
+                text(status.isSuccess ? "Done: \(Self.name(command)) answered by the phone" : "The phone answered \(Self.name(command)) with \(status)")
+            }
+            notify("Security key", status.isSuccess ? "Done" : "The phone declined: \(status)")
+        case .failed(let command, let status, let message):
+            ceremonyRunning.withLock { $0 = false }
+            if json {
+                line(["event": "error", "command": Self.name(command), "status": Int(status.rawValue), "message": message])
+            } else {
+                text("Failed: \(message)")
+            }
+            notify("Security key: failed", message, urgent: true)
+        case .answeredLocally(let command, let status, let reason):
+            if json {
+                line(["event": "local", "command": Self.name(command), "status": Int(status.rawValue), "reason": reason])
+            }
+        case .cancelled(let reason):
+            let wasRunning = ceremonyRunning.withLock { running in
+                defer { running = false }
+                return running
+            }
+            let message = "cancelled by the program (\(reason))"
+            if json {
+                if wasRunning { line(["event": "error", "message": message]) } else { line(["event": "cancelled", "reason": "\(reason)"]) }
+            } else {
+                text("Request \(message)")
+            }
+            if wasRunning { notify("Security key", "Cancelled") }
+        case .wink:
+            if !json { text("A program asked the key to identify itself (wink)") }
+        }
+    }
+
+    func fatal(_ message: String) {
+        if json { line(["event": "error", "message": message]) }
+        text("hybrid-security-key: \(message)")
+    }
+
+    func stopped() {
+        if json { line(["event": "stopped"]) } else { text("Security key removed.") }
+    }
+
+    private func ceremony(_ event: HybridClientEvent) {
+        switch event {
+        case .qr(let url):
+            ceremonyRunning.withLock { $0 = true }
+            let matrix = try? QRCodeMatrix(encoding: url)
+            var imagePath: String?
+            if let matrix {
+                do {
+                    try QRImageWriter().write(matrix, toFile: qrFile)
+                    imagePath = qrFile
+                } catch {
+                    text("cannot write the QR code to \(qrFile): \(error)")
+                }
+            }
+            if json {
+                line(["event": "qr", "url": url, "image": imagePath ?? NSNull()])
+            } else {
+                let picture = isatty(STDERR_FILENO) != 0 ? matrix.map { TerminalQRRenderer().render($0) } ?? "" : ""
+                text(picture + "A program wants your security key: scan this QR code with your phone (image: \(imagePath ?? "none"); \(url))")
+            }
+            notify("Scan with your phone", "A program on this computer wants your security key.", image: imagePath, urgent: true)
+        case .waitingForDevice:
+            progress("waitingForDevice", "Waiting for your phone (Bluetooth must be on)…")
+        case .connecting(_, let host):
+            progress("connecting", "Phone found; connecting to \(host)")
+            notify("Phone found", "Connecting…")
+        case .handshake:
+            progress("handshake", "Connected; securing the session")
+        case .waitingForApproval:
+            progress("waitingForApproval", "Approve on your phone…")
+            notify("Approve on your phone", "Confirm the request on your phone.")
+        case .done:
+            break  // reported as .done(command:status:)
+        }
+    }
+
+    private func progress(_ stage: String, _ message: String) {
+        if json { line(["event": "progress", "stage": stage]) } else { text(message) }
+    }
+
+    private func notify(_ summary: String, _ body: String, image: String? = nil, urgent: Bool = false) {
+        guard let notifications else { return }
+        Task { await notifications.show(summary: summary, body: body, imagePath: image, urgent: urgent) }
+    }
+
+    private static func name(_ command: CTAPCommand) -> String { command.name ?? "0x" + String(command.rawValue, radix: 16) }
+
+    private func text(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    /// One JSON object per line on stdout, keys sorted, `"event"` among them.
+    private func line(_ members: [String: Any]) {
+        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? JSONSerialization.data(withJSONObject: members, options: options) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import HybridBluetooth
+import HybridClient
+import HybridCore
+import HybridSecurityKey
+import Logging
+
+@main
+struct HybridSecurityKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hybrid-security-key",
+        abstract: "Your phone as a FIDO2 security key for every program on this computer.",
+        discussion: """
+            Creates a virtual USB security key (/dev/uhid). Firefox, Chromium, OpenSSH (ssh-keygen -t \
+            ecdsa-sk), pam_u2f and every libfido2 program see it like a plugged-in key. Each \
+            registration or sign-in they send is carried to your phone over FIDO hybrid: a QR code \
+            appears (in this terminal, as a desktop notification and as an image file); scan it \
+            with the phone's camera and approve there. Runs until Ctrl-C or SIGTERM, then removes \
+            the device.
+
+            Needs write access to /dev/uhid (see deploy/security-key/70-hybrid-security-key.rules) and \
+            Bluetooth (bluetoothd, or raw HCI as root).
+
+            With --json, one JSON object per line on stdout: {"event":"ready","hidraw":…}, \
+            {"event":"qr","url":"FIDO:/…"} per phone ceremony, and one {"event":"done",…} or \
+            {"event":"error","message":…} per request that reached the phone.
+            """
+    )
+
+    @Option(help: "Bluetooth backend: bluez (bluetoothd), hci (raw HCI, root) or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci.")
+    var ble: String?
+
+    @Option(help: "Bluetooth adapter, e.g. hci1. Default: the first one.")
+    var adapter: String?
+
+    @Flag(help: "Events as JSON lines on stdout.")
+    var json = false
+
+    @Option(
+        name: .customLong("tunnel-override"),
+        help: "TEST ONLY: connect to URL (e.g. ws://127.0.0.1:8080) when the phone names tunnel domain ID. Repeatable.")
+    var tunnelOverrides: [String] = []
+
+    @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
+    var caFile: String?
+
+    @Option(help: "Seconds one phone ceremony may take, from the QR code to the answer.")
+    var timeout: Double = 120
+
+    @Option(help: "Where to write the QR code image (PNG). Default: $XDG_RUNTIME_DIR (else /tmp)/hybrid-security-key-qr-UID.png.")
+    var qrFile: String?
+
+    @Flag(help: "Do not show desktop notifications.")
+    var noNotifications = false
+
+    @Option(help: "The uhid device node.")
+    var uhid = "/dev/uhid"
+
+    @Flag(help: "Log debug details to stderr (never secrets or payloads).")
+    var verbose = false
+
+    func validate() throws {
+        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
+            throw ValidationError("--ble must be bluez, hci or sim, not \"\(ble)\"")
+        }
+        for text in tunnelOverrides where TunnelOverrideArgument.parse(text) == nil {
+            throw ValidationError("--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
+        }
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+    }
+
+    func run() async throws {
+        var configured = Logger(label: "hybrid-security-key")
+        configured.logLevel = verbose ? .debug : .warning
+        let logger = configured
+        let backend: BLEBackend =
+            if let ble, let named = BLEBackend(name: ble, adapter: adapter) { named } else {
+                await BLEBackend.automatic(adapter: adapter)
+            }
+        var overrides: [TunnelDomainID: TunnelServerOrigin] = [:]
+        for text in tunnelOverrides {
+            if let (domain, origin) = TunnelOverrideArgument.parse(text) { overrides[domain] = origin }
+        }
+        let options = HybridClientOptions(
+            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
+            testTunnelOverrides: overrides)
+        let presenter = EventPresenter(
+            json: json, qrFile: qrFile ?? EventPresenter.defaultQRFile(),
+            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"))
+
+        let device: UHIDDevice
+        do {
+            device = try UHIDDevice(path: uhid)
+        } catch {
+            presenter.fatal("\(error)")
+            throw ExitCode(1)
+        }
+        defer { device.destroy() }
+        let bridge = SecurityKeyBridge(
+            driver: HybridPhoneDriver(runner: HybridClientRunner(options: options, logger: logger)),
+            output: { report in
+                do { try device.send(report) } catch { logger.warning("\(error)") }
+            },
+            events: { presenter.report($0) }
+        )
+        try await SignalHandling.untilInterrupted {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await bridge.runTimers() }
+                group.addTask {
+                    for await event in device.events {
+                        switch event {
+                        case .start:
+                            presenter.ready(hidraw: { device.hidrawPath() }, backend: backend.name)
+                        case .output(let report): await bridge.reportReceived(report)
+                        case .close: await bridge.deviceClosed()
+                        case .open, .stop: break
+                        }
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        await bridge.shutdown()
+        device.destroy()
+        presenter.stopped()
+    }
+}

@@ -1,0 +1,118 @@
+import HybridClient
+import HybridCore
+import HybridSecurityKey
+import Synchronization
+
+/// A fake phone for the bridge: each ceremony follows the next step of a script and is
+/// recorded. `.waitForCancel` holds the ceremony until its task is cancelled and reports that.
+final class ScriptedPhone: PhoneCeremonyDriver, Sendable {
+    enum Step: Sendable {
+        case reply([UInt8])
+        case fail(HybridClientError)
+        case waitForCancel
+    }
+
+    private let state: Mutex<(steps: [Step], requests: [[UInt8]])>
+    let cancellations: AsyncStream<Void>
+    private let cancelled: AsyncStream<Void>.Continuation
+
+    init(_ steps: [Step]) {
+        state = Mutex((steps, []))
+        (cancellations, cancelled) = AsyncStream<Void>.makeStream()
+    }
+
+    /// The requests that reached the phone, in order.
+    var requests: [[UInt8]] { state.withLock { $0.requests } }
+
+    func forward(
+        _ request: [UInt8], requestType: HybridRequestType, events: @escaping @Sendable (HybridClientEvent) -> Void
+    ) async throws -> [UInt8] {
+        let step = state.withLock { state -> Step? in
+            state.requests.append(request)
+            return state.steps.isEmpty ? nil : state.steps.removeFirst()
+        }
+        events(.qr(url: "FIDO:/0"))
+        switch step {
+        case .reply(let bytes)?:
+            events(.waitingForApproval)
+            return bytes
+        case .fail(let error)?:
+            throw error
+        case .waitForCancel?, nil:
+            let (never, _) = AsyncStream<Void>.makeStream()
+            for await _ in never {}  // returns only when the task is cancelled
+            cancelled.yield()
+            throw CancellationError()
+        }
+    }
+}
+
+/// A clock the test moves by hand; its sleep never ends by itself (only by cancellation).
+final class ManualClock: Sendable {
+    private let time = Mutex(Duration.zero)
+
+    var clock: SecurityKeyClock {
+        SecurityKeyClock(now: { self.time.withLock { $0 } }, sleep: { _ in
+            let (never, _) = AsyncStream<Void>.makeStream()
+            for await _ in never {}
+            throw CancellationError()
+        })
+    }
+
+    func advance(by duration: Duration) { time.withLock { $0 += duration } }
+}
+
+/// A bridge with a scripted phone, a manual clock and its reports collected in order.
+struct BridgeHarness {
+    let bridge: SecurityKeyBridge
+    let phone: ScriptedPhone
+    let clock: ManualClock
+    private let reports: AsyncStream<[UInt8]>.Iterator.Box
+
+    init(_ steps: [ScriptedPhone.Step]) {
+        let phone = ScriptedPhone(steps)
+        let clock = ManualClock()
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        self.phone = phone
+        self.clock = clock
+        self.reports = .init(stream.makeAsyncIterator())
+        bridge = SecurityKeyBridge(driver: phone, clock: clock.clock, output: { continuation.yield($0) })
+    }
+
+    /// Allocates a channel with INIT.
+    func allocate() async throws -> UInt32 {
+        await bridge.reportReceived(CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
+        let message = try await nextMessage()
+        let p = message.payload
+        return UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
+    }
+
+    /// Sends `payload` as one CTAPHID message on `channel`.
+    func send(_ command: CTAPHIDCommand, _ payload: [UInt8], on channel: UInt32) async {
+        for report in CTAPHIDMessage(channel: channel, command: command, payload: payload).reports {
+            await bridge.reportReceived(report)
+        }
+    }
+
+    /// The next whole message the bridge sends (reassembled by hand from the spec layout).
+    func nextMessage() async throws -> CTAPHIDMessage {
+        guard let first = await reports.next() else { throw CTAPHIDStateMachineTests.TestFailure("no report") }
+        let channel = UInt32(first[0]) << 24 | UInt32(first[1]) << 16 | UInt32(first[2]) << 8 | UInt32(first[3])
+        let length = Int(first[5]) << 8 | Int(first[6])
+        var payload = Array(first[7...].prefix(length))
+        while payload.count < length {
+            guard let next = await reports.next() else { throw CTAPHIDStateMachineTests.TestFailure("message cut short") }
+            payload += next[5...].prefix(length - payload.count)
+        }
+        return CTAPHIDMessage(channel: channel, command: CTAPHIDCommand(rawValue: first[4]), payload: payload)
+    }
+}
+
+extension AsyncStream.Iterator {
+    /// A reference to an iterator, so a struct harness can advance it.
+    final class Box: @unchecked Sendable {
+        private var iterator: AsyncStream.Iterator
+        init(_ iterator: AsyncStream.Iterator) { self.iterator = iterator }
+        func next() async -> Element? { await iterator.next() }
+    }
+}

@@ -1,0 +1,191 @@
+import HybridClient
+import HybridCore
+import HybridSecurityKey
+import Testing
+
+/// The bridge's request policy against a scripted phone: what reaches the phone, what is
+/// answered locally, cancellation, the cache, failure statuses.
+@Suite struct SecurityKeyBridgeTests {
+    static func getAssertion(rp: String = "example.com", clientDataHash: UInt8 = 0x11, up: Bool? = nil) -> [UInt8] {
+        var entries: [CBORMapEntry] = [
+            CBORMapEntry(1, .text(rp)), CBORMapEntry(2, .bytes([UInt8](repeating: clientDataHash, count: 32))),
+        ]
+        if let up { entries.append(CBORMapEntry(5, .map([CBORMapEntry(.text("up"), .bool(up))]))) }
+        return [0x02] + CBOREncoder.encode(.map(entries))
+    }
+
+    static func makeCredential(algorithm: Int64 = -7) -> [UInt8] {
+        [0x01]
+            + CBOREncoder.encode(
+                .map([
+                    CBORMapEntry(1, .bytes([UInt8](repeating: 0x22, count: 32))),
+                    CBORMapEntry(2, .map([CBORMapEntry(.text("id"), .text("example.com"))])),
+                    CBORMapEntry(3, .map([CBORMapEntry(.text("id"), .bytes([1, 2, 3]))])),
+                    CBORMapEntry(
+                        4,
+                        .array([.map([CBORMapEntry(.text("alg"), .int(algorithm)), CBORMapEntry(.text("type"), .text("public-key"))])])),
+                ]))
+    }
+
+    /// A reply long enough to need continuation packets.
+    static let phoneReply: [UInt8] = [0x00] + CBOREncoder.encode(.map([CBORMapEntry(2, .bytes([UInt8](repeating: 0xAB, count: 150)))]))
+
+    @Test func getInfoIsAnsweredLocally() async throws {
+        let harness = BridgeHarness([])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, [0x04], on: channel)
+        let message = try await harness.nextMessage()
+        #expect(message.command == .cbor)
+        #expect(message.payload.first == 0x00)
+        let info = try AuthenticatorGetInfoResponse(bytes: message.payload.dropFirst())
+        #expect(info.versions.contains("FIDO_2_0"))
+        #expect(info.aaguid == SecurityKeyInfo.aaguid)
+        #expect(info.options?["uv"] == true && info.options?["rk"] == true && info.options?["up"] == true)
+        #expect(info.options?["clientPin"] == nil)
+        #expect(info.pinUvAuthProtocols == nil)
+        #expect(info.maxMessageSize == 7609)
+        #expect((info.maxCredentialCountInList ?? 0) >= 32)
+        #expect(harness.phone.requests.isEmpty)
+    }
+
+    @Test func silentProbeNeverStartsACeremony() async throws {
+        let harness = BridgeHarness([.reply(Self.phoneReply)])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.getAssertion(up: false), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x2E])  // CTAP2_ERR_NO_CREDENTIALS
+        #expect(harness.phone.requests.isEmpty)
+    }
+
+    @Test func unservableAndUnsupportedRequestsNeverStartACeremony() async throws {
+        let harness = BridgeHarness([.reply(Self.phoneReply)])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.makeCredential(algorithm: -8), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x26])  // UNSUPPORTED_ALGORITHM
+        await harness.send(.cbor, [0x06, 0xA0], on: channel)  // clientPIN
+        #expect(try await harness.nextMessage().payload == [0x01])
+        await harness.send(.cbor, [0x08], on: channel)  // getNextAssertion
+        #expect(try await harness.nextMessage().payload == [0x30])
+        await harness.send(.cbor, [0x02, 0xFF], on: channel)  // not CBOR
+        #expect(try await harness.nextMessage().payload == [0x12])
+        await harness.send(.cbor, [0x02, 0xA1, 0x01, 0x61, 0x61], on: channel)  // no clientDataHash
+        #expect(try await harness.nextMessage().payload == [0x14])
+        #expect(harness.phone.requests.isEmpty)
+    }
+
+    @Test func forwardedRequestGetsThePhonesBytesUnchanged() async throws {
+        let harness = BridgeHarness([.reply(Self.phoneReply)])
+        let channel = try await harness.allocate()
+        let request = Self.makeCredential()
+        await harness.send(.cbor, request, on: channel)
+        let message = try await harness.nextMessage()
+        #expect(message == CTAPHIDMessage(channel: channel, command: .cbor, payload: Self.phoneReply))
+        #expect(harness.phone.requests == [request])
+    }
+
+    @Test func cancelEndsTheCeremony() async throws {
+        let harness = BridgeHarness([.waitForCancel])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.getAssertion(), on: channel)
+        await harness.send(.cancel, [], on: channel)
+        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x2D]))
+        var cancellations = harness.phone.cancellations.makeAsyncIterator()
+        #expect(await cancellations.next() != nil)  // the phone's task saw the cancellation
+    }
+
+    @Test func closingTheDeviceEndsTheCeremony() async throws {
+        let harness = BridgeHarness([.waitForCancel])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.getAssertion(), on: channel)
+        await harness.bridge.deviceClosed()
+        var cancellations = harness.phone.cancellations.makeAsyncIterator()
+        #expect(await cancellations.next() != nil)
+    }
+
+    @Test func cacheAnswersOnlyTheIdenticalRequest() async throws {
+        let harness = BridgeHarness([.reply(Self.phoneReply), .reply([0x00, 0xA0]), .reply([0x00, 0xA1, 0x01, 0x01])])
+        let channel = try await harness.allocate()
+        let request = Self.getAssertion()
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage().payload == Self.phoneReply)
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage().payload == Self.phoneReply)
+        #expect(harness.phone.requests.count == 1)
+        // Other client data: a new ceremony.
+        await harness.send(.cbor, Self.getAssertion(clientDataHash: 0x12), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x00, 0xA0])
+        // Another RP, same client data: a new ceremony.
+        await harness.send(.cbor, Self.getAssertion(rp: "example.org"), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x00, 0xA1, 0x01, 0x01])
+        #expect(harness.phone.requests.count == 3)
+    }
+
+    @Test func cacheExpiresAfterItsWindow() async throws {
+        let harness = BridgeHarness([.reply(Self.phoneReply), .reply([0x00, 0xA0])])
+        let channel = try await harness.allocate()
+        let request = Self.getAssertion()
+        await harness.send(.cbor, request, on: channel)
+        _ = try await harness.nextMessage()
+        harness.clock.advance(by: BridgeResponseCache.defaultWindow)
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage().payload == [0x00, 0xA0])
+        #expect(harness.phone.requests.count == 2)
+    }
+
+    @Test func errorsAreNotCached() async throws {
+        let harness = BridgeHarness([.reply([0x27]), .reply(Self.phoneReply)])
+        let channel = try await harness.allocate()
+        let request = Self.getAssertion()
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage().payload == [0x27])  // refusal on the phone, unchanged
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage().payload == Self.phoneReply)
+    }
+
+    @Test func failuresMapToCTAPStatuses() async throws {
+        let harness = BridgeHarness([
+            .fail(.timedOut(stage: .waitingForDevice, after: .seconds(120))), .fail(.session(.tunnelClosedEarly)),
+        ])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.getAssertion(), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x2F])  // USER_ACTION_TIMEOUT
+        await harness.send(.cbor, Self.getAssertion(), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x7F])  // lost tunnel: CTAP1_ERR_OTHER
+    }
+
+    @Test func selectionIsHeldUntilCancelled() async throws {
+        let harness = BridgeHarness([])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, [0x0B], on: channel)
+        // Keepalives say the user is needed; no phone ceremony.
+        harness.clock.advance(by: .milliseconds(100))
+        await harness.bridge.tick()
+        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .keepalive, payload: [2]))
+        await harness.send(.cancel, [], on: channel)
+        #expect(try await harness.nextMessage().payload == [0x2D])
+        #expect(harness.phone.requests.isEmpty)
+    }
+}
+
+extension SecurityKeyBridgeTests {
+    /// While the phone works the key sends KEEPALIVE on the request's channel: PROCESSING first,
+    /// UPNEEDED once the QR code is up (the user must act), at the state machine's interval.
+    @Test func keepalivesSayUserNeededOnceTheQRCodeIsUp() async throws {
+        let harness = BridgeHarness([.waitForCancel])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.getAssertion(), on: channel)
+        var statuses: [UInt8] = []
+        // Tick until the QR event has turned the status to UPNEEDED (it hops through the actor).
+        while statuses.last != 2 {
+            harness.clock.advance(by: .milliseconds(100))
+            await harness.bridge.tick()
+            let message = try await harness.nextMessage()
+            #expect(message.channel == channel)
+            #expect(message.command == .keepalive)
+            statuses.append(message.payload.first ?? 0)
+            try #require(statuses.count < 10_000)
+        }
+        #expect(statuses.allSatisfy { $0 == 1 || $0 == 2 })
+        await harness.send(.cancel, [], on: channel)
+        #expect(try await harness.nextMessage().payload == [0x2D])
+    }
+}
