@@ -113,6 +113,38 @@ struct StoreConcurrencyTests {
         #expect(stored.first { $0.credentialID == shared.credentialID }?.signCount == UInt32(2 * rounds))
     }
 
+    /// Two instances prepare the same new encrypted store, each with its own salt. The first
+    /// write creates the file; the second instance finds it under the lock, derives the key of the
+    /// file's salt from its passphrase, and adds to it. One prepared with another passphrase gets
+    /// `wrongPassphrase` and writes nothing. A store removed meanwhile starts again empty.
+    @Test func instancesThatBothCreatedTheStoreAgreeOnTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("passkeys.json")
+        let first = try FilePasskeyStore(path: path, protection: .passphrase("pw"), newStoreParameters: .insecureFastForTesting)
+        let second = try FilePasskeyStore(path: path, protection: .passphrase("pw"), newStoreParameters: .insecureFastForTesting)
+        try await first.add(Fixtures.passkey(id: [1], user: [1], name: "a"))
+        try await second.add(Fixtures.passkey(id: [2], user: [2], name: "b"))
+        #expect(await second.list().map(\.credentialID) == [[2], [1]])
+        let reopened = try FilePasskeyStore(path: path, protection: .passphrase("pw"))
+        #expect(await reopened.list().count == 2)
+        #expect(await second.verifyPassphrase("pw"))
+
+        // An instance prepared with another passphrase cannot write over it.
+        let stranger = try FilePasskeyStore(
+            path: directory.file("elsewhere.json"), protection: .passphrase("other"), newStoreParameters: .insecureFastForTesting)
+        try FileManager.default.copyItem(atPath: path, toPath: directory.file("elsewhere.json"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("elsewhere.json")))
+        await #expect(throws: PasskeyStoreError.wrongPassphrase) {
+            try await stranger.add(Fixtures.passkey(id: [9], user: [9], name: "z"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("elsewhere.json"))) == before)
+
+        try FileManager.default.removeItem(atPath: path)
+        try await first.add(Fixtures.passkey(id: [3], user: [3], name: "c"))
+        #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [[3]])
+    }
+
     /// Temporary files a killed writer left are removed by the next write (which holds the lock,
     /// so none of them can belong to a live writer); other files in the directory stay.
     @Test func leftoverTemporaryFilesAreRemovedByTheNextWrite() async throws {
