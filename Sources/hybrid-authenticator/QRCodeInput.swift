@@ -18,9 +18,10 @@ enum QRCodeInput {
         // The blocking reads run on their own thread, off the concurrency pool.
         let result: Result<String, QRCodeInputError> = await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: Result { () throws(QRCodeInputError) in
-                    try firstNonEmptyLine(of: STDIN_FILENO, limit: maximumInputBytes)
-                })
+                continuation.resume(
+                    returning: Result { () throws(QRCodeInputError) in
+                        try firstNonEmptyLine(of: STDIN_FILENO, limit: maximumInputBytes)
+                    })
             }
             thread.start()
         }

@@ -5,7 +5,7 @@ import Testing
 @testable import hybrid_authenticator
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the authenticator reads is capped: the QR text on standard input, the store file, the
@@ -47,7 +47,9 @@ struct InputLimitTests {
         #expect(throws: QRCodeInputError.tooLong(limit: 64)) { try QRCodeInput.firstNonEmptyLine(of: long, limit: 64) }
         let blanks = try Self.pipe(holding: String(repeating: " \n", count: 40) + "FIDO:/1\n")
         defer { close(blanks) }
-        #expect(throws: QRCodeInputError.tooLong(limit: 64)) { try QRCodeInput.firstNonEmptyLine(of: blanks, limit: 64) }
+        #expect(throws: QRCodeInputError.tooLong(limit: 64)) {
+            try QRCodeInput.firstNonEmptyLine(of: blanks, limit: 64)
+        }
     }
 
     @Test func endlessStandardInputEndsWithTheTypedError() throws {
@@ -92,7 +94,9 @@ struct InputLimitTests {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 1)
-        #expect(text.contains("\"event\":\"error\"") && text.contains("first \(QRCodeInput.maximumInputBytes) bytes"), "\(text)")
+        #expect(
+            text.contains("\"event\":\"error\"") && text.contains("first \(QRCodeInput.maximumInputBytes) bytes"),
+            "\(text)")
     }
 
     // MARK: Files
@@ -115,6 +119,8 @@ struct InputLimitTests {
     }
 
     @Test func anEndlessQRImageFileIsRefused() {
-        #expect(throws: QRImageError.tooLarge(path: "/dev/zero")) { try QRImageReader().read(contentsOfFile: "/dev/zero") }
+        #expect(throws: QRImageError.tooLarge(path: "/dev/zero")) {
+            try QRImageReader().read(contentsOfFile: "/dev/zero")
+        }
     }
 }

@@ -4,7 +4,7 @@ import HybridCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Several writers on one store file: every change is a read-modify-write under the store's lock,
@@ -21,7 +21,8 @@ struct StoreConcurrencyTests {
     }
 
     static func id(_ trial: Int, _ index: Int) -> [UInt8] {
-        [0x5E] + withUnsafeBytes(of: UInt32(trial).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
+        [0x5E] + withUnsafeBytes(of: UInt32(trial).bigEndian, Array.init)
+            + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
     }
 
     /// `hybrid-authenticator credentials delete` (the real program, another process) runs while
@@ -42,8 +43,10 @@ struct StoreConcurrencyTests {
             let store = try FilePasskeyStore(
                 path: path, protection: encrypted ? .passphrase("pw") : .insecurePlaintext,
                 newStoreParameters: .insecureFastForTesting)
-            let victim = Fixtures.passkey(id: Array(repeating: 0xDD, count: 16), user: [0xDD], name: "victim", discoverable: false)
-            let keeper = Fixtures.passkey(id: Array(repeating: 0x11, count: 16), user: [0x11], name: "keeper", discoverable: false)
+            let victim = Fixtures.passkey(
+                id: Array(repeating: 0xDD, count: 16), user: [0xDD], name: "victim", discoverable: false)
+            let keeper = Fixtures.passkey(
+                id: Array(repeating: 0x11, count: 16), user: [0x11], name: "keeper", discoverable: false)
             try await store.add(victim)
             try await store.add(keeper)
 
@@ -80,7 +83,9 @@ struct StoreConcurrencyTests {
             #expect(lost.isEmpty, "trial \(trial): \(lost.count) of \(registered.count) registrations lost")
             #expect(try await store.delete(credentialID: victim.credentialID) == false)
         }
-        print("store concurrency (encrypted: \(encrypted)): \(trials) trials, \(registrations) registrations, \(registrationsWhileDeleting) while delete ran")
+        print(
+            "store concurrency (encrypted: \(encrypted)): \(trials) trials, \(registrations) registrations, \(registrationsWhileDeleting) while delete ran"
+        )
     }
 
     /// Two store instances in one process (two open file descriptions, so two lock holders) add
@@ -89,7 +94,8 @@ struct StoreConcurrencyTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.file("passkeys.json")
-        let shared = Fixtures.passkey(id: Array(repeating: 0x77, count: 16), user: [0x77], name: "shared", discoverable: false)
+        let shared = Fixtures.passkey(
+            id: Array(repeating: 0x77, count: 16), user: [0x77], name: "shared", discoverable: false)
         try await FilePasskeyStore(path: path, protection: .insecurePlaintext).add(shared)
         let stores = [
             try FilePasskeyStore(path: path, protection: .insecurePlaintext),
@@ -121,8 +127,10 @@ struct StoreConcurrencyTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.file("passkeys.json")
-        let first = try FilePasskeyStore(path: path, protection: .passphrase("pw"), newStoreParameters: .insecureFastForTesting)
-        let second = try FilePasskeyStore(path: path, protection: .passphrase("pw"), newStoreParameters: .insecureFastForTesting)
+        let first = try FilePasskeyStore(
+            path: path, protection: .passphrase("pw"), newStoreParameters: .insecureFastForTesting)
+        let second = try FilePasskeyStore(
+            path: path, protection: .passphrase("pw"), newStoreParameters: .insecureFastForTesting)
         try await first.add(Fixtures.passkey(id: [1], user: [1], name: "a"))
         try await second.add(Fixtures.passkey(id: [2], user: [2], name: "b"))
         #expect(await second.list().map(\.credentialID) == [[2], [1]])
@@ -132,7 +140,8 @@ struct StoreConcurrencyTests {
 
         // An instance prepared with another passphrase cannot write over it.
         let stranger = try FilePasskeyStore(
-            path: directory.file("elsewhere.json"), protection: .passphrase("other"), newStoreParameters: .insecureFastForTesting)
+            path: directory.file("elsewhere.json"), protection: .passphrase("other"),
+            newStoreParameters: .insecureFastForTesting)
         try FileManager.default.copyItem(atPath: path, toPath: directory.file("elsewhere.json"))
         let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("elsewhere.json")))
         await #expect(throws: PasskeyStoreError.wrongPassphrase) {
@@ -154,7 +163,9 @@ struct StoreConcurrencyTests {
         let store = try FilePasskeyStore(path: path, protection: .insecurePlaintext)
         try await store.add(Fixtures.passkey(id: [1], user: [1], name: "a"))
         let leftovers = [".passkeys.json.tmp-aaaa", ".passkeys.json.tmp-bbbb", ".passkeys.json.tmp-"]
-        for name in leftovers { try Data("{\"format\": \"hybrid".utf8).write(to: URL(fileURLWithPath: directory.file(name))) }
+        for name in leftovers {
+            try Data("{\"format\": \"hybrid".utf8).write(to: URL(fileURLWithPath: directory.file(name)))
+        }
         let unrelated = [".other.json.tmp-cccc", "passkeys.json.tmp-dddd", "notes.txt"]
         for name in unrelated { try Data("x".utf8).write(to: URL(fileURLWithPath: directory.file(name))) }
 
@@ -162,7 +173,9 @@ struct StoreConcurrencyTests {
         let reopened = try FilePasskeyStore(path: path, protection: .insecurePlaintext)
         #expect(await reopened.list().count == 1)
         #expect(try await reopened.delete(credentialID: [9]) == false)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 2 + leftovers.count + unrelated.count)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 2 + leftovers.count
+                + unrelated.count)
 
         try await reopened.add(Fixtures.passkey(id: [2], user: [2], name: "b"))
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()

@@ -14,15 +14,20 @@ struct StoreFormatTests {
     static let passphrase = "fixture passphrase"
 
     static func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
-    static func write(_ text: String, to path: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: path)) }
+    static func write(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
 
     /// An encrypted format-2 store with two passkeys, every optional field set on one of them.
     static func makeStore(in directory: TemporaryDirectory) async throws -> (path: String, passkeys: [Passkey]) {
         let path = directory.file("passkeys.json")
-        let store = try FilePasskeyStore(path: path, protection: .passphrase(passphrase), newStoreParameters: .insecureFastForTesting)
+        let store = try FilePasskeyStore(
+            path: path, protection: .passphrase(passphrase), newStoreParameters: .insecureFastForTesting)
         var first = Fixtures.passkey(id: Array(repeating: 0xA1, count: 16), user: [1, 2], name: "alice", created: 10)
         first.metadata.rpName = "Example"
-        let second = Fixtures.passkey(rp: "other.example", id: Array(repeating: 0xB2, count: 16), user: [3], name: "bob", discoverable: false, created: 20)
+        let second = Fixtures.passkey(
+            rp: "other.example", id: Array(repeating: 0xB2, count: 16), user: [3], name: "bob", discoverable: false,
+            created: 20)
         try await store.add(first)
         try await store.add(second)
         #expect(try await store.incrementSignCount(credentialID: first.credentialID) == 1)
@@ -97,18 +102,25 @@ struct StoreFormatTests {
         for match in original.matches(of: member) {
             let key = String(match.output.key)
             seen.insert(key)
-            let tampered = original.replacingCharacters(in: match.output.value.startIndex..<match.output.value.endIndex, with: Self.changed(match.output.value))
+            let tampered = original.replacingCharacters(
+                in: match.output.value.startIndex..<match.output.value.endIndex, with: Self.changed(match.output.value))
             try Self.write(tampered, to: path)
             let error = Self.openError(path)
             switch key {
             case "format", "mode":
-                guard case .corrupt = error else { Issue.record("\(key): \(String(describing: error))"); continue }
+                guard case .corrupt = error else {
+                    Issue.record("\(key): \(String(describing: error))")
+                    continue
+                }
             case "version":
                 #expect(error == .unsupportedVersion(3), "\(key)")
             case "salt", "check", "scryptP":  // a different key: the check box does not open
                 #expect(error == .wrongPassphrase, "\(key)")
             case "scryptN", "scryptR":
-                guard case .scryptParametersOutOfRange = error else { Issue.record("\(key): \(String(describing: error))"); continue }
+                guard case .scryptParametersOutOfRange = error else {
+                    Issue.record("\(key): \(String(describing: error))")
+                    continue
+                }
             default:
                 #expect(error == .authenticationFailed, "\(key)")
             }
@@ -163,15 +175,26 @@ struct StoreFormatTests {
         let alice = try #require(await store.passkeys(forRPID: "example.com").first)
         let bob = try #require(await store.passkeys(forRPID: "other.example").first)
         let aliceID = Array(repeating: UInt8(0xC1), count: 16)
-        #expect(alice.metadata == PasskeyMetadata(
-            credentialID: aliceID, rpID: "example.com", rpName: "Example", userHandle: [1, 2], userName: "alice",
-            userDisplayName: "Alice A.", signCount: 7, createdAt: Date(timeIntervalSince1970: 1_767_225_600), isDiscoverable: true))
-        #expect(bob.metadata == PasskeyMetadata(
-            credentialID: Array(repeating: 0xC2, count: 16), rpID: "other.example", userHandle: [3], userName: "bob",
-            signCount: 0, createdAt: Date(timeIntervalSince1970: 1_767_312_000.5), isDiscoverable: false))
+        #expect(
+            alice.metadata
+                == PasskeyMetadata(
+                    credentialID: aliceID, rpID: "example.com", rpName: "Example", userHandle: [1, 2],
+                    userName: "alice",
+                    userDisplayName: "Alice A.", signCount: 7, createdAt: Date(timeIntervalSince1970: 1_767_225_600),
+                    isDiscoverable: true))
+        #expect(
+            bob.metadata
+                == PasskeyMetadata(
+                    credentialID: Array(repeating: 0xC2, count: 16), rpID: "other.example", userHandle: [3],
+                    userName: "bob",
+                    signCount: 0, createdAt: Date(timeIntervalSince1970: 1_767_312_000.5), isDiscoverable: false))
         // sha256("fixture key 1"), sha256("fixture key 2")
-        #expect(Hex.encode(alice.privateKey.rawRepresentation) == "9f5a5494ce08b80d24cb65092a8d6eb90f6c32f4d6ced81f8755ae6f356fc0fd")
-        #expect(Hex.encode(bob.privateKey.rawRepresentation) == "7e030c60395e0d3cc41ad979cfd5bb01b6ca8a2d781b98bf8dc2d5902b34a8e5")
+        #expect(
+            Hex.encode(alice.privateKey.rawRepresentation)
+                == "9f5a5494ce08b80d24cb65092a8d6eb90f6c32f4d6ced81f8755ae6f356fc0fd")
+        #expect(
+            Hex.encode(bob.privateKey.rawRepresentation)
+                == "7e030c60395e0d3cc41ad979cfd5bb01b6ca8a2d781b98bf8dc2d5902b34a8e5")
         #expect(try Self.text(path) == (try Self.text(Self.fixtures + "/store-v1.json")), "opening must not write")
 
         #expect(try await store.incrementSignCount(credentialID: aliceID) == 8)
@@ -179,7 +202,9 @@ struct StoreFormatTests {
         #expect(migrated.contains("\"version\" : 2") && migrated.contains("\"mac\" : \""))
         let reopened = try FilePasskeyStore(path: path, protection: .passphrase(Self.passphrase))
         #expect(await reopened.list().map(\.signCount).sorted() == [0, 8])
-        #expect(await reopened.passkeys(forRPID: "example.com").first?.privateKey.rawRepresentation == alice.privateKey.rawRepresentation)
+        #expect(
+            await reopened.passkeys(forRPID: "example.com").first?.privateKey.rawRepresentation
+                == alice.privateKey.rawRepresentation)
         let output = try Self.python(
             #"""
             import hashlib, hmac, json, sys
@@ -202,7 +227,8 @@ struct StoreFormatTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.file("passkeys.json")
-        let edited = try Self.text(Self.fixtures + "/store-v1.json").replacingOccurrences(of: "\"signCount\": 7", with: "\"signCount\": 3")
+        let edited = try Self.text(Self.fixtures + "/store-v1.json").replacingOccurrences(
+            of: "\"signCount\": 7", with: "\"signCount\": 3")
         try Self.write(edited, to: path)
         #expect(try FilePasskeyStore.metadata(atPath: path).contains { $0.signCount == 3 })
         #expect(Self.openError(path) == nil)
@@ -247,7 +273,8 @@ struct StoreFormatTests {
         }
         let weak = ScryptParameters(n: 16, r: 1, p: 1)
         #expect(throws: PasskeyStoreError.scryptParametersOutOfRange(weak)) {
-            try FilePasskeyStore(path: directory.file("new.json"), protection: .passphrase("x"), newStoreParameters: weak)
+            try FilePasskeyStore(
+                path: directory.file("new.json"), protection: .passphrase("x"), newStoreParameters: weak)
         }
     }
 
@@ -258,7 +285,8 @@ struct StoreFormatTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.file("plain.json")
-        try await FilePasskeyStore(path: path, protection: .insecurePlaintext).add(Fixtures.passkey(id: [1], user: [1], name: "a"))
+        try await FilePasskeyStore(path: path, protection: .insecurePlaintext).add(
+            Fixtures.passkey(id: [1], user: [1], name: "a"))
         let text = try Self.text(path)
         #expect(text.contains("\"version\" : 2") && !text.contains("\"mac\""))
         try Self.write(text.replacingOccurrences(of: "\"signCount\" : 0", with: "\"signCount\" : 5"), to: path)

@@ -40,7 +40,9 @@ enum AtomicFile {
         defer { closedir(stream) }
         var leftovers: [String] = []
         while let entry = readdir(stream) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if entryName.hasPrefix(prefix) { leftovers.append(entryName) }
         }
         for leftover in leftovers where unlink(directory + "/" + leftover) != 0 && errno != ENOENT {

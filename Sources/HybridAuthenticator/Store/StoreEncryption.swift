@@ -51,7 +51,9 @@ struct StoreEncryption: Sendable {
     }
 
     /// Opens a private key read from a file of format `version`.
-    func openPrivateKey(_ box: [UInt8], for metadata: PasskeyMetadata, version: Int) throws(PasskeyStoreError) -> [UInt8] {
+    func openPrivateKey(
+        _ box: [UInt8], for metadata: PasskeyMetadata, version: Int
+    ) throws(PasskeyStoreError) -> [UInt8] {
         do { return try open(box, aad: Self.keyAAD(metadata, version: version)) } catch {
             throw .authenticationFailed
         }

@@ -18,7 +18,8 @@ enum StoreFileMAC {
     /// `document` (a JSON object ending in `\n}\n`) with its `"mac"` member added last.
     static func appending(to document: [UInt8], key: SymmetricKey) -> [UInt8] {
         let tag = HMAC<SHA256>.authenticationCode(for: domain + document, using: key)
-        return Array(document.dropLast(documentEnd.count)) + memberStart + Array(Hex.encode(Array(tag)).utf8) + Array("\"".utf8)
+        return Array(document.dropLast(documentEnd.count)) + memberStart + Array(Hex.encode(Array(tag)).utf8)
+            + Array("\"".utf8)
             + documentEnd
     }
 
@@ -28,7 +29,8 @@ enum StoreFileMAC {
         let memberEnd = Array("\"".utf8) + documentEnd
         let start = file.count - (memberStart.count + tagHexLength + memberEnd.count)
         guard start > 0, file[start...].starts(with: memberStart), Array(file.suffix(memberEnd.count)) == memberEnd,
-            let tag = try? Hex.decode(String(decoding: file[(start + memberStart.count)...].prefix(tagHexLength), as: UTF8.self))
+            let tag = try? Hex.decode(
+                String(decoding: file[(start + memberStart.count)...].prefix(tagHexLength), as: UTF8.self))
         else { throw .authenticationFailed }
         let document = Array(file[..<start]) + documentEnd
         guard HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: domain + document, using: key) else {

@@ -63,7 +63,11 @@ struct StoreFileState: Sendable {
         var records: [StoreFileDocument.CredentialRecord] = []
         for passkey in changed {
             let field: String
-            if let reused = reusableKeyField(for: passkey) { field = reused } else { field = try keyField(for: passkey, random: random) }
+            if let reused = reusableKeyField(for: passkey) {
+                field = reused
+            } else {
+                field = try keyField(for: passkey, random: random)
+            }
             fields[passkey.credentialID] = field
             records.append(StoreFileDocument.CredentialRecord(passkey.metadata, privateKey: field))
         }
@@ -156,7 +160,9 @@ extension StoreFileDocument.CredentialRecord {
         guard (1...PublicKeyCredentialUserEntity.maximumIDLength).contains(handle.count) else {
             throw .corrupt(reason: "credential \(index) has a user handle of \(handle.count) bytes")
         }
-        guard !rpId.isEmpty, created.isFinite else { throw .corrupt(reason: "credential \(index) lacks an RP ID or date") }
+        guard !rpId.isEmpty, created.isFinite else {
+            throw .corrupt(reason: "credential \(index) lacks an RP ID or date")
+        }
         return PasskeyMetadata(
             credentialID: id, rpID: rpId, rpName: rpName, userHandle: handle, userName: userName,
             userDisplayName: userDisplayName, signCount: signCount,
