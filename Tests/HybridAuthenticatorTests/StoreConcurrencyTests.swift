@@ -152,6 +152,14 @@ struct StoreConcurrencyTests {
         try FileManager.default.removeItem(atPath: path)
         try await first.add(Fixtures.passkey(id: [3], user: [3], name: "c"))
         #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [[3]])
+
+        // Without its directory, a change that writes nothing creates nothing.
+        try FileManager.default.removeItem(atPath: directory.path)
+        #expect(try await first.delete(credentialID: [3]) == false)
+        await #expect(throws: PasskeyStoreError.unknownCredential) { try await first.incrementSignCount(credentialID: [3]) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        try await first.add(Fixtures.passkey(id: [4], user: [4], name: "d"))
+        #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [[4]])
     }
 
     /// Temporary files a killed writer left are removed by the next write (which holds the lock,

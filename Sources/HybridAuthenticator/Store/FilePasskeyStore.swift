@@ -104,7 +104,15 @@ public actor FilePasskeyStore: PasskeyStore {
     private func change<Value>(
         _ apply: (inout [Passkey]) throws(PasskeyStoreError) -> (result: Value, write: Bool)
     ) throws(PasskeyStoreError) -> Value {
-        try AtomicFile.createDirectory(AtomicFile.split(path).directory)
+        let directory = AtomicFile.split(path).directory
+        if !FileManager.default.fileExists(atPath: directory) {
+            // No directory, so no store (and no lock file): create them only for a write.
+            state.forgetPasskeys()
+            var passkeys: [Passkey] = []
+            let (result, write) = try apply(&passkeys)
+            guard write else { return result }
+            try AtomicFile.createDirectory(directory)
+        }
         return try StoreLock.withExclusiveLock(of: path) { () throws(PasskeyStoreError) -> Value in
             if let bytes = try AtomicFile.contents(atPath: path, limit: Self.maximumFileSize) {
                 state = try StoreFileState(reading: bytes, protection: protection, reusing: state.encryption)
