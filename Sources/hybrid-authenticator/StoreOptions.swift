@@ -108,6 +108,11 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
         case .corrupt(let reason): "not a valid store (\(reason)); it was left untouched"
         case .unsupportedVersion(let version): "written by a newer version of this program (format \(version))"
         case .unknownCredential: "no passkey has that credential ID"
+        case .authenticationFailed:
+            "it fails authentication (changed by someone without the passphrase); it was left untouched"
+        case .scryptParametersOutOfRange(let parameters):
+            "its scrypt parameters N=\(parameters.n) r=\(parameters.r) p=\(parameters.p) are out of the accepted range"
+        case .tooLarge(let limit): "it is larger than \(limit >> 20) MiB"
         case .io(let operation, let path, let errno):
             "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
         }

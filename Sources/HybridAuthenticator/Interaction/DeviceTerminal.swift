@@ -18,6 +18,9 @@ public protocol TerminalConsole: Sendable {
 /// The controlling terminal `/dev/tty`, or standard input and standard error when there is none.
 /// Blocking reads run on their own thread, not on the Swift concurrency pool.
 public struct DeviceTerminal: TerminalConsole {
+    /// Longest line read, in bytes; a longer one reads as no answer (`nil`), so memory stays bounded.
+    public static let maximumLineLength = 4096
+
     public init() {}
 
     public func write(_ text: String) async {
@@ -48,16 +51,8 @@ public struct DeviceTerminal: TerminalConsole {
             tcsetattr(fd, TCSAFLUSH, &silent)
         }
         defer { if hide { tcsetattr(fd, TCSAFLUSH, &saved) } }
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
-            if byte == 0x0a { break }
-            line.append(byte)
-        }
-        if line.last == 0x0d { line.removeLast() }
+        // A longer line (or an error) counts as no answer.
+        guard let line = try? readBoundedLine(fd, limit: maximumLineLength) else { return nil }
         return String(decoding: line, as: UTF8.self)
     }
 

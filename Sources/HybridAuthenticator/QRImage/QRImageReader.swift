@@ -49,17 +49,10 @@ public struct QRImageReader: Sendable {
     }
 }
 
-/// The bytes of the regular file at `path`, at most `limit` of them.
+/// The bytes of the file at `path`, at most `limit` of them.
 private func contentsOfRegularFile(_ path: String, limit: Int) throws(QRImageError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw .unreadable(path: path, errno: errno) }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, errno: errno) }
-    guard info.st_mode & S_IFMT != S_IFDIR else { throw .unreadable(path: path, errno: EISDIR) }
-    guard info.st_size <= limit else { throw .tooLarge(path: path) }
     do {
-        return try readToEnd(fd, limit: limit)
+        return try readRegularFile(atPath: path, limit: limit)
     } catch {
         switch error {
         case .system(let code): throw .unreadable(path: path, errno: code)

@@ -9,7 +9,8 @@ import HybridCore
 
 /// Durable whole-file replacement: write a temporary file in the same directory, fsync it,
 /// rename it over the target and fsync the directory. A crash at any point leaves either the
-/// old file or the new one, never a mix; a leftover temporary file is ignored by readers.
+/// old file or the new one, never a mix; a leftover temporary file is ignored by readers and
+/// removed by the next writer.
 enum AtomicFile {
     /// Prefix of the temporary files written next to `path` (hidden, never read as a store).
     static func temporaryPrefix(for path: String) -> String {
@@ -18,20 +19,34 @@ enum AtomicFile {
     }
 
     /// The file's bytes, or `nil` when it does not exist.
-    static func contents(atPath path: String) throws(PasskeyStoreError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw .io(operation: "open", path: path, errno: errno)
-        }
-        defer { close(fd) }
+    /// - Throws: ``PasskeyStoreError/tooLarge(limit:)`` past `limit` bytes.
+    static func contents(atPath path: String, limit: Int) throws(PasskeyStoreError) -> [UInt8]? {
         do {
-            return try readToEnd(fd)
+            return try readRegularFile(atPath: path, limit: limit)
         } catch {
             switch error {
+            case .system(let code) where code == ENOENT: return nil
             case .system(let code): throw .io(operation: "read", path: path, errno: code)
-            case .overLimit: preconditionFailure("no limit was set")
+            case .overLimit: throw .tooLarge(limit: limit)
             }
+        }
+    }
+
+    /// Removes the temporary files a writer killed mid-write left next to `path`. Call it only
+    /// while holding the store's lock (``StoreLock``): then no live writer has one.
+    static func removeTemporaryFiles(for path: String) throws(PasskeyStoreError) {
+        let (directory, prefix) = split(temporaryPrefix(for: path))
+        guard let stream = opendir(directory) else { throw .io(operation: "opendir", path: directory, errno: errno) }
+        defer { closedir(stream) }
+        var leftovers: [String] = []
+        while let entry = readdir(stream) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if entryName.hasPrefix(prefix) { leftovers.append(entryName) }
+        }
+        for leftover in leftovers where unlink(directory + "/" + leftover) != 0 && errno != ENOENT {
+            throw .io(operation: "unlink", path: directory + "/" + leftover, errno: errno)
         }
     }
 

@@ -6,13 +6,16 @@ import HybridCore
 /// `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`.
 ///
 /// - The file is mode 0600 and its directory, when created here, 0700.
-/// - Every change rewrites the file atomically and durably (``AtomicFile``): a crash loses at
-///   most the change being written, never the store.
-/// - Private keys are encrypted with AES-256-GCM under a scrypt key from the passphrase, unless
-///   the store was created in explicit insecure plaintext mode (tests).
-/// - Opening validates the whole file and decrypts every key. A wrong passphrase or a corrupt
-///   file throws, and nothing is ever written to a file that failed to open.
-/// - One process should use a store at a time; concurrent writers do not merge their changes.
+/// - Every change is a read-modify-write under the store's lock (``StoreLock``): it re-reads and
+///   re-authenticates the file, applies itself to what it found, and replaces the file atomically
+///   and durably (``AtomicFile``). Several processes or instances may change one store: none loses
+///   another's change, and a crash loses at most the change being written, never the store.
+/// - Reads (``list()``, ``passkeys(forRPID:)``) answer from the state of the last open or change.
+/// - Private keys are encrypted with AES-256-GCM under a scrypt key from the passphrase, and the
+///   whole file is authenticated by an HMAC (``StoreFileMAC``), unless the store was created in
+///   explicit insecure plaintext mode (tests), which has neither.
+/// - Opening validates the whole file and decrypts every key. A wrong passphrase, a corrupt or
+///   tampered file throws, and nothing is ever written to a file that failed to open or re-read.
 public actor FilePasskeyStore: PasskeyStore {
     /// How private keys are kept at rest.
     public enum Protection: Sendable {
@@ -28,17 +31,21 @@ public actor FilePasskeyStore: PasskeyStore {
         case plaintext
     }
 
+    /// Largest store file read, in bytes (8 MiB, some ten thousand passkeys).
+    public static let maximumFileSize = 8 << 20
+
     /// The store file.
     public nonisolated let path: String
     /// Whether private keys are encrypted at rest.
-    public nonisolated var isEncrypted: Bool { encryption != nil }
+    public nonisolated var isEncrypted: Bool {
+        if case .passphrase = protection { true } else { false }
+    }
 
-    private nonisolated let encryption: StoreEncryption?
-    private let check: [UInt8]?
+    /// Kept (passphrase included) to open the file again under the lock before every change,
+    /// including one another process created with its own salt.
+    private nonisolated let protection: Protection
     private let random: RandomSource
-    private var passkeys: [Passkey]
-    /// The `privateKey` field last written for each credential, so unchanged keys keep their box.
-    private var storedKeyFields: [[UInt8]: String]
+    private var state: StoreFileState
 
     /// Opens the store at `path`, or prepares a new one there (written on the first change).
     /// - Parameters:
@@ -49,60 +56,78 @@ public actor FilePasskeyStore: PasskeyStore {
         random: RandomSource = .system
     ) throws(PasskeyStoreError) {
         self.path = path
+        self.protection = protection
         self.random = random
-        guard let bytes = try AtomicFile.contents(atPath: path) else {
-            switch protection {
-            case .insecurePlaintext:
-                (encryption, check) = (nil, nil)
-            case .passphrase(let passphrase):
-                guard newStoreParameters.isAcceptable else { throw .corrupt(reason: "unacceptable scrypt parameters") }
-                let encryption = try StoreEncryption(
-                    passphrase: passphrase, salt: random.bytes(StoreEncryption.saltLength), parameters: newStoreParameters)
-                (self.encryption, check) = (encryption, try encryption.makeCheck(nonce: random.bytes(12)))
-            }
-            (passkeys, storedKeyFields) = ([], [:])
-            return
+        if let bytes = try AtomicFile.contents(atPath: path, limit: Self.maximumFileSize) {
+            state = try StoreFileState(reading: bytes, protection: protection, reusing: nil)
+        } else {
+            state = try StoreFileState(newWith: protection, parameters: newStoreParameters, random: random)
         }
-        let document = try StoreFileDocument.decode(bytes)
-        let encryption = try Self.unlock(document.protection, with: protection)
-        (self.encryption, check) = (encryption, try document.protection.check.map(Self.hex))
-        var passkeys: [Passkey] = []
-        var fields: [[UInt8]: String] = [:]
-        for (index, record) in document.credentials.enumerated() {
-            let passkey = try Self.passkey(from: record, index: index, encryption: encryption)
-            guard fields[passkey.credentialID] == nil else { throw .corrupt(reason: "credential \(index) repeats an ID") }
-            fields[passkey.credentialID] = record.privateKey
-            passkeys.append(passkey)
-        }
-        (self.passkeys, storedKeyFields) = (passkeys.sortedNewestFirst(), fields)
     }
 
     // MARK: PasskeyStore
 
-    public func list() -> [PasskeyMetadata] { passkeys.map(\.metadata) }
+    public func list() -> [PasskeyMetadata] { state.passkeys.map(\.metadata) }
 
-    public func passkeys(forRPID rpID: String) -> [Passkey] { passkeys.filter { $0.metadata.rpID == rpID } }
+    public func passkeys(forRPID rpID: String) -> [Passkey] { state.passkeys.filter { $0.metadata.rpID == rpID } }
 
     public func add(_ passkey: Passkey) throws(PasskeyStoreError) {
-        var changed = passkeys
-        changed.insertReplacingSameAccount(passkey)
-        try save(changed)
+        try change { (passkeys) throws(PasskeyStoreError) in
+            passkeys.insertReplacingSameAccount(passkey)
+            return ((), true)
+        }
     }
 
     public func incrementSignCount(credentialID: [UInt8]) throws(PasskeyStoreError) -> UInt32 {
-        guard let index = passkeys.firstIndex(where: { $0.credentialID == credentialID }) else { throw .unknownCredential }
-        var changed = passkeys
-        let count = changed[index].metadata.signCount
-        changed[index].metadata.signCount = count == .max ? count : count + 1
-        try save(changed)
-        return changed[index].metadata.signCount
+        try change { (passkeys) throws(PasskeyStoreError) in
+            guard let index = passkeys.firstIndex(where: { $0.credentialID == credentialID }) else {
+                throw .unknownCredential
+            }
+            let count = passkeys[index].metadata.signCount
+            passkeys[index].metadata.signCount = count == .max ? count : count + 1
+            return (passkeys[index].metadata.signCount, true)
+        }
     }
 
     @discardableResult
     public func delete(credentialID: [UInt8]) throws(PasskeyStoreError) -> Bool {
-        guard passkeys.contains(where: { $0.credentialID == credentialID }) else { return false }
-        try save(passkeys.filter { $0.credentialID != credentialID })
-        return true
+        try change { (passkeys) throws(PasskeyStoreError) in
+            let before = passkeys.count
+            passkeys.removeAll { $0.credentialID == credentialID }
+            return (passkeys.count != before, passkeys.count != before)
+        }
+    }
+
+    /// The read-modify-write of every change: under the lock, re-read the file (a missing file
+    /// is an empty store), let `apply` edit its passkeys, and write them back if it says so.
+    /// Memory follows the file: on failure it holds what was read, or what it held before.
+    private func change<Value>(
+        _ apply: (inout [Passkey]) throws(PasskeyStoreError) -> (result: Value, write: Bool)
+    ) throws(PasskeyStoreError) -> Value {
+        let directory = AtomicFile.split(path).directory
+        if !FileManager.default.fileExists(atPath: directory) {
+            // No directory, so no store (and no lock file): create them only for a write.
+            state.forgetPasskeys()
+            var passkeys: [Passkey] = []
+            let (result, write) = try apply(&passkeys)
+            guard write else { return result }
+            try AtomicFile.createDirectory(directory)
+        }
+        return try StoreLock.withExclusiveLock(of: path) { () throws(PasskeyStoreError) -> Value in
+            if let bytes = try AtomicFile.contents(atPath: path, limit: Self.maximumFileSize) {
+                state = try StoreFileState(reading: bytes, protection: protection, reusing: state.encryption)
+            } else {
+                state.forgetPasskeys()
+            }
+            var passkeys = state.passkeys
+            let (result, write) = try apply(&passkeys)
+            guard write else { return result }
+            let (bytes, keyFields) = try state.encoded(passkeys, random: random)
+            try AtomicFile.removeTemporaryFiles(for: path)
+            try AtomicFile.replace(atPath: path, with: bytes, temporarySuffix: Hex.encode(random.bytes(8)))
+            state.adopt(passkeys, keyFields: keyFields)
+            return result
+        }
     }
 
     // MARK: Passphrase
@@ -110,7 +135,7 @@ public actor FilePasskeyStore: PasskeyStore {
     /// Whether `candidate` is the store's passphrase (always false for a plaintext store).
     /// Costs one scrypt derivation; the check compares AES-GCM tags, not strings.
     public func verifyPassphrase(_ candidate: String) -> Bool {
-        guard let encryption, let check,
+        guard let encryption = state.encryption, let check = state.check,
             let derived = try? StoreEncryption(passphrase: candidate, salt: encryption.salt, parameters: encryption.parameters)
         else { return false }
         return derived.verify(check: check)
@@ -131,7 +156,7 @@ public actor FilePasskeyStore: PasskeyStore {
 
     /// How the store at `path` protects its keys, or `nil` when there is no file.
     public static func storedProtection(atPath path: String) throws(PasskeyStoreError) -> StoredProtection? {
-        guard let bytes = try AtomicFile.contents(atPath: path) else { return nil }
+        guard let bytes = try AtomicFile.contents(atPath: path, limit: maximumFileSize) else { return nil }
         let mode = try StoreFileDocument.decode(bytes).protection.mode
         switch mode {
         case StoreFileDocument.ProtectionRecord.plaintextMode: return .plaintext
@@ -140,111 +165,14 @@ public actor FilePasskeyStore: PasskeyStore {
         }
     }
 
-    /// The metadata of every passkey in the file, newest first, without a passphrase.
+    /// The metadata of every passkey in the file, newest first, without a passphrase, so without
+    /// checking the file's MAC: for display only.
     public static func metadata(atPath path: String) throws(PasskeyStoreError) -> [PasskeyMetadata] {
-        guard let bytes = try AtomicFile.contents(atPath: path) else { return [] }
+        guard let bytes = try AtomicFile.contents(atPath: path, limit: maximumFileSize) else { return [] }
         var list: [PasskeyMetadata] = []
         for (index, record) in try StoreFileDocument.decode(bytes).credentials.enumerated() {
-            list.append(try metadata(from: record, index: index))
+            list.append(try record.metadata(index: index))
         }
         return list.sorted { $0.createdAt > $1.createdAt }
-    }
-
-    // MARK: Reading
-
-    private static func unlock(_ record: StoreFileDocument.ProtectionRecord, with protection: Protection) throws(PasskeyStoreError) -> StoreEncryption? {
-        switch (record.mode, protection) {
-        case (StoreFileDocument.ProtectionRecord.plaintextMode, .insecurePlaintext):
-            return nil
-        case (StoreFileDocument.ProtectionRecord.plaintextMode, .passphrase):
-            throw .notEncrypted
-        case (StoreFileDocument.ProtectionRecord.scryptMode, .insecurePlaintext):
-            throw .passphraseRequired
-        case (StoreFileDocument.ProtectionRecord.scryptMode, .passphrase(let passphrase)):
-            guard let salt = record.salt, let n = record.scryptN, let r = record.scryptR, let p = record.scryptP,
-                let check = record.check
-            else { throw .corrupt(reason: "protection lacks salt, scrypt parameters or check") }
-            let parameters = ScryptParameters(n: n, r: r, p: p)
-            guard parameters.isAcceptable else { throw .corrupt(reason: "unacceptable scrypt parameters") }
-            let saltBytes = try hex(salt)
-            guard saltBytes.count == StoreEncryption.saltLength else { throw .corrupt(reason: "salt length") }
-            let encryption = try StoreEncryption(passphrase: passphrase, salt: saltBytes, parameters: parameters)
-            guard encryption.verify(check: try hex(check)) else { throw .wrongPassphrase }
-            return encryption
-        default:
-            throw .corrupt(reason: "unknown protection mode \(record.mode)")
-        }
-    }
-
-    private static func metadata(from record: StoreFileDocument.CredentialRecord, index: Int) throws(PasskeyStoreError) -> PasskeyMetadata {
-        let id = try hex(record.id)
-        let handle = try hex(record.userHandle)
-        guard (1...AttestedCredentialData.maximumCredentialIDLength).contains(id.count) else {
-            throw .corrupt(reason: "credential \(index) has an ID of \(id.count) bytes")
-        }
-        guard (1...PublicKeyCredentialUserEntity.maximumIDLength).contains(handle.count) else {
-            throw .corrupt(reason: "credential \(index) has a user handle of \(handle.count) bytes")
-        }
-        guard !record.rpId.isEmpty, record.created.isFinite else { throw .corrupt(reason: "credential \(index) lacks an RP ID or date") }
-        return PasskeyMetadata(
-            credentialID: id, rpID: record.rpId, rpName: record.rpName, userHandle: handle, userName: record.userName,
-            userDisplayName: record.userDisplayName, signCount: record.signCount,
-            createdAt: Date(timeIntervalSince1970: record.created), isDiscoverable: record.discoverable)
-    }
-
-    private static func passkey(
-        from record: StoreFileDocument.CredentialRecord, index: Int, encryption: StoreEncryption?
-    ) throws(PasskeyStoreError) -> Passkey {
-        let metadata = try metadata(from: record, index: index)
-        let stored = try hex(record.privateKey)
-        let scalar = try encryption.map { (encryption) throws(PasskeyStoreError) in try encryption.openPrivateKey(stored, for: metadata) } ?? stored
-        guard scalar.count == 32, let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) else {
-            throw .corrupt(reason: "credential \(index) has an invalid private key")
-        }
-        return Passkey(metadata: metadata, privateKey: key)
-    }
-
-    private static func hex(_ text: String) throws(PasskeyStoreError) -> [UInt8] {
-        do { return try Hex.decode(text) } catch { throw .corrupt(reason: "invalid hex") }
-    }
-
-    // MARK: Writing
-
-    /// Writes `changed` durably, then adopts it; on failure memory and file stay as they were.
-    private func save(_ changed: [Passkey]) throws(PasskeyStoreError) {
-        var fields: [[UInt8]: String] = [:]
-        var records: [StoreFileDocument.CredentialRecord] = []
-        for passkey in changed {
-            var field = storedKeyFields[passkey.credentialID] ?? ""
-            if field.isEmpty { field = try keyField(for: passkey) }
-            fields[passkey.credentialID] = field
-            let metadata = passkey.metadata
-            records.append(StoreFileDocument.CredentialRecord(
-                id: Hex.encode(metadata.credentialID), rpId: metadata.rpID, rpName: metadata.rpName,
-                userHandle: Hex.encode(metadata.userHandle), userName: metadata.userName,
-                userDisplayName: metadata.userDisplayName, discoverable: metadata.isDiscoverable,
-                signCount: metadata.signCount, created: metadata.createdAt.timeIntervalSince1970, privateKey: field))
-        }
-        let document = StoreFileDocument(
-            format: StoreFileDocument.formatName, version: StoreFileDocument.currentVersion,
-            protection: protectionRecord, credentials: records)
-        try AtomicFile.createDirectory(AtomicFile.split(path).directory)
-        try AtomicFile.replace(atPath: path, with: document.encoded(), temporarySuffix: Hex.encode(random.bytes(8)))
-        passkeys = changed
-        storedKeyFields = fields
-    }
-
-    private func keyField(for passkey: Passkey) throws(PasskeyStoreError) -> String {
-        let scalar = Array(passkey.privateKey.rawRepresentation)
-        guard let encryption else { return Hex.encode(scalar) }
-        return Hex.encode(try encryption.sealPrivateKey(scalar, for: passkey.metadata, nonce: random.bytes(12)))
-    }
-
-    private var protectionRecord: StoreFileDocument.ProtectionRecord {
-        guard let encryption, let check else { return .init(mode: StoreFileDocument.ProtectionRecord.plaintextMode) }
-        return .init(
-            mode: StoreFileDocument.ProtectionRecord.scryptMode, salt: Hex.encode(encryption.salt),
-            scryptN: encryption.parameters.n, scryptR: encryption.parameters.r, scryptP: encryption.parameters.p,
-            check: Hex.encode(check))
     }
 }

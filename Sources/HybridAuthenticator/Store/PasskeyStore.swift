@@ -35,6 +35,15 @@ public enum PasskeyStoreError: Error, Hashable, Sendable {
     case corrupt(reason: String)
     /// The file was written by a newer version of this program.
     case unsupportedVersion(Int)
+    /// The file does not authenticate under the passphrase's key: something in it (a signature
+    /// counter, an RP ID, a private key, any field) was changed without the passphrase. It is
+    /// left untouched.
+    case authenticationFailed
+    /// The scrypt parameters are outside ``ScryptParameters/isAcceptable``'s range (too weak,
+    /// or costly enough to exhaust memory or time), whether read from the file or asked for.
+    case scryptParametersOutOfRange(ScryptParameters)
+    /// The file is larger than ``FilePasskeyStore/maximumFileSize`` bytes.
+    case tooLarge(limit: Int)
     /// No passkey has this credential ID.
     case unknownCredential
     /// A system call failed: `operation` on `path` with `errno`.

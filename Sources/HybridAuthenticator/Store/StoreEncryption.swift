@@ -11,12 +11,19 @@ struct StoreEncryption: Sendable {
     let salt: [UInt8]
     let parameters: ScryptParameters
 
+    /// The key of the store's MAC (``StoreFileMAC``): HKDF-SHA256 of the scrypt output, so the
+    /// AES key (the scrypt output itself, as in format 1) is never used for anything else.
+    let macKey: SymmetricKey
+
     static let saltLength = 16
     private static let checkAAD = Array("hybrid-authenticator/v1 passphrase check".utf8)
-    private static let keyAADPrefix = Array("hybrid-authenticator/v1 credential key".utf8)
+    private static let macKeyInfo = Array("hybrid-authenticator/v2 store MAC key".utf8)
 
-    /// Derives the key for `passphrase` (Unicode NFC, UTF-8).
+    /// Derives the keys for `passphrase` (Unicode NFC, UTF-8).
+    /// - Throws: ``PasskeyStoreError/scryptParametersOutOfRange(_:)`` before any work when
+    ///   `parameters` is not acceptable.
     init(passphrase: String, salt: [UInt8], parameters: ScryptParameters) throws(PasskeyStoreError) {
+        guard parameters.isAcceptable else { throw .scryptParametersOutOfRange(parameters) }
         let normalized = Array(passphrase.precomposedStringWithCanonicalMapping.utf8)
         do {
             key = try KDF.Scrypt.deriveKey(
@@ -25,6 +32,7 @@ struct StoreEncryption: Sendable {
         } catch {
             throw .corrupt(reason: "scrypt failed with N=\(parameters.n) r=\(parameters.r) p=\(parameters.p)")
         }
+        macKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Self.macKeyInfo, outputByteCount: 32)
         self.salt = salt
         self.parameters = parameters
     }
@@ -37,19 +45,26 @@ struct StoreEncryption: Sendable {
     /// Whether `check` opens under this key.
     func verify(check: [UInt8]) -> Bool { (try? open(check, aad: Self.checkAAD)) != nil }
 
+    /// Seals a private key for a file of the current format version.
     func sealPrivateKey(_ scalar: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
-        try seal(scalar, aad: Self.keyAAD(metadata), nonce: nonce)
+        try seal(scalar, aad: Self.keyAAD(metadata, version: StoreFileDocument.currentVersion), nonce: nonce)
     }
 
-    func openPrivateKey(_ box: [UInt8], for metadata: PasskeyMetadata) throws(PasskeyStoreError) -> [UInt8] {
-        do { return try open(box, aad: Self.keyAAD(metadata)) } catch {
-            throw .corrupt(reason: "the private key of credential \(Hex.encode(metadata.credentialID)) fails authentication")
+    /// Opens a private key read from a file of format `version`.
+    func openPrivateKey(
+        _ box: [UInt8], for metadata: PasskeyMetadata, version: Int
+    ) throws(PasskeyStoreError) -> [UInt8] {
+        do { return try open(box, aad: Self.keyAAD(metadata, version: version)) } catch {
+            throw .authenticationFailed
         }
     }
 
-    /// The associated data binding a sealed key to its credential, RP and user.
-    private static func keyAAD(_ metadata: PasskeyMetadata) -> [UInt8] {
-        keyAADPrefix + CBOREncoder.encode([.bytes(metadata.credentialID), .text(metadata.rpID), .bytes(metadata.userHandle)])
+    /// The associated data binding a sealed key to its credential, RP, user and the format
+    /// version: a key sealed for format 2 does not open as format 1, so a file downgraded to the
+    /// unauthenticated format 1 fails (only a store with no passkeys could be downgraded).
+    private static func keyAAD(_ metadata: PasskeyMetadata, version: Int) -> [UInt8] {
+        Array("hybrid-authenticator/v\(version) credential key".utf8)
+            + CBOREncoder.encode([.bytes(metadata.credentialID), .text(metadata.rpID), .bytes(metadata.userHandle)])
     }
 
     private func seal(_ plaintext: [UInt8], aad: [UInt8], nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
@@ -67,6 +82,16 @@ struct StoreEncryption: Sendable {
 }
 
 /// scrypt cost parameters, stored in the file next to the salt.
+///
+/// Accepted range (``isAcceptable``), checked before any derivation, for a new store and for the
+/// numbers read from a file (which cannot be authenticated before the key exists):
+///
+/// | rule | why |
+/// |---|---|
+/// | N a power of two, 2^14 ≤ N ≤ 2^20 | scrypt needs a power of two; below 2^14 is weaker than the scrypt paper's interactive setting |
+/// | 1 ≤ r ≤ 8 | 8 is the standard block size; larger r only multiplies memory |
+/// | 1 ≤ p ≤ 4 | p multiplies time only; 4 bounds an opening at 8× the recommended work |
+/// | 16 MiB ≤ 128·N·r ≤ 256 MiB | at least the paper's 16 MiB against GPU guessing, at most 256 MiB so a tampered file cannot exhaust memory |
 public struct ScryptParameters: Hashable, Sendable {
     /// CPU/memory cost, a power of two.
     public var n: Int
@@ -83,12 +108,17 @@ public struct ScryptParameters: Hashable, Sendable {
 
     /// OWASP's recommendation: N = 2^17, r = 8, p = 1 (128 MiB, well under a second on a PC).
     public static let recommended = Self(n: 1 << 17, r: 8, p: 1)
-    /// Cheap parameters for tests only.
-    public static let insecureFastForTesting = Self(n: 1 << 4, r: 1, p: 1)
+    /// The cheapest accepted parameters, N = 2^14, r = 8, p = 1 (16 MiB): for tests.
+    public static let insecureFastForTesting = Self(n: 1 << 14, r: 8, p: 1)
 
-    /// Whether the values are usable and bounded (N a power of two ≤ 2^20, r ≤ 32, p ≤ 16), so
-    /// a tampered file cannot make opening it use unbounded memory or time.
-    var isAcceptable: Bool {
-        n >= 2 && n <= 1 << 20 && n & (n - 1) == 0 && (1...32).contains(r) && (1...16).contains(p)
+    /// Smallest and largest memory scrypt may use, 128·N·r bytes.
+    public static let memoryRange = (16 << 20)...(256 << 20)
+
+    /// Whether the values are in the documented range (see the type's discussion).
+    public var isAcceptable: Bool {
+        guard (1 << 14...1 << 20).contains(n), n & (n - 1) == 0, (1...8).contains(r), (1...4).contains(p) else {
+            return false
+        }
+        return Self.memoryRange.contains(128 * n * r)
     }
 }

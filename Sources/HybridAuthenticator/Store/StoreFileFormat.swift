@@ -1,26 +1,40 @@
+import Crypto
 import Foundation
 
-/// The JSON document a ``FilePasskeyStore`` writes (version 1). Byte strings are lower-case hex.
+/// The JSON document a ``FilePasskeyStore`` writes (version 2). Byte strings are lower-case hex.
 ///
 /// ```json
-/// {"format": "hybrid-authenticator-passkeys", "version": 1,
+/// {"format": "hybrid-authenticator-passkeys", "version": 2,
 ///  "protection": {"mode": "scrypt-aes-256-gcm", "salt": "…", "scryptN": 131072, "scryptR": 8,
 ///                 "scryptP": 1, "check": "…"},
 ///  "credentials": [{"id": "…", "rpId": "example.com", "userHandle": "…", "userName": "alice",
 ///                   "discoverable": true, "signCount": 3, "created": 1767225600.0,
-///                   "privateKey": "…"}]}
+///                   "privateKey": "…"}],
+///  "mac": "…"}
 /// ```
-/// In `"plaintext"` mode, `privateKey` is the raw 32-byte scalar; in `"scrypt-aes-256-gcm"` mode
-/// it is an AES-GCM box (nonce ‖ ciphertext ‖ tag) under the passphrase key, and `check` is an
-/// AES-GCM box that proves the passphrase.
+/// In `"plaintext"` mode, `privateKey` is the raw 32-byte scalar and there is no `mac` (there is
+/// no key to make one: anyone who can write the file can change anything in it). In
+/// `"scrypt-aes-256-gcm"` mode `privateKey` is an AES-GCM box (nonce ‖ ciphertext ‖ tag) under the
+/// passphrase key with the credential and format version as associated data, `check` is an
+/// AES-GCM box that proves the passphrase, and `mac` authenticates every other byte of the file
+/// (``StoreFileMAC``).
+///
+/// Version 1 is the same without `mac` (so its counters and names were not authenticated) and
+/// with `v1` in the key boxes' associated data. It is still read, and the next write turns it
+/// into version 2.
 struct StoreFileDocument: Codable, Equatable {
     static let formatName = "hybrid-authenticator-passkeys"
-    static let currentVersion = 1
+    static let currentVersion = 2
+    /// Versions this program reads.
+    static let readableVersions = 1...2
 
     var format: String
     var version: Int
     var protection: ProtectionRecord
     var credentials: [CredentialRecord]
+    /// The MAC of an encrypted version-2 file, written and checked on the file's bytes by
+    /// ``StoreFileMAC``; `nil` when encoding.
+    var mac: String? = nil
 
     struct ProtectionRecord: Codable, Equatable {
         static let plaintextMode = "plaintext"
@@ -47,11 +61,15 @@ struct StoreFileDocument: Codable, Equatable {
         var privateKey: String
     }
 
-    func encoded() -> [UInt8] {
+    /// The file's bytes, with the `mac` member of ``StoreFileMAC`` when `macKey` is given.
+    func encoded(macKey: SymmetricKey?) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var unauthenticated = self
+        unauthenticated.mac = nil
         // Encoding these plain records cannot fail.
-        return Array((try? encoder.encode(self)) ?? Data()) + [0x0a]
+        let bytes = Array((try? encoder.encode(unauthenticated)) ?? Data()) + [0x0a]
+        return macKey.map { StoreFileMAC.appending(to: bytes, key: $0) } ?? bytes
     }
 
     static func decode(_ bytes: [UInt8]) throws(PasskeyStoreError) -> Self {
@@ -62,8 +80,8 @@ struct StoreFileDocument: Codable, Equatable {
             throw .corrupt(reason: "not a passkey store document (\(Self.describe(error)))")
         }
         guard document.format == formatName else { throw .corrupt(reason: "format is not \(formatName)") }
-        guard document.version <= currentVersion else { throw .unsupportedVersion(document.version) }
-        guard document.version == currentVersion else { throw .corrupt(reason: "version \(document.version)") }
+        guard document.version <= readableVersions.upperBound else { throw .unsupportedVersion(document.version) }
+        guard readableVersions.contains(document.version) else { throw .corrupt(reason: "version \(document.version)") }
         return document
     }
 
