@@ -39,6 +39,8 @@ public actor FilePasskeyStore: PasskeyStore {
     private var passkeys: [Passkey]
     /// The `privateKey` field last written for each credential, so unchanged keys keep their box.
     private var storedKeyFields: [[UInt8]: String]
+    /// The `prfSecret` field last written for each credential that has one, likewise.
+    private var storedPRFFields: [[UInt8]: String] = [:]
 
     /// Opens the store at `path`, or prepares a new one there (written on the first change).
     /// - Parameters:
@@ -68,12 +70,15 @@ public actor FilePasskeyStore: PasskeyStore {
         (self.encryption, check) = (encryption, try document.protection.check.map(Self.hex))
         var passkeys: [Passkey] = []
         var fields: [[UInt8]: String] = [:]
+        var prfFields: [[UInt8]: String] = [:]
         for (index, record) in document.credentials.enumerated() {
             let passkey = try Self.passkey(from: record, index: index, encryption: encryption)
             guard fields[passkey.credentialID] == nil else { throw .corrupt(reason: "credential \(index) repeats an ID") }
             fields[passkey.credentialID] = record.privateKey
+            prfFields[passkey.credentialID] = record.prfSecret
             passkeys.append(passkey)
         }
+        storedPRFFields = prfFields
         (self.passkeys, storedKeyFields) = (passkeys.sortedNewestFirst(), fields)
     }
 
@@ -186,10 +191,17 @@ public actor FilePasskeyStore: PasskeyStore {
             throw .corrupt(reason: "credential \(index) has a user handle of \(handle.count) bytes")
         }
         guard !record.rpId.isEmpty, record.created.isFinite else { throw .corrupt(reason: "credential \(index) lacks an RP ID or date") }
+        let protection = try record.credProtect.map { (level) throws(PasskeyStoreError) in
+            guard let policy = CredentialProtectionPolicy(rawValue: level) else {
+                throw .corrupt(reason: "credential \(index) has credProtect \(level)")
+            }
+            return policy
+        }
         return PasskeyMetadata(
             credentialID: id, rpID: record.rpId, rpName: record.rpName, userHandle: handle, userName: record.userName,
             userDisplayName: record.userDisplayName, signCount: record.signCount,
-            createdAt: Date(timeIntervalSince1970: record.created), isDiscoverable: record.discoverable)
+            createdAt: Date(timeIntervalSince1970: record.created), isDiscoverable: record.discoverable,
+            credentialProtection: protection)
     }
 
     private static func passkey(
@@ -201,7 +213,13 @@ public actor FilePasskeyStore: PasskeyStore {
         guard scalar.count == 32, let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) else {
             throw .corrupt(reason: "credential \(index) has an invalid private key")
         }
-        return Passkey(metadata: metadata, privateKey: key)
+        let prfSecret = try record.prfSecret.map { (field) throws(PasskeyStoreError) in
+            let stored = try hex(field)
+            let secret = try encryption.map { (encryption) throws(PasskeyStoreError) in try encryption.openPRFSecret(stored, for: metadata) } ?? stored
+            guard secret.count == Passkey.prfSecretLength else { throw .corrupt(reason: "credential \(index) has an invalid prf secret") }
+            return secret
+        }
+        return Passkey(metadata: metadata, privateKey: key, prfSecret: prfSecret)
     }
 
     private static func hex(_ text: String) throws(PasskeyStoreError) -> [UInt8] {
@@ -213,17 +231,22 @@ public actor FilePasskeyStore: PasskeyStore {
     /// Writes `changed` durably, then adopts it; on failure memory and file stay as they were.
     private func save(_ changed: [Passkey]) throws(PasskeyStoreError) {
         var fields: [[UInt8]: String] = [:]
+        var prfFields: [[UInt8]: String] = [:]
         var records: [StoreFileDocument.CredentialRecord] = []
         for passkey in changed {
             var field = storedKeyFields[passkey.credentialID] ?? ""
             if field.isEmpty { field = try keyField(for: passkey) }
             fields[passkey.credentialID] = field
+            var prfField = storedPRFFields[passkey.credentialID]
+            if prfField == nil, let secret = passkey.prfSecret { prfField = try prfSecretField(secret, for: passkey) }
+            prfFields[passkey.credentialID] = prfField
             let metadata = passkey.metadata
             records.append(StoreFileDocument.CredentialRecord(
                 id: Hex.encode(metadata.credentialID), rpId: metadata.rpID, rpName: metadata.rpName,
                 userHandle: Hex.encode(metadata.userHandle), userName: metadata.userName,
                 userDisplayName: metadata.userDisplayName, discoverable: metadata.isDiscoverable,
-                signCount: metadata.signCount, created: metadata.createdAt.timeIntervalSince1970, privateKey: field))
+                signCount: metadata.signCount, created: metadata.createdAt.timeIntervalSince1970, privateKey: field,
+                credProtect: metadata.credentialProtection?.rawValue, prfSecret: prfField))
         }
         let document = StoreFileDocument(
             format: StoreFileDocument.formatName, version: StoreFileDocument.currentVersion,
@@ -232,12 +255,18 @@ public actor FilePasskeyStore: PasskeyStore {
         try AtomicFile.replace(atPath: path, with: document.encoded(), temporarySuffix: Hex.encode(random.bytes(8)))
         passkeys = changed
         storedKeyFields = fields
+        storedPRFFields = prfFields
     }
 
     private func keyField(for passkey: Passkey) throws(PasskeyStoreError) -> String {
         let scalar = Array(passkey.privateKey.rawRepresentation)
         guard let encryption else { return Hex.encode(scalar) }
         return Hex.encode(try encryption.sealPrivateKey(scalar, for: passkey.metadata, nonce: random.bytes(12)))
+    }
+
+    private func prfSecretField(_ secret: [UInt8], for passkey: Passkey) throws(PasskeyStoreError) -> String {
+        guard let encryption else { return Hex.encode(secret) }
+        return Hex.encode(try encryption.sealPRFSecret(secret, for: passkey.metadata, nonce: random.bytes(12)))
     }
 
     private var protectionRecord: StoreFileDocument.ProtectionRecord {

@@ -14,6 +14,7 @@ struct StoreEncryption: Sendable {
     static let saltLength = 16
     private static let checkAAD = Array("hybrid-authenticator/v1 passphrase check".utf8)
     private static let keyAADPrefix = Array("hybrid-authenticator/v1 credential key".utf8)
+    private static let prfAADPrefix = Array("hybrid-authenticator/v1 credential prf secret".utf8)
 
     /// Derives the key for `passphrase` (Unicode NFC, UTF-8).
     init(passphrase: String, salt: [UInt8], parameters: ScryptParameters) throws(PasskeyStoreError) {
@@ -38,18 +39,30 @@ struct StoreEncryption: Sendable {
     func verify(check: [UInt8]) -> Bool { (try? open(check, aad: Self.checkAAD)) != nil }
 
     func sealPrivateKey(_ scalar: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
-        try seal(scalar, aad: Self.keyAAD(metadata), nonce: nonce)
+        try seal(scalar, aad: Self.credentialAAD(Self.keyAADPrefix, metadata), nonce: nonce)
     }
 
     func openPrivateKey(_ box: [UInt8], for metadata: PasskeyMetadata) throws(PasskeyStoreError) -> [UInt8] {
-        do { return try open(box, aad: Self.keyAAD(metadata)) } catch {
+        do { return try open(box, aad: Self.credentialAAD(Self.keyAADPrefix, metadata)) } catch {
             throw .corrupt(reason: "the private key of credential \(Hex.encode(metadata.credentialID)) fails authentication")
         }
     }
 
-    /// The associated data binding a sealed key to its credential, RP and user.
-    private static func keyAAD(_ metadata: PasskeyMetadata) -> [UInt8] {
-        keyAADPrefix + CBOREncoder.encode([.bytes(metadata.credentialID), .text(metadata.rpID), .bytes(metadata.userHandle)])
+    /// Seals a prf secret; its associated data differs from the private key's, so the two boxes
+    /// cannot be swapped.
+    func sealPRFSecret(_ secret: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
+        try seal(secret, aad: Self.credentialAAD(Self.prfAADPrefix, metadata), nonce: nonce)
+    }
+
+    func openPRFSecret(_ box: [UInt8], for metadata: PasskeyMetadata) throws(PasskeyStoreError) -> [UInt8] {
+        do { return try open(box, aad: Self.credentialAAD(Self.prfAADPrefix, metadata)) } catch {
+            throw .corrupt(reason: "the prf secret of credential \(Hex.encode(metadata.credentialID)) fails authentication")
+        }
+    }
+
+    /// The associated data binding a sealed secret to its kind, credential, RP and user.
+    private static func credentialAAD(_ prefix: [UInt8], _ metadata: PasskeyMetadata) -> [UInt8] {
+        prefix + CBOREncoder.encode([.bytes(metadata.credentialID), .text(metadata.rpID), .bytes(metadata.userHandle)])
     }
 
     private func seal(_ plaintext: [UInt8], aad: [UInt8], nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {

@@ -12,7 +12,8 @@ import Foundation
 /// ```
 /// In `"plaintext"` mode, `privateKey` is the raw 32-byte scalar; in `"scrypt-aes-256-gcm"` mode
 /// it is an AES-GCM box (nonce ‖ ciphertext ‖ tag) under the passphrase key, and `check` is an
-/// AES-GCM box that proves the passphrase.
+/// AES-GCM box that proves the passphrase. Optional members added later, without a version change
+/// since older files stay valid: `credProtect` (1–3) and `prfSecret` (kept like `privateKey`).
 struct StoreFileDocument: Codable, Equatable {
     static let formatName = "hybrid-authenticator-passkeys"
     static let currentVersion = 1
@@ -45,6 +46,11 @@ struct StoreFileDocument: Codable, Equatable {
         var signCount: UInt32
         var created: Double
         var privateKey: String
+        /// The `credProtect` level (1–3); absent when it was not asked for (level 1).
+        var credProtect: UInt8? = nil
+        /// The prf secret, kept like `privateKey` (raw, or an AES-GCM box under its own
+        /// associated data); absent in passkeys stored before prf, which then have no prf.
+        var prfSecret: String? = nil
     }
 
     func encoded() -> [UInt8] {
