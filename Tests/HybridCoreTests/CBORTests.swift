@@ -30,8 +30,13 @@ import Testing
         #expect(checked == 44)
     }
 
-    @Test func rejectsByteStringKeysAndNoncharacters() {
-        #expect(throws: CBORError.invalidKeyType) { try CBORDecoder.decode([0xa1, 0x41, 0x00, 0x00]) }
+    /// Byte-string keys are what Chromium writes in prf's `evalByCredential` (credential ID →
+    /// salts, `ctap_get_assertion_request.cc`); they sort canonically like any other key.
+    @Test func acceptsByteStringKeysAndRejectsNoncharacters() throws {
+        #expect(try CBORDecoder.decode([0xa1, 0x41, 0x00, 0x00]) == .map([CBORMapEntry(.bytes([0]), 0)]))
+        #expect(throws: CBORError.unsortedKeys) { try CBORDecoder.decode([0xa2, 0x42, 0x00, 0x00, 0x00, 0x41, 0x01, 0x00]) }
+        #expect(throws: CBORError.duplicateKey) { try CBORDecoder.decode([0xa2, 0x41, 0x07, 0x00, 0x41, 0x07, 0x00]) }
+        #expect(throws: CBORError.invalidKeyType) { try CBORDecoder.decode([0xa1, 0xf5, 0x00]) }
         // U+FFFE encoded as EF BF BE.
         #expect(throws: CBORError.invalidUTF8) { try CBORDecoder.decode([0x63, 0xef, 0xbf, 0xbe]) }
     }
