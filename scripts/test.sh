@@ -19,3 +19,6 @@ swift test --skip-build
 
 echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
 ci/run-ble-proof.sh
+
+echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
+ci/run-chromium-interop.sh
