@@ -5,7 +5,10 @@ extension CTAPAuthenticator {
     /// discoverable passkeys when the list is empty; the user picks one when there are several
     /// (that choice is the presence test) or confirms the single one; the counter is incremented
     /// and stored before signing. The response never announces more assertions
-    /// (numberOfCredentials omitted) and sets userSelected when the user chose or confirmed.
+    /// (numberOfCredentials omitted) and sets userSelected when the user chose or confirmed a
+    /// discoverable passkey; never for an allow list (CTAP 2.1 §6.2.2: userSelected answers an
+    /// empty allowList; Chromium fails the whole request with "Assertion response has userSelected
+    /// for non-empty allowList", seen with real Chromium 156 in ci/run-chromium-interop.sh).
     ///
     /// credProtect (CTAP 2.1 §12.1): without user verification a level-3 passkey is never found
     /// and a level-2 one only through the allow list. prf: `{"eval": salts, "evalByCredential":
@@ -76,7 +79,7 @@ extension CTAPAuthenticator {
         }
         return GetAssertionResponse(
             credential: PublicKeyCredentialDescriptor(id: metadata.credentialID), authenticatorData: authenticatorData,
-            signature: signature, user: user, userSelected: present ? true : nil, unsignedExtensionOutputs: unsignedOutputs
+            signature: signature, user: user, userSelected: present && discoverable ? true : nil, unsignedExtensionOutputs: unsignedOutputs
         ).cbor
     }
 }
