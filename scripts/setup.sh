@@ -31,3 +31,20 @@ if ! python3 -c "import webauthn" 2>/dev/null; then
     python3 -m pip install --quiet --disable-pip-version-check webauthn 2>/dev/null ||
         python3 -m pip install --quiet --disable-pip-version-check --break-system-packages webauthn
 fi
+
+# Real Chromium as the hybrid client (ci/run-chromium-interop.sh): the packages that
+# ../shared/tools/chromium-peer/README.md lists, installed as it installs them (with recommends).
+install_chromium_interop_packages() {
+    local packages=(chromium xvfb python3-dbusmock python3-dbus python3-gi zbar-tools xdotool imagemagick
+        libnss3-tools python3-cbor2 python3-websockets python3-websocket python3-cryptography bc openssl)
+    local needed=() package sudo_cmd=""
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || needed+=("$package")
+    done
+    [ ${#needed[@]} -gt 0 ] || return 0
+    echo "setup: installing ${needed[*]} (chromium interop)"
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${needed[@]}" >/dev/null
+}
+install_chromium_interop_packages

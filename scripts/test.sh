@@ -22,3 +22,5 @@ ci/run-ble-proof.sh
 
 echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm guest)"
 ci/run-seckey-proof.sh
+echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
+ci/run-chromium-interop.sh

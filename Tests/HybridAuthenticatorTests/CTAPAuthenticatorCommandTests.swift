@@ -14,7 +14,7 @@ import Testing
         #expect(info.options == ["rk": true, "up": true, "uv": true])
         #expect(info.transports == ["internal", "hybrid"])
         #expect(info.algorithms == [PublicKeyCredentialParameters(algorithm: -7)])
-        #expect(info.extensions == nil && info.pinUvAuthProtocols == nil)
+        #expect(info.extensions == ["credProtect", "prf"] && info.pinUvAuthProtocols == nil)
         #expect(Array(bytes.dropFirst()) == authenticator.getInfo.encoded)
         #expect(CBOREncoder.encode(try CBORDecoder.decode(bytes.dropFirst())) == Array(bytes.dropFirst()))
         let withoutUV = Fixtures.authenticator(user: ScriptedUser(canVerifyUser: false))

@@ -22,19 +22,27 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
     public var versions: [String]
     /// getInfo key 9: what phones send (protocol.md §8.2).
     public var transports: [String]
+    /// getInfo key 2: the extensions the engine implements. Chromium sends `prf` to a phone only
+    /// when this lists it (protocol.md §8.3).
+    public var extensions: [String]
+
+    /// What the engine implements: ``CredentialProtectionPolicy`` and the prf secret.
+    public static let supportedExtensions = ["credProtect", "prf"]
 
     public init(
         aaguid: [UInt8] = Self.aaguid, attestation: Attestation = .none,
-        versions: [String] = ["FIDO_2_0", "FIDO_2_1"], transports: [String] = ["internal", "hybrid"]
+        versions: [String] = ["FIDO_2_0", "FIDO_2_1"], transports: [String] = ["internal", "hybrid"],
+        extensions: [String] = Self.supportedExtensions
     ) {
         self.aaguid = aaguid
         self.attestation = attestation
         self.versions = versions
         self.transports = transports
+        self.extensions = extensions
     }
 
-    /// The getInfo response for this configuration: options rk, up and uv; ES256 only; no
-    /// extensions and no PIN protocols.
+    /// The getInfo response for this configuration: options rk, up and uv; ES256 only; the
+    /// extensions; no PIN protocols.
     ///
     /// `uv` is `userVerificationConfigured`. CTAP 2.1 §6.4 (authenticatorGetInfo, options): "If present
     /// and set to true, it indicates that the device is capable of user verification within itself
@@ -47,7 +55,7 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
     /// ``CTAPAuthenticator/getInfo`` passes its user interaction's ``UserInteraction/canVerifyUser``.
     public func getInfo(userVerificationConfigured: Bool) -> AuthenticatorGetInfoResponse {
         AuthenticatorGetInfoResponse(
-            versions: versions, aaguid: aaguid,
+            versions: versions, extensions: extensions.isEmpty ? nil : extensions, aaguid: aaguid,
             options: ["rk": true, "up": true, "uv": userVerificationConfigured],
             transports: transports, algorithms: [PublicKeyCredentialParameters(algorithm: COSEAlgorithm.es256)])
     }

@@ -5,21 +5,36 @@ extension CTAPAuthenticator {
     /// discoverable passkeys when the list is empty; the user picks one when there are several
     /// (that choice is the presence test) or confirms the single one; the counter is incremented
     /// and stored before signing. The response never announces more assertions
-    /// (numberOfCredentials omitted) and sets userSelected when the user chose or confirmed.
+    /// (numberOfCredentials omitted) and sets userSelected when the user chose or confirmed a
+    /// discoverable passkey; never for an allow list (CTAP 2.1 §6.2.2: userSelected answers an
+    /// empty allowList; Chromium fails the whole request with "Assertion response has userSelected
+    /// for non-empty allowList", seen with real Chromium 156 in ci/run-chromium-interop.sh).
+    ///
+    /// credProtect (CTAP 2.1 §12.1): without user verification a level-3 passkey is never found
+    /// and a level-2 one only through the allow list. prf: `{"eval": salts, "evalByCredential":
+    /// {id: salts}}`; the chosen passkey's own entry, else `eval`, is evaluated under its secret
+    /// when the user was verified (prf is the UV-bound PRF, WebAuthn L3 §10.1.4), and returned in
+    /// the unsigned extension outputs (response key 8): `{"prf": {"results": {"first", ? "second"}}}`.
     func getAssertion(_ request: GetAssertionRequest) async throws(CTAPFailure) -> CBORValue {
         try rejectPinUvAuth(param: request.pinUvAuthParam, protocol: request.pinUvAuthProtocol)
+        let extensions: GetAssertionExtensionInputs
+        do { extensions = try GetAssertionExtensionInputs(request.extensions) } catch { throw CTAPFailure(error.statusCode) }
         let options = request.options ?? CTAPRequestOptions()
         guard options.residentKey == nil else { throw CTAPFailure(.unsupportedOption) }
         let verify = options.effectiveUserVerification
         try requireUserVerification(verify)
 
         let stored = try await storedPasskeys(forRPID: request.rpID)
-        let candidates: [Passkey]
+        let listed: [Passkey]
+        let discoverable: Bool
         if let allowList = request.allowList, !allowList.isEmpty {
             let allowed = Set(allowList.filter(\.isPublicKey).map(\.id))
-            candidates = stored.filter { allowed.contains($0.credentialID) }
+            (listed, discoverable) = (stored.filter { allowed.contains($0.credentialID) }, false)
         } else {
-            candidates = stored.filter(\.metadata.isDiscoverable)
+            (listed, discoverable) = (stored.filter(\.metadata.isDiscoverable), true)
+        }
+        let candidates = listed.filter {
+            $0.metadata.effectiveCredentialProtection.isFound(verified: verify, discoverable: discoverable)
         }
         guard let first = candidates.first else { throw CTAPFailure(.noCredentials) }
 
@@ -58,9 +73,13 @@ extension CTAPAuthenticator {
         let user = PublicKeyCredentialUserEntity(
             id: metadata.userHandle, name: verify ? metadata.userName : nil, displayName: verify ? metadata.userDisplayName : nil)
         logger.info("assertion made", metadata: ["ctap.rp": "\(request.rpID)", "ctap.signCount": "\(signCount)"])
+        var unsignedOutputs: CBORValue?
+        if verify, let salts = extensions.prfSalts(forCredential: chosen.credentialID), let secret = chosen.prfSecret {
+            unsignedOutputs = .map(["prf": .map(["results": salts.results(secret: secret)])])
+        }
         return GetAssertionResponse(
             credential: PublicKeyCredentialDescriptor(id: metadata.credentialID), authenticatorData: authenticatorData,
-            signature: signature, user: user, userSelected: present ? true : nil
+            signature: signature, user: user, userSelected: present && discoverable ? true : nil, unsignedExtensionOutputs: unsignedOutputs
         ).cbor
     }
 }

@@ -18,10 +18,13 @@ public struct PasskeyMetadata: Hashable, Sendable {
     public let createdAt: Date
     /// Whether the passkey answers getAssertion requests with an empty allowList (rk).
     public let isDiscoverable: Bool
+    /// The `credProtect` level asked for at creation; `nil` (not asked) behaves as level 1.
+    public let credentialProtection: CredentialProtectionPolicy?
 
     public init(
         credentialID: [UInt8], rpID: String, rpName: String? = nil, userHandle: [UInt8], userName: String? = nil,
-        userDisplayName: String? = nil, signCount: UInt32 = 0, createdAt: Date, isDiscoverable: Bool
+        userDisplayName: String? = nil, signCount: UInt32 = 0, createdAt: Date, isDiscoverable: Bool,
+        credentialProtection: CredentialProtectionPolicy? = nil
     ) {
         self.credentialID = credentialID
         self.rpID = rpID
@@ -32,23 +35,33 @@ public struct PasskeyMetadata: Hashable, Sendable {
         self.signCount = signCount
         self.createdAt = createdAt
         self.isDiscoverable = isDiscoverable
+        self.credentialProtection = credentialProtection
     }
+
+    /// The policy getAssertion enforces: the stored level, or level 1.
+    public var effectiveCredentialProtection: CredentialProtectionPolicy { credentialProtection ?? .userVerificationOptional }
 
     /// The best name to show a person: the user name, else the display name, else the handle in hex.
     public var accountLabel: String { userName.nonEmpty ?? userDisplayName.nonEmpty ?? Hex.encode(userHandle) }
 }
 
-/// A passkey: its metadata and its ES256 private key.
+/// A passkey: its metadata, its ES256 private key and its prf secret.
 public struct Passkey: Sendable {
     /// Length of the random credential IDs this authenticator makes.
     public static let credentialIDLength = 16
+    /// Length of the per-credential prf secret.
+    public static let prfSecretLength = 32
 
     public var metadata: PasskeyMetadata
     public let privateKey: P256.Signing.PrivateKey
+    /// The HMAC-SHA256 key behind the `prf` extension, made with the passkey; `nil` for a
+    /// passkey stored before this authenticator had prf (it then answers without prf results).
+    public let prfSecret: [UInt8]?
 
-    public init(metadata: PasskeyMetadata, privateKey: P256.Signing.PrivateKey) {
+    public init(metadata: PasskeyMetadata, privateKey: P256.Signing.PrivateKey, prfSecret: [UInt8]? = nil) {
         self.metadata = metadata
         self.privateKey = privateKey
+        self.prfSecret = prfSecret
     }
 
     public var credentialID: [UInt8] { metadata.credentialID }

@@ -63,7 +63,26 @@ struct StoreEncryption: Sendable {
     /// version: a key sealed for format 2 does not open as format 1, so a file downgraded to the
     /// unauthenticated format 1 fails (only a store with no passkeys could be downgraded).
     private static func keyAAD(_ metadata: PasskeyMetadata, version: Int) -> [UInt8] {
-        Array("hybrid-authenticator/v\(version) credential key".utf8)
+        credentialAAD("credential key", metadata, version: version)
+    }
+
+    /// Seals a prf secret for a file of the current format version. Its associated data names
+    /// another kind than the private key's, so the two boxes cannot be swapped.
+    func sealPRFSecret(_ secret: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
+        try seal(secret, aad: Self.credentialAAD("credential prf secret", metadata, version: StoreFileDocument.currentVersion), nonce: nonce)
+    }
+
+    /// Opens a prf secret read from a file of format `version`.
+    func openPRFSecret(_ box: [UInt8], for metadata: PasskeyMetadata, version: Int) throws(PasskeyStoreError) -> [UInt8] {
+        do { return try open(box, aad: Self.credentialAAD("credential prf secret", metadata, version: version)) } catch {
+            throw .authenticationFailed
+        }
+    }
+
+    /// The associated data binding a sealed secret to its kind, the format version, and its
+    /// credential, RP and user.
+    private static func credentialAAD(_ kind: String, _ metadata: PasskeyMetadata, version: Int) -> [UInt8] {
+        Array("hybrid-authenticator/v\(version) \(kind)".utf8)
             + CBOREncoder.encode([.bytes(metadata.credentialID), .text(metadata.rpID), .bytes(metadata.userHandle)])
     }
 

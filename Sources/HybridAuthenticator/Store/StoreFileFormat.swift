@@ -22,6 +22,10 @@ import Foundation
 /// Version 1 is the same without `mac` (so its counters and names were not authenticated) and
 /// with `v1` in the key boxes' associated data. It is still read, and the next write turns it
 /// into version 2.
+///
+/// Optional credential members: `credProtect` (1–3; absent when it was not asked for, level 1) and
+/// `prfSecret` (kept like `privateKey`, sealed under its own associated data; absent in passkeys
+/// made before prf, which then answer without prf results). The MAC covers them like every byte.
 struct StoreFileDocument: Codable, Equatable {
     static let formatName = "hybrid-authenticator-passkeys"
     static let currentVersion = 2
@@ -59,6 +63,11 @@ struct StoreFileDocument: Codable, Equatable {
         var signCount: UInt32
         var created: Double
         var privateKey: String
+        /// The `credProtect` level (1–3); absent when it was not asked for (level 1).
+        var credProtect: UInt8? = nil
+        /// The prf secret, kept like `privateKey` (raw, or an AES-GCM box under its own
+        /// associated data); absent in passkeys stored before prf, which then have no prf.
+        var prfSecret: String? = nil
     }
 
     /// The file's bytes, with the `mac` member of ``StoreFileMAC`` when `macKey` is given.

@@ -9,9 +9,9 @@ struct StoreFileState: Sendable {
     private(set) var check: [UInt8]?
     /// Newest first.
     private(set) var passkeys: [Passkey]
-    /// The `privateKey` field last written for each credential in the current format, so
-    /// unchanged keys keep their box (after reading a version-1 file, every key is sealed again).
-    private var keyFields: [[UInt8]: String]
+    /// The sealed members last written for each credential in the current format, so unchanged
+    /// secrets keep their boxes (after reading a version-1 file, every secret is sealed again).
+    private var keyFields: [[UInt8]: SealedFields]
 
     /// A store with no file yet: a fresh salt and check when encrypted.
     init(newWith protection: FilePasskeyStore.Protection, parameters: ScryptParameters, random: RandomSource)
@@ -42,13 +42,15 @@ struct StoreFileState: Sendable {
         }
         (self.encryption, check) = (encryption, try document.protection.check.map(Self.hex))
         var passkeys: [Passkey] = []
-        var fields: [[UInt8]: String] = [:]
+        var fields: [[UInt8]: SealedFields] = [:]
         for (index, record) in document.credentials.enumerated() {
             let passkey = try record.passkey(index: index, encryption: encryption, version: document.version)
             guard !passkeys.contains(where: { $0.credentialID == passkey.credentialID }) else {
                 throw .corrupt(reason: "credential \(index) repeats an ID")
             }
-            if document.version == StoreFileDocument.currentVersion { fields[passkey.credentialID] = record.privateKey }
+            if document.version == StoreFileDocument.currentVersion {
+                fields[passkey.credentialID] = SealedFields(privateKey: record.privateKey, prfSecret: record.prfSecret)
+            }
             passkeys.append(passkey)
         }
         (self.passkeys, keyFields) = (passkeys.sortedNewestFirst(), fields)
@@ -57,19 +59,14 @@ struct StoreFileState: Sendable {
     /// The file was removed: the next write starts an empty store with the same keys.
     mutating func forgetPasskeys() { (passkeys, keyFields) = ([], [:]) }
 
-    /// The file holding `changed`, and the key fields it wrote.
-    func encoded(_ changed: [Passkey], random: RandomSource) throws(PasskeyStoreError) -> ([UInt8], [[UInt8]: String]) {
-        var fields: [[UInt8]: String] = [:]
+    /// The file holding `changed`, and the sealed fields it wrote.
+    func encoded(_ changed: [Passkey], random: RandomSource) throws(PasskeyStoreError) -> ([UInt8], [[UInt8]: SealedFields]) {
+        var fields: [[UInt8]: SealedFields] = [:]
         var records: [StoreFileDocument.CredentialRecord] = []
         for passkey in changed {
-            let field: String
-            if let reused = reusableKeyField(for: passkey) {
-                field = reused
-            } else {
-                field = try keyField(for: passkey, random: random)
-            }
-            fields[passkey.credentialID] = field
-            records.append(StoreFileDocument.CredentialRecord(passkey.metadata, privateKey: field))
+            let sealed = try reusableFields(for: passkey) ?? sealedFields(for: passkey, random: random)
+            fields[passkey.credentialID] = sealed
+            records.append(StoreFileDocument.CredentialRecord(passkey.metadata, sealed))
         }
         let document = StoreFileDocument(
             format: StoreFileDocument.formatName, version: StoreFileDocument.currentVersion,
@@ -78,24 +75,33 @@ struct StoreFileState: Sendable {
     }
 
     /// After `changed` was written with `fields`.
-    mutating func adopt(_ changed: [Passkey], keyFields fields: [[UInt8]: String]) {
+    mutating func adopt(_ changed: [Passkey], keyFields fields: [[UInt8]: SealedFields]) {
         (passkeys, keyFields) = (changed, fields)
     }
 
-    /// The stored box of `passkey`'s key, if it holds this key for this credential, RP and user.
-    private func reusableKeyField(for passkey: Passkey) -> String? {
-        guard let field = keyFields[passkey.credentialID],
+    /// The stored boxes of `passkey`'s secrets, if they hold these secrets for this credential,
+    /// RP and user.
+    private func reusableFields(for passkey: Passkey) -> SealedFields? {
+        guard let fields = keyFields[passkey.credentialID],
             let stored = passkeys.first(where: { $0.credentialID == passkey.credentialID }),
             stored.metadata.rpID == passkey.metadata.rpID, stored.metadata.userHandle == passkey.metadata.userHandle,
-            stored.privateKey.rawRepresentation == passkey.privateKey.rawRepresentation
+            stored.privateKey.rawRepresentation == passkey.privateKey.rawRepresentation,
+            stored.prfSecret == passkey.prfSecret
         else { return nil }
-        return field
+        return fields
     }
 
-    private func keyField(for passkey: Passkey, random: RandomSource) throws(PasskeyStoreError) -> String {
+    /// `passkey`'s private key and prf secret, raw in a plaintext store, else sealed afresh.
+    private func sealedFields(for passkey: Passkey, random: RandomSource) throws(PasskeyStoreError) -> SealedFields {
         let scalar = Array(passkey.privateKey.rawRepresentation)
-        guard let encryption else { return Hex.encode(scalar) }
-        return Hex.encode(try encryption.sealPrivateKey(scalar, for: passkey.metadata, nonce: random.bytes(12)))
+        guard let encryption else {
+            return SealedFields(privateKey: Hex.encode(scalar), prfSecret: passkey.prfSecret.map(Hex.encode))
+        }
+        let key = try encryption.sealPrivateKey(scalar, for: passkey.metadata, nonce: random.bytes(12))
+        let prf = try passkey.prfSecret.map { (secret) throws(PasskeyStoreError) in
+            try encryption.sealPRFSecret(secret, for: passkey.metadata, nonce: random.bytes(12))
+        }
+        return SealedFields(privateKey: Hex.encode(key), prfSecret: prf.map(Hex.encode))
     }
 
     private var protectionRecord: StoreFileDocument.ProtectionRecord {
@@ -141,13 +147,22 @@ struct StoreFileState: Sendable {
     }
 }
 
+/// A credential's secret members as written in the file: hex of the raw value (plaintext store)
+/// or of its AES-GCM box.
+struct SealedFields: Sendable, Equatable {
+    var privateKey: String
+    var prfSecret: String?
+}
+
 extension StoreFileDocument.CredentialRecord {
-    init(_ metadata: PasskeyMetadata, privateKey: String) {
+    init(_ metadata: PasskeyMetadata, _ sealed: SealedFields) {
         self.init(
             id: Hex.encode(metadata.credentialID), rpId: metadata.rpID, rpName: metadata.rpName,
             userHandle: Hex.encode(metadata.userHandle), userName: metadata.userName,
             userDisplayName: metadata.userDisplayName, discoverable: metadata.isDiscoverable,
-            signCount: metadata.signCount, created: metadata.createdAt.timeIntervalSince1970, privateKey: privateKey)
+            signCount: metadata.signCount, created: metadata.createdAt.timeIntervalSince1970,
+            privateKey: sealed.privateKey, credProtect: metadata.credentialProtection?.rawValue,
+            prfSecret: sealed.prfSecret)
     }
 
     /// The record's metadata, checked; `index` names it in errors.
@@ -163,13 +178,20 @@ extension StoreFileDocument.CredentialRecord {
         guard !rpId.isEmpty, created.isFinite else {
             throw .corrupt(reason: "credential \(index) lacks an RP ID or date")
         }
+        let protection = try credProtect.map { (level) throws(PasskeyStoreError) in
+            guard let policy = CredentialProtectionPolicy(rawValue: level) else {
+                throw .corrupt(reason: "credential \(index) has credProtect \(level)")
+            }
+            return policy
+        }
         return PasskeyMetadata(
             credentialID: id, rpID: rpId, rpName: rpName, userHandle: handle, userName: userName,
             userDisplayName: userDisplayName, signCount: signCount,
-            createdAt: Date(timeIntervalSince1970: created), isDiscoverable: discoverable)
+            createdAt: Date(timeIntervalSince1970: created), isDiscoverable: discoverable,
+            credentialProtection: protection)
     }
 
-    /// The passkey, its key opened with `encryption` (sealed for format `version`).
+    /// The passkey, its key and prf secret opened with `encryption` (sealed for format `version`).
     func passkey(index: Int, encryption: StoreEncryption?, version: Int) throws(PasskeyStoreError) -> Passkey {
         let metadata = try metadata(index: index)
         let stored = try StoreFileState.hex(privateKey)
@@ -178,6 +200,15 @@ extension StoreFileDocument.CredentialRecord {
         guard scalar.count == 32, let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) else {
             throw .corrupt(reason: "credential \(index) has an invalid private key")
         }
-        return Passkey(metadata: metadata, privateKey: key)
+        let prfSecret = try self.prfSecret.map { (field) throws(PasskeyStoreError) in
+            let stored = try StoreFileState.hex(field)
+            let secret =
+                if let encryption { try encryption.openPRFSecret(stored, for: metadata, version: version) } else { stored }
+            guard secret.count == Passkey.prfSecretLength else {
+                throw .corrupt(reason: "credential \(index) has an invalid prf secret")
+            }
+            return secret
+        }
+        return Passkey(metadata: metadata, privateKey: key, prfSecret: prfSecret)
     }
 }

@@ -3,7 +3,8 @@
 ///
 /// Rejected: truncated input, trailing bytes, non-minimal heads, indefinite lengths, tags,
 /// floats, simple values other than false/true/null/undefined, unsorted or duplicate map keys,
-/// map keys other than integers and text, invalid UTF-8, integers outside `Int64`, and nesting
+/// map keys other than integers, text and byte strings (Chromium sends byte-string keys in the
+/// prf extension's `evalByCredential`, and its reader accepts them), invalid UTF-8, integers outside `Int64`, and nesting
 /// deeper than ``maximumDepth``. Declared lengths are checked against the remaining input before
 /// anything is allocated.
 public enum CBORDecoder {
