@@ -106,4 +106,3 @@ import Testing
         #expect(isRefused(try variant { $0["prfSecret"] = "00" }))
     }
 }
-}

@@ -64,7 +64,12 @@ struct StoreFileState: Sendable {
         var fields: [[UInt8]: SealedFields] = [:]
         var records: [StoreFileDocument.CredentialRecord] = []
         for passkey in changed {
-            let sealed = try reusableFields(for: passkey) ?? sealedFields(for: passkey, random: random)
+            let sealed: SealedFields
+            if let reused = reusableFields(for: passkey) {
+                sealed = reused
+            } else {
+                sealed = try sealedFields(for: passkey, random: random)
+            }
             fields[passkey.credentialID] = sealed
             records.append(StoreFileDocument.CredentialRecord(passkey.metadata, sealed))
         }
@@ -95,13 +100,13 @@ struct StoreFileState: Sendable {
     private func sealedFields(for passkey: Passkey, random: RandomSource) throws(PasskeyStoreError) -> SealedFields {
         let scalar = Array(passkey.privateKey.rawRepresentation)
         guard let encryption else {
-            return SealedFields(privateKey: Hex.encode(scalar), prfSecret: passkey.prfSecret.map(Hex.encode))
+            return SealedFields(privateKey: Hex.encode(scalar), prfSecret: passkey.prfSecret.map { Hex.encode($0) })
         }
         let key = try encryption.sealPrivateKey(scalar, for: passkey.metadata, nonce: random.bytes(12))
         let prf = try passkey.prfSecret.map { (secret) throws(PasskeyStoreError) in
             try encryption.sealPRFSecret(secret, for: passkey.metadata, nonce: random.bytes(12))
         }
-        return SealedFields(privateKey: Hex.encode(key), prfSecret: prf.map(Hex.encode))
+        return SealedFields(privateKey: Hex.encode(key), prfSecret: prf.map { Hex.encode($0) })
     }
 
     private var protectionRecord: StoreFileDocument.ProtectionRecord {
