@@ -9,7 +9,7 @@ import HybridCore
 /// parsing what was encoded from a parsed value must give that value again. Rejections are typed
 /// (`throws(…)`), so "no crash" already means "a value or a typed error".
 enum FuzzTargets {
-    static let all: [String: ([UInt8]) -> Void] = [
+    static let all: [String: @Sendable ([UInt8]) -> Void] = [
         "cbor": cbor,
         "digits": digits,
         "qr": qr,
