@@ -12,13 +12,15 @@ import Testing
         let clock = ManualClock()
         let release = DispatchSemaphore(value: 0)
         defer { release.signal() }
-        async let result: Int = OptionsDeadline.run(within: .seconds(3), clock: clock) {
-            release.wait()
-            return 1
+        let run = Task {
+            try await OptionsDeadline.run(within: .seconds(3), clock: clock) {
+                release.wait()
+                return 1
+            }
         }
         await clock.sleeperArrived()
         clock.advance(by: .seconds(3))
-        await #expect(throws: OptionsDeadline.TimedOut(limit: .seconds(3))) { try await result }
+        await #expect(throws: OptionsDeadline.TimedOut(limit: .seconds(3))) { try await run.value }
     }
 
     /// Work that finishes before the limit gives its value, and its error stays its own.

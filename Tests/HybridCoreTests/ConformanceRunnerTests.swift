@@ -117,14 +117,21 @@ import Testing
         #expect(report.passed == 1)
     }
 
-    /// Ending at the reply excuses only the shutdown: a missing request frame is still a mismatch.
+    /// Ending at the reply excuses only the shutdown: the frames the capture has are still compared
+    /// (a request ciphertext with one bit flipped fails), and a corrupt reply still fails.
     @Test func capturedSessionEndingAtTheReplyStillComparesTheFramesItHas() throws {
-        let document = try Self.withoutFrames(Self.capturedSession()) {
-            $0["kind"] as? String == "shutdown" || ($0["kind"] as? String == "ctap" && $0["direction"] as? String == "client-to-authenticator")
-        }
+        var document = try Self.withoutFrames(Self.capturedSession()) { $0["kind"] as? String == "shutdown" }
+        var cases = try #require(document["cases"] as? [JSONObject])
+        var frames = try #require(cases[0]["frames"] as? [JSONObject])
+        let request = try #require(frames.firstIndex { $0["kind"] as? String == "ctap" && $0["direction"] as? String == "client-to-authenticator" })
+        var ciphertext = try Hex.decode(#require(frames[request]["ciphertext"] as? String))
+        ciphertext[0] ^= 0x01
+        frames[request]["ciphertext"] = Hex.encode(ciphertext)
+        cases[0]["frames"] = frames
+        document["cases"] = cases
         let report = try Self.run(document)
         #expect(report.passed == 0)
-        #expect(report.failures.first?.reason.contains("client frame count") == true)
+        #expect(report.failures.first?.reason.contains("client frame \(request)") == true, "\(report.failures)")
         let corrupt = try Self.withoutFrames(Self.capturedSession(replyBitFlipped: true)) { $0["kind"] as? String == "shutdown" }
         #expect(try Self.run(corrupt).passed == 0)
     }

@@ -161,7 +161,9 @@ import Testing
     @Test func malformedInputNeverCrashes() {
         var rng = SeededRandom.forProperty()
         var tally = ParseTally()
-        let check = { (payload: QRCodePayload) in #expect((try? QRCodePayload(url: payload.url)) == payload) }
+        let check = { (payload: QRCodePayload) in
+            #expect((try? QRCodePayload(url: payload.url))?.cborValue == payload.cborValue)
+        }
         for _ in 0..<3_000 {
             let digits = String((0..<Int.random(in: 0...120, using: &rng)).map { _ in "0123456789".randomElement(using: &rng) ?? "0" })
             tally.record(QRCodeError.self, { () throws(QRCodeError) in try QRCodePayload(url: "FIDO:/" + digits) }, check: check)
@@ -187,5 +189,22 @@ import Testing
                 // Any other QRCodeError is a legitimate rejection.
             }
         }
+    }
+
+    /// Fuzz regression (scripts/fuzz.sh, target qr): key 6 as the bool of pre-CTAP-2.3 Play Services.
+    /// It is no channel list, is recorded in otherKeys, and is not written back; the fuzz oracle had
+    /// compared the re-parsed payload with ==, which includes otherKeys.
+    @Test func keySixAsABoolIsRecordedButNotWrittenBack() throws {
+        let input = try Hex.decode(
+            "a300582103364c15eec34331d2865757421d497e569e1eba6cff9a69d32e90f19e7f6fd15e0150"
+                + "00000000000000000000000000000000" + "06f5")
+        let payload = try QRCodePayload(cbor: input)
+        #expect(payload.compressedPublicKey == (try Hex.decode("03364c15eec34331d2865757421d497e569e1eba6cff9a69d32e90f19e7f6fd15e")))
+        #expect(payload.secret.bytes == [UInt8](repeating: 0, count: 16))
+        #expect(payload.channels == nil && payload.supportsLinking == nil && payload.knownDomains == nil)
+        #expect(payload.otherKeys == [6])
+        #expect(payload.cborValue == .map([0: .bytes(payload.compressedPublicKey), 1: .bytes(payload.secret.bytes)]))
+        let again = try QRCodePayload(cbor: payload.cbor)
+        #expect(again.cborValue == payload.cborValue && again.otherKeys.isEmpty)
     }
 }

@@ -15,7 +15,7 @@ nonisolated(unsafe) private var selected: ([UInt8]) -> Void = { _ in }
 
 /// Runs libFuzzer (with this process's arguments) on the target FUZZ_TARGET names in `targets`, and
 /// exits with libFuzzer's status. A target traps when an oracle fails.
-public func runFuzzer(_ targets: [String: ([UInt8]) -> Void]) -> Never {
+public func runFuzzer(_ targets: [String: @Sendable ([UInt8]) -> Void]) -> Never {
     guard let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"], let target = targets[name] else {
         FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(targets.keys.sorted().joined(separator: " "))\n".utf8))
         exit(2)
