@@ -68,15 +68,21 @@ struct BridgeHarness {
     let phone: ScriptedPhone
     let clock: ManualClock
     private let reports: AsyncStream<[UInt8]>.Iterator.Box
+    /// The bridge's events, in order.
+    let events: AsyncStream<SecurityKeyEvent>
 
     init(_ steps: [ScriptedPhone.Step]) {
         let phone = ScriptedPhone(steps)
         let clock = ManualClock()
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        let (events, eventContinuation) = AsyncStream<SecurityKeyEvent>.makeStream()
         self.phone = phone
         self.clock = clock
         self.reports = .init(stream.makeAsyncIterator())
-        bridge = SecurityKeyBridge(driver: phone, clock: clock.clock, output: { continuation.yield($0) })
+        self.events = events
+        bridge = SecurityKeyBridge(
+            driver: phone, clock: clock.clock, output: { continuation.yield($0) },
+            events: { eventContinuation.yield($0) })
     }
 
     /// Allocates a channel with INIT.
