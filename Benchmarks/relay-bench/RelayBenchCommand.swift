@@ -51,7 +51,7 @@ struct RelayBenchCommand: AsyncParsableCommand {
     var relayURL: String?
     @Option(help: "With --relay-url: process IDs of that relay, for its CPU time and RSS (repeatable).")
     var relayPID: [Int32] = []
-    @Flag(help: "Drive the load through HAProxy running --haproxy-config in front of the relay instances.")
+    @Flag(name: .customLong("via-haproxy"), help: "Drive the load through HAProxy running --haproxy-config in front of the relay instances.")
     var viaHAProxy = false
     @Option(help: "The HAProxy configuration for --via-haproxy.")
     var haproxyConfig = "deploy/haproxy.cfg"
