@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // Latency percentiles in relay-bench.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // The protocol: sans-IO, depends on swift-crypto only.
@@ -84,6 +86,7 @@ let package = Package(
             dependencies: [
                 "HybridCore", "HybridTransport", argumentParser, logging,
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ] + nio,
             path: "Benchmarks/relay-bench"
         ),

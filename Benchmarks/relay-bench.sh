@@ -9,6 +9,12 @@
 # With --instances N it starts N relay processes (routing prefixes 01…) and N worker processes
 # (relay-bench re-run), one per instance, so that no process needs more descriptors than the hard
 # limit allows (20 000 in our container: ~9 900 tunnels per process). Results: Benchmarks/RESULTS.md.
+# Also:
+#   --via-haproxy                     the load goes through HAProxy running deploy/haproxy.cfg
+#   --relay-url ws://127.0.0.1:PORT   an already-running relay (any implementation); --relay-pid for CPU/RSS
+#   --compare --relay-event-loops 1   side by side: our relay, nginx and HAProxy proxying to an echo, the echo
+#                                     (needs Debian's nginx); a table of ratios to the best
+# Every phase prints a "summary phase=… key=value …" line: diff two runs with grep ^summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -28,6 +28,7 @@ final class Bench: Sendable {
     private let latencyIntervalNanoseconds: Int64
 
     init(
+        relayHost: String = "127.0.0.1",
         relayPort: Int,
         sourcePorts: SourcePorts,
         configuration: TunnelClient.Configuration,
@@ -36,7 +37,7 @@ final class Bench: Sendable {
         throughputTunnels: Int,
         latencyRoundTripsPerSecond: Double
     ) {
-        self.relay = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relayPort)
+        self.relay = TunnelServerOrigin(scheme: .ws, host: relayHost, port: relayPort)
         self.sourcePorts = sourcePorts
         self.configuration = configuration
         self.latencyTunnels = latencyTunnels
@@ -79,7 +80,7 @@ final class Bench: Sendable {
         while true {
             do {
                 return try await EchoPhone.open(
-                    relayPort: relay.effectivePort, tunnelID: tunnelID, localAddress: try sourcePorts.take()
+                    relayHost: relay.host, relayPort: relay.effectivePort, tunnelID: tunnelID, localAddress: try sourcePorts.take()
                 )
             } catch {
                 attempts += 1
@@ -185,6 +186,36 @@ final class Bench: Sendable {
             var all: [Int] = []
             for try await samples in group { all += samples }
             return all
+        }
+    }
+
+    /// Round trips of `size`-byte messages completed in `seconds` by `connections` WebSocket
+    /// connections doing them back to back against an echo at 127.0.0.1:`port` (directly, or
+    /// through a proxy in front of it).
+    func echoThroughput(port: Int, connections: Int, size: Int, seconds: Double) async throws -> Int {
+        let echo = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: port)
+        let running = NIOLockedValueBox(true)
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<connections {
+                group.addTask {
+                    var count = 0
+                    try await self.connect(to: TunnelURL(origin: echo, path: .new(Self.randomTunnelID()))) { connection in
+                        var replies = connection.messages.makeAsyncIterator()
+                        let message = [UInt8](repeating: 0x5a, count: size)
+                        while running.withLockedValue({ $0 }) {
+                            try await connection.send(message)
+                            guard try await replies.next() != nil else { break }
+                            count += 1
+                        }
+                    }
+                    return count
+                }
+            }
+            try await Task.sleep(for: .seconds(seconds))
+            running.withLockedValue { $0 = false }
+            var total = 0
+            for try await count in group { total += count }
+            return total
         }
     }
 

@@ -10,12 +10,13 @@ import NIOWebSocket
 enum EchoPhone {
     /// Connects from `localAddress` and returns the routing ID and the open channel.
     static func open(
+        relayHost: String = "127.0.0.1",
         relayPort: Int,
         tunnelID: TunnelID,
         localAddress: SocketAddress
     ) async throws -> (RoutingID, any Channel) {
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: "127.0.0.1:\(relayPort)")
+        headers.add(name: "Host", value: "\(relayHost):\(relayPort)")
         headers.add(name: "Sec-WebSocket-Protocol", value: TunnelWebSocket.subprotocol)
         let request = HTTPRequestHead(
             version: .http1_1, method: .GET, uri: TunnelPath.new(tunnelID).canonicalPath, headers: headers
@@ -26,7 +27,7 @@ enum EchoPhone {
         .channelOption(.socketOption(.tcp_nodelay), value: 1)
         .channelOption(.socketOption(.so_reuseaddr), value: 1)
         .bind(to: localAddress)
-        .connect(host: "127.0.0.1", port: relayPort) { channel in
+        .connect(host: relayHost, port: relayPort) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let upgrader = NIOTypedWebSocketClientUpgrader<RoutingID?>(
                     maxFrameSize: 1 << 20,

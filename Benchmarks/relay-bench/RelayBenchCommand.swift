@@ -44,6 +44,23 @@ struct RelayBenchCommand: AsyncParsableCommand {
     ))
     var instances = 1
 
+    @Option(help: ArgumentHelp(
+        "Benchmark an already-running relay that speaks /cable/new and /cable/connect (ws://127.0.0.1:PORT; "
+            + "the load generator binds loopback source ports) instead of starting tunnel-relay."
+    ))
+    var relayURL: String?
+    @Option(help: "With --relay-url: process IDs of that relay, for its CPU time and RSS (repeatable).")
+    var relayPID: [Int32] = []
+    @Flag(name: .customLong("via-haproxy"), help: "Drive the load through HAProxy running --haproxy-config in front of the relay instances.")
+    var viaHAProxy = false
+    @Option(help: "The HAProxy configuration for --via-haproxy.")
+    var haproxyConfig = "deploy/haproxy.cfg"
+    @Flag(help: ArgumentHelp(
+        "Side by side with the same load: our relay pairing two clients, nginx and HAProxy proxying a "
+            + "WebSocket to an echo server, and the direct echo; prints ratios to the best."
+    ))
+    var compare = false
+
     @Option(help: ArgumentHelp("Worker mode: the relay port to load.", visibility: .hidden))
     var workerRelayPort: Int?
     @Option(help: ArgumentHelp("Worker mode: the echo server's port.", visibility: .hidden))
@@ -67,11 +84,14 @@ struct RelayBenchCommand: AsyncParsableCommand {
     /// Round trips per second of each latency tunnel so that all of them relay `latencyRate` frames/s.
     var roundTripRate: Double { Double(latencyRate) / 2 / Double(max(latencyTunnels, 1)) }
 
-    func makeBench(relayPort: Int, excluding: Set<Int>, sourcePortStart: Int, roundTripRate: Double) -> Bench {
+    func makeBench(
+        relayHost: String = "127.0.0.1", relayPort: Int, excluding: Set<Int>, sourcePortStart: Int, roundTripRate: Double
+    ) -> Bench {
         var clientConfiguration = TunnelClient.Configuration()
         clientConfiguration.connectTimeout = .seconds(30)
         clientConfiguration.handshakeTimeout = .seconds(60)
         return Bench(
+            relayHost: relayHost,
             relayPort: relayPort,
             sourcePorts: SourcePorts(excluding: excluding, start: sourcePortStart),
             configuration: clientConfiguration,
@@ -107,6 +127,10 @@ struct RelayBenchCommand: AsyncParsableCommand {
             return
         }
         guard instances >= 1 else { throw ValidationError("--instances must be 1 or more") }
+        if compare {
+            try await runSideBySide()
+            return
+        }
         let (cap, fdLimit) = Self.fdTunnelCap
         let perInstance = WorkerShare.split(tunnels, into: instances)
         var shares = perInstance.map { min($0, cap) }
@@ -118,19 +142,45 @@ struct RelayBenchCommand: AsyncParsableCommand {
             )
         }
         var relays: [RelayProcess] = []
-        defer { for relay in relays { relay.stop() } }
-        for index in 0..<instances {
-            relays.append(try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: index + 1)))
+        var balancer: ProxyProcess?
+        defer {
+            balancer?.stop()
+            for relay in relays { relay.stop() }
+        }
+        // Where each instance's share of the load goes, and which processes are "the relay".
+        var targets: [(host: String, port: Int)] = []
+        var relayPIDs: [Int32] = []
+        if let relayURL {
+            guard instances == 1, !viaHAProxy else { throw ValidationError("--relay-url takes one relay, not --instances or --via-haproxy") }
+            targets = [try Self.hostAndPort(relayURL)]
+            relayPIDs = relayPID
+            print("relay under test: \(relayURL)\(relayPID.isEmpty ? " (no --relay-pid: no CPU or RSS figures)" : ", pids \(relayPID)")")
+        } else {
+            for index in 0..<instances {
+                relays.append(try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: index + 1)))
+            }
+            targets = relays.map { (host: "127.0.0.1", port: $0.port) }
+            relayPIDs = relays.map(\.process.processIdentifier)
+        }
+        if viaHAProxy {
+            let proxy = try await ProxyProcess.fleetBalancer(config: haproxyConfig, instancePorts: relays.map(\.port))
+            balancer = proxy
+            targets = targets.map { _ in (host: "127.0.0.1", port: proxy.port) }
+            print(
+                "via HAProxy (\(haproxyConfig)) on port \(proxy.port), pid \(proxy.process.processIdentifier): every "
+                    + "tunnel's two connections cross it (its global maxconn 9800 bounds it to ~4 900 tunnels)"
+            )
         }
         let echo = try await EchoServer.start()
         let echoPort = echo.localAddress?.port ?? 0
-        let baselines = relays.map(\.residentBytes)
+        let baselines = relayPIDs.map(RelayProcess.residentBytes(of:))
         if instances > 1 {
             print(
                 "deployment: \(instances) tunnel-relay processes (routing prefixes 01…\(String(format: "%02x", instances))) "
                     + "and \(instances) load-generator worker processes, one per instance, because no process may hold "
                     + "more than \(fdLimit) descriptors here (hard RLIMIT_NOFILE) and each tunnel costs 2 in the relay "
-                    + "and 2 in the load generator. Workers connect to their instance directly (no balancer in the path)."
+                    + "and 2 in the load generator. "
+                    + (viaHAProxy ? "Workers connect through HAProxy." : "Workers connect to their instance directly (no balancer in the path).")
             )
         }
         for (index, relay) in relays.enumerated() {
@@ -141,8 +191,8 @@ struct RelayBenchCommand: AsyncParsableCommand {
         var workerLoad: WorkerLoad?
         if instances == 1 {
             let bench = makeBench(
-                relayPort: relays[0].port, excluding: [relays[0].port, echoPort], sourcePortStart: 10_000,
-                roundTripRate: roundTripRate
+                relayHost: targets[0].host, relayPort: targets[0].port, excluding: [targets[0].port, echoPort],
+                sourcePortStart: 10_000, roundTripRate: roundTripRate
             )
             load = LocalLoad(
                 bench: bench, tunnels: shares[0], echoPort: echoPort, latencyTunnels: latencyTunnels,
@@ -154,9 +204,9 @@ struct RelayBenchCommand: AsyncParsableCommand {
             shares = shares.enumerated().map { max($1, throughputShares[$0] + latencyShares[$0]) }
             let workers = try WorkerLoad(
                 executable: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
-                shares: relays.indices.map {
+                shares: targets.indices.map {
                     WorkerShare(
-                        index: $0, relayPort: relays[$0].port, tunnels: shares[$0],
+                        index: $0, relayPort: targets[$0].port, tunnels: shares[$0],
                         throughputTunnels: throughputShares[$0], latencyTunnels: latencyShares[$0]
                     )
                 },
@@ -171,10 +221,10 @@ struct RelayBenchCommand: AsyncParsableCommand {
         let (paired, failed) = try await load.setUp()
         let setup = ContinuousClock.now - setupStart
         try await Task.sleep(for: .seconds(2))  // let allocations settle before reading RSS
-        let rss = relays.map(\.residentBytes)
+        let rss = relayPIDs.map(RelayProcess.residentBytes(of:))
         print("paired tunnels: \(paired) (failed \(failed)) in \(format(setup))\(instances > 1 ? " across \(instances) relay processes" : "")")
         let pairedPerInstance = workerLoad?.pairedPerWorker ?? [paired]
-        for index in relays.indices {
+        for index in relayPIDs.indices {
             let perTunnel = (rss[index] - baselines[index]) / max(pairedPerInstance[index], 1)
             print(
                 "relay \(instances > 1 ? "\(index) " : "")RSS: \(rss[index] / 1024) KiB, \(perTunnel) bytes per paired tunnel"
@@ -190,14 +240,25 @@ struct RelayBenchCommand: AsyncParsableCommand {
 
         // Phases 2 and 3: throughput with small and large messages.
         for (phase, size) in [(Bench.smallThroughput, 64), (Bench.largeThroughput, 16 * 1024)] {
-            let cpu = relayCPU(relays)
+            let cpu = relayCPU(relayPIDs)
+            let balancerCPU = balancer?.cpuSeconds ?? 0
             let roundTrips = try await load.throughput(phase: phase, size: size, seconds: duration)
             let frames = Double(2 * roundTrips) / duration
+            let used = relayCPU(relayPIDs) - cpu
             print(
                 "throughput (\(size) B messages, \(throughputTunnels) tunnels): "
                     + "\(Int(frames)) relayed frames/s, \(String(format: "%.1f", frames * Double(size) / 1e6)) MB/s; "
-                    + cpuReport(relayCPU(relays) - cpu, seconds: duration + 0.5, frames: 2 * roundTrips)
+                    + cpuReport(used, seconds: duration + 0.5, frames: 2 * roundTrips)
             )
+            var summary = SummaryLine(phase: "throughput\(size)")
+            summary["frames_s"] = String(Int(frames))
+            summary["MB_s"] = String(format: "%.1f", frames * Double(size) / 1e6)
+            if !relayPIDs.isEmpty { summary["relay_cpu_us_frame"] = String(format: "%.2f", 1e6 * used / Double(max(2 * roundTrips, 1))) }
+            if let balancer {
+                let balancerUsed = balancer.cpuSeconds - balancerCPU
+                summary["haproxy_cpu_us_frame"] = String(format: "%.2f", 1e6 * balancerUsed / Double(max(2 * roundTrips, 1)))
+            }
+            summary.print()
         }
 
         // Phase 4: paced latency through the relay; phase 5: the same client against the echo.
@@ -205,25 +266,51 @@ struct RelayBenchCommand: AsyncParsableCommand {
             "latency: \(latencyRate) relayed frames/s over \(latencyTunnels) tunnels while \(paired) tunnels are open "
                 + "(host load average \(Self.loadAverage), \(ProcessInfo.processInfo.activeProcessorCount) cores)"
         )
-        let cpu = relayCPU(relays)
+        let cpu = relayCPU(relayPIDs)
         let relayed = try await load.relayedLatency(seconds: latencyDuration)
-        let latencyCPU = relayCPU(relays) - cpu
+        let latencyCPU = relayCPU(relayPIDs) - cpu
         let direct = try await load.directLatency(seconds: latencyDuration)
         report("relayed", relayed, seconds: latencyDuration)
         report("direct ", direct, seconds: latencyDuration)
         print("relay during the latency phase: " + cpuReport(latencyCPU, seconds: latencyDuration + 0.5, frames: 2 * relayed.count))
-        if let relayedP99 = percentile(relayed, 0.99), let directP99 = percentile(direct, 0.99) {
-            print("relay overhead: p99 ratio \(String(format: "%.2f", Double(relayedP99) / Double(max(directP99, 1))))")
+        let relayedSummary = LatencySummary(nanoseconds: relayed)
+        let directSummary = LatencySummary(nanoseconds: direct)
+        if let relayedSummary, let directSummary {
+            print("relay overhead: p99 ratio \(String(format: "%.2f", relayedSummary.p99Microseconds / max(directSummary.p99Microseconds, 1)))")
         }
+        for (label, summary) in [("latency_relayed", relayedSummary), ("latency_direct", directSummary)] {
+            guard let summary else { continue }
+            var line = SummaryLine(phase: label)
+            line["p50_us"] = String(Int(summary.p50Microseconds))
+            line["p99_us"] = String(Int(summary.p99Microseconds))
+            line["round_trips"] = String(summary.count)
+            line.print()
+        }
+        var setupLine = SummaryLine(phase: "tunnels")
+        setupLine["paired"] = String(paired)
+        setupLine["failed"] = String(failed)
+        if !relayPIDs.isEmpty {
+            let grown = zip(rss, baselines).reduce(0) { $0 + $1.0 - $1.1 }
+            setupLine["rss_bytes_per_tunnel"] = String(grown / max(paired, 1))
+        }
+        setupLine.print()
         print("host load average after: \(Self.loadAverage)")
-        print("relay RSS at end: \(relays.map { "\($0.residentBytes / 1024) KiB" }.joined(separator: ", "))")
+        print("relay RSS at end: \(relayPIDs.map { "\(RelayProcess.residentBytes(of: $0) / 1024) KiB" }.joined(separator: ", "))")
         await load.finish()
         try? await echo.close()
     }
 
     /// CPU seconds used so far by all relay processes.
-    func relayCPU(_ relays: [RelayProcess]) -> Double {
-        relays.reduce(0) { $0 + RelayProcess.cpuSeconds(of: $1.process.processIdentifier) }
+    func relayCPU(_ pids: [Int32]) -> Double {
+        pids.reduce(0) { $0 + RelayProcess.cpuSeconds(of: $1) }
+    }
+
+    /// Host and port of a ws:// URL.
+    static func hostAndPort(_ url: String) throws -> (host: String, port: Int) {
+        guard let match = url.firstMatch(of: /^ws:\/\/([^\/:]+):(\d+)\/?$/), let port = Int(match.2) else {
+            throw ValidationError("--relay-url must look like ws://127.0.0.1:8080")
+        }
+        return (String(match.1), port)
     }
 
     /// Relay CPU use over a phase: share of one core and microseconds per relayed frame.
@@ -238,23 +325,15 @@ struct RelayBenchCommand: AsyncParsableCommand {
     }
 
     func report(_ label: String, _ samples: [Int], seconds: Double) {
-        guard let p50 = percentile(samples, 0.5), let p99 = percentile(samples, 0.99) else {
+        guard let summary = LatencySummary(nanoseconds: samples) else {
             print("\(label) latency: no samples")
             return
         }
         print(
-            "\(label) round trip: p50 \(microseconds(p50)) µs, p99 \(microseconds(p99)) µs "
+            "\(label) round trip: p50 \(Int(summary.p50Microseconds)) µs, p99 \(Int(summary.p99Microseconds)) µs "
                 + "(\(samples.count) round trips, \(Int(Double(samples.count) / seconds)) /s)"
         )
     }
-
-    func percentile(_ samples: [Int], _ fraction: Double) -> Int? {
-        guard !samples.isEmpty else { return nil }
-        let sorted = samples.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-    }
-
-    func microseconds(_ nanoseconds: Int) -> String { String(format: "%.0f", Double(nanoseconds) / 1000) }
 
     func format(_ duration: Duration) -> String {
         String(format: "%.1f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)

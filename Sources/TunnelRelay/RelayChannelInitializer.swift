@@ -13,6 +13,7 @@ struct RelayChannelInitializer: Sendable {
     let rateLimiter: ConnectionRateLimiter
     let tlsContext: NIOSSLContext?
     let shuttingDown: @Sendable () -> Bool
+    let health: RelayHealth
 
     func initialize(_ channel: any Channel) throws {
         let configuration = relay.configuration
@@ -21,6 +22,7 @@ struct RelayChannelInitializer: Sendable {
         conditions.overCapacity = openConnections > configuration.maxConnections
         conditions.rateLimited = !rateLimiter.allow(channel.remoteAddress, now: .now())
         conditions.shuttingDown = shuttingDown()
+        conditions.draining = health.isDraining
         conditions.metricsEnabled = configuration.metricsEnabled
 
         let sync = channel.pipeline.syncOperations

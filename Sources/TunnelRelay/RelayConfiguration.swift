@@ -43,6 +43,11 @@ public struct RelayConfiguration: Sendable {
     public var pingInterval: Duration = .seconds(20)
     /// How long the relay waits for the other end's close frame before dropping TCP.
     public var closeTimeout: Duration = .seconds(2)
+    /// On graceful shutdown, how long `/healthz` answers 503 `draining` while the instance still
+    /// serves everything, before it stops accepting. Behind a load balancer, set it above the
+    /// balancer's time to mark a failing instance down (HAProxy: about `inter` × `fall`), so that no
+    /// `/cable/new` reaches a closed listener; 0 (standalone) stops accepting at once.
+    public var drainDelay: Duration = .zero
     /// On graceful shutdown, how long live tunnels may continue before they are closed.
     public var shutdownGracePeriod: Duration = .seconds(30)
     /// Listen backlog.

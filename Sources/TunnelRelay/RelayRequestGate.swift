@@ -53,6 +53,12 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
         case .health:
             let counts = context.registry.counts
             respond(channelContext, status: .ok, body: "ok pending=\(counts.pending) paired=\(counts.paired)\n")
+        case .draining:
+            let counts = context.registry.counts
+            respond(
+                channelContext, status: .serviceUnavailable,
+                body: "draining pending=\(counts.pending) paired=\(counts.paired)\n"
+            )
         case .metrics:
             respond(channelContext, status: .ok, body: context.metrics.exposition(),
                     contentType: "text/plain; version=0.0.4; charset=utf-8")

@@ -70,8 +70,10 @@ enum RelayRoute: Equatable {
     case new(TunnelID)
     /// Upgrade and join the pending tunnel.
     case connect(RoutingID, TunnelID)
-    /// Answer `/healthz`.
+    /// Answer `/healthz`: 200 while serving.
     case health
+    /// Answer `/healthz` with 503: shutting down gracefully, send no new tunnels here.
+    case draining
     /// Answer `/metrics`.
     case metrics
     /// Answer with an error status.
@@ -85,6 +87,8 @@ enum RelayRequestRouter {
         var overCapacity = false
         var rateLimited = false
         var shuttingDown = false
+        /// Graceful shutdown has begun (``RelayHealth``): `/healthz` fails, the rest still works.
+        var draining = false
         var metricsEnabled = true
     }
 
@@ -93,7 +97,10 @@ enum RelayRequestRouter {
         if conditions.rateLimited { return .reject(.rateLimited) }
         // A query string is ignored: only the path before "?" is parsed.
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        if path == "/healthz" { return head.method == .GET ? .health : .reject(.methodNotAllowed) }
+        if path == "/healthz" {
+            guard head.method == .GET else { return .reject(.methodNotAllowed) }
+            return conditions.draining || conditions.shuttingDown ? .draining : .health
+        }
         if path == "/metrics" && conditions.metricsEnabled {
             return head.method == .GET ? .metrics : .reject(.methodNotAllowed)
         }

@@ -9,15 +9,18 @@ import ServiceLifecycle
 /// returns. As a `Service`, ``run()`` serves until graceful shutdown (SIGTERM in the CLI) or
 /// cancellation.
 ///
-/// Graceful shutdown stops accepting, closes pending tunnels (nobody can join them any more),
+/// Graceful shutdown first fails `/healthz` (503 `draining`) for
+/// ``RelayConfiguration/drainDelay`` while still serving, so a load balancer stops sending new
+/// tunnels; then it stops accepting, closes pending tunnels (nobody can join them any more),
 /// lets paired tunnels finish for up to ``RelayConfiguration/shutdownGracePeriod``, then closes
-/// what is left with ``RelayCloseCode/goingAway``.
+/// what is left with ``RelayCloseCode/goingAway``. Cancellation skips the delay and the grace.
 public final class RelayServer: Service, Sendable {
     /// The bound address (with the real port when the configuration asked for port 0).
     public let localAddress: SocketAddress
     private let serverChannel: any Channel
     private let relay: RelayContext
     private let shuttingDown: NIOLockedValueBox<Bool>
+    private let health: RelayHealth
 
     /// The bound port.
     public var port: Int { localAddress.port ?? 0 }
@@ -31,23 +34,42 @@ public final class RelayServer: Service, Sendable {
     /// The Prometheus exposition, as served on `/metrics`.
     public func metricsText() -> String { String(decoding: relay.metrics.exposition(), as: UTF8.self) }
 
-    init(serverChannel: any Channel, relay: RelayContext, shuttingDown: NIOLockedValueBox<Bool>) throws {
+    /// Whether graceful shutdown has begun (`/healthz` answers 503).
+    public var isDraining: Bool { health.isDraining }
+
+    init(
+        serverChannel: any Channel, relay: RelayContext, shuttingDown: NIOLockedValueBox<Bool>, health: RelayHealth
+    ) throws {
         guard let address = serverChannel.localAddress else { throw ChannelError.inappropriateOperationForState }
         self.localAddress = address
         self.serverChannel = serverChannel
         self.relay = relay
         self.shuttingDown = shuttingDown
+        self.health = health
     }
 
     public func run() async throws {
         let serverChannel = self.serverChannel
+        let health = self.health
+        let drainDelay = TimeAmount(relay.configuration.drainDelay)
+        let logger = relay.logger
+        let delayedClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
                 try await serverChannel.closeFuture.get()
             } onGracefulShutdown: {
-                serverChannel.close(promise: nil)
+                health.startDraining()
+                logger.info("relay draining: /healthz fails", metadata: ["drain.delay": "\(drainDelay)"])
+                if drainDelay <= .zero {
+                    serverChannel.close(promise: nil)
+                } else {
+                    // Still serving until the balancer has seen the failing health check.
+                    let close = serverChannel.eventLoop.scheduleTask(in: drainDelay) { serverChannel.close(promise: nil) }
+                    delayedClose.withLockedValue { $0 = close }
+                }
             }
         } onCancel: {
+            delayedClose.withLockedValue { $0?.cancel() }
             serverChannel.close(promise: nil)
         }
         await drain()
@@ -60,7 +82,7 @@ public final class RelayServer: Service, Sendable {
         let logger = relay.logger
         let pending = relay.registry.pendingTunnels
         logger.info(
-            "relay draining",
+            "relay stopped accepting",
             metadata: ["tunnels.pending": "\(pending.count)", "tunnels.paired": "\(relay.registry.counts.paired)"]
         )
         for pairing in pending {
@@ -129,6 +151,7 @@ public func buildRelay(
         return try NIOSSLContext(configuration: configuration)
     }
     let shuttingDown = NIOLockedValueBox(false)
+    let health = RelayHealth()
     let initializer = RelayChannelInitializer(
         relay: relay,
         rateLimiter: ConnectionRateLimiter(
@@ -136,7 +159,8 @@ public func buildRelay(
             burst: configuration.connectionBurstPerIP
         ),
         tlsContext: tlsContext,
-        shuttingDown: { shuttingDown.withLockedValue { $0 } }
+        shuttingDown: { shuttingDown.withLockedValue { $0 } },
+        health: health
     )
     let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.backlog, value: configuration.backlog)
@@ -148,7 +172,7 @@ public func buildRelay(
         }
         .bind(host: configuration.host, port: configuration.port)
         .get()
-    let server = try RelayServer(serverChannel: serverChannel, relay: relay, shuttingDown: shuttingDown)
+    let server = try RelayServer(serverChannel: serverChannel, relay: relay, shuttingDown: shuttingDown, health: health)
     logger.info(
         "relay listening",
         metadata: ["address": "\(server.localAddress)", "routing.prefix": "\(configuration.routingIDPrefix)"]

@@ -15,8 +15,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             Authenticators open /cable/new/<tunnel ID> and get a routing ID in X-caBLE-Routing-ID; clients \
             open /cable/connect/<routing ID>/<tunnel ID>; the relay forwards binary WebSocket messages \
             between them without reading them. /cable/contact answers 501. Also serves /healthz and \
-            /metrics (Prometheus). SIGTERM or SIGINT: stop accepting, let tunnels finish up to \
-            --shutdown-grace, then close them with code 1001.
+            /metrics (Prometheus). SIGTERM or SIGINT: /healthz answers 503 "draining" for --drain-delay \
+            while everything else still works (a load balancer stops sending new tunnels), then stop \
+            accepting, let tunnels finish up to --shutdown-grace, then close them with code 1001.
 
             Every option can also be set by an environment variable TUNNEL_RELAY_<OPTION> \
             (upper case, dashes as underscores, e.g. TUNNEL_RELAY_PORT=443); a flag wins over the variable. \
@@ -75,6 +76,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Seconds of silence before a ping; twice that closes. [env: TUNNEL_RELAY_PING_INTERVAL]")
     var pingInterval: Double = env("PING_INTERVAL").flatMap { Double($0) } ?? 20
 
+    @Option(help: "Seconds /healthz fails (503 draining) after SIGTERM before the listener closes; behind HAProxy, more than inter x fall. [env: TUNNEL_RELAY_DRAIN_DELAY]")
+    var drainDelay: Double = env("DRAIN_DELAY").flatMap { Double($0) } ?? 0
+
     @Option(help: "Seconds live tunnels may continue after SIGTERM. [env: TUNNEL_RELAY_SHUTDOWN_GRACE]")
     var shutdownGrace: Double = env("SHUTDOWN_GRACE").flatMap { Double($0) } ?? 30
 
@@ -102,6 +106,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
                               ("--handshake-timeout", handshakeTimeout), ("--ping-interval", pingInterval)]
         where !(value > 0) {
             throw ValidationError("\(name) must be positive")
+        }
+        guard drainDelay >= 0, shutdownGrace >= 0 else {
+            throw ValidationError("--drain-delay and --shutdown-grace must be 0 or more")
         }
         guard eventLoops >= 0 else { throw ValidationError("--event-loops must be 0 or more") }
         guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPending > 0, maxConnections > 0 else {
@@ -131,6 +138,7 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         configuration.handshakeTimeout = .seconds(handshakeTimeout)
         configuration.pingInterval = .seconds(pingInterval)
         configuration.shutdownGracePeriod = .seconds(shutdownGrace)
+        configuration.drainDelay = .seconds(drainDelay)
         configuration.metricsEnabled = !noMetrics
         return configuration
     }

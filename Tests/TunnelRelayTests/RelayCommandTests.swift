@@ -10,7 +10,7 @@ struct RelayCommandTests {
     @Test func flagsBecomeConfiguration() throws {
         let command = try TunnelRelayCommand.parse([
             "--host", "::1", "--port", "0", "--routing-prefix", "7", "--pending-ttl", "1.5",
-            "--max-message-size", "4096", "--rate-per-ip", "0", "--no-metrics",
+            "--max-message-size", "4096", "--rate-per-ip", "0", "--no-metrics", "--drain-delay", "2.5",
         ])
         let configuration = command.relayConfiguration
         #expect(configuration.host == "::1")
@@ -21,11 +21,13 @@ struct RelayCommandTests {
         #expect(configuration.connectionsPerSecondPerIP == 0)
         #expect(!configuration.metricsEnabled)
         #expect(configuration.tls == nil)
+        #expect(configuration.drainDelay == .milliseconds(2500))
     }
 
     @Test func tlsFlagsGoTogether() {
         #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--tls-cert", "a.pem"]) }
         #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--port", "70000"]) }
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--drain-delay", "-1"]) }
     }
 
     /// The built binary: prints `listening on H:P`, serves a tunnel, exits 0 on SIGTERM.

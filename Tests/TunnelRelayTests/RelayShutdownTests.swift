@@ -73,4 +73,50 @@ struct RelayShutdownTests {
             }
         }
     }
+
+    /// The `/healthz` answer: status and body.
+    static func health(port: Int) async throws -> (status: Int?, body: String) {
+        try await RawConnection.with(port: port) { raw async throws in
+            try await raw.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = String(decoding: await raw.readToEnd(), as: UTF8.self)
+            return (response.httpStatus, String(response.split(separator: "\r\n\r\n").last ?? ""))
+        }
+    }
+
+    /// SIGTERM behind a balancer: `/healthz` turns 503 "draining" first, while `/cable/new` and
+    /// `/cable/connect` still work for the whole drain delay (here longer than the test, which ends
+    /// by cancellation, so nothing depends on timing).
+    @Test func drainingFailsHealthButKeepsServing() async throws {
+        let configuration = RelayTest.configuration { $0.drainDelay = .seconds(3600) }
+        let relay = try await buildRelay(configuration: configuration, logger: RelayTest.logger)
+        let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
+        let services = ServiceGroup(configuration: .init(services: [relay], logger: RelayTest.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await services.run() }
+            let before = try await Self.health(port: relay.port)
+            #expect(before.status == 200)
+            #expect(before.body.hasPrefix("ok"))
+            #expect(!relay.isDraining)
+
+            await services.triggerGracefulShutdown()
+            // The shutdown handler runs on the service's task: wait for its effect.
+            while !relay.isDraining { await Task.yield() }
+            let during = try await Self.health(port: relay.port)
+            #expect(during.status == 503)
+            #expect(during.body.hasPrefix("draining"))
+
+            let tunnelID = RelayTest.randomTunnelID()
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
+                let routingID = try phone.routingID()
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                    try await client.send([7])
+                    var fromClient = phone.messages.makeAsyncIterator()
+                    #expect(try await RelayTest.next(&fromClient) == [7])
+                }
+            }
+            tasks.cancelAll()
+            try? await tasks.waitForAll()
+        }
+        #expect(relay.connectionCount == 0)
+    }
 }
