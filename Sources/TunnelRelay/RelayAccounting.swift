@@ -101,6 +101,9 @@ enum RelayProbeEvent: Sendable, Equatable {
     case readsPaused(RelayReadPause)
     case readsResumed
     case pongSkipped
+    /// A connection finished its upgrade and joined its loop's ping sweeper (the 101 response
+    /// can reach the client a moment before).
+    case tunnelOpened
     /// The ping sweeper sent a ping.
     case pinged
     /// A pong arrived.

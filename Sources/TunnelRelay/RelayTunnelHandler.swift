@@ -48,6 +48,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         if side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
         }
+        relay.accounting.probe?(.tunnelOpened)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -129,8 +130,10 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private func answer(ping frame: WebSocketFrame, context: ChannelHandlerContext) {
         pingsSinceTick += 1
         guard pingsSinceTick <= relay.configuration.maxPingsPerInterval else {
-            // A flood: stop reading it at once; the close frame goes out, TCP after closeTimeout.
+            // A flood: stop reading and decoding it at once; the close frame goes out, TCP
+            // after closeTimeout.
             pause(.closing, context: context)
+            try? context.pipeline.syncOperations.addHandler(RelayDiscardInbound(), position: .first)
             return close(context, code: .limitExceeded)
         }
         guard context.channel.isWritable else {

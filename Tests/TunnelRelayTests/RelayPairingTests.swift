@@ -184,6 +184,7 @@ struct RelayPairingTests {
         try await RelayTest.withRelay(RelayAbuseTests.manualPings, probe: recorder.probe) { relay, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 _ = try await raw.openNewTunnel(RelayTest.randomTunnelID())
+                await recorder.next(.tunnelOpened)
                 try await relay.tickPingSweepers()
                 await recorder.next(.pinged)
                 let ping = try await raw.readFrame()
@@ -197,6 +198,7 @@ struct RelayPairingTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
+                await recorder.next(.tunnelOpened)
                 for _ in 0..<3 {
                     try await relay.tickPingSweepers()
                     await recorder.next(.pinged)
