@@ -238,25 +238,25 @@ async def attack_descriptors(port, source, limit=18000):
 
 async def attack_idle_sockets(port, source):
     """Connections opened as fast as possible and left idle (most are rate-limited)."""
-    while True:
-        try:
-            r, w = await open_conn(port, source)
-            asyncio.ensure_future(r.read())
-        except Exception:  # noqa: BLE001
-            await asyncio.sleep(0.01)
+    await attack_descriptors(port, source, limit=10**9)
 
 
-async def attack_rsv(port, source):
+async def upgraded_then_send(port, source, make_bytes):
+    """Upgrades /cable/new, sends `make_bytes()`, waits for the relay to close; again and again."""
     while True:
         try:
             r, w = await open_conn(port, source)
             w.write(upgrade(f"/cable/new/{tunnel_id()}"))
             await read_head(r)
-            w.write(frame(0x2, b"x" * 100, rsv=random.choice([0x40, 0x20, 0x10])))
+            w.write(make_bytes())
             await asyncio.wait_for(r.read(), 5)
             w.close()
         except Exception:  # noqa: BLE001
             await asyncio.sleep(0.01)
+
+
+async def attack_rsv(port, source):
+    await upgraded_then_send(port, source, lambda: frame(0x2, b"x" * 100, rsv=random.choice([0x40, 0x20, 0x10])))
 
 
 async def attack_slowloris(port, source, sockets=1000):
@@ -305,16 +305,7 @@ MALFORMED = [
 
 
 async def attack_malformed(port, source):
-    while True:
-        try:
-            r, w = await open_conn(port, source)
-            w.write(upgrade(f"/cable/new/{tunnel_id()}"))
-            await read_head(r)
-            w.write(random.choice(MALFORMED))
-            await asyncio.wait_for(r.read(), 5)
-            w.close()
-        except Exception:  # noqa: BLE001
-            await asyncio.sleep(0.01)
+    await upgraded_then_send(port, source, lambda: random.choice(MALFORMED))
 
 
 GARBAGE = [
