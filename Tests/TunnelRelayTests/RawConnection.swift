@@ -30,8 +30,13 @@ final class RawConnection {
         from source: String = "127.0.0.1",
         _ body: (RawConnection) async throws -> Result
     ) async throws -> Result {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(to: try SocketAddress(ipAddress: source, port: 0))
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if source != "127.0.0.1" {
+            // Only when asked: binding before connecting takes an ephemeral port whatever the
+            // destination, and the many short test connections would run out of them.
+            bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0))
+        }
+        let channel = try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
