@@ -85,13 +85,13 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Most pending tunnels (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING]")
     var maxPending: Int? = env("MAX_PENDING").flatMap { Int($0) }
 
-    @Option(help: "Most pending tunnels per IP address (429 beyond), 0 = no cap; default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]")
+    @Option(help: "Most pending tunnels per IP address (429 beyond), 0 = no cap (use 0 behind a proxy); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]")
     var maxPendingPerIP: Int? = env("MAX_PENDING_PER_IP").flatMap { Int($0) }
 
     @Option(help: "Most open connections (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS]")
     var maxConnections: Int? = env("MAX_CONNECTIONS").flatMap { Int($0) }
 
-    @Option(help: "Most open connections per IP address (429 beyond), 0 = no cap; default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]")
+    @Option(help: "Most open connections per IP address (429 beyond), 0 = no cap (use 0 behind a proxy); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]")
     var maxConnectionsPerIP: Int? = env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) }
 
     @Option(help: "Bytes waiting to be written to a socket above which it counts as full. [env: TUNNEL_RELAY_OUTBOUND_HIGH_WATER]")
