@@ -1,11 +1,13 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Counts and remembers every open connection, so the relay can enforce its connection limit and
-/// close everything at shutdown, and knows when the last connection has gone.
+/// Counts and remembers every open connection, in total and per client IP address, so the relay
+/// can enforce its connection limits and close everything at shutdown, and knows when the last
+/// connection has gone.
 final class ConnectionTracker: Sendable {
     private struct State: Sendable {
         var channels: [ObjectIdentifier: any Channel] = [:]
+        var perAddress: [String: Int] = [:]
         var drainedPromise: EventLoopPromise<Void>?
     }
 
@@ -16,17 +18,26 @@ final class ConnectionTracker: Sendable {
         self.metrics = metrics
     }
 
-    /// Adds `channel` until it closes. Returns the number of open connections including it.
-    func track(_ channel: any Channel) -> Int {
+    /// Adds `channel` until it closes. Returns the number of open connections including it, in
+    /// total and from its IP address (0 when the address is unknown).
+    func track(_ channel: any Channel) -> (total: Int, fromAddress: Int) {
         let id = ObjectIdentifier(channel)
-        let count = state.withLockedValue { state in
+        let address = channel.remoteAddress?.ipAddress
+        let counts: (Int, Int) = state.withLockedValue { state in
             state.channels[id] = channel
-            return state.channels.count
+            guard let address else { return (state.channels.count, 0) }
+            let fromAddress = state.perAddress[address, default: 0] + 1
+            state.perAddress[address] = fromAddress
+            return (state.channels.count, fromAddress)
         }
-        metrics.openConnections.record(count)
+        metrics.openConnections.record(counts.0)
         channel.closeFuture.whenComplete { _ in
             let (count, drained): (Int, EventLoopPromise<Void>?) = self.state.withLockedValue { state in
                 state.channels[id] = nil
+                if let address {
+                    let left = state.perAddress[address, default: 1] - 1
+                    state.perAddress[address] = left > 0 ? left : nil
+                }
                 guard state.channels.isEmpty, let promise = state.drainedPromise else {
                     return (state.channels.count, nil)
                 }
@@ -36,7 +47,7 @@ final class ConnectionTracker: Sendable {
             self.metrics.openConnections.record(count)
             drained?.succeed()
         }
-        return count
+        return counts
     }
 
     /// A snapshot of the open connections.

@@ -45,6 +45,12 @@ final class PingSweeper {
         current = (current + 1) % groups.count
         for (handler, context) in members { handler.pingTick(context: context) }
     }
+
+    /// One whole interval at once: every group ticks (for tests, which drive the sweeper instead
+    /// of waiting for its timer).
+    fileprivate func tickAllGroups() {
+        for _ in groups.indices { tick() }
+    }
 }
 
 /// The sweepers of all event loops, started with the relay and stopped at shutdown.
@@ -71,6 +77,15 @@ struct PingSweepers: Sendable {
     /// The sweeper of `eventLoop`; call only on that loop.
     func sweeper(on eventLoop: any EventLoop) -> PingSweeper? {
         sweepers[ObjectIdentifier(eventLoop)]?.value
+    }
+
+    /// Ticks every connection on every loop once, as a whole ping interval would; returns when
+    /// done. Tests use it with a ping interval too long for the timer ever to fire.
+    func tickAll() async throws {
+        let sweepers = self.sweepers
+        for sweeper in sweepers.values {
+            try await sweeper.eventLoop.submit { sweeper.value.tickAllGroups() }.get()
+        }
     }
 
     func stop() {

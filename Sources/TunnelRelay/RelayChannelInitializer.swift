@@ -17,10 +17,11 @@ struct RelayChannelInitializer: Sendable {
 
     func initialize(_ channel: any Channel) throws {
         let configuration = relay.configuration
-        let openConnections = relay.tracker.track(channel)
+        let open = relay.tracker.track(channel)
+        if let rejection = refusal(open: open, address: channel.remoteAddress) {
+            return refuse(channel, rejection)
+        }
         var conditions = RelayRequestRouter.ConnectionConditions()
-        conditions.overCapacity = openConnections > configuration.maxConnections
-        conditions.rateLimited = !rateLimiter.allow(channel.remoteAddress, now: .now())
         conditions.shuttingDown = shuttingDown()
         conditions.draining = health.isDraining
         conditions.metricsEnabled = configuration.metricsEnabled
@@ -49,6 +50,7 @@ struct RelayChannelInitializer: Sendable {
                         case .connect(let pairing): (.connect, pairing)
                         }
                     let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(RelayFrameCheck())
                     try sync.addHandler(
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0,
@@ -77,6 +79,30 @@ struct RelayChannelInitializer: Sendable {
         }
         handshake.timeout = timeout
         channel.closeFuture.whenComplete { _ in timeout.cancel() }
+    }
+
+    /// Why a connection must be refused at accept, if it must: the global and per-address
+    /// connection caps, then the per-address rate limit (a capped connection takes no token).
+    private func refusal(open: (total: Int, fromAddress: Int), address: SocketAddress?) -> RelayRejection? {
+        let configuration = relay.configuration
+        if open.total > configuration.maxConnections { return .connectionLimit }
+        if configuration.maxConnectionsPerIP > 0, open.fromAddress > configuration.maxConnectionsPerIP {
+            return .addressConnectionLimit
+        }
+        if !rateLimiter.allow(address, now: .now()) { return .rateLimited }
+        return nil
+    }
+
+    /// Refuses at once, without reading the request: the descriptor is freed as soon as the
+    /// answer is written (a plain connection gets the status line; TLS just closes).
+    private func refuse(_ channel: any Channel, _ rejection: RelayRejection) {
+        relay.metrics.rejected(rejection)
+        guard tlsContext == nil else {
+            channel.close(promise: nil)
+            return
+        }
+        let response = ByteBuffer(string: rejection.earlyResponse)
+        channel.writeAndFlush(response).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// The 101 response headers: the subprotocol, and for `/cable/new` the routing ID.

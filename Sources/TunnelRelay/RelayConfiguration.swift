@@ -26,12 +26,29 @@ public struct RelayConfiguration: Sendable {
     public var maxMessagesPerDirection: Int = 4096
     /// Most payload bytes one side may send through a tunnel.
     public var maxBytesPerDirection: Int = 64 << 20
-    /// Most messages held for a `/cable/new` side whose peer has not joined yet.
+    /// Most messages held for a `/cable/new` side whose peer has not joined yet. A full queue
+    /// pauses reading from that side until the peer joins.
     public var maxQueuedMessages: Int = 64
-    /// Most pending (unpaired) tunnels; further `/cable/new` requests get 503.
-    public var maxPendingTunnels: Int = 100_000
-    /// Most open TCP connections; requests on connections beyond it get 503.
-    public var maxConnections: Int = 250_000
+    /// Most payload bytes held for one `/cable/new` side whose peer has not joined yet; a full
+    /// queue pauses reading (real phones send nothing before the client's first message, §5.4).
+    public var maxQueuedBytesPerTunnel: Int = 64 << 10
+    /// Most payload bytes held before pairing across all tunnels; a side whose message does not
+    /// fit is closed with ``RelayCloseCode/limitExceeded``.
+    public var maxQueuedBytesTotal: Int = 16 << 20
+    /// Most pending (unpaired) tunnels; further `/cable/new` requests get 503. Default: derived
+    /// from the descriptor limit (``RelayDefaultLimits``).
+    public var maxPendingTunnels: Int = RelayDefaultLimits.current.maxPendingTunnels
+    /// Most pending tunnels opened from one IP address (503 beyond), so that one client cannot
+    /// take ``maxPendingTunnels`` from everyone; 0 = no per-address cap.
+    public var maxPendingTunnelsPerIP: Int = RelayDefaultLimits.current.maxPendingTunnelsPerIP
+    /// Most open TCP connections; connections beyond it are answered 503 and closed at once.
+    /// Default: the descriptor limit minus a reserve (``RelayDefaultLimits``).
+    public var maxConnections: Int = RelayDefaultLimits.current.maxConnections
+    /// Most open connections from one IP address; beyond it, 503 and closed at once. 0 = no cap.
+    public var maxConnectionsPerIP: Int = RelayDefaultLimits.current.maxConnectionsPerIP
+    /// Bytes waiting to be written to one connection above which it counts as not writable: the
+    /// relay then stops reading from it and from its peer, and answers no control frames.
+    public var outboundHighWaterMark: Int = 64 << 10
     /// New connections allowed per second from one IP address (token bucket); 0 disables the
     /// limit (do that behind a proxy, where every connection comes from the proxy's address).
     public var connectionsPerSecondPerIP: Double = 50
@@ -41,6 +58,10 @@ public struct RelayConfiguration: Sendable {
     public var handshakeTimeout: Duration = .seconds(10)
     /// Read silence after which the relay pings; a second silent interval closes the connection.
     public var pingInterval: Duration = .seconds(20)
+    /// Most pings a client may send per ``pingInterval``; one more closes it with
+    /// ``RelayCloseCode/limitExceeded`` and stops reading from it (a ping flood costs the relay a
+    /// decode and a pong each, and the kernel buffers megabytes of pongs before a write blocks).
+    public var maxPingsPerInterval: Int = 32
     /// How long the relay waits for the other end's close frame before dropping TCP.
     public var closeTimeout: Duration = .seconds(2)
     /// On graceful shutdown, how long `/healthz` answers 503 `draining` while the instance still

@@ -8,6 +8,7 @@ struct RelayContext: Sendable {
     let metrics: RelayMetrics
     let tracker: ConnectionTracker
     let pingSweepers: PingSweepers
+    let accounting: RelayAccounting
     let logger: Logger
 
     /// Ends `side` for `reason` and tells the peer (if any) to close with the matching code.

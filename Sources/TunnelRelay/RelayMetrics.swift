@@ -14,6 +14,9 @@ final class RelayMetrics: Sendable {
     let messagesForwarded: CoreMetrics.Counter
     let bytesForwarded: CoreMetrics.Counter
     let pairingLatency: CoreMetrics.Timer
+    let queuedBytes: CoreMetrics.Gauge
+    let pausedConnections: CoreMetrics.Gauge
+    let pongsSkipped: CoreMetrics.Counter
     private let rejects: [RelayRejection: CoreMetrics.Counter]
     private let closes: [RelayCloseCode: CoreMetrics.Counter]
 
@@ -32,6 +35,9 @@ final class RelayMetrics: Sendable {
         messagesForwarded = CoreMetrics.Counter(label: "relay_messages_forwarded_total", factory: factory)
         bytesForwarded = CoreMetrics.Counter(label: "relay_bytes_forwarded_total", factory: factory)
         pairingLatency = CoreMetrics.Timer(label: "relay_pairing_latency_seconds", factory: factory)
+        queuedBytes = CoreMetrics.Gauge(label: "relay_prepairing_queued_bytes", factory: factory)
+        pausedConnections = CoreMetrics.Gauge(label: "relay_connections_read_paused", factory: factory)
+        pongsSkipped = CoreMetrics.Counter(label: "relay_pongs_skipped_total", factory: factory)
         rejects = Dictionary(uniqueKeysWithValues: RelayRejection.allCases.map {
             ($0, CoreMetrics.Counter(label: "relay_rejects_total", dimensions: [("reason", $0.rawValue)], factory: factory))
         })

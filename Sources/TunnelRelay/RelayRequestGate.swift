@@ -71,6 +71,8 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
                 respond(channelContext, rejection: .duplicateTunnel)
             case .full:
                 respond(channelContext, rejection: .pendingLimit)
+            case .addressFull:
+                respond(channelContext, rejection: .addressPendingLimit)
             case .registered(let pairing):
                 context.watch(pairing, side: .new, channel: channel)
                 context.startPendingTimer(pairing)

@@ -21,6 +21,10 @@ public enum RelayRejection: String, Sendable, CaseIterable {
     case pendingLimit = "pending_limit"
     /// Too many open connections.
     case connectionLimit = "connection_limit"
+    /// Too many open connections from this IP address.
+    case addressConnectionLimit = "address_connection_limit"
+    /// Too many pending tunnels opened from this IP address.
+    case addressPendingLimit = "address_pending_limit"
     /// This IP address opens connections too fast.
     case rateLimited = "rate_limited"
     /// The relay is shutting down.
@@ -39,7 +43,7 @@ public enum RelayRejection: String, Sendable, CaseIterable {
         case .unknownTunnel, .notFound: .notFound
         case .contactUnsupported: .notImplemented
         case .pendingLimit, .connectionLimit, .shuttingDown: .serviceUnavailable
-        case .rateLimited: .tooManyRequests
+        case .rateLimited, .addressConnectionLimit, .addressPendingLimit: .tooManyRequests
         case .handshakeTimeout: .requestTimeout
         }
     }
@@ -56,11 +60,21 @@ public enum RelayRejection: String, Sendable, CaseIterable {
         case .contactUnsupported: "/cable/contact (linked devices) is not supported by this relay"
         case .pendingLimit: "too many pending tunnels"
         case .connectionLimit: "too many connections"
+        case .addressConnectionLimit: "too many connections from this address"
+        case .addressPendingLimit: "too many pending tunnels from this address"
         case .rateLimited: "too many connections from this address"
         case .shuttingDown: "relay is shutting down"
         case .handshakeTimeout: "request took too long"
         case .notFound: "not found"
         }
+    }
+
+    /// A complete `Connection: close` response, for connections refused at accept before any
+    /// request was read.
+    var earlyResponse: String {
+        let body = message + "\n"
+        return "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
     }
 }
 
@@ -82,10 +96,9 @@ enum RelayRoute: Equatable {
 
 /// Classifies request heads. Pure: the registry is consulted afterwards, only for upgrades.
 enum RelayRequestRouter {
-    /// Conditions of the connection the request arrived on.
+    /// Conditions of the connection the request arrived on. (Connection limits and the rate
+    /// limit are decided at accept, before any request: ``RelayChannelInitializer``.)
     struct ConnectionConditions {
-        var overCapacity = false
-        var rateLimited = false
         var shuttingDown = false
         /// Graceful shutdown has begun (``RelayHealth``): `/healthz` fails, the rest still works.
         var draining = false
@@ -93,8 +106,6 @@ enum RelayRequestRouter {
     }
 
     static func route(_ head: HTTPRequestHead, conditions: ConnectionConditions) -> RelayRoute {
-        if conditions.overCapacity { return .reject(.connectionLimit) }
-        if conditions.rateLimited { return .reject(.rateLimited) }
         // A query string is ignored: only the path before "?" is parsed.
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         if path == "/healthz" {

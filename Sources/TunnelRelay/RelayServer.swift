@@ -31,6 +31,22 @@ public final class RelayServer: Service, Sendable {
     /// Current number of open connections.
     public var connectionCount: Int { relay.tracker.count }
 
+    /// Returns once no connection is open (at once if none is).
+    func allConnectionsClosed() async throws {
+        try await relay.tracker.drained(on: serverChannel.eventLoop).get()
+    }
+
+    /// Runs one whole ping interval at once on every connection (tests, with a long interval).
+    func tickPingSweepers() async throws {
+        try await relay.pingSweepers.tickAll()
+    }
+
+    /// Bytes queued before pairing, across all tunnels (charged with their per-message overhead).
+    var queuedBytes: Int { relay.accounting.queuedBytes }
+
+    /// Connections whose reads are paused now.
+    var pausedConnections: Int { relay.accounting.pausedConnections }
+
     /// The Prometheus exposition, as served on `/metrics`.
     public func metricsText() -> String { String(decoding: relay.metrics.exposition(), as: UTF8.self) }
 
@@ -126,12 +142,24 @@ public func buildRelay(
     random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
     logger: Logger
 ) async throws -> RelayServer {
+    try await buildRelay(configuration: configuration, random: random, logger: logger, probe: nil)
+}
+
+/// ``buildRelay(configuration:random:logger:)`` with an observer of the relay's internal events,
+/// for tests that wait for them.
+func buildRelay(
+    configuration: RelayConfiguration,
+    random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+    logger: Logger,
+    probe: RelayProbe?
+) async throws -> RelayServer {
     let metrics = RelayMetrics()
     let relay = RelayContext(
         configuration: configuration,
         registry: TunnelRegistry(
             routingIDPrefix: configuration.routingIDPrefix,
             maxPending: configuration.maxPendingTunnels,
+            maxPendingPerAddress: configuration.maxPendingTunnelsPerIP,
             random: random,
             metrics: metrics
         ),
@@ -141,6 +169,7 @@ public func buildRelay(
             group: MultiThreadedEventLoopGroup.singleton,
             interval: TimeAmount(configuration.pingInterval)
         ),
+        accounting: RelayAccounting(maxQueuedBytesTotal: configuration.maxQueuedBytesTotal, metrics: metrics, probe: probe),
         logger: logger
     )
     let tlsContext = try configuration.tls.map { files in
@@ -167,6 +196,10 @@ public func buildRelay(
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         .childChannelOption(.maxMessagesPerRead, value: 4)
+        .childChannelOption(
+            .writeBufferWaterMark,
+            value: .init(low: configuration.outboundHighWaterMark / 2, high: max(configuration.outboundHighWaterMark, 1))
+        )
         .childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try initializer.initialize(channel) }
         }

@@ -5,6 +5,11 @@ import NIOWebSocket
 /// forwards it verbatim to the peer connection (queueing on the `/cable/new` side until the peer
 /// joins), answers pings, pings silent peers, and closes with a ``RelayCloseCode`` that says why.
 ///
+/// What it holds is bounded whatever the client sends: it stops reading (``RelayReadPause``) while
+/// the peer's socket is full, while the pre-pairing queue is full, and while a pong cannot be
+/// written; it has at most one pong in flight and answers no ping while its own socket is full,
+/// so a client that floods pings without reading ends up paused and then idle-closed.
+///
 /// It never looks inside a message and never logs one.
 final class RelayTunnelHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
@@ -16,6 +21,12 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     private var peer: (any Channel)?
     private var queue: [WebSocketFrame] = []
+    /// What ``queue`` is charged to the global pre-pairing budget.
+    private var queuedBytes = 0
+    private var pongInFlight = false
+    /// Pings received since the last sweeper tick (``RelayConfiguration/maxPingsPerInterval``).
+    private var pingsSinceTick = 0
+    private var paused: RelayReadPause = []
     private var messages = 0
     private var bytes = 0
     private var closing = false
@@ -37,12 +48,13 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         if side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
         }
+        relay.accounting.probe?(.tunnelOpened)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         leavePingSweeper(context: context)
         closeTimer?.cancel()
-        queue = []
+        dropQueue()
     }
 
     // MARK: Inbound
@@ -61,10 +73,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             close(context, code: .policyViolation)
         case .ping:
             guard !closing else { return }
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
-            context.writeAndFlush(Self.wrapOutboundOut(pong), promise: nil)
+            answer(ping: frame, context: context)
         case .pong:
-            break
+            relay.accounting.probe?(.pongReceived)
         case .connectionClose:
             receivedClose(frame, context: context)
         default:
@@ -82,22 +93,89 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             return close(context, code: .limitExceeded)
         }
         let outbound = WebSocketFrame(fin: true, opcode: .binary, data: frame.unmaskedData)
-        guard let peer else {
-            guard queue.count < limits.maxQueuedMessages else { return close(context, code: .limitExceeded) }
-            queue.append(outbound)
-            return
-        }
-        forward(outbound, to: peer, context: context)
+        guard let peer else { return enqueue(outbound, context: context) }
+        forward(outbound, to: peer)
     }
 
-    private func forward(_ frame: WebSocketFrame, to peer: any Channel, context: ChannelHandlerContext) {
+    /// Holds a message for a peer that has not joined. The per-tunnel limits pause reading once
+    /// reached (frames already read when the pause takes effect are still queued: at most one
+    /// read cycle); the global budget is hard: a message that does not fit closes this side.
+    private func enqueue(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        let charge = frame.length + RelayAccounting.queuedMessageOverhead
+        guard relay.accounting.reserveQueued(charge) else { return close(context, code: .limitExceeded) }
+        queue.append(frame)
+        queuedBytes += charge
+        let limits = relay.configuration
+        if queue.count >= limits.maxQueuedMessages || queuedBytes >= limits.maxQueuedBytesPerTunnel {
+            pause(.queueFull, context: context)
+        }
+    }
+
+    private func dropQueue() {
+        queue = []
+        relay.accounting.releaseQueued(queuedBytes)
+        queuedBytes = 0
+    }
+
+    private func forward(_ frame: WebSocketFrame, to peer: any Channel) {
         relay.metrics.messagesForwarded.increment()
         relay.metrics.bytesForwarded.increment(by: Int64(frame.length))
+        // Backpressure comes back as RelayPeerWritability from the peer's handler.
         peer.writeAndFlush(frame, promise: nil)
-        if !peer.isWritable {
-            // Backpressure: stop reading until the peer's socket drains (RelayPeerWritability).
-            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+    }
+
+    /// Pongs only while this socket is writable and no earlier pong is still being written (RFC
+    /// 6455 §5.5.3 allows answering only the latest ping); otherwise stops reading until that
+    /// changes. Memory per connection stays one pong, whatever the ping rate.
+    private func answer(ping frame: WebSocketFrame, context: ChannelHandlerContext) {
+        pingsSinceTick += 1
+        guard pingsSinceTick <= relay.configuration.maxPingsPerInterval else {
+            // A flood: stop reading and decoding it at once; the close frame goes out, TCP
+            // after closeTimeout.
+            pause(.closing, context: context)
+            try? context.pipeline.syncOperations.addHandler(RelayDiscardInbound(), position: .first)
+            return close(context, code: .limitExceeded)
         }
+        guard context.channel.isWritable else {
+            relay.accounting.pongSkipped()
+            return pause(.notWritable, context: context)
+        }
+        guard !pongInFlight else {
+            relay.accounting.pongSkipped()
+            return pause(.pongPending, context: context)
+        }
+        pongInFlight = true
+        let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(Self.wrapOutboundOut(pong), promise: written)
+        let channel = context.channel
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            pongInFlight = false
+            resume(.pongPending, channel: channel)
+        }
+    }
+
+    /// Stops reading for `reason` (reading resumes when every reason is gone).
+    private func pause(_ reason: RelayReadPause, context: ChannelHandlerContext) {
+        guard !paused.contains(reason) else { return }
+        let wasReading = paused.isEmpty
+        paused.insert(reason)
+        guard wasReading else { return }
+        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        relay.accounting.readsPaused(true, reasons: paused)
+    }
+
+    private func resume(_ reason: RelayReadPause, context: ChannelHandlerContext) {
+        resume(reason, channel: context.channel)
+    }
+
+    private func resume(_ reason: RelayReadPause, channel: any Channel) {
+        guard paused.contains(reason) else { return }
+        paused.remove(reason)
+        guard paused.isEmpty else { return }
+        relay.accounting.readsPaused(false, reasons: [])
+        guard channel.isActive else { return }
+        try? channel.syncOptions?.setOption(.autoRead, value: true)
     }
 
     private func receivedClose(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
@@ -125,7 +203,11 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             // queued behind the messages it forwarded, and closing now would overtake them.
             lookUpPeer(context: context, closeIfEnded: false)
         case let writability as RelayPeerWritability:
-            context.channel.setOption(ChannelOptions.autoRead, value: writability.writable).whenComplete { _ in }
+            if writability.writable {
+                resume(.peerNotWritable, context: context)
+            } else {
+                pause(.peerNotWritable, context: context)
+            }
         default:
             context.fireUserInboundEventTriggered(event)
         }
@@ -134,11 +216,16 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         let writable = context.channel.isWritable
         peer?.pipeline.fireUserInboundEventTriggered(RelayPeerWritability(writable: writable))
+        if writable { resume(.notWritable, context: context) }
         context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         relay.end(pairing, side: side, reason: .dropped)
+        if !paused.isEmpty {
+            paused = []
+            relay.accounting.readsPaused(false, reasons: [])
+        }
         leavePingSweeper(context: context)
         closeTimer?.cancel()
         context.fireChannelInactive()
@@ -148,7 +235,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         switch error {
         case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
             close(context, code: .messageTooBig)
-        case is NIOWebSocketError, is NIOWebSocketFrameAggregator.Error:
+        case is NIOWebSocketError, is NIOWebSocketFrameAggregator.Error, is RelayFrameError:
             close(context, code: .protocolError)
         default:
             // I/O errors: the connection is gone.
@@ -170,8 +257,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         guard peer == nil, let channel else { return }
         peer = channel
         let queued = queue
-        queue = []
-        for frame in queued { forward(frame, to: channel, context: context) }
+        dropQueue()
+        for frame in queued { forward(frame, to: channel) }
+        resume(.queueFull, context: context)
     }
 
     private func leavePingSweeper(context: ChannelHandlerContext) {
@@ -182,6 +270,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     /// Called by the loop's ``PingSweeper`` every ping interval.
     func pingTick(context: ChannelHandlerContext) {
+        pingsSinceTick = 0
         defer { readSinceTick = false }
         guard !readSinceTick, !closing else { return }
         if pingOutstanding {
@@ -189,6 +278,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         } else {
             pingOutstanding = true
             context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())), promise: nil)
+            relay.accounting.probe?(.pinged)
         }
     }
 
@@ -197,7 +287,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private func close(_ context: ChannelHandlerContext, code: RelayCloseCode) {
         guard !closing else { return }
         closing = true
-        queue = []
+        dropQueue()
         relay.end(pairing, side: side, reason: .relay(code))
         relay.metrics.closed(with: code)
         var data = context.channel.allocator.buffer(capacity: 2)

@@ -22,6 +22,25 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             Every option can also be set by an environment variable TUNNEL_RELAY_<OPTION> \
             (upper case, dashes as underscores, e.g. TUNNEL_RELAY_PORT=443); a flag wins over the variable. \
             Once listening, prints "listening on <host>:<port>" (the real port when --port is 0).
+
+            Limits. At start the soft descriptor limit (RLIMIT_NOFILE) is raised to the hard one, and the \
+            connection and pending-tunnel caps default to values derived from it: connections = limit - \
+            max(32, 2 %), per IP address 1/16 of that (8-4096); pending tunnels = connections / 2, per IP \
+            1/64 of that (4-1024). Connections beyond a cap or the rate limit are answered at once and closed. \
+            The relay stops reading from a socket while its peer's socket is full, while its own socket is \
+            full (then it answers no pings), and while its pre-pairing queue is full; a client that never \
+            reads is closed after two silent ping intervals, one that sends more than --max-pings pings \
+            per interval at once (4004).
+
+            Worst-case memory (RSS), in bytes, with C = --max-connections, M = --max-message-size, \
+            H = --outbound-high-water, Q = --max-queued-total:
+              RSS <= 40 MiB + Q + C * (16 KiB + H + 256 KiB + 3 * M)
+            (16 KiB of fixed state per connection, H bytes waiting to be written, one 256 KiB read cycle \
+            read before a pause takes effect, and up to three maximum-size messages: one being received, \
+            one being reassembled from fragments, one being written). The last term is reached only if \
+            every connection holds a partly sent maximum-size message; lower --max-connections or \
+            --max-message-size to bound it. Everything else (pings, pre-pairing floods, non-reading \
+            clients) stays within 40 MiB + Q + C * (16 KiB + H + 256 KiB).
             """
     )
 
@@ -55,14 +74,29 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Most bytes per direction per tunnel. [env: TUNNEL_RELAY_MAX_BYTES]")
     var maxBytes: Int = env("MAX_BYTES").flatMap { Int($0) } ?? (64 << 20)
 
-    @Option(help: "Most messages queued for a side whose peer has not joined. [env: TUNNEL_RELAY_MAX_QUEUED]")
+    @Option(help: "Messages queued for a side whose peer has not joined before reading pauses. [env: TUNNEL_RELAY_MAX_QUEUED]")
     var maxQueued: Int = env("MAX_QUEUED").flatMap { Int($0) } ?? 64
 
-    @Option(help: "Most pending tunnels (503 beyond). [env: TUNNEL_RELAY_MAX_PENDING]")
-    var maxPending: Int = env("MAX_PENDING").flatMap { Int($0) } ?? 100_000
+    @Option(help: "Bytes queued for one side whose peer has not joined before reading pauses. [env: TUNNEL_RELAY_MAX_QUEUED_BYTES]")
+    var maxQueuedBytes: Int = env("MAX_QUEUED_BYTES").flatMap { Int($0) } ?? (64 << 10)
 
-    @Option(help: "Most open connections (503 beyond). [env: TUNNEL_RELAY_MAX_CONNECTIONS]")
-    var maxConnections: Int = env("MAX_CONNECTIONS").flatMap { Int($0) } ?? 250_000
+    @Option(help: "Bytes queued before pairing across all tunnels; a message beyond closes its side (4004). [env: TUNNEL_RELAY_MAX_QUEUED_TOTAL]")
+    var maxQueuedTotal: Int = env("MAX_QUEUED_TOTAL").flatMap { Int($0) } ?? (16 << 20)
+
+    @Option(help: "Most pending tunnels (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING]")
+    var maxPending: Int? = env("MAX_PENDING").flatMap { Int($0) }
+
+    @Option(help: "Most pending tunnels per IP address (429 beyond), 0 = no cap (use 0 behind a proxy); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]")
+    var maxPendingPerIP: Int? = env("MAX_PENDING_PER_IP").flatMap { Int($0) }
+
+    @Option(help: "Most open connections (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS]")
+    var maxConnections: Int? = env("MAX_CONNECTIONS").flatMap { Int($0) }
+
+    @Option(help: "Most open connections per IP address (429 beyond), 0 = no cap (use 0 behind a proxy); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]")
+    var maxConnectionsPerIP: Int? = env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) }
+
+    @Option(help: "Bytes waiting to be written to a socket above which it counts as full. [env: TUNNEL_RELAY_OUTBOUND_HIGH_WATER]")
+    var outboundHighWater: Int = env("OUTBOUND_HIGH_WATER").flatMap { Int($0) } ?? (64 << 10)
 
     @Option(help: "New connections per second per client IP, 0 = unlimited (use 0 behind a proxy). [env: TUNNEL_RELAY_RATE_PER_IP]")
     var ratePerIP: Double = env("RATE_PER_IP").flatMap { Double($0) } ?? 50
@@ -78,6 +112,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds /healthz fails (503 draining) after SIGTERM before the listener closes; behind HAProxy, more than inter x fall. [env: TUNNEL_RELAY_DRAIN_DELAY]")
     var drainDelay: Double = env("DRAIN_DELAY").flatMap { Double($0) } ?? 0
+
+    @Option(help: "Most pings a client may send per ping interval; one more closes it (4004). [env: TUNNEL_RELAY_MAX_PINGS]")
+    var maxPings: Int = env("MAX_PINGS").flatMap { Int($0) } ?? 32
 
     @Option(help: "Seconds live tunnels may continue after SIGTERM. [env: TUNNEL_RELAY_SHUTDOWN_GRACE]")
     var shutdownGrace: Double = env("SHUTDOWN_GRACE").flatMap { Double($0) } ?? 30
@@ -111,8 +148,13 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             throw ValidationError("--drain-delay and --shutdown-grace must be 0 or more")
         }
         guard eventLoops >= 0 else { throw ValidationError("--event-loops must be 0 or more") }
-        guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPending > 0, maxConnections > 0 else {
+        guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPending ?? 1 > 0, maxConnections ?? 1 > 0,
+            maxQueued > 0, maxQueuedBytes > 0, maxQueuedTotal > 0, outboundHighWater > 0, maxPings > 0
+        else {
             throw ValidationError("limits must be positive")
+        }
+        guard maxPendingPerIP ?? 0 >= 0, maxConnectionsPerIP ?? 0 >= 0 else {
+            throw ValidationError("per-IP limits must be 0 (no cap) or positive")
         }
     }
 
@@ -131,8 +173,14 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         configuration.maxMessagesPerDirection = maxMessages
         configuration.maxBytesPerDirection = maxBytes
         configuration.maxQueuedMessages = maxQueued
-        configuration.maxPendingTunnels = maxPending
-        configuration.maxConnections = maxConnections
+        configuration.maxQueuedBytesPerTunnel = maxQueuedBytes
+        configuration.maxQueuedBytesTotal = maxQueuedTotal
+        if let maxPending { configuration.maxPendingTunnels = maxPending }
+        if let maxPendingPerIP { configuration.maxPendingTunnelsPerIP = maxPendingPerIP }
+        if let maxConnections { configuration.maxConnections = maxConnections }
+        if let maxConnectionsPerIP { configuration.maxConnectionsPerIP = maxConnectionsPerIP }
+        configuration.outboundHighWaterMark = outboundHighWater
+        configuration.maxPingsPerInterval = maxPings
         configuration.connectionsPerSecondPerIP = ratePerIP
         configuration.connectionBurstPerIP = burstPerIP
         configuration.handshakeTimeout = .seconds(handshakeTimeout)
@@ -155,7 +203,18 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             NIOSingletons.groupLoopCountSuggestion = eventLoops
         }
         let logger = Logger(label: "tunnel.relay")
-        let relay = try await buildRelay(configuration: relayConfiguration, logger: logger)
+        // Before relayConfiguration: its default caps are derived from the raised limit.
+        let descriptors = RelayDefaultLimits.raiseDescriptorLimit()
+        let configuration = relayConfiguration
+        logger.info(
+            "limits",
+            metadata: [
+                "descriptors": "\(descriptors)", "connections": "\(configuration.maxConnections)",
+                "connections.per_ip": "\(configuration.maxConnectionsPerIP)",
+                "pending": "\(configuration.maxPendingTunnels)", "pending.per_ip": "\(configuration.maxPendingTunnelsPerIP)",
+            ]
+        )
+        let relay = try await buildRelay(configuration: configuration, logger: logger)
         // Unbuffered, so a harness reading a pipe sees it at once.
         FileHandle.standardOutput.write(Data("listening on \(host):\(relay.port)\n".utf8))
         let group = ServiceGroup(

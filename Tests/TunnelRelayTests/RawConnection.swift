@@ -22,13 +22,21 @@ final class RawConnection {
         self.channel = channel
     }
 
-    /// Connects to 127.0.0.1:`port`, runs `body`, then closes.
+    /// Connects from `source` (another loopback address, such as 127.0.0.2, is another client
+    /// to the relay) to 127.0.0.1:`port`, runs `body`, then closes.
     @discardableResult
     static func with<Result: Sendable>(
         port: Int,
+        from source: String = "127.0.0.1",
         _ body: (RawConnection) async throws -> Result
     ) async throws -> Result {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if source != "127.0.0.1" {
+            // Only when asked: binding before connecting takes an ephemeral port whatever the
+            // destination, and the many short test connections would run out of them.
+            bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0))
+        }
+        let channel = try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -126,6 +134,14 @@ final class RawConnection {
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         if let subprotocol { request += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
         return request + "\r\n"
+    }
+
+    /// A masked binary frame (FIN set) with a payload of 126…65535 bytes (16-bit length).
+    static func maskedBinaryFrame(payload: [UInt8]) -> [UInt8] {
+        precondition((126..<65536).contains(payload.count))
+        let mask: [UInt8] = [0x11, 0x22, 0x33, 0x44]
+        return [0x82, 0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + mask
+            + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     }
 
     /// A masked client frame (FIN set) with a payload under 126 bytes.

@@ -24,6 +24,23 @@ struct RelayCommandTests {
         #expect(configuration.drainDelay == .milliseconds(2500))
     }
 
+    @Test func limitFlagsBecomeConfiguration() throws {
+        let command = try TunnelRelayCommand.parse([
+            "--max-connections-per-ip", "0", "--max-pending-per-ip", "7", "--max-queued-bytes", "1000",
+            "--max-queued-total", "5000", "--max-pings", "5", "--outbound-high-water", "4096",
+        ])
+        let configuration = command.relayConfiguration
+        #expect(configuration.maxConnectionsPerIP == 0)
+        #expect(configuration.maxPendingTunnelsPerIP == 7)
+        #expect(configuration.maxQueuedBytesPerTunnel == 1000)
+        #expect(configuration.maxQueuedBytesTotal == 5000)
+        #expect(configuration.maxPingsPerInterval == 5)
+        #expect(configuration.outboundHighWaterMark == 4096)
+        // Unset caps keep the defaults derived from the descriptor limit.
+        #expect(configuration.maxConnections == RelayDefaultLimits.current.maxConnections)
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--max-pending-per-ip", "-1"]) }
+    }
+
     @Test func tlsFlagsGoTogether() {
         #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--tls-cert", "a.pem"]) }
         #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--port", "70000"]) }

@@ -177,22 +177,35 @@ struct RelayPairingTests {
         }
     }
 
+    /// The sweeper is driven by the test (an interval the timer never reaches), and each step
+    /// waits for the relay's own event: no wall-clock window for a pong to beat.
     @Test func relayPingsAndClosesSilentPeers() async throws {
-        try await RelayTest.withRelay({ $0.pingInterval = .milliseconds(400) }) { _, origin async throws in
+        let recorder = ProbeRecorder()
+        try await RelayTest.withRelay(RelayAbuseTests.manualPings, probe: recorder.probe) { relay, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
-                try await raw.send(RawConnection.upgradeRequest(path: TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath))
-                #expect(try await raw.readResponseHead().httpStatus == 101)
+                _ = try await raw.openNewTunnel(RelayTest.randomTunnelID())
+                await recorder.next(.tunnelOpened)
+                try await relay.tickPingSweepers()
+                await recorder.next(.pinged)
                 let ping = try await raw.readFrame()
                 #expect(ping.opcode == 0x9)
-                // Never answer: the relay gives up with idleTimeout.
+                // Never answer: the next interval gives up with idleTimeout.
+                try await relay.tickPingSweepers()
                 #expect(try await raw.readCloseCode() == RelayCloseCode.idleTimeout.rawValue)
             }
+            try await relay.allConnectionsClosed()
             // Our client answers pings, so its tunnel survives many intervals of silence.
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
-                // Not ordering anything: just letting five ping intervals pass in silence.
-                try await Task.sleep(for: .milliseconds(2000))
+                await recorder.next(.tunnelOpened)
+                for _ in 0..<3 {
+                    try await relay.tickPingSweepers()
+                    await recorder.next(.pinged)
+                    await recorder.next(.pongReceived)
+                    // The interval in which the pong arrived: nothing to do.
+                    try await relay.tickPingSweepers()
+                }
                 try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
                     try await client.send([5])
                     var fromClient = phone.messages.makeAsyncIterator()

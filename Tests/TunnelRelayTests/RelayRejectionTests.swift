@@ -8,7 +8,9 @@ struct RelayRejectionTests {
     /// Sends `request` on a raw connection and returns the response status.
     static func status(port: Int, _ request: String) async throws -> Int? {
         try await RawConnection.with(port: port) { raw async throws in
-            try await raw.send(request)
+            // A connection refused at accept may be closed before the request is written; the
+            // answer is still read.
+            try? await raw.send(request)
             return try await raw.readResponseHead().httpStatus
         }
     }
@@ -151,7 +153,8 @@ struct RelayRejectionTests {
                 let response = String(decoding: await raw.readToEnd(), as: UTF8.self)
                 #expect(response.httpStatus == 408)
             }
-            #expect(relay.connectionCount == 0)
+            // The relay's side of the close may finish a moment after the client saw EOF.
+            try await relay.allConnectionsClosed()
         }
     }
 

@@ -25,9 +25,10 @@ enum RelayTest {
     static func withRelay<Result: Sendable>(
         _ configure: (inout RelayConfiguration) -> Void = { _ in },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        probe: RelayProbe? = nil,
         _ body: (RelayServer, TunnelServerOrigin) async throws -> Result
     ) async throws -> Result {
-        let relay = try await buildRelay(configuration: configuration(configure), random: random, logger: logger)
+        let relay = try await buildRelay(configuration: configuration(configure), random: random, logger: logger, probe: probe)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await relay.run() }
             let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)

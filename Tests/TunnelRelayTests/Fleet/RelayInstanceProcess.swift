@@ -31,7 +31,7 @@ final class RelayInstanceProcess: @unchecked Sendable {
         process.executableURL = binary
         process.arguments = [
             "--host", "127.0.0.1", "--port", String(port), "--routing-prefix", String(routingPrefix),
-            "--rate-per-ip", "0", "--drain-delay", String(drainDelay), "--shutdown-grace", "60",
+            "--rate-per-ip", "0", "--max-connections-per-ip", "0", "--max-pending-per-ip", "0", "--drain-delay", String(drainDelay), "--shutdown-grace", "60",
             "--log-level", "error",
         ]
         let output = Pipe()

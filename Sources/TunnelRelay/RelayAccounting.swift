@@ -1,0 +1,114 @@
+import NIOConcurrencyHelpers
+
+/// Memory the relay holds for clients that it counts across all connections: the bytes queued
+/// before pairing (against ``RelayConfiguration/maxQueuedBytesTotal``) and the connections whose
+/// reads are paused. Thread-safe; every change is mirrored in the metrics.
+final class RelayAccounting: Sendable {
+    /// What the pre-pairing budget charges per queued message on top of its payload: the frame
+    /// and array bookkeeping, so a flood of tiny messages is charged for what it costs.
+    static let queuedMessageOverhead = 64
+
+    private struct State {
+        var queuedBytes = 0
+        var pausedConnections = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let maxQueuedBytesTotal: Int
+    private let metrics: RelayMetrics
+    /// The test observer, if any.
+    let probe: RelayProbe?
+
+    init(maxQueuedBytesTotal: Int, metrics: RelayMetrics, probe: RelayProbe?) {
+        self.maxQueuedBytesTotal = maxQueuedBytesTotal
+        self.metrics = metrics
+        self.probe = probe
+    }
+
+    /// Charges `bytes` to the global pre-pairing budget; `false` (and nothing charged) if they
+    /// do not fit.
+    func reserveQueued(_ bytes: Int) -> Bool {
+        let total: Int? = state.withLockedValue { state in
+            guard state.queuedBytes + bytes <= maxQueuedBytesTotal else { return nil }
+            state.queuedBytes += bytes
+            return state.queuedBytes
+        }
+        guard let total else {
+            probe?(.queueBudgetExhausted)
+            return false
+        }
+        metrics.queuedBytes.record(total)
+        probe?(.queued(totalBytes: total))
+        return true
+    }
+
+    /// Gives back bytes charged by ``reserveQueued(_:)``.
+    func releaseQueued(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        let total = state.withLockedValue { state in
+            state.queuedBytes -= bytes
+            return state.queuedBytes
+        }
+        metrics.queuedBytes.record(total)
+    }
+
+    /// Bytes queued before pairing, across all tunnels.
+    var queuedBytes: Int { state.withLockedValue { $0.queuedBytes } }
+
+    /// Connections whose reads are paused now.
+    var pausedConnections: Int { state.withLockedValue { $0.pausedConnections } }
+
+    /// A connection paused (`true`) or resumed (`false`) reading.
+    func readsPaused(_ paused: Bool, reasons: RelayReadPause) {
+        let count = state.withLockedValue { state in
+            state.pausedConnections += paused ? 1 : -1
+            return state.pausedConnections
+        }
+        metrics.pausedConnections.record(count)
+        probe?(paused ? .readsPaused(reasons) : .readsResumed)
+    }
+
+    /// A ping was left unanswered because a pong was still being written or the socket was full.
+    func pongSkipped() {
+        metrics.pongsSkipped.increment()
+        probe?(.pongSkipped)
+    }
+}
+
+/// Why a connection stopped reading (several reasons may hold at once; reading resumes when none
+/// does).
+struct RelayReadPause: OptionSet, Sendable, Hashable {
+    let rawValue: UInt8
+    /// The peer's socket is full: reading more would only queue it in the relay.
+    static let peerNotWritable = RelayReadPause(rawValue: 1)
+    /// This socket is full and its client sent a ping: it is not reading what it is sent.
+    static let notWritable = RelayReadPause(rawValue: 2)
+    /// A ping arrived while the pong for an earlier one was still being written.
+    static let pongPending = RelayReadPause(rawValue: 4)
+    /// The pre-pairing queue reached its per-tunnel size.
+    static let queueFull = RelayReadPause(rawValue: 8)
+    /// The relay is closing this connection for flooding: nothing it sends matters any more.
+    static let closing = RelayReadPause(rawValue: 16)
+}
+
+/// What a relay reports to a test observing it (``RelayProbe``): the events a test waits for
+/// instead of sleeping.
+enum RelayProbeEvent: Sendable, Equatable {
+    /// A message was queued before pairing; the global queued total is now `totalBytes`.
+    case queued(totalBytes: Int)
+    /// A message did not fit the global pre-pairing budget.
+    case queueBudgetExhausted
+    case readsPaused(RelayReadPause)
+    case readsResumed
+    case pongSkipped
+    /// A connection finished its upgrade and joined its loop's ping sweeper (the 101 response
+    /// can reach the client a moment before).
+    case tunnelOpened
+    /// The ping sweeper sent a ping.
+    case pinged
+    /// A pong arrived.
+    case pongReceived
+}
+
+/// A test's observer of ``RelayProbeEvent``s; called on any thread, must not block.
+typealias RelayProbe = @Sendable (RelayProbeEvent) -> Void

@@ -1,0 +1,56 @@
+import NIOConcurrencyHelpers
+@testable import TunnelRelay
+
+/// Records what a relay reports through its probe, so a test waits for the event itself instead
+/// of sleeping. One consumer: each ``next(where:)`` resumes after the event the previous one took.
+final class ProbeRecorder: Sendable {
+    private typealias Predicate = @Sendable (RelayProbeEvent) -> Bool
+
+    private struct State {
+        var events: [RelayProbeEvent] = []
+        var cursor = 0
+        var waiter: (predicate: Predicate, continuation: CheckedContinuation<RelayProbeEvent, Never>)?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// The observer to hand to the relay.
+    var probe: RelayProbe { { [self] event in record(event) } }
+
+    private func record(_ event: RelayProbeEvent) {
+        let resumed: CheckedContinuation<RelayProbeEvent, Never>? = state.withLockedValue { state in
+            state.events.append(event)
+            guard let waiter = state.waiter, waiter.predicate(event) else { return nil }
+            state.waiter = nil
+            state.cursor = state.events.count
+            return waiter.continuation
+        }
+        resumed?.resume(returning: event)
+    }
+
+    /// The first event after the last one returned that satisfies `predicate`, waiting for it.
+    @discardableResult
+    func next(where predicate: @escaping @Sendable (RelayProbeEvent) -> Bool) async -> RelayProbeEvent {
+        await withCheckedContinuation { continuation in
+            let found: RelayProbeEvent? = state.withLockedValue { state in
+                if let index = state.events[state.cursor...].firstIndex(where: predicate) {
+                    state.cursor = index + 1
+                    return state.events[index]
+                }
+                state.waiter = (predicate, continuation)
+                return nil
+            }
+            if let found { continuation.resume(returning: found) }
+        }
+    }
+
+    /// Waits for `event`.
+    func next(_ event: RelayProbeEvent) async {
+        await next(where: { $0 == event })
+    }
+
+    /// How many recorded events satisfy `predicate`.
+    func count(where predicate: (RelayProbeEvent) -> Bool) -> Int {
+        state.withLockedValue { $0.events.filter(predicate).count }
+    }
+}
