@@ -58,15 +58,11 @@ struct ConnectionArguments: ParsableArguments {
     func overrides() throws -> [TunnelDomainID: TunnelServerOrigin] {
         var map: [TunnelDomainID: TunnelServerOrigin] = [:]
         for text in tunnelOverrides {
-            let parts = text.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let raw = UInt16(parts[0]), let domain = TunnelDomainID(rawValue: raw) else {
-                throw ValidationError("--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535")
+            guard let (domain, origin) = TunnelOverrideArgument.parse(text) else {
+                throw ValidationError(
+                    "--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]")
             }
-            do {
-                map[domain] = try TunnelServerOrigin(parsing: String(parts[1]))
-            } catch {
-                throw ValidationError("--tunnel-override \(text): URL must be ws://host[:port] or wss://host[:port]")
-            }
+            map[domain] = origin
         }
         return map
     }
