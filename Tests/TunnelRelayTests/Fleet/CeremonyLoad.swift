@@ -71,14 +71,10 @@ final class CeremonyLoad: Sendable {
     private let records = NIOLockedValueBox<[CeremonyRecord]>([])
     private let running = NIOLockedValueBox(true)
     private let task: Task<Void, Never>
-    /// One element after each finished ceremony (only the newest is kept): what ``waitUntil(_:)`` waits on.
-    private let appended: AsyncStream<Void>
 
     init(balancer: TunnelServerOrigin, workers: Int) {
         let records = self.records
         let running = self.running
-        let (appended, notify) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.appended = appended
         task = Task {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<workers {
@@ -86,7 +82,6 @@ final class CeremonyLoad: Sendable {
                         while running.withLockedValue({ $0 }) {
                             let record = await Ceremony.run(balancer: balancer)
                             records.withLockedValue { $0.append(record) }
-                            notify.yield()
                         }
                     }
                 }
@@ -97,12 +92,10 @@ final class CeremonyLoad: Sendable {
     /// A snapshot of the finished ceremonies.
     var finished: [CeremonyRecord] { records.withLockedValue { $0 } }
 
-    /// Waits until `condition` holds for the finished ceremonies, checking it after each one
-    /// finishes (the suite's time limit bounds a hang). One waiter at a time.
+    /// Waits until `condition` holds for the finished ceremonies (polling; the suite's time limit
+    /// bounds a hang).
     func waitUntil(_ condition: ([CeremonyRecord]) -> Bool) async throws {
-        if condition(finished) { return }
-        for await _ in appended where condition(finished) { return }
-        try Task.checkCancellation()
+        while !condition(finished) { try await Task.sleep(for: .milliseconds(20)) }
     }
 
     /// Stops starting ceremonies, lets the running ones finish, returns them all.
