@@ -56,7 +56,10 @@ let package = Package(
         .target(name: "HybridCore", dependencies: crypto),
         // Runs SCHEMA.md vector files against the core (library, so tests and the CLI share it).
         .target(name: "HybridConformance", dependencies: ["HybridCore"] + crypto),
-        .executableTarget(name: "hybrid-conformance", dependencies: ["HybridConformance", argumentParser]),
+        .executableTarget(
+            name: "hybrid-conformance",
+            dependencies: ["HybridConformance", "HybridConformanceLive", "HybridBluetooth", argumentParser, logging] + nio
+        ),
 
         // I/O shared by both peers: the tunnel WebSocket client.
         .target(
@@ -159,6 +162,22 @@ let package = Package(
             ] + crypto
         ),
 
+        // Drives running implementations (a relay, a client, a phone) and checks what they do:
+        // the I/O around HybridConformance's sans-IO checks.
+        .target(
+            name: "HybridConformanceLive",
+            dependencies: [
+                "HybridConformance", "HybridCore", "HybridTransport", "HybridBluetooth", "HybridClient",
+                "HybridAuthenticator", logging,
+            ] + nio + crypto
+        ),
+        .testTarget(
+            name: "HybridConformanceTests",
+            dependencies: [
+                "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridTransport",
+                "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", logging,
+            ] + nio + crypto
+        ),
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),

@@ -1,0 +1,23 @@
+extension ConformanceReport {
+    /// The human report: one line per check, then the counts.
+    ///
+    ///     PASS relay.subprotocol.echoed  the relay echoes "fido.cable"  (protocol.md §5.1)
+    ///          echoed "fido.cable"
+    ///     ...
+    ///     relay http://127.0.0.1:8080: 31 passed, 1 failed, 0 warnings, 2 skipped
+    public func humanText() -> String {
+        var lines: [String] = []
+        for result in results {
+            lines.append("\(result.outcome.rawValue.uppercased()) \(result.check.id)  \(result.check.title)  (\(result.check.reference))")
+            if !result.observed.isEmpty { lines.append("     \(result.observed)") }
+        }
+        lines.append(summaryLine)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `MODE SUBJECT: N passed, N failed, N warnings, N skipped`.
+    public var summaryLine: String {
+        "\(mode) \(subject): \(count(.pass)) passed, \(count(.fail)) failed, "
+            + "\(count(.warn)) warnings, \(count(.skip)) skipped"
+    }
+}
