@@ -71,16 +71,20 @@ public struct HybridClientRunner: Sendable {
     /// tunnel, the request `makeRequest` builds from the phone's post-handshake message, and
     /// `finish` applied to the phone's reply bytes (status + CBOR) and its post-handshake message
     /// before ``HybridClientEvent/done``.
-    func bounded<Response: Sendable>(
+    ///
+    /// `keys` are this ceremony's keys; `observe` sees every tunnel message from the phone, with
+    /// the phone's advert, before the session does (a conformance client opens them itself).
+    package func bounded<Response: Sendable>(
         requestType: HybridRequestType,
+        keys: Keys = Self.freshKeys(),
         events: @escaping @Sendable (HybridClientEvent) -> Void,
+        observe: @escaping @Sendable (_ received: [UInt8], _ advert: AdvertPlaintext) -> Void = { _, _ in },
         makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         finish: @escaping @Sendable ([UInt8], PostHandshakeMessage) throws -> Response
     ) async throws -> Response {
         let tracker = CeremonyStageTracker()
         let timeout = options.timeout
         let clock = options.clock
-        let keys = Self.freshKeys()
         return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask {
                 let emit: (HybridClientEvent) async -> Void = { event in
@@ -88,7 +92,7 @@ public struct HybridClientRunner: Sendable {
                     events(event)
                 }
                 let (reply, postHandshake) = try await ceremony(
-                    requestType: requestType, keys: keys, makeRequest: makeRequest, emit: emit)
+                    requestType: requestType, keys: keys, observe: observe, makeRequest: makeRequest, emit: emit)
                 let response = try finish(reply, postHandshake)
                 await emit(.done)
                 return response
@@ -104,13 +108,14 @@ public struct HybridClientRunner: Sendable {
     }
 
     /// The keys behind one QR code: identity key, QR secret, handshake ephemeral key.
-    struct Keys: Sendable {
-        var identityKey: P256.KeyAgreement.PrivateKey
-        var qrSecret: QRSecret
-        var ephemeralKey: P256.KeyAgreement.PrivateKey
+    package struct Keys: Sendable {
+        package var identityKey: P256.KeyAgreement.PrivateKey
+        package var qrSecret: QRSecret
+        package var ephemeralKey: P256.KeyAgreement.PrivateKey
     }
 
-    private static func freshKeys() -> Keys {
+    /// New random keys for one QR code.
+    package static func freshKeys() -> Keys {
         // BoringSSL's CSPRNG through swift-crypto: no system call per byte.
         func randomBytes(_ count: Int) -> [UInt8] {
             SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
@@ -125,6 +130,7 @@ public struct HybridClientRunner: Sendable {
     private func ceremony(
         requestType: HybridRequestType,
         keys: Keys,
+        observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
         makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         emit: (HybridClientEvent) async -> Void
     ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
@@ -153,7 +159,7 @@ public struct HybridClientRunner: Sendable {
             configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
             return try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
                 connection in
-                try await exchange(makeRequest, session: &session, over: connection, emit: emit)
+                try await exchange(makeRequest, session: &session, over: connection, observe: observe, emit: emit)
             }
         } catch let error as HybridClientError {
             throw error
@@ -191,6 +197,7 @@ public struct HybridClientRunner: Sendable {
         _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         session: inout ClientSession,
         over connection: TunnelConnection,
+        observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
         emit: (HybridClientEvent) async -> Void
     ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
         var pending = try session.tunnelOpened()
@@ -227,6 +234,7 @@ public struct HybridClientRunner: Sendable {
                 index += 1
             }
             guard let message = try await messages.next() else { break }
+            if let advert = session.advert { observe(message, advert) }
             pending = try session.messageReceived(message)
         }
         try Task.checkCancellation()

@@ -1,0 +1,140 @@
+import Crypto
+import HybridCore
+
+/// Opens what an authenticator sends in one QR session with the client's own keys, keeping every
+/// byte the session state machine hides: the padded plaintexts (to judge padding) and which
+/// crypter construction worked.
+///
+/// It runs beside the client's ``ClientSession`` on the same messages: the Noise handshake is
+/// deterministic for the client's ephemeral key, so re-running it on msg2 gives the same traffic
+/// keys. Sans-IO: no sockets, no clocks, no randomness.
+public struct FrameInspector: Sendable {
+    private enum State: Sendable {
+        case awaitingMessage2(HandshakeInitiator)
+        case opening(TransportCrypter, opened: Int)
+        case stopped
+    }
+
+    private var state: State
+
+    /// - Parameters:
+    ///   - identityKey: The QR identity key (QR key 0) of this ceremony.
+    ///   - qrSecret: The QR secret (QR key 1).
+    ///   - ephemeralKey: The handshake key the client's session used.
+    ///   - advert: The authenticator's decrypted advert, which the PSK is derived from.
+    public init(
+        identityKey: P256.KeyAgreement.PrivateKey, qrSecret: QRSecret, ephemeralKey: P256.KeyAgreement.PrivateKey,
+        advert: AdvertPlaintext
+    ) {
+        let initiator = HandshakeInitiator(
+            pattern: .knpsk0(identityKey: identityKey), psk: qrSecret.psk(eidPlaintext: advert),
+            ephemeralKey: ephemeralKey)
+        state = .awaitingMessage2(initiator)
+    }
+
+    /// Inspects the next message from the authenticator (msg2 first, then the frames).
+    public mutating func inspect(_ message: [UInt8]) -> InspectedMessage {
+        switch state {
+        case .awaitingMessage2(let initiator):
+            do {
+                let result = try initiator.processMessage2(message)
+                state = .opening(result.crypter(for: .initiator), opened: 0)
+                return .message2(nil)
+            } catch {
+                state = .stopped
+                return .message2(error)
+            }
+        case .opening(var crypter, let opened):
+            let sequence = crypter.readSequence
+            do {
+                let padded = try crypter.decryptPadded(message)
+                state = .opening(crypter, opened: opened + 1)
+                return .frame(OpenedFrame(sequence: sequence, padded: padded, construction: crypter.construction))
+            } catch .authenticationFailed where opened == 0 && crypter.construction == .new {
+                // A pre-2022 phone uses the old construction from its first frame on (§10.3).
+                var old = crypter.restarted(with: .old)
+                if let padded = try? old.decryptPadded(message) {
+                    state = .opening(old, opened: 1)
+                    return .frame(OpenedFrame(sequence: sequence, padded: padded, construction: .old))
+                }
+                state = .stopped
+                return .unopened(sequence: sequence, ciphertextLength: message.count)
+            } catch {
+                state = .stopped
+                return .unopened(sequence: sequence, ciphertextLength: message.count)
+            }
+        case .stopped:
+            return .notInspected
+        }
+    }
+}
+
+/// One message from the authenticator, as ``FrameInspector`` saw it.
+public enum InspectedMessage: Sendable, Equatable {
+    /// The handshake response; the error if the handshake failed.
+    case message2(HandshakeError?)
+    /// A frame that decrypted.
+    case frame(OpenedFrame)
+    /// A frame that did not decrypt with either construction.
+    case unopened(sequence: UInt32, ciphertextLength: Int)
+    /// A message after an earlier failure: not opened.
+    case notInspected
+}
+
+/// A decrypted frame with its padding still on.
+public struct OpenedFrame: Sendable, Equatable {
+    /// The authenticator's write sequence number it was opened with.
+    public let sequence: UInt32
+    /// The plaintext before unpadding.
+    public let padded: [UInt8]
+    /// The crypter construction that opened it.
+    public let construction: TransportCrypter.Construction
+
+    public init(sequence: UInt32, padded: [UInt8], construction: TransportCrypter.Construction) {
+        self.sequence = sequence
+        self.padded = padded
+        self.construction = construction
+    }
+
+    /// The message without its padding, or `nil` if the padding cannot be stripped.
+    public var message: [UInt8]? { try? TransportPadding.unpad(padded) }
+
+    /// What is wrong with the padding's length, or `nil`: the padded length must be the smallest
+    /// multiple of 32 that holds the message and the count byte (count 0–31, protocol.md §7.1).
+    public var paddingLengthProblem: String? {
+        guard let count = padded.last else { return "seq \(sequence): empty plaintext" }
+        if padded.count % TransportPadding.granularity != 0 {
+            return "seq \(sequence): \(padded.count) padded bytes, not a multiple of 32"
+        }
+        if Int(count) >= TransportPadding.granularity || Int(count) + 1 > padded.count {
+            return "seq \(sequence): count byte \(count) in \(padded.count) bytes (at most 31)"
+        }
+        return nil
+    }
+
+    /// Whether the bytes the count byte covers are all zero.
+    public var paddingIsZero: Bool {
+        guard let count = padded.last, Int(count) + 1 <= padded.count else { return false }
+        return padded[(padded.count - Int(count) - 1)..<(padded.count - 1)].allSatisfy { $0 == 0 }
+    }
+}
+
+/// What the conformance client saw in one QR ceremony (one request): every message the
+/// authenticator sent, as inspected, the reply its session delivered, and why it ended early.
+public struct CeremonyTranscript: Sendable {
+    /// The request this ceremony carried, e.g. "makeCredential".
+    public let request: String
+    /// The authenticator's messages in arrival order, as ``FrameInspector`` saw them.
+    public var messages: [InspectedMessage] = []
+    /// The CTAP reply (status byte + CBOR) the client's session delivered.
+    public var reply: [UInt8]?
+    /// Why the ceremony failed before a reply (the session's error, a timeout, a closed tunnel).
+    public var failure: String?
+
+    public init(request: String) { self.request = request }
+
+    /// The frames that decrypted, in order.
+    public var openedFrames: [OpenedFrame] {
+        messages.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }
+    }
+}

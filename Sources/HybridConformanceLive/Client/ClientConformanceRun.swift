@@ -1,0 +1,132 @@
+import Crypto
+import HybridClient
+import HybridConformance
+import HybridCore
+import Synchronization
+
+/// `hybrid-conformance client`: a strict client (a browser) for an authenticator under test.
+///
+/// Two QR ceremonies, as browsers run them (one request per hybrid session, protocol.md §7.5):
+/// a makeCredential, then a getAssertion that allows only the new credential. Each ceremony runs
+/// on ``HybridClientRunner`` (QR event, BLE scan, tunnel, ``ClientSession``), while a
+/// ``FrameInspector`` opens every message the authenticator sends with the ceremony's keys. The
+/// judgements (``SessionJudgement``, ``GetInfoJudgement``, ``RegistrationJudgement``,
+/// ``AssertionJudgement``) turn what was seen into the report.
+package struct ClientConformanceRun: Sendable {
+    /// The RP ID of both requests.
+    package let rpID: String
+    /// How the ceremonies reach the authenticator (Bluetooth backend, relay, CA file, time limit).
+    package let clientOptions: HybridClientOptions
+
+    package init(rpID: String, clientOptions: HybridClientOptions) {
+        self.rpID = rpID
+        self.clientOptions = clientOptions
+    }
+
+    /// Runs both ceremonies and judges them. `events` sees each ceremony's progress, including its
+    /// ``HybridClientEvent/qr(url:)`` (show it; the authenticator scans it).
+    package func run(events: @escaping @Sendable (HybridClientEvent) -> Void) async throws -> ConformanceReport {
+        let origin = try WebOrigin("https://" + rpID)
+        let registrationData = ClientData(ceremony: .create, challenge: Self.randomBytes(32), origin: origin)
+        let registration = try await ceremony("makeCredential", requestType: .makeCredential, events: events) {
+            getInfo in
+            MakeCredentialRequest(
+                clientDataHash: registrationData.hash,
+                rp: PublicKeyCredentialRPEntity(id: rpID, name: "hybrid-conformance"),
+                user: PublicKeyCredentialUserEntity(id: Self.randomBytes(16), name: "conformance", displayName: "Conformance"),
+                publicKeyCredentialParameters: [PublicKeyCredentialParameters(algorithm: COSEAlgorithm.es256)],
+                options: Self.requestOptions(getInfo)
+            ).encoded
+        }
+        let getInfoBytes = SessionJudgement.getInfo([registration])
+        let info = getInfoBytes.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) }
+        var registrationReport = ConformanceReport(mode: "client", subject: "")
+        let credential = RegistrationJudgement.judge(
+            reply: registration.reply, rpID: rpID, clientDataHash: registrationData.hash, getInfo: info,
+            into: &registrationReport)
+
+        var ceremonies = [registration]
+        var assertionReport = ConformanceReport(mode: "client", subject: "")
+        if let credential {
+            let assertionData = ClientData(ceremony: .get, challenge: Self.randomBytes(32), origin: origin)
+            let assertion = try await ceremony("getAssertion", requestType: .getAssertion, events: events) { getInfo in
+                GetAssertionRequest(
+                    rpID: rpID, clientDataHash: assertionData.hash,
+                    allowList: [PublicKeyCredentialDescriptor(id: credential.id)],
+                    options: Self.requestOptions(getInfo)
+                ).encoded
+            }
+            ceremonies.append(assertion)
+            AssertionJudgement.judge(
+                reply: assertion.reply, rpID: rpID, clientDataHash: assertionData.hash, credential: credential,
+                getInfo: info, into: &assertionReport)
+        } else {
+            for check in [ClientChecks.getAssertionStatus, ClientChecks.getAssertionCanonical, ClientChecks.getAssertionResponse,
+                          ClientChecks.getAssertionAuthData, ClientChecks.getAssertionRPIDHash, ClientChecks.getAssertionFlags,
+                          ClientChecks.getAssertionSignature, ClientChecks.counter]
+            {
+                assertionReport.skip(check, because: "makeCredential gave no usable credential")
+            }
+        }
+
+        var report = ConformanceReport(mode: "client", subject: "authenticator that scanned the QR codes (RP ID \(rpID))")
+        SessionJudgement.judge(ceremonies, into: &report)
+        GetInfoJudgement.judge(getInfoBytes, into: &report)
+        report.append(contentsOf: registrationReport)
+        report.append(contentsOf: assertionReport)
+        return report
+    }
+
+    /// User verification when getInfo offers it (a browser's "preferred"); otherwise presence only.
+    private static func requestOptions(_ getInfo: AuthenticatorGetInfoResponse?) -> CTAPRequestOptions? {
+        getInfo?.options?["uv"] == true ? CTAPRequestOptions(userVerification: true) : nil
+    }
+
+    /// Runs one QR ceremony carrying the request `makeRequest` builds from the authenticator's
+    /// getInfo, and returns what was seen, also when the ceremony fails. Cancellation is rethrown.
+    private func ceremony(
+        _ name: String, requestType: HybridRequestType, events: @escaping @Sendable (HybridClientEvent) -> Void,
+        makeRequest: @escaping @Sendable (AuthenticatorGetInfoResponse?) -> [UInt8]
+    ) async throws -> CeremonyTranscript {
+        let keys = HybridClientRunner.freshKeys()
+        let seen = CeremonyRecorder(request: name)
+        let runner = HybridClientRunner(options: clientOptions)
+        do {
+            let reply = try await runner.bounded(requestType: requestType, keys: keys, events: events) { message, advert in
+                seen.state.withLock { state in
+                    var inspector = state.inspector ?? FrameInspector(
+                        identityKey: keys.identityKey, qrSecret: keys.qrSecret, ephemeralKey: keys.ephemeralKey,
+                        advert: advert)
+                    state.transcript.messages.append(inspector.inspect(message))
+                    state.inspector = inspector
+                }
+            } makeRequest: { postHandshake, _ in
+                makeRequest(postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) })
+            } finish: { reply, _ in
+                reply
+            }
+            return seen.state.withLock { state in
+                state.transcript.reply = reply
+                return state.transcript
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return seen.state.withLock { state in
+                state.transcript.failure = "\(error)"
+                return state.transcript
+            }
+        }
+    }
+
+    private static func randomBytes(_ count: Int) -> [UInt8] {
+        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
+    }
+}
+
+/// What one ceremony has seen so far, shared between the runner's message callback and the caller.
+private final class CeremonyRecorder: Sendable {
+    let state: Mutex<(transcript: CeremonyTranscript, inspector: FrameInspector?)>
+
+    init(request: String) { state = Mutex((CeremonyTranscript(request: request), nil)) }
+}

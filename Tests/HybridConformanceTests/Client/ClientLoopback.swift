@@ -1,0 +1,100 @@
+import Foundation
+import HybridAuthenticator
+import HybridBluetooth
+import HybridClient
+import HybridConformance
+import HybridConformanceLive
+import HybridCore
+import Logging
+import TunnelRelay
+
+/// The client mode on loopback: ``ClientConformanceRun`` against a phone that serves each QR code
+/// it shows, through an in-process tunnel relay, on a simulated air of its own.
+enum ClientLoopback {
+    /// Serves one session for a QR code text, as a phone would.
+    typealias Phone = @Sendable (String) async throws -> Void
+
+    /// Runs the client mode; `phone` is started for each QR code as it is shown.
+    static func run(rpID: String = "example.com", phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone)
+        async throws -> ConformanceReport
+    {
+        let air = try freshAir()
+        return try await withRelay { relay in
+            let serve = phone(relay, air)
+            let options = HybridClientOptions(
+                bluetooth: .simulated(air), timeout: .seconds(60), testTunnelOverrides: [.google: relay])
+            let (urls, sink) = AsyncStream<String>.makeStream()
+            return try await withThrowingTaskGroup(of: ConformanceReport?.self) { group in
+                group.addTask {
+                    await withTaskGroup(of: Void.self) { phones in
+                        for await url in urls { phones.addTask { try? await serve(url) } }
+                    }
+                    return nil
+                }
+                group.addTask {
+                    defer { sink.finish() }
+                    return try await ClientConformanceRun(rpID: rpID, clientOptions: options).run { event in
+                        if case .qr(let url) = event { sink.yield(url) }
+                    }
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let report = next { return report }
+                }
+                throw CancellationError()
+            }
+        }
+    }
+
+    /// The authenticator role's own driver (`AuthenticatorRunner`) with `engine`.
+    static func runnerPhone(_ engine: CTAPAuthenticator) -> @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone {
+        { relay, air in
+            var options = AuthenticatorRunner.Options(ble: .simulated(air))
+            options.tunnelOrigin = relay
+            options.domainID = 0
+            let runner = AuthenticatorRunner(options: options, authenticator: engine, logger: quietLogger)
+            return { qrCode in _ = try await runner.run(qrCode: qrCode) { _ in } }
+        }
+    }
+
+    static func engine(attestation: AuthenticatorConfiguration.Attestation = .none) -> CTAPAuthenticator {
+        CTAPAuthenticator(
+            store: InMemoryPasskeyStore(), userInteraction: AutoApproveUserInteraction(userVerification: true),
+            configuration: AuthenticatorConfiguration(attestation: attestation))
+    }
+
+    static let quietLogger = Logger(label: "client-conformance-test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// A simulated air in a fresh temporary directory.
+    static func freshAir() throws -> SimulatedAir {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("client-conformance-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return SimulatedAir(directory: directory.path)
+    }
+
+    /// A tunnel relay on 127.0.0.1, port 0, for the length of `body`.
+    static func withRelay<Result: Sendable>(
+        _ body: @escaping @Sendable (TunnelServerOrigin) async throws -> Result
+    ) async throws -> Result {
+        var configuration = RelayConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.connectionsPerSecondPerIP = 0
+        configuration.shutdownGracePeriod = .zero
+        let relay = try await buildRelay(configuration: configuration, logger: quietLogger)
+        let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await relay.run()
+                return nil
+            }
+            group.addTask { try await body(origin) }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let result = next { return result }
+            }
+            throw CancellationError()
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import HybridAuthenticator
+import HybridConformance
+import HybridCore
+import Testing
+
+/// `hybrid-conformance client` against our own authenticator role (every check passes) and
+/// against ``FaultyPhone`` (each fault fails the check that names it).
+@Suite(.serialized) struct ClientModeTests {
+    /// The checks that must pass against a conforming phone: all of them.
+    static func expectAllPass(_ report: ConformanceReport) {
+        for result in report.results {
+            #expect(result.outcome == .pass, "\(result.check.id): \(result.outcome) — \(result.observed)")
+        }
+        #expect(Set(report.results.map(\.check.id)) == Set(ClientChecks.all.map(\.id)))
+        #expect(report.succeeded)
+    }
+
+    @Test("AuthenticatorRunner with \"none\" attestation passes every check")
+    func runnerPassesWithNone() async throws {
+        let report = try await ClientLoopback.run(phone: ClientLoopback.runnerPhone(ClientLoopback.engine()))
+        Self.expectAllPass(report)
+        #expect(report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed == "\"none\", {}")
+    }
+
+    @Test("AuthenticatorRunner with \"packed\" self attestation passes every check")
+    func runnerPassesWithPacked() async throws {
+        let report = try await ClientLoopback.run(
+            phone: ClientLoopback.runnerPhone(ClientLoopback.engine(attestation: .packedSelf)))
+        Self.expectAllPass(report)
+        #expect(report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed.contains("signature verifies") == true)
+    }
+
+    @Test("the fault-injecting double without a fault's bytes changed passes: makeCredential and getAssertion untouched")
+    func faultyPhoneIsCleanOtherwise() async throws {
+        // A fault that only touches getAssertion leaves the makeCredential checks passing, and vice versa.
+        let report = try await run(.badSignature)
+        for check in ClientChecks.all where check.id != FaultyPhone.Fault.badSignature.caughtBy {
+            #expect(report.result(for: check.id)?.outcome == .pass, "\(check.id)")
+        }
+    }
+
+    @Test("each injected fault fails the check that names it", arguments: FaultyPhone.Fault.allCases)
+    func faultIsCaught(_ fault: FaultyPhone.Fault) async throws {
+        let report = try await run(fault)
+        let result = try #require(report.result(for: fault.caughtBy))
+        #expect(result.outcome == .fail, "\(fault): \(result.check.id) was \(result.outcome) — \(result.observed)")
+        #expect(!report.succeeded)
+    }
+
+    private func run(_ fault: FaultyPhone.Fault) async throws -> ConformanceReport {
+        let engine = ClientLoopback.engine()
+        return try await ClientLoopback.run { relay, air in
+            let phone = FaultyPhone(engine: engine, fault: fault, relay: relay, air: air)
+            return { url in try await phone.serve(qrURL: url) }
+        }
+    }
+}

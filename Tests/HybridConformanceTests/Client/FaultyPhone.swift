@@ -1,0 +1,165 @@
+import Crypto
+import HybridAuthenticator
+import HybridBluetooth
+import HybridCore
+import HybridTransport
+import Logging
+
+/// A phone for the client mode's fault tests: ``AuthenticatorSession`` and the real CTAP engine,
+/// with one deliberate fault injected into the bytes it sends. Test double only: the product has
+/// no fault switches.
+struct FaultyPhone: Sendable {
+    /// How this phone breaks the protocol, and the check that must catch it.
+    enum Fault: String, Sendable, CaseIterable {
+        /// makeCredential authData names another RP (rpIdHash byte flipped).
+        case wrongRPIDHash
+        /// getAssertion authData without the UP flag.
+        case userPresenceCleared
+        /// getAssertion authData with AT set but no attested credential data.
+        case attestedFlagWithoutData
+        /// getAssertion signature with one byte changed.
+        case badSignature
+        /// makeCredential response map with its keys in descending order (not canonical).
+        case nonCanonicalCBOR
+        /// makeCredential counter far above the getAssertion one ("none" signs nothing).
+        case counterBackwards
+        /// makeCredential credential key whose y does not lie on P-256.
+        case keyOffCurve
+        /// "none" attestation with a non-empty attStmt.
+        case badAttestationStatement
+        /// getInfo without key 1 (versions).
+        case getInfoWithoutVersions
+        /// A post-handshake message without the "ctap" feature (key 3 = []).
+        case postHandshakeWithoutCTAP
+
+        /// The check ID that must fail.
+        var caughtBy: String {
+            switch self {
+            case .wrongRPIDHash: "client.makecredential.rpid-hash"
+            case .userPresenceCleared: "client.getassertion.flags"
+            case .attestedFlagWithoutData: "client.getassertion.authdata"
+            case .badSignature: "client.getassertion.signature"
+            case .nonCanonicalCBOR: "client.makecredential.canonical-cbor"
+            case .counterBackwards: "client.counter.monotonic"
+            case .keyOffCurve: "client.makecredential.credential-key"
+            case .badAttestationStatement: "client.makecredential.attestation"
+            case .getInfoWithoutVersions: "client.getinfo.versions"
+            case .postHandshakeWithoutCTAP: "client.post-handshake.well-formed"
+            }
+        }
+    }
+
+    let engine: CTAPAuthenticator
+    let fault: Fault
+    let relay: TunnelServerOrigin
+    let air: SimulatedAir
+    private let logger = Logger(label: "faulty-phone", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    init(engine: CTAPAuthenticator, fault: Fault, relay: TunnelServerOrigin, air: SimulatedAir) {
+        self.engine = engine
+        self.fault = fault
+        self.relay = relay
+        self.air = air
+    }
+
+    /// Serves one session for the QR code `qrURL` until the client shuts down or closes.
+    func serve(qrURL: String) async throws {
+        let qr = try QRCodePayload(url: qrURL)
+        guard let nonce = AdvertNonce(bytes: (0..<AdvertNonce.byteCount).map { _ in UInt8.random(in: 0...255) }) else { return }
+        var session = AuthenticatorSession(
+            configuration: .init(
+                qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google, getInfo: getInfo(),
+                features: fault == .postHandshakeWithoutCTAP ? [] : [.ctap]),
+            advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
+        guard case .openTunnel(let url) = try session.start().first else { return }
+        let advertiser = BLEBackend.simulated(air).makeAdvertiser(logger: logger)
+        defer { Task { await advertiser.stopAdvertising() } }
+        try await TunnelClient(logger: logger).withConnection(to: TunnelURL(origin: relay, path: url.path)) { connection in
+            var pending = try session.tunnelOpened(routingID: try connection.routingID())
+            var messages = connection.messages.makeAsyncIterator()
+            while true {
+                var index = 0
+                while index < pending.count {
+                    switch pending[index] {
+                    case .openTunnel: break
+                    case .startAdvertising(let serviceData):
+                        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: serviceData))
+                    case .stopAdvertising: await advertiser.stopAdvertising()
+                    case .send(let bytes): try await connection.send(bytes)
+                    case .deliverRequest(let request):
+                        let response = await engine.handle(request.bytes)
+                        pending += try session.requestCompleted(.ctap(inject(into: response, request: request.bytes)))
+                    case .finish:
+                        await connection.close()
+                        return
+                    }
+                    index += 1
+                }
+                guard let message = try await messages.next() else { return }
+                pending = try session.messageReceived(message)
+            }
+        }
+    }
+
+    private func getInfo() -> [UInt8] {
+        let encoded = engine.getInfo.encoded
+        guard fault == .getInfoWithoutVersions, let map = try? CBORDecoder.decode(encoded), let entries = map.mapEntries else {
+            return encoded
+        }
+        return CBOREncoder.encode(.map(entries.filter { $0.key != .int(1) }))
+    }
+
+    /// The engine's reply with this phone's fault applied (status byte + CBOR).
+    private func inject(into response: [UInt8], request: [UInt8]) -> [UInt8] {
+        let isRegistration = request.first == CTAPCommand.makeCredential.rawValue
+        guard response.first == 0, var map = (try? CBORDecoder.decode(response.dropFirst()))?.mapEntries else { return response }
+        func authData() -> [UInt8] { map.first { $0.key == .int(2) }?.value.bytesValue ?? [] }
+        func setAuthData(_ bytes: [UInt8]) { set(2, .bytes(bytes)) }
+        func set(_ key: Int64, _ value: CBORValue) {
+            if let index = map.firstIndex(where: { $0.key == .int(key) }) { map[index].value = value }
+        }
+        switch (fault, isRegistration) {
+        case (.wrongRPIDHash, true):
+            var bytes = authData()
+            bytes[0] ^= 0x01
+            setAuthData(bytes)
+        case (.userPresenceCleared, false):
+            var bytes = authData()
+            bytes[32] &= ~0x01
+            setAuthData(bytes)
+        case (.attestedFlagWithoutData, false):
+            var bytes = authData()
+            bytes[32] |= 0x40
+            setAuthData(bytes)
+        case (.badSignature, false):
+            if var signature = map.first(where: { $0.key == .int(3) })?.value.bytesValue {
+                signature[signature.count - 1] ^= 0x01
+                set(3, .bytes(signature))
+            }
+        case (.nonCanonicalCBOR, true):
+            // Keys 3, 2, 1: each entry canonical, the order not.
+            var bytes: [UInt8] = [0x00, 0xA0 | UInt8(map.count)]
+            for entry in map.reversed() { bytes += CBOREncoder.encode(entry.key) + CBOREncoder.encode(entry.value) }
+            return bytes
+        case (.counterBackwards, true):
+            var bytes = authData()
+            bytes.replaceSubrange(33..<37, with: [0x7F, 0xFF, 0xFF, 0xFF])
+            setAuthData(bytes)
+        case (.keyOffCurve, true):
+            guard var data = try? AuthenticatorData(bytes: authData()), var attested = data.attestedCredentialData,
+                var key = attested.credentialPublicKey.mapEntries, let y = key.firstIndex(where: { $0.key == .int(-3) }),
+                var coordinate = key[y].value.bytesValue
+            else { break }
+            coordinate[31] ^= 0x01
+            key[y].value = .bytes(coordinate)
+            attested.credentialPublicKey = .map(key)
+            data.attestedCredentialData = attested
+            setAuthData(data.encoded)
+        case (.badAttestationStatement, true):
+            set(3, .map([CBORMapEntry(.text("sig"), .bytes([0x30, 0x00]))]))
+        default:
+            return response
+        }
+        return CTAPResponse.encode(status: .ok, body: .map(map))
+    }
+}

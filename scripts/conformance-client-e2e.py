@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""hybrid-conformance client against the hybrid-authenticator executable, end to end.
+
+Starts tunnel-relay on a free loopback port, then `hybrid-conformance client --ble sim` on a fresh
+simulated air. Each {"event":"qr","url":...} line it prints on stderr is handed to a new
+`hybrid-authenticator` process on its standard input (one process per QR ceremony, sharing one
+plaintext passkey store). Checks the exit statuses, the JSON report (every check passed, none
+failed or skipped) and the JUnit file. With --packed, the authenticator uses "packed" attestation.
+
+Usage: conformance-client-e2e.py BIN_DIR [--packed] [--keep REPORT_DIR]
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+
+def fail(message):
+    print(f"conformance-client-e2e: FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        fail("usage: conformance-client-e2e.py BIN_DIR [--packed] [--keep DIR]")
+    bin_dir = args[0]
+    packed = "--packed" in args
+    keep = args[args.index("--keep") + 1] if "--keep" in args else None
+    work = tempfile.mkdtemp(prefix="conformance-client-e2e-")
+    env = dict(os.environ, HYBRID_SIMULATED_AIR_DIR=os.path.join(work, "air"))
+    os.makedirs(env["HYBRID_SIMULATED_AIR_DIR"])
+
+    relay = subprocess.Popen(
+        [os.path.join(bin_dir, "tunnel-relay"), "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0",
+         "--log-level", "error"],
+        stdout=subprocess.PIPE, text=True)
+    authenticators = []
+    try:
+        line = relay.stdout.readline().strip()
+        if not line.startswith("listening on 127.0.0.1:"):
+            fail(f"tunnel-relay did not start: {line!r}")
+        tunnel_url = "ws://" + line.split("listening on ", 1)[1]
+
+        junit = os.path.join(work, "client.junit.xml")
+        client = subprocess.Popen(
+            [os.path.join(bin_dir, "hybrid-conformance"), "client", "--ble", "sim", "--tunnel-url", tunnel_url,
+             "--json-events", "--json", "--junit", junit, "--timeout", "60",
+             "--qr-file", os.path.join(work, "qr.png")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        store = os.path.join(work, "passkeys.json")
+        qr_count = 0
+        for event_line in client.stderr:  # one JSON object per line, until the client exits
+            try:
+                event = json.loads(event_line)
+            except json.JSONDecodeError:
+                print(event_line, end="", file=sys.stderr)
+                continue
+            if event.get("event") != "qr":
+                continue
+            qr_count += 1
+            command = [os.path.join(bin_dir, "hybrid-authenticator"), "-", "--ble", "sim", "--tunnel-url", tunnel_url,
+                       "--yes", "--insecure-plaintext-store", "--store", store, "--json", "--log-level", "error"]
+            if packed:
+                command.append("--packed-attestation")
+            authenticator = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+            authenticator.stdin.write(event["url"] + "\n")
+            authenticator.stdin.close()
+            authenticators.append(authenticator)
+        report_text = client.stdout.read()
+        client_status = client.wait(timeout=120)
+        for index, authenticator in enumerate(authenticators):
+            status = authenticator.wait(timeout=120)
+            output = authenticator.stdout.read()
+            if status != 0:
+                fail(f"hybrid-authenticator #{index + 1} exited {status}: {output}")
+
+        if qr_count != 2:
+            fail(f"expected 2 QR events (makeCredential, getAssertion), saw {qr_count}")
+        if not os.path.getsize(os.path.join(work, "qr.png")) > 0:
+            fail("--qr-file wrote nothing")
+        report = json.loads(report_text)
+        results = report["checks"]
+        outcomes = {}
+        for result in results:
+            outcomes[result["result"]] = outcomes.get(result["result"], 0) + 1
+        not_passed = [f"{r['id']}: {r['result']} ({r['observed']})" for r in results if r["result"] != "pass"]
+        if report["counts"]["pass"] != len(results) or not report["succeeded"]:
+            fail(f"report counts {report['counts']}, succeeded {report['succeeded']}")
+        if client_status != 0 or not_passed:
+            fail(f"hybrid-conformance exited {client_status}; not passed: {not_passed}")
+        if len(results) < 30:
+            fail(f"only {len(results)} checks in the report")
+        suite = ET.parse(junit).getroot()
+        failures = sum(int(s.get("failures", "0")) for s in suite.iter("testsuite"))
+        tests = sum(int(s.get("tests", "0")) for s in suite.iter("testsuite"))
+        if failures != 0 or tests != len(results):
+            fail(f"JUnit says {tests} tests, {failures} failures")
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            with open(os.path.join(keep, "client-report.json"), "w") as out:
+                out.write(report_text)
+        attestation = "packed" if packed else "none"
+        print(f"conformance-client-e2e ({attestation}): {len(results)} checks, {outcomes} — exit {client_status}")
+    finally:
+        for process in authenticators:
+            if process.poll() is None:
+                process.kill()
+        relay.terminate()
+        relay.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
