@@ -52,6 +52,7 @@ def main():
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         store = os.path.join(work, "passkeys.json")
         qr_count = 0
+        last_url = None
         for event_line in client.stderr:  # one JSON object per line, until the client exits
             try:
                 event = json.loads(event_line)
@@ -61,6 +62,7 @@ def main():
             if event.get("event") != "qr":
                 continue
             qr_count += 1
+            last_url = event["url"]
             command = [os.path.join(bin_dir, "hybrid-authenticator"), "-", "--ble", "sim", "--tunnel-url", tunnel_url,
                        "--yes", "--insecure-plaintext-store", "--store", store, "--json", "--log-level", "error"]
             if packed:
@@ -79,8 +81,11 @@ def main():
 
         if qr_count != 2:
             fail(f"expected 2 QR events (makeCredential, getAssertion), saw {qr_count}")
-        if not os.path.getsize(os.path.join(work, "qr.png")) > 0:
-            fail("--qr-file wrote nothing")
+        # The PNG holds the last QR code, read back by zbar (an independent decoder).
+        decoded = subprocess.run(["zbarimg", "--quiet", "--raw", os.path.join(work, "qr.png")],
+                                 capture_output=True, text=True).stdout.strip()
+        if decoded.upper() != last_url.upper():
+            fail(f"--qr-file decodes to {decoded!r}, not the last QR event's URL")
         report = json.loads(report_text)
         results = report["checks"]
         outcomes = {}
@@ -102,6 +107,15 @@ def main():
             os.makedirs(keep, exist_ok=True)
             with open(os.path.join(keep, "client-report.json"), "w") as out:
                 out.write(report_text)
+        # No authenticator at all: the run must fail, with a non-zero exit and the reply check failed.
+        alone = subprocess.run(
+            [os.path.join(bin_dir, "hybrid-conformance"), "client", "--ble", "sim", "--tunnel-url", tunnel_url,
+             "--json-events", "--json", "--timeout", "2"],
+            capture_output=True, text=True, env=env, timeout=120)
+        alone_report = json.loads(alone.stdout)
+        alone_reply = [r for r in alone_report["checks"] if r["id"] == "client.session.reply"]
+        if alone.returncode == 0 or not alone_reply or alone_reply[0]["result"] != "fail":
+            fail(f"without an authenticator: exit {alone.returncode}, reply check {alone_reply}")
         attestation = "packed" if packed else "none"
         print(f"conformance-client-e2e ({attestation}): {len(results)} checks, {outcomes} — exit {client_status}")
     finally:

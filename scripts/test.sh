@@ -17,6 +17,11 @@ swift run --skip-build hybrid-conformance vectors "$HYBRID_VECTORS_DIR"
 echo "== swift test"
 swift test --skip-build
 
+echo "== hybrid-conformance client against the hybrid-authenticator executable (tunnel-relay, simulated air)"
+bin_dir="$(swift build --show-bin-path)"
+python3 scripts/conformance-client-e2e.py "$bin_dir"
+python3 scripts/conformance-client-e2e.py "$bin_dir" --packed
+
 echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
 ci/run-ble-proof.sh
 
