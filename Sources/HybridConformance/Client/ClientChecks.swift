@@ -50,7 +50,7 @@ public enum ClientChecks {
         reference: "CTAP 2.2 §6.4")
     public static let getInfoOptions = ConformanceCheck(
         id: "client.getinfo.options",
-        title: "getInfo key 4 (options) is a map of text to booleans",
+        title: "getInfo key 4 (options) is a map of text to booleans (absent: a warning)",
         reference: "CTAP 2.2 §6.4")
     public static let getInfoWellFormed = ConformanceCheck(
         id: "client.getinfo.well-formed",
