@@ -97,7 +97,7 @@ public enum ClientChecks {
         reference: "WebAuthn §6.5.1.1, RFC 9053 §7.1.1")
     public static let makeCredentialAttestation = ConformanceCheck(
         id: "client.makecredential.attestation",
-        title: "attStmt is \"none\" with an empty map, or \"packed\" whose signature verifies",
+        title: "attStmt is \"none\" with an empty map, or \"packed\" signed by the credential key (self) or the x5c leaf certificate's key",
         reference: "WebAuthn §8.2, §8.7")
 
     // MARK: getAssertion

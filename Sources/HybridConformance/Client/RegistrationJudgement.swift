@@ -102,14 +102,37 @@ public enum RegistrationJudgement {
                 report.fail(check, observed: "\"packed\" without alg -7 and a sig")
                 return
             }
-            if statement[textKey: "x5c"] != nil {
-                report.skip(check, because: "\"packed\" with x5c: certificate chains are not verified by this tool")
+            if let x5c = statement[textKey: "x5c"] {
+                judgeCertificateStatement(x5c, signature: signature, authData: authData, clientDataHash: clientDataHash, into: &report)
                 return
             }
             let valid = ResponseJudgementSupport.verifies(signature, by: key.publicKey, authData: authData, clientDataHash: clientDataHash)
             report.expect(check, valid, observed: valid ? "\"packed\" self attestation, signature verifies" : "\"packed\" self attestation, signature does not verify")
         default:
             report.fail(check, observed: "unknown format \"\(format)\"")
+        }
+    }
+
+    /// "packed" with `x5c`: a non-empty array of certificates whose first (v3, P-256) key signed
+    /// authData ‖ clientDataHash. The chain to a root is not verified (no trust anchors here).
+    private static func judgeCertificateStatement(
+        _ x5c: CBORValue, signature: [UInt8], authData: [UInt8], clientDataHash: [UInt8],
+        into report: inout ConformanceReport
+    ) {
+        let check = ClientChecks.makeCredentialAttestation
+        guard let certificates = x5c.arrayValue?.compactMap(\.bytesValue), let leaf = certificates.first,
+            certificates.count == x5c.arrayValue?.count
+        else {
+            report.fail(check, observed: "\"packed\" x5c is not a non-empty array of byte strings")
+            return
+        }
+        do {
+            let key = try AttestationCertificateKey.publicKey(certificate: leaf)
+            let valid = ResponseJudgementSupport.verifies(signature, by: key, authData: authData, clientDataHash: clientDataHash)
+            report.expect(check, valid, observed: "\"packed\" x5c (\(certificates.count) certificates), signature "
+                + (valid ? "verifies with the leaf key (chain not verified)" : "does not verify with the leaf key"))
+        } catch {
+            report.fail(check, observed: "\"packed\" x5c leaf certificate: \(error)")
         }
     }
 }

@@ -30,9 +30,19 @@ import Testing
         #expect(report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed.contains("signature verifies") == true)
     }
 
-    @Test("the fault-injecting double without a fault's bytes changed passes: makeCredential and getAssertion untouched")
+    @Test("\"packed\" attestation with an x5c certificate made by OpenSSL passes every check")
+    func certificateAttestationPasses() async throws {
+        let engine = ClientLoopback.engine()
+        let report = try await ClientLoopback.run { relay, air in
+            let phone = FaultyPhone(engine: engine, fault: nil, certificateAttestation: true, relay: relay, air: air)
+            return { url in try await phone.serve(qrURL: url) }
+        }
+        Self.expectAllPass(report)
+        #expect(report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed.contains("verifies with the leaf key") == true)
+    }
+
+    @Test("a fault only in the getAssertion signature leaves every other check passing")
     func faultyPhoneIsCleanOtherwise() async throws {
-        // A fault that only touches getAssertion leaves the makeCredential checks passing, and vice versa.
         let report = try await run(.badSignature)
         for check in ClientChecks.all where check.id != FaultyPhone.Fault.badSignature.caughtBy {
             #expect(report.result(for: check.id)?.outcome == .pass, "\(check.id)")

@@ -31,6 +31,8 @@ struct FaultyPhone: Sendable {
         case getInfoWithoutVersions
         /// A post-handshake message without the "ctap" feature (key 3 = []).
         case postHandshakeWithoutCTAP
+        /// "packed" x5c attestation whose signature is not by the certificate's key.
+        case certificateAttestationWrongSigner
 
         /// The check ID that must fail.
         var caughtBy: String {
@@ -45,19 +47,24 @@ struct FaultyPhone: Sendable {
             case .badAttestationStatement: "client.makecredential.attestation"
             case .getInfoWithoutVersions: "client.getinfo.versions"
             case .postHandshakeWithoutCTAP: "client.post-handshake.well-formed"
+            case .certificateAttestationWrongSigner: "client.makecredential.attestation"
             }
         }
     }
 
     let engine: CTAPAuthenticator
-    let fault: Fault
+    /// The fault, or `nil` for a conforming phone.
+    let fault: Fault?
+    /// Whether makeCredential answers with "packed" x5c attestation by ``AttestationCertificateFixture``.
+    let certificateAttestation: Bool
     let relay: TunnelServerOrigin
     let air: SimulatedAir
     private let logger = Logger(label: "faulty-phone", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init(engine: CTAPAuthenticator, fault: Fault, relay: TunnelServerOrigin, air: SimulatedAir) {
+    init(engine: CTAPAuthenticator, fault: Fault?, certificateAttestation: Bool = false, relay: TunnelServerOrigin, air: SimulatedAir) {
         self.engine = engine
         self.fault = fault
+        self.certificateAttestation = certificateAttestation || fault == .certificateAttestationWrongSigner
         self.relay = relay
         self.air = air
     }
@@ -118,6 +125,16 @@ struct FaultyPhone: Sendable {
         func set(_ key: Int64, _ value: CBORValue) {
             if let index = map.firstIndex(where: { $0.key == .int(key) }) { map[index].value = value }
         }
+        if certificateAttestation, isRegistration, case .makeCredential(let parameters)? = try? CTAPRequest(bytes: request),
+            let signer = try? (fault == .certificateAttestationWrongSigner ? P256.Signing.PrivateKey() : AttestationCertificateFixture.privateKey()),
+            let signature = try? signer.signature(for: authData() + parameters.clientDataHash)
+        {
+            set(1, .text("packed"))
+            set(3, .map([
+                CBORMapEntry(.text("alg"), .int(-7)), CBORMapEntry(.text("sig"), .bytes(Array(signature.derRepresentation))),
+                CBORMapEntry(.text("x5c"), .array([.bytes(AttestationCertificateFixture.certificate)])),
+            ]))
+        }
         switch (fault, isRegistration) {
         case (.wrongRPIDHash, true):
             var bytes = authData()
@@ -158,7 +175,7 @@ struct FaultyPhone: Sendable {
         case (.badAttestationStatement, true):
             set(3, .map([CBORMapEntry(.text("sig"), .bytes([0x30, 0x00]))]))
         default:
-            return response
+            break
         }
         return CTAPResponse.encode(status: .ok, body: .map(map))
     }
