@@ -10,7 +10,8 @@ import HybridCore
 struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client",
-        abstract: "Act as a strict hybrid client (a browser) and judge the authenticator (phone) that scans its QR codes.",
+        abstract:
+            "Act as a strict hybrid client (a browser) and judge the authenticator (phone) that scans its QR codes.",
         discussion: """
             Runs two QR ceremonies, as a browser does: a makeCredential, then a getAssertion that allows \
             only the new credential. Each QR code is shown in the terminal (on stderr), written to --qr-file \
@@ -20,13 +21,23 @@ struct ClientCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Bluetooth backend: hci, bluez, or sim (the simulated air of $HYBRID_SIMULATED_AIR_DIR). Default: bluez if bluetoothd runs, else hci.")
+    @Option(
+        help:
+            ArgumentHelp(
+                "Bluetooth backend: hci, bluez, or sim (the simulated air of $HYBRID_SIMULATED_AIR_DIR). "
+                    + "Default: bluez if bluetoothd runs, else hci.")
+    )
     var ble: String?
 
     @Option(help: "Bluetooth adapter, e.g. hci0. Default: the first one.")
     var adapter: String?
 
-    @Option(help: "Connect to this relay (ws:// or wss://host[:port]) when the advert names tunnel domain 0 or 1, instead of the domain's server.")
+    @Option(
+        help:
+            ArgumentHelp(
+                "Connect to this relay (ws:// or wss://host[:port]) when the advert names tunnel domain 0 or 1, "
+                    + "instead of the domain's server.")
+    )
     var tunnelURL: String?
 
     @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
@@ -56,8 +67,12 @@ struct ClientCommand: AsyncParsableCommand {
         if let tunnelURL, (try? TunnelServerOrigin(parsing: tunnelURL)) == nil {
             throw ValidationError("--tunnel-url must be ws://host[:port] or wss://host[:port]")
         }
-        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
-        guard (try? WebOrigin("https://" + rpID)) != nil else { throw ValidationError("--rp-id \(rpID) is not a host name") }
+        guard timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
+        guard (try? WebOrigin("https://" + rpID)) != nil else {
+            throw ValidationError("--rp-id \(rpID) is not a host name")
+        }
     }
 
     func run() async throws {
@@ -112,11 +127,14 @@ struct ClientProgress: Sendable {
         var members: [(String, String)] = []
         if case .qr(let url) = event { members.append(("url", url)) }
         let name = if case .qr = event { "qr" } else { event.stage.rawValue }
-        return "{" + ([("event", name)] + members).map { "\(quoted($0.0)):\(quoted($0.1))" }.joined(separator: ",") + "}"
+        return "{" + ([("event", name)] + members).map { "\(quoted($0.0)):\(quoted($0.1))" }.joined(separator: ",")
+            + "}"
     }
 
     private static func quoted(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes])) ?? Data("\"\"".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes]))
+            ?? Data("\"\"".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 

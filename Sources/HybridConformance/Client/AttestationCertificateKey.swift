@@ -30,7 +30,9 @@ enum AttestationCertificateKey {
         let (versionNumber, _) = try element(version.content, tag: 0x02, "version number")
         guard Array(versionNumber.content) == [0x02] else { throw .notVersion3 }
         rest = afterVersion
-        for (tag, name) in [(UInt8(0x02), "serialNumber"), (0x30, "signature"), (0x30, "issuer"), (0x30, "validity"), (0x30, "subject")] {
+        for (tag, name) in [
+            (UInt8(0x02), "serialNumber"), (0x30, "signature"), (0x30, "issuer"), (0x30, "validity"), (0x30, "subject"),
+        ] {
             rest = try element(rest, tag: tag, name).rest
         }
         let (keyInfo, _) = try element(rest, tag: 0x30, "subjectPublicKeyInfo")
@@ -55,7 +57,9 @@ enum AttestationCertificateKey {
         index += 1
         if length >= 0x80 {
             let count = length - 0x80
-            guard (1...3).contains(count), bytes.endIndex - index >= count else { throw .malformedDER("\(name): bad length") }
+            guard (1...3).contains(count), bytes.endIndex - index >= count else {
+                throw .malformedDER("\(name): bad length")
+            }
             length = bytes[index..<(index + count)].reduce(0) { $0 << 8 | Int($1) }
             index += count
         }

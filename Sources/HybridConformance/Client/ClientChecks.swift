@@ -23,7 +23,9 @@ public enum ClientChecks {
         reference: "protocol.md §7.1", required: false)
     public static let postHandshake = ConformanceCheck(
         id: "client.post-handshake.well-formed",
-        title: "the post-handshake message is one canonical CBOR map: 1 getInfo (bstr), 3 features (array), 2 linking (map)",
+        title:
+            "the post-handshake message is one canonical CBOR map: 1 getInfo (bstr), 3 features (array), "
+            + "2 linking (map)",
         reference: "protocol.md §7.2")
     public static let postHandshakeRevision = ConformanceCheck(
         id: "client.post-handshake.revision",
@@ -97,7 +99,9 @@ public enum ClientChecks {
         reference: "WebAuthn §6.5.1.1, RFC 9053 §7.1.1")
     public static let makeCredentialAttestation = ConformanceCheck(
         id: "client.makecredential.attestation",
-        title: "attStmt is \"none\" with an empty map, or \"packed\" signed by the credential key (self) or the x5c leaf certificate's key",
+        title:
+            "attStmt is \"none\" with an empty map, or \"packed\" signed by the credential key (self) "
+            + "or the x5c leaf certificate's key",
         reference: "WebAuthn §8.2, §8.7")
 
     // MARK: getAssertion

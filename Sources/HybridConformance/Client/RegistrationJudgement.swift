@@ -57,19 +57,24 @@ public enum RegistrationJudgement {
         }
         judgeAAGUID(attested.aaguid, format: format, getInfo: getInfo, into: &report)
         let idLength = attested.credentialID.count
-        report.expect(ClientChecks.makeCredentialCredentialID, (16...AttestedCredentialData.maximumCredentialIDLength).contains(idLength),
-                      observed: "\(idLength) bytes")
+        report.expect(
+            ClientChecks.makeCredentialCredentialID,
+            (16...AttestedCredentialData.maximumCredentialIDLength).contains(idLength),
+            observed: "\(idLength) bytes")
         let key: COSEKey
         do {
             key = try COSEKey(cbor: attested.credentialPublicKey)
-            report.pass(ClientChecks.makeCredentialKey, observed: "ES256 P-256 point \(Hex.encode(Array(key.x963Representation.prefix(9))))…")
+            report.pass(
+                ClientChecks.makeCredentialKey,
+                observed: "ES256 P-256 point \(Hex.encode(Array(key.x963Representation.prefix(9))))…")
         } catch {
             report.fail(ClientChecks.makeCredentialKey, observed: "\(error)")
             report.skip(ClientChecks.makeCredentialAttestation, because: "no usable credential key")
             return nil
         }
-        judgeStatement(format: format, statement: statement, key: key, authData: authData,
-                       clientDataHash: clientDataHash, into: &report)
+        judgeStatement(
+            format: format, statement: statement, key: key, authData: authData,
+            clientDataHash: clientDataHash, into: &report)
         return RegisteredCredential(id: attested.credentialID, publicKey: key, signCount: parsed?.signCount ?? 0)
     }
 
@@ -78,12 +83,16 @@ public enum RegistrationJudgement {
     ) {
         let zero = aaguid.allSatisfy { $0 == 0 }
         guard let getInfo else {
-            report.skip(ClientChecks.makeCredentialAAGUID, because: "no usable getInfo to compare aaguid \(Hex.encode(aaguid)) with")
+            report.skip(
+                ClientChecks.makeCredentialAAGUID,
+                because: "no usable getInfo to compare aaguid \(Hex.encode(aaguid)) with")
             return
         }
         let matches = getInfo.aaguid == aaguid
-        report.expect(ClientChecks.makeCredentialAAGUID, matches || (zero && format == AttestationFormat.none),
-                      observed: "aaguid \(Hex.encode(aaguid))" + (matches ? " (getInfo's)" : zero ? " (zeros)" : ", getInfo says \(Hex.encode(getInfo.aaguid))"))
+        report.expect(
+            ClientChecks.makeCredentialAAGUID, matches || (zero && format == AttestationFormat.none),
+            observed: "aaguid \(Hex.encode(aaguid))"
+                + (matches ? " (getInfo's)" : zero ? " (zeros)" : ", getInfo says \(Hex.encode(getInfo.aaguid))"))
     }
 
     /// "none": `{}`. "packed": `alg` -7 and `sig` over authData ‖ clientDataHash, by the credential
@@ -96,18 +105,28 @@ public enum RegistrationJudgement {
         let entries = statement.mapEntries ?? []
         switch format {
         case AttestationFormat.none:
-            report.expect(check, entries.isEmpty, observed: entries.isEmpty ? "\"none\", {}" : "\"none\" with \(entries.count) attStmt entries")
+            report.expect(
+                check, entries.isEmpty,
+                observed: entries.isEmpty ? "\"none\", {}" : "\"none\" with \(entries.count) attStmt entries")
         case AttestationFormat.packed:
-            guard statement[textKey: "alg"]?.intValue == COSEAlgorithm.es256, let signature = statement[textKey: "sig"]?.bytesValue else {
+            guard statement[textKey: "alg"]?.intValue == COSEAlgorithm.es256,
+                let signature = statement[textKey: "sig"]?.bytesValue
+            else {
                 report.fail(check, observed: "\"packed\" without alg -7 and a sig")
                 return
             }
             if let x5c = statement[textKey: "x5c"] {
-                judgeCertificateStatement(x5c, signature: signature, authData: authData, clientDataHash: clientDataHash, into: &report)
+                judgeCertificateStatement(
+                    x5c, signature: signature, authData: authData, clientDataHash: clientDataHash, into: &report)
                 return
             }
-            let valid = ResponseJudgementSupport.verifies(signature, by: key.publicKey, authData: authData, clientDataHash: clientDataHash)
-            report.expect(check, valid, observed: valid ? "\"packed\" self attestation, signature verifies" : "\"packed\" self attestation, signature does not verify")
+            let valid = ResponseJudgementSupport.verifies(
+                signature, by: key.publicKey, authData: authData, clientDataHash: clientDataHash)
+            report.expect(
+                check, valid,
+                observed: valid
+                    ? "\"packed\" self attestation, signature verifies"
+                    : "\"packed\" self attestation, signature does not verify")
         default:
             report.fail(check, observed: "unknown format \"\(format)\"")
         }
@@ -128,9 +147,12 @@ public enum RegistrationJudgement {
         }
         do {
             let key = try AttestationCertificateKey.publicKey(certificate: leaf)
-            let valid = ResponseJudgementSupport.verifies(signature, by: key, authData: authData, clientDataHash: clientDataHash)
-            report.expect(check, valid, observed: "\"packed\" x5c (\(certificates.count) certificates), signature "
-                + (valid ? "verifies with the leaf key (chain not verified)" : "does not verify with the leaf key"))
+            let valid = ResponseJudgementSupport.verifies(
+                signature, by: key, authData: authData, clientDataHash: clientDataHash)
+            report.expect(
+                check, valid,
+                observed: "\"packed\" x5c (\(certificates.count) certificates), signature "
+                    + (valid ? "verifies with the leaf key (chain not verified)" : "does not verify with the leaf key"))
         } catch {
             report.fail(check, observed: "\"packed\" x5c leaf certificate: \(error)")
         }

@@ -59,7 +59,9 @@ enum ResponseJudgementSupport {
         case .success(let data):
             let ext = data.extensions.map { " + extensions (\(CBOREncoder.encode($0).count) bytes)" } ?? ""
             layoutProblem = nil
-            report.pass(checks.authData, observed: "\(bytes.count) bytes" + (attested ? " with attested credential data" : "") + ext)
+            report.pass(
+                checks.authData,
+                observed: "\(bytes.count) bytes" + (attested ? " with attested credential data" : "") + ext)
         }
         if let layoutProblem { report.fail(checks.authData, observed: layoutProblem) }
 
@@ -70,11 +72,15 @@ enum ResponseJudgementSupport {
         }
         let hash = Array(bytes[0..<32])
         let expected = AuthenticatorData.rpIDHash(rpID)
-        report.expect(checks.rpIDHash, hash == expected,
-                      observed: hash == expected ? "SHA-256(\"\(rpID)\")" : "\(Hex.encode(hash)), expected \(Hex.encode(expected))")
+        report.expect(
+            checks.rpIDHash, hash == expected,
+            observed: hash == expected
+                ? "SHA-256(\"\(rpID)\")" : "\(Hex.encode(hash)), expected \(Hex.encode(expected))")
         let problems = flagProblems(bytes[32], attested: attested, getInfo: getInfo)
-        report.expect(checks.flags, problems.isEmpty,
-                      observed: "flags 0x\(Hex.encode([bytes[32]]))" + (problems.isEmpty ? "" : ": " + problems.joined(separator: ", ")))
+        report.expect(
+            checks.flags, problems.isEmpty,
+            observed: "flags 0x\(Hex.encode([bytes[32]]))"
+                + (problems.isEmpty ? "" : ": " + problems.joined(separator: ", ")))
         return try? parsed.get()
     }
 
@@ -95,7 +101,9 @@ enum ResponseJudgementSupport {
     }
 
     /// Whether `signature` (DER ECDSA) by `key` covers authData ‖ clientDataHash.
-    static func verifies(_ signature: [UInt8], by key: P256.Signing.PublicKey, authData: [UInt8], clientDataHash: [UInt8]) -> Bool {
+    static func verifies(
+        _ signature: [UInt8], by key: P256.Signing.PublicKey, authData: [UInt8], clientDataHash: [UInt8]
+    ) -> Bool {
         guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
         return key.isValidSignature(parsed, for: authData + clientDataHash)
     }

@@ -7,9 +7,10 @@ public enum SessionJudgement {
     public static func judge(_ ceremonies: [CeremonyTranscript], into report: inout ConformanceReport) {
         judgeHandshake(ceremonies, into: &report)
         guard ceremonies.contains(where: { !$0.openedFrames.isEmpty }) else {
-            for check in [ClientChecks.construction, ClientChecks.paddingLength, ClientChecks.paddingZeros,
-                          ClientChecks.postHandshake, ClientChecks.postHandshakeRevision]
-            {
+            for check in [
+                ClientChecks.construction, ClientChecks.paddingLength, ClientChecks.paddingZeros,
+                ClientChecks.postHandshake, ClientChecks.postHandshakeRevision,
+            ] {
                 report.skip(check, because: "no frame from the authenticator decrypted")
             }
             judgeReply(ceremonies, into: &report)
@@ -29,8 +30,9 @@ public enum SessionJudgement {
             default: problems.append("\(ceremony.request): no msg2 (\(ceremony.failure ?? "no message"))")
             }
         }
-        report.expect(ClientChecks.handshake, problems.isEmpty,
-                      observed: problems.isEmpty ? "\(ceremonies.count) handshakes completed" : problems.joined(separator: "; "))
+        report.expect(
+            ClientChecks.handshake, problems.isEmpty,
+            observed: problems.isEmpty ? "\(ceremonies.count) handshakes completed" : problems.joined(separator: "; "))
     }
 
     private static func judgeFrames(_ ceremonies: [CeremonyTranscript], into report: inout ConformanceReport) {
@@ -51,12 +53,18 @@ public enum SessionJudgement {
                 if !frame.paddingIsZero { nonZero.append("\(ceremony.request) seq \(frame.sequence)") }
             }
         }
-        report.expect(ClientChecks.construction, old.isEmpty,
-                      observed: old.isEmpty ? "\(count) frames, new construction" : "old construction: " + old.joined(separator: ", "))
-        report.expect(ClientChecks.paddingLength, lengthProblems.isEmpty,
-                      observed: lengthProblems.isEmpty ? "\(count) frames padded to multiples of 32" : lengthProblems.joined(separator: "; "))
-        report.expect(ClientChecks.paddingZeros, nonZero.isEmpty,
-                      observed: nonZero.isEmpty ? "all padding bytes zero" : "non-zero padding: " + nonZero.joined(separator: ", "))
+        report.expect(
+            ClientChecks.construction, old.isEmpty,
+            observed: old.isEmpty
+                ? "\(count) frames, new construction" : "old construction: " + old.joined(separator: ", "))
+        report.expect(
+            ClientChecks.paddingLength, lengthProblems.isEmpty,
+            observed: lengthProblems.isEmpty
+                ? "\(count) frames padded to multiples of 32" : lengthProblems.joined(separator: "; "))
+        report.expect(
+            ClientChecks.paddingZeros, nonZero.isEmpty,
+            observed: nonZero.isEmpty
+                ? "all padding bytes zero" : "non-zero padding: " + nonZero.joined(separator: ", "))
     }
 
     private static func judgePostHandshake(_ ceremonies: [CeremonyTranscript], into report: inout ConformanceReport) {
@@ -82,10 +90,12 @@ public enum SessionJudgement {
             }
         }
         let shape = Set(shapes).sorted().joined(separator: " / ")
-        report.expect(ClientChecks.postHandshake, problems.isEmpty,
-                      observed: problems.isEmpty ? shape : problems.joined(separator: "; "))
-        report.expect(ClientChecks.postHandshakeRevision, legacy.isEmpty,
-                      observed: legacy.isEmpty ? "revision 1 with key 3" : legacy.joined(separator: "; "))
+        report.expect(
+            ClientChecks.postHandshake, problems.isEmpty,
+            observed: problems.isEmpty ? shape : problems.joined(separator: "; "))
+        report.expect(
+            ClientChecks.postHandshakeRevision, legacy.isEmpty,
+            observed: legacy.isEmpty ? "revision 1 with key 3" : legacy.joined(separator: "; "))
     }
 
     /// What the lenient parser accepts but a strict client reports: non-text features, a missing
@@ -106,7 +116,9 @@ public enum SessionJudgement {
         var keys: [String] = []
         if message.getInfo != nil { keys.append("1: getInfo") }
         if message.linking != nil { keys.append("2: linking") }
-        if let features = message.features { keys.append("3: [" + features.map { "\"\($0)\"" }.joined(separator: ", ") + "]") }
+        if let features = message.features {
+            keys.append("3: [" + features.map { "\"\($0)\"" }.joined(separator: ", ") + "]")
+        }
         return "revision \(message.revision.rawValue) {" + keys.joined(separator: ", ") + "}"
     }
 
@@ -114,8 +126,9 @@ public enum SessionJudgement {
         let problems = ceremonies.compactMap { ceremony in
             ceremony.reply == nil ? "\(ceremony.request): \(ceremony.failure ?? "no reply")" : nil
         }
-        report.expect(ClientChecks.reply, problems.isEmpty,
-                      observed: problems.isEmpty ? "\(ceremonies.count) requests answered" : problems.joined(separator: "; "))
+        report.expect(
+            ClientChecks.reply, problems.isEmpty,
+            observed: problems.isEmpty ? "\(ceremonies.count) requests answered" : problems.joined(separator: "; "))
     }
 
     /// The getInfo bytes (post-handshake key 1) of the first ceremony that delivered one.

@@ -33,7 +33,8 @@ package struct ClientConformanceRun: Sendable {
             MakeCredentialRequest(
                 clientDataHash: registrationData.hash,
                 rp: PublicKeyCredentialRPEntity(id: rpID, name: "hybrid-conformance"),
-                user: PublicKeyCredentialUserEntity(id: Self.randomBytes(16), name: "conformance", displayName: "Conformance"),
+                user: PublicKeyCredentialUserEntity(
+                    id: Self.randomBytes(16), name: "conformance", displayName: "Conformance"),
                 publicKeyCredentialParameters: [PublicKeyCredentialParameters(algorithm: COSEAlgorithm.es256)],
                 options: Self.requestOptions(getInfo)
             ).encoded
@@ -61,15 +62,17 @@ package struct ClientConformanceRun: Sendable {
                 reply: assertion.reply, rpID: rpID, clientDataHash: assertionData.hash, credential: credential,
                 getInfo: info, into: &assertionReport)
         } else {
-            for check in [ClientChecks.getAssertionStatus, ClientChecks.getAssertionCanonical, ClientChecks.getAssertionResponse,
-                          ClientChecks.getAssertionAuthData, ClientChecks.getAssertionRPIDHash, ClientChecks.getAssertionFlags,
-                          ClientChecks.getAssertionSignature, ClientChecks.counter]
-            {
+            for check in [
+                ClientChecks.getAssertionStatus, ClientChecks.getAssertionCanonical, ClientChecks.getAssertionResponse,
+                ClientChecks.getAssertionAuthData, ClientChecks.getAssertionRPIDHash, ClientChecks.getAssertionFlags,
+                ClientChecks.getAssertionSignature, ClientChecks.counter,
+            ] {
                 assertionReport.skip(check, because: "makeCredential gave no usable credential")
             }
         }
 
-        var report = ConformanceReport(mode: "client", subject: "authenticator that scanned the QR codes (RP ID \(rpID))")
+        var report = ConformanceReport(
+            mode: "client", subject: "authenticator that scanned the QR codes (RP ID \(rpID))")
         SessionJudgement.judge(ceremonies, into: &report)
         GetInfoJudgement.judge(getInfoBytes, into: &report)
         report.append(contentsOf: registrationReport)
@@ -92,11 +95,14 @@ package struct ClientConformanceRun: Sendable {
         let seen = CeremonyRecorder(request: name)
         let runner = HybridClientRunner(options: clientOptions)
         do {
-            let reply = try await runner.bounded(requestType: requestType, keys: keys, events: events) { message, advert in
+            let reply = try await runner.bounded(requestType: requestType, keys: keys, events: events) {
+                message, advert in
                 seen.state.withLock { state in
-                    var inspector = state.inspector ?? FrameInspector(
-                        identityKey: keys.identityKey, qrSecret: keys.qrSecret, ephemeralKey: keys.ephemeralKey,
-                        advert: advert)
+                    var inspector =
+                        state.inspector
+                        ?? FrameInspector(
+                            identityKey: keys.identityKey, qrSecret: keys.qrSecret, ephemeralKey: keys.ephemeralKey,
+                            advert: advert)
                     state.transcript.messages.append(inspector.inspect(message))
                     state.inspector = inspector
                 }

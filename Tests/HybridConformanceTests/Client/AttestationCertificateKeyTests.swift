@@ -1,6 +1,7 @@
 import Crypto
-@testable import HybridConformance
 import Testing
+
+@testable import HybridConformance
 
 /// The minimal DER walk that finds an attestation certificate's key, on a certificate from OpenSSL.
 @Suite struct AttestationCertificateKeyTests {
@@ -20,7 +21,10 @@ import Testing
         }
         // Drop the [0] version element (a0 03 02 01 02, after the two 4-byte headers) and shorten
         // both lengths by 5: a well-formed v1 certificate.
-        #expect(Array(certificate[0..<13]) == [0x30, 0x82, 0x02, 0x31, 0x30, 0x82, 0x01, 0xD6, 0xA0, 0x03, 0x02, 0x01, 0x02])
+        #expect(
+            Array(certificate[0..<13]) == [
+                0x30, 0x82, 0x02, 0x31, 0x30, 0x82, 0x01, 0xD6, 0xA0, 0x03, 0x02, 0x01, 0x02,
+            ])
         var versionless = certificate
         versionless.removeSubrange(8..<13)
         versionless.replaceSubrange(2..<4, with: [0x02, 0x2C])

@@ -15,7 +15,9 @@ enum ClientLoopback {
     typealias Phone = @Sendable (String) async throws -> Void
 
     /// Runs the client mode; `phone` is started for each QR code as it is shown.
-    static func run(rpID: String = "example.com", phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone)
+    static func run(
+        rpID: String = "example.com", phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone
+    )
         async throws -> ConformanceReport
     {
         let air = try freshAir()

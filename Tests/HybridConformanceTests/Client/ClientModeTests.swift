@@ -27,7 +27,9 @@ import Testing
         let report = try await ClientLoopback.run(
             phone: ClientLoopback.runnerPhone(ClientLoopback.engine(attestation: .packedSelf)))
         Self.expectAllPass(report)
-        #expect(report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed.contains("signature verifies") == true)
+        #expect(
+            report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed.contains("signature verifies")
+                == true)
     }
 
     @Test("\"packed\" attestation with an x5c certificate made by OpenSSL passes every check")
@@ -38,7 +40,9 @@ import Testing
             return { url in try await phone.serve(qrURL: url) }
         }
         Self.expectAllPass(report)
-        #expect(report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed.contains("verifies with the leaf key") == true)
+        #expect(
+            report.result(for: ClientChecks.makeCredentialAttestation.id)?.observed.contains(
+                "verifies with the leaf key") == true)
     }
 
     @Test("a fault only in the getAssertion signature leaves every other check passing")

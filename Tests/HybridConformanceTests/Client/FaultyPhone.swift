@@ -61,7 +61,10 @@ struct FaultyPhone: Sendable {
     let air: SimulatedAir
     private let logger = Logger(label: "faulty-phone", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init(engine: CTAPAuthenticator, fault: Fault?, certificateAttestation: Bool = false, relay: TunnelServerOrigin, air: SimulatedAir) {
+    init(
+        engine: CTAPAuthenticator, fault: Fault?, certificateAttestation: Bool = false, relay: TunnelServerOrigin,
+        air: SimulatedAir
+    ) {
         self.engine = engine
         self.fault = fault
         self.certificateAttestation = certificateAttestation || fault == .certificateAttestationWrongSigner
@@ -72,7 +75,9 @@ struct FaultyPhone: Sendable {
     /// Serves one session for the QR code `qrURL` until the client shuts down or closes.
     func serve(qrURL: String) async throws {
         let qr = try QRCodePayload(url: qrURL)
-        guard let nonce = AdvertNonce(bytes: (0..<AdvertNonce.byteCount).map { _ in UInt8.random(in: 0...255) }) else { return }
+        guard let nonce = AdvertNonce(bytes: (0..<AdvertNonce.byteCount).map { _ in UInt8.random(in: 0...255) }) else {
+            return
+        }
         var session = AuthenticatorSession(
             configuration: .init(
                 qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google, getInfo: getInfo(),
@@ -80,8 +85,20 @@ struct FaultyPhone: Sendable {
             advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
         guard case .openTunnel(let url) = try session.start().first else { return }
         let advertiser = BLEBackend.simulated(air).makeAdvertiser(logger: logger)
-        defer { Task { await advertiser.stopAdvertising() } }
-        try await TunnelClient(logger: logger).withConnection(to: TunnelURL(origin: relay, path: url.path)) { connection in
+        do {
+            try await exchange(session: &session, url: url, advertiser: advertiser)
+            await advertiser.stopAdvertising()
+        } catch {
+            await advertiser.stopAdvertising()
+            throw error
+        }
+    }
+
+    private func exchange(
+        session: inout AuthenticatorSession, url: TunnelURL, advertiser: any BLEAdvertiser
+    ) async throws {
+        try await TunnelClient(logger: logger).withConnection(to: TunnelURL(origin: relay, path: url.path)) {
+            connection in
             var pending = try session.tunnelOpened(routingID: try connection.routingID())
             var messages = connection.messages.makeAsyncIterator()
             while true {
@@ -110,7 +127,8 @@ struct FaultyPhone: Sendable {
 
     private func getInfo() -> [UInt8] {
         let encoded = engine.getInfo.encoded
-        guard fault == .getInfoWithoutVersions, let map = try? CBORDecoder.decode(encoded), let entries = map.mapEntries else {
+        guard fault == .getInfoWithoutVersions, let map = try? CBORDecoder.decode(encoded), let entries = map.mapEntries
+        else {
             return encoded
         }
         return CBOREncoder.encode(.map(entries.filter { $0.key != .int(1) }))
@@ -119,21 +137,29 @@ struct FaultyPhone: Sendable {
     /// The engine's reply with this phone's fault applied (status byte + CBOR).
     private func inject(into response: [UInt8], request: [UInt8]) -> [UInt8] {
         let isRegistration = request.first == CTAPCommand.makeCredential.rawValue
-        guard response.first == 0, var map = (try? CBORDecoder.decode(response.dropFirst()))?.mapEntries else { return response }
+        guard response.first == 0, var map = (try? CBORDecoder.decode(response.dropFirst()))?.mapEntries else {
+            return response
+        }
         func authData() -> [UInt8] { map.first { $0.key == .int(2) }?.value.bytesValue ?? [] }
         func setAuthData(_ bytes: [UInt8]) { set(2, .bytes(bytes)) }
         func set(_ key: Int64, _ value: CBORValue) {
             if let index = map.firstIndex(where: { $0.key == .int(key) }) { map[index].value = value }
         }
-        if certificateAttestation, isRegistration, case .makeCredential(let parameters)? = try? CTAPRequest(bytes: request),
-            let signer = try? (fault == .certificateAttestationWrongSigner ? P256.Signing.PrivateKey() : AttestationCertificateFixture.privateKey()),
+        if certificateAttestation, isRegistration,
+            case .makeCredential(let parameters)? = try? CTAPRequest(bytes: request),
+            let signer = try?
+                (fault == .certificateAttestationWrongSigner
+                ? P256.Signing.PrivateKey() : AttestationCertificateFixture.privateKey()),
             let signature = try? signer.signature(for: authData() + parameters.clientDataHash)
         {
             set(1, .text("packed"))
-            set(3, .map([
-                CBORMapEntry(.text("alg"), .int(-7)), CBORMapEntry(.text("sig"), .bytes(Array(signature.derRepresentation))),
-                CBORMapEntry(.text("x5c"), .array([.bytes(AttestationCertificateFixture.certificate)])),
-            ]))
+            set(
+                3,
+                .map([
+                    CBORMapEntry(.text("alg"), .int(-7)),
+                    CBORMapEntry(.text("sig"), .bytes(Array(signature.derRepresentation))),
+                    CBORMapEntry(.text("x5c"), .array([.bytes(AttestationCertificateFixture.certificate)])),
+                ]))
         }
         switch (fault, isRegistration) {
         case (.wrongRPIDHash, true):
@@ -164,7 +190,8 @@ struct FaultyPhone: Sendable {
             setAuthData(bytes)
         case (.keyOffCurve, true):
             guard var data = try? AuthenticatorData(bytes: authData()), var attested = data.attestedCredentialData,
-                var key = attested.credentialPublicKey.mapEntries, let y = key.firstIndex(where: { $0.key == .int(-3) }),
+                var key = attested.credentialPublicKey.mapEntries,
+                let y = key.firstIndex(where: { $0.key == .int(-3) }),
                 var coordinate = key[y].value.bytesValue
             else { break }
             coordinate[31] ^= 0x01

@@ -20,7 +20,8 @@ import Testing
 
         init() throws {
             let initiator = HandshakeInitiator(
-                pattern: .knpsk0(identityKey: identityKey), psk: qrSecret.psk(eidPlaintext: advert), ephemeralKey: ephemeralKey)
+                pattern: .knpsk0(identityKey: identityKey), psk: qrSecret.psk(eidPlaintext: advert),
+                ephemeralKey: ephemeralKey)
             let (message2, result) = try HandshakeResponder.respond(
                 to: initiator.makeMessage1(), pattern: .knpsk0(initiatorStaticKey: identityKey.publicKey),
                 psk: qrSecret.psk(eidPlaintext: advert), ephemeralKey: P256.KeyAgreement.PrivateKey())
@@ -36,7 +37,8 @@ import Testing
         /// (LE32(seq) ‖ 8 zero bytes, AD 02).
         func seal(_ padded: [UInt8], sequence: UInt32, old: Bool = false) throws -> [UInt8] {
             let be = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: sequence >> $0) }
-            let nonce = old ? Array(be.reversed()) + [UInt8](repeating: 0, count: 8) : [UInt8](repeating: 0, count: 8) + be
+            let nonce =
+                old ? Array(be.reversed()) + [UInt8](repeating: 0, count: 8) : [UInt8](repeating: 0, count: 8) + be
             let box = try AES.GCM.seal(
                 padded, using: writeKey, nonce: try AES.GCM.Nonce(data: nonce), authenticating: old ? [0x02] : [])
             return Array(box.ciphertext) + Array(box.tag)
@@ -49,17 +51,22 @@ import Testing
         return message + [UInt8](repeating: filler, count: count) + [UInt8(count)]
     }
 
-    static let postHandshake: [UInt8] = CBOREncoder.encode(.map([
-        CBORMapEntry(1, .bytes(CBOREncoder.encode(.map([CBORMapEntry(1, .array([.text("FIDO_2_0")]))])))),
-        CBORMapEntry(3, .array([.text("ctap")])),
-    ]))
+    static let postHandshake: [UInt8] = CBOREncoder.encode(
+        .map([
+            CBORMapEntry(1, .bytes(CBOREncoder.encode(.map([CBORMapEntry(1, .array([.text("FIDO_2_0")]))])))),
+            CBORMapEntry(3, .array([.text("ctap")])),
+        ]))
 
     @Test("correct padding, zeros, new construction: no problem")
     func correctFrame() throws {
         let phone = try ScriptedPhone()
         var inspector = phone.inspector()
         #expect(inspector.inspect(phone.message2) == .message2(nil))
-        guard case .frame(let frame) = inspector.inspect(try phone.seal(Self.padded(Self.postHandshake, to: 32 * ((Self.postHandshake.count / 32) + 1)), sequence: 0)) else {
+        guard
+            case .frame(let frame) = inspector.inspect(
+                try phone.seal(
+                    Self.padded(Self.postHandshake, to: 32 * ((Self.postHandshake.count / 32) + 1)), sequence: 0))
+        else {
             Issue.record("the frame did not open")
             return
         }
@@ -74,7 +81,8 @@ import Testing
         let phone = try ScriptedPhone()
         var inspector = phone.inspector()
         _ = inspector.inspect(phone.message2)
-        guard case .frame(let tooLong) = inspector.inspect(try phone.seal(Self.padded([1, 2, 3], to: 64), sequence: 0)),
+        guard
+            case .frame(let tooLong) = inspector.inspect(try phone.seal(Self.padded([1, 2, 3], to: 64), sequence: 0)),
             case .frame(let ragged) = inspector.inspect(try phone.seal(Self.padded([1, 2, 3], to: 40), sequence: 1))
         else {
             Issue.record("the frames did not open")
@@ -89,7 +97,10 @@ import Testing
         let phone = try ScriptedPhone()
         var inspector = phone.inspector()
         _ = inspector.inspect(phone.message2)
-        guard case .frame(let frame) = inspector.inspect(try phone.seal(Self.padded([1, 2, 3], to: 32, filler: 0xAA), sequence: 0, old: true)) else {
+        guard
+            case .frame(let frame) = inspector.inspect(
+                try phone.seal(Self.padded([1, 2, 3], to: 32, filler: 0xAA), sequence: 0, old: true))
+        else {
             Issue.record("the frame did not open")
             return
         }
@@ -125,17 +136,25 @@ import Testing
     func badPaddingIsCaught() throws {
         let phone = try ScriptedPhone()
         var report = ConformanceReport(mode: "client", subject: "scripted")
-        SessionJudgement.judge([try Self.transcript(phone, postHandshake: Self.padded(Self.postHandshake, to: 96 + 32 * (Self.postHandshake.count / 32)))], into: &report)
+        SessionJudgement.judge(
+            [
+                try Self.transcript(
+                    phone, postHandshake: Self.padded(Self.postHandshake, to: 96 + 32 * (Self.postHandshake.count / 32))
+                )
+            ], into: &report)
         #expect(report.result(for: ClientChecks.paddingLength.id)?.outcome == .fail)
         #expect(report.result(for: ClientChecks.postHandshake.id)?.outcome == .pass)
     }
 
-    @Test("fault: a malformed post-handshake message (key 3 a text, not an array) fails client.post-handshake.well-formed")
+    @Test(
+        "fault: a malformed post-handshake message (key 3 a text, not an array) fails client.post-handshake.well-formed"
+    )
     func malformedPostHandshakeIsCaught() throws {
         let phone = try ScriptedPhone()
         let malformed = CBOREncoder.encode(.map([CBORMapEntry(1, .bytes([0xA0])), CBORMapEntry(3, .text("ctap"))]))
         var report = ConformanceReport(mode: "client", subject: "scripted")
-        SessionJudgement.judge([try Self.transcript(phone, postHandshake: Self.padded(malformed, to: 32))], into: &report)
+        SessionJudgement.judge(
+            [try Self.transcript(phone, postHandshake: Self.padded(malformed, to: 32))], into: &report)
         #expect(report.result(for: ClientChecks.postHandshake.id)?.outcome == .fail)
         #expect(report.result(for: ClientChecks.paddingLength.id)?.outcome == .pass)
     }
@@ -144,7 +163,11 @@ import Testing
     func cleanTranscriptPasses() throws {
         let phone = try ScriptedPhone()
         var report = ConformanceReport(mode: "client", subject: "scripted")
-        SessionJudgement.judge([try Self.transcript(phone, postHandshake: Self.padded(Self.postHandshake, to: 32 * (Self.postHandshake.count / 32 + 1)))], into: &report)
+        SessionJudgement.judge(
+            [
+                try Self.transcript(
+                    phone, postHandshake: Self.padded(Self.postHandshake, to: 32 * (Self.postHandshake.count / 32 + 1)))
+            ], into: &report)
         #expect(report.results.count == 7)
         #expect(report.results.allSatisfy { $0.outcome == .pass }, "\(report.humanText())")
     }

@@ -24,7 +24,10 @@ import Testing
     /// One ceremony whose post-handshake frame carries `plaintext` (padded per §7.1).
     static func report(_ plaintext: [UInt8]) -> ConformanceReport {
         var transcript = CeremonyTranscript(request: "makeCredential")
-        transcript.messages = [.message2(nil), .frame(OpenedFrame(sequence: 0, padded: TransportPadding.pad(plaintext), construction: .new))]
+        transcript.messages = [
+            .message2(nil),
+            .frame(OpenedFrame(sequence: 0, padded: TransportPadding.pad(plaintext), construction: .new)),
+        ]
         transcript.reply = [0x00, 0xA0]
         var report = ConformanceReport(mode: "client", subject: "vector")
         SessionJudgement.judge([transcript], into: &report)
@@ -53,9 +56,15 @@ import Testing
                 continue
             }
             let versions = fields["versions"] as? [String] ?? []
-            #expect(outcome(ClientChecks.getInfoVersions) == (versions.contains { $0.hasPrefix("FIDO_2_") } ? .pass : .fail), "\(name)")
-            #expect(outcome(ClientChecks.getInfoAAGUID) == ((fields["aaguid"] as? String)?.count == 32 ? .pass : .fail), "\(name)")
-            #expect(outcome(ClientChecks.getInfoOptions) == (fields["options"] is [String: Bool] ? .pass : .warn), "\(name)")
+            #expect(
+                outcome(ClientChecks.getInfoVersions)
+                    == (versions.contains { $0.hasPrefix("FIDO_2_") } ? .pass : .fail), "\(name)")
+            #expect(
+                outcome(ClientChecks.getInfoAAGUID) == ((fields["aaguid"] as? String)?.count == 32 ? .pass : .fail),
+                "\(name)")
+            #expect(
+                outcome(ClientChecks.getInfoOptions) == (fields["options"] is [String: Bool] ? .pass : .warn), "\(name)"
+            )
         }
     }
 }
