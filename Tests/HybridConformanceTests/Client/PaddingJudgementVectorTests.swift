@@ -14,18 +14,7 @@ import Testing
     }
 
     static func cases() throws -> [Case] {
-        let directory: URL
-        if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] {
-            directory = URL(fileURLWithPath: override)
-        } else {
-            // #filePath = <repo>/Tests/HybridConformanceTests/Client/<this file>
-            var repo = URL(fileURLWithPath: #filePath)
-            for _ in 0..<4 { repo.deleteLastPathComponent() }
-            directory = repo.deletingLastPathComponent().appendingPathComponent("shared/vectors")
-        }
-        let data = try Data(contentsOf: directory.appendingPathComponent("padding.json"))
-        let file = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let entries = try #require(file["cases"] as? [[String: Any]])
+        let entries = try SharedVectorFile.cases("padding.json")
         return try entries.filter { $0["scheme"] as? String == "crypter32" }.map { entry in
             Case(
                 name: entry["name"] as? String ?? "?", valid: entry["valid"] as? Bool ?? false,

@@ -7,20 +7,6 @@ import Testing
 /// postHandshake.json (real Android and iOS phones via webauthn-rs, Chromium's formats), with the
 /// expected outcomes read from each case's own fields.
 @Suite struct PostHandshakeJudgementVectorTests {
-    static func cases() throws -> [[String: Any]] {
-        let directory: URL
-        if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] {
-            directory = URL(fileURLWithPath: override)
-        } else {
-            var repo = URL(fileURLWithPath: #filePath)
-            for _ in 0..<4 { repo.deleteLastPathComponent() }
-            directory = repo.deletingLastPathComponent().appendingPathComponent("shared/vectors")
-        }
-        let data = try Data(contentsOf: directory.appendingPathComponent("postHandshake.json"))
-        let file = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        return try #require(file["cases"] as? [[String: Any]])
-    }
-
     /// One ceremony whose post-handshake frame carries `plaintext` (padded per §7.1).
     static func report(_ plaintext: [UInt8]) -> ConformanceReport {
         var transcript = CeremonyTranscript(request: "makeCredential")
@@ -37,7 +23,7 @@ import Testing
 
     @Test("each vector's post-handshake and getInfo outcome follows from its own fields")
     func vectors() throws {
-        let cases = try Self.cases()
+        let cases = try SharedVectorFile.cases("postHandshake.json")
         #expect(cases.count >= 10)
         for vector in cases {
             let name = vector["name"] as? String ?? "?"
