@@ -58,7 +58,10 @@ let package = Package(
         .target(name: "HybridConformance", dependencies: ["HybridCore"] + crypto),
         .executableTarget(
             name: "hybrid-conformance",
-            dependencies: ["HybridConformance", "HybridConformanceLive", "HybridBluetooth", argumentParser, logging] + nio
+            dependencies: [
+                "HybridConformance", "HybridConformanceLive", "HybridBluetooth", "HybridAuthenticator", "HybridCore",
+                argumentParser, logging,
+            ] + nio
         ),
 
         // I/O shared by both peers: the tunnel WebSocket client.

@@ -73,9 +73,18 @@ public struct TransportCrypter: Sendable {
     ///   ``TransportError/authenticationFailed`` the counter does not move; on
     ///   ``TransportError/invalidPadding`` it has already advanced.
     public mutating func decrypt(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
+        try TransportPadding.unpad(decryptPadded(ciphertext))
+    }
+
+    /// Decrypts `ciphertext` with the next read sequence number and advances it, leaving the
+    /// padding on: for observers that judge how the peer padded (hybrid-conformance).
+    ///
+    /// - Throws: ``TransportError/sequenceLimitReached`` or ``TransportError/authenticationFailed``;
+    ///   the counter then does not move.
+    package mutating func decryptPadded(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
         let padded = try Self.openPadded(ciphertext, key: readKey, sequence: readSequence, construction: construction)
         readSequence += 1
-        return try TransportPadding.unpad(padded)
+        return padded
     }
 
     /// Single-shot encryption of one message, for vectors and the legacy construction.

@@ -1,0 +1,169 @@
+import Foundation
+import HybridAuthenticator
+import HybridBluetooth
+import HybridConformance
+import HybridCore
+import HybridTransport
+import Logging
+import Synchronization
+
+/// `hybrid-conformance phone`: acts as a strict phone for the client under test. It judges the
+/// QR code, then runs the authenticator role's own ``AuthenticatorRunner`` (tunnel, advert,
+/// handshake, CTAP) with an ``AuthenticatorTap`` that shows every client message to a
+/// ``ClientConductJudge`` and applies the ``PhoneProfile`` and the ``PhoneFault``, if any.
+package struct PhoneConformanceRun: Sendable {
+    /// Checks that only a run with a fault records.
+    package static let faultCheck = ConformanceCheck(
+        id: "phone.fault.client-fails-cleanly",
+        title: "after the phone's fault the client ends the session (closes the tunnel) within the limit",
+        reference: "protocol.md §5.4, §7.1")
+    /// Whether the session ran to its normal end.
+    package static let completedCheck = ConformanceCheck(
+        id: "phone.session.completed",
+        title: "the client completes the session: its request is answered and it ends the tunnel",
+        reference: "protocol.md §7.5")
+
+    package var runnerOptions: AuthenticatorRunner.Options
+    package var profile: PhoneProfile = .strict
+    package var fault: PhoneFault?
+    /// How long the client has to end the session after a fault.
+    package var faultLimit: Duration = .seconds(60)
+    let authenticator: CTAPAuthenticator
+    let advertiser: (any BLEAdvertiser)?
+    let logger: Logger
+
+    package init(
+        runnerOptions: AuthenticatorRunner.Options, authenticator: CTAPAuthenticator,
+        advertiser: (any BLEAdvertiser)? = nil, logger: Logger
+    ) {
+        self.runnerOptions = runnerOptions
+        self.authenticator = authenticator
+        self.advertiser = advertiser
+        self.logger = logger
+    }
+
+    /// What the run saw, shared with the tap's callbacks.
+    private struct Observed: Sendable {
+        var judge: ClientConductJudge
+        var faultAt: ContinuousClock.Instant?
+        var closedAt: ContinuousClock.Instant?
+        var close: TunnelCloseInfo?
+    }
+
+    private final class Observation: Sendable {
+        let state: Mutex<Observed>
+        init(_ judge: ClientConductJudge) { state = Mutex(Observed(judge: judge)) }
+        func withLock<T: Sendable>(_ body: (inout Observed) -> T) -> T { state.withLock { body(&$0) } }
+    }
+
+    /// Runs one session for the client's `qrCode` and returns the report.
+    package func run(
+        qrCode: String, now: Date = Date(), onEvent: @escaping @Sendable (AuthenticatorEvent) -> Void = { _ in }
+    ) async -> ConformanceReport {
+        var subject = "client that showed the QR code, profile \(profile.rawValue)"
+        if let fault { subject += ", fault \(fault.rawValue)" }
+        var report = ConformanceReport(mode: "phone", subject: subject)
+        let payload = QRCodeConformance.judge(qrCode, now: Int64(now.timeIntervalSince1970), into: &report)
+        guard let payload else {
+            ClientConductJudge().record(into: &report)
+            report.skip(fault == nil ? Self.completedCheck : Self.faultCheck, because: "the QR code is unusable")
+            return report
+        }
+        let hint = payload.requestTypeHint.map { HybridRequestType(hint: $0) }
+        let observed = Observation(
+            ClientConductJudge(revision: profile.revision, hint: hint, phoneHangsUp: profile.hangsUpAfterReply))
+        var runner = AuthenticatorRunner(
+            options: runnerOptions, authenticator: authenticator, advertiser: advertiser, logger: logger)
+        runner.tap = makeTap(observed)
+        let outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>
+        do {
+            outcome = .success(try await runner.run(qrCode: qrCode, onEvent: onEvent))
+        } catch let error as AuthenticatorRunnerError {
+            outcome = .failure(error)
+        } catch {
+            outcome = .failure(.other("\(error)"))
+        }
+        let seen = observed.withLock { $0 }
+        seen.judge.record(into: &report)
+        if let fault {
+            recordFault(fault, seen: seen, outcome: outcome, into: &report)
+        } else {
+            switch outcome {
+            case .success(let summary):
+                report.expect(
+                    Self.completedCheck, !summary.answers.isEmpty,
+                    observed: summary.answers.map { "\($0.command?.name ?? "?") answered \($0.status)" }
+                        .joined(separator: ", ") + (seen.close.map { ", tunnel \($0)" } ?? ""))
+            case .failure(let error):
+                report.fail(Self.completedCheck, observed: error.description)
+            }
+        }
+        return report
+    }
+
+    private func makeTap(_ observed: Observation) -> AuthenticatorTap {
+        var tap = AuthenticatorTap()
+        tap.clientMessage = { message in
+            observed.withLock {
+                $0.judge.observe(message.bytes, paddedPlaintext: message.paddedPlaintext, accepted: message.error == nil)
+            }
+        }
+        tap.outgoing = { kind, bytes in
+            if kind == .reply { observed.withLock { $0.judge.replySent() } }
+            return [bytes]
+        }
+        tap.tunnelClosed = { close in
+            observed.withLock {
+                $0.closedAt = ContinuousClock.now
+                $0.close = close
+            }
+        }
+        profile.apply(to: &tap)
+        fault?.apply(to: &tap) {
+            observed.withLock { if $0.faultAt == nil { $0.faultAt = ContinuousClock.now } }
+        }
+        return tap
+    }
+
+    private func recordFault(
+        _ fault: PhoneFault, seen: Observed, outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>,
+        into report: inout ConformanceReport
+    ) {
+        let check = Self.faultCheck
+        if fault.clientNeverConnects {
+            switch outcome {
+            case .failure(.noClientConnected(let window)):
+                report.pass(check, observed: "the client did not reach the advertised tunnel within \(window)")
+            case .failure(let error):
+                report.fail(check, observed: "expected no client on this tunnel, got: \(error)")
+            case .success:
+                report.fail(check, observed: "the client completed a session on a tunnel it was not sent to")
+            }
+            return
+        }
+        guard let faultAt = seen.faultAt else {
+            report.skip(check, because: "the session ended before the fault took effect: \(outcome)")
+            return
+        }
+        guard let closedAt = seen.closedAt else {
+            report.fail(check, observed: "the tunnel never closed after the fault")
+            return
+        }
+        let elapsed = closedAt - faultAt
+        let ended: String
+        switch outcome {
+        case .success: ended = "the session ended normally"
+        case .failure(let error): ended = "\(error)"
+        }
+        report.expect(
+            check, elapsed <= faultLimit,
+            observed: "closed \(String(format: "%.2f", elapsed.seconds)) s after the fault (\(ended))")
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
