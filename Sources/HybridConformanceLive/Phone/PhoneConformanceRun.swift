@@ -23,6 +23,12 @@ package struct PhoneConformanceRun: Sendable {
         title: "the client completes the session: its request is answered and it ends the tunnel",
         reference: "protocol.md §7.5")
 
+    /// Only the late-update profile records it.
+    package static let lateUpdateCheck = ConformanceCheck(
+        id: "phone.session.late-update",
+        title: "after its shutdown the client keeps the tunnel open for a late update until the phone closes",
+        reference: "protocol.md §7.5, §10.8", required: false)
+
     package var runnerOptions: AuthenticatorRunner.Options
     package var profile: PhoneProfile = .strict
     package var fault: PhoneFault?
@@ -48,6 +54,8 @@ package struct PhoneConformanceRun: Sendable {
         var faultAt: ContinuousClock.Instant?
         var closedAt: ContinuousClock.Instant?
         var close: TunnelCloseInfo?
+        var replied = false
+        var updateAfterReply = false
     }
 
     private final class Observation: Sendable {
@@ -88,15 +96,19 @@ package struct PhoneConformanceRun: Sendable {
         if let fault {
             recordFault(fault, seen: seen, outcome: outcome, into: &report)
         } else {
+            let lateUpdateLost = profile == .lateUpdate && seen.updateAfterReply
             switch outcome {
             case .success(let summary):
                 report.expect(
                     Self.completedCheck, !summary.answers.isEmpty,
                     observed: summary.answers.map { "\($0.command?.name ?? "?") answered \($0.status)" }
                         .joined(separator: ", ") + (seen.close.map { ", tunnel \($0)" } ?? ""))
+            case .failure(let error) where lateUpdateLost:
+                report.pass(Self.completedCheck, observed: "request answered; then sending the late update failed: \(error)")
             case .failure(let error):
                 report.fail(Self.completedCheck, observed: error.description)
             }
+            if profile == .lateUpdate { recordLateUpdate(seen: seen, outcome: outcome, into: &report) }
         }
         return report
     }
@@ -109,7 +121,14 @@ package struct PhoneConformanceRun: Sendable {
             }
         }
         tap.outgoing = { kind, bytes in
-            if kind == .reply { observed.withLock { $0.judge.replySent() } }
+            observed.withLock {
+                if kind == .reply {
+                    $0.judge.replySent()
+                    $0.replied = true
+                } else if kind == .update, $0.replied {
+                    $0.updateAfterReply = true
+                }
+            }
             return [bytes]
         }
         tap.tunnelClosed = { close in
@@ -123,6 +142,24 @@ package struct PhoneConformanceRun: Sendable {
             observed.withLock { if $0.faultAt == nil { $0.faultAt = ContinuousClock.now } }
         }
         return tap
+    }
+
+    private func recordLateUpdate(
+        seen: Observed, outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>,
+        into report: inout ConformanceReport
+    ) {
+        guard seen.updateAfterReply else {
+            report.skip(Self.lateUpdateCheck, because: "the session ended before the late update was due")
+            return
+        }
+        switch outcome {
+        case .success:
+            report.pass(Self.lateUpdateCheck, observed: "the update went out after the shutdown; the client closed after it")
+        case .failure(let error):
+            report.fail(
+                Self.lateUpdateCheck,
+                observed: "the client closed right after its shutdown; the late update could not be sent (\(error))")
+        }
     }
 
     private func recordFault(

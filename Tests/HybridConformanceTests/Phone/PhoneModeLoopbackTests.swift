@@ -45,6 +45,12 @@ import Testing
             #expect(outcome.report.subject.contains(profile.rawValue))
             Self.expectEveryCheckPasses(
                 outcome, except: profile.hangsUpAfterReply ? [PhoneChecks.shutdownAfterReply.id] : [])
+            if profile == .lateUpdate {
+                // Whether the update gets out before our client's close arrives is a race; either way
+                // the check ran and is only a recommendation.
+                let late = outcome.report.result(for: PhoneConformanceRun.lateUpdateCheck.id)?.outcome
+                #expect(late == .pass || late == .warn)
+            }
             if profile.hangsUpAfterReply {
                 #expect(outcome.report.result(for: PhoneChecks.shutdownAfterReply.id)?.outcome == .skip)
             }
