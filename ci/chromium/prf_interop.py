@@ -37,6 +37,7 @@ import cbor2  # noqa: E402
 import cdp  # noqa: E402  (chromium-peer's DevTools driver)
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # noqa: E402
+from screen_qr import read_qr  # noqa: E402
 
 AUTHENTICATOR = arg('--authenticator')
 STORE = arg('--store')
@@ -51,23 +52,12 @@ def check(name, condition, detail=''):
         failures.append(name)
 
 
-def read_qr(label, deadline):
-    shot = os.path.join(RUN, 'qr_%s.png' % ''.join(c if c.isalnum() else '_' for c in label))
-    while time.time() < deadline:
-        subprocess.run(['import', '-window', 'root', shot], check=True)
-        found = subprocess.run(['zbarimg', '-q', '--raw', '--nodbus', shot], capture_output=True, text=True)
-        if found.returncode == 0 and found.stdout.startswith('FIDO:/'):
-            return found.stdout.strip()
-        time.sleep(0.2)
-    return None
-
-
 def ceremony(label, call):
     """Runs one ceremony; returns Chromium's outcome as a dict ({ok: false, error} on failure)."""
     start = time.time()
     cdp.evaluate(PAGE_JS)
     cdp.evaluate(call, gesture=True)
-    qr = read_qr(label, start + 30)
+    qr = read_qr(RUN, label, start + 30)[1]
     if not qr:
         cdp.call('Page.reload')
         return {'ok': False, 'error': 'no QR code on screen'}

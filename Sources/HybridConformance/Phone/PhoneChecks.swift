@@ -84,12 +84,39 @@ public enum PhoneChecks {
         title: "after the reply the client sends shutdown (00) and then nothing more",
         reference: "protocol.md §7.3, §7.5")
 
-    /// Every check, in report order.
-    public static let all: [ConformanceCheck] = [
+    // MARK: How the session ended (one of these per run)
+
+    public static let sessionCompleted = ConformanceCheck(
+        id: "phone.session.completed",
+        title: "the client completes the session: its request is answered and it ends the tunnel",
+        reference: "protocol.md §7.5")
+    public static let profileTolerated = ConformanceCheck(
+        id: "phone.profile.tolerated",
+        title: "the client completes the session with this variant of a current real phone (--profile)",
+        reference: "protocol.md §7.2, §7.4, §7.5, §10.5")
+    public static let legacyProfileTolerated = ConformanceCheck(
+        id: "phone.profile.legacy-tolerated",
+        title: "the client also completes the session with a legacy phone (revision 0, old crypter)",
+        reference: "protocol.md §10.2, §10.3", required: false)
+    public static let lateUpdate = ConformanceCheck(
+        id: "phone.session.late-update",
+        title: "after its shutdown the client keeps the tunnel open for a late update until the phone closes",
+        reference: "protocol.md §7.5, §10.8", required: false)
+    public static let faultClientFailsCleanly = ConformanceCheck(
+        id: "phone.fault.client-fails-cleanly",
+        title: "after the phone's fault (--fault) the client ends the session within the limit",
+        reference: "protocol.md §5.4, §7.1")
+
+    /// The checks every run judges from the QR code and the client's messages, in report order.
+    public static let judged: [ConformanceCheck] = [
         qrFormat, qrCanonicalCBOR, qrRequiredKeys, qrKeyTypes, qrKey4Present, qrKey4NoLinking, qrKey2Domains,
         qrKey6Type, qrKey6OnlyWithL2CAP, qrRequestType, qrTimestamp,
         handshakeLayout, handshakeAccepted,
         transportDecrypts, transportPadding, frameType, ctapCanonicalCBOR, ctapCommand, ctapMatchesHint,
         noSilentPreflight, oneRequest, shutdownAfterReply,
     ]
+
+    /// Every check of the mode: ``judged``, then the ones that say how a run ended.
+    public static let all: [ConformanceCheck] =
+        judged + [sessionCompleted, profileTolerated, legacyProfileTolerated, lateUpdate, faultClientFailsCleanly]
 }

@@ -12,22 +12,11 @@ import Synchronization
 /// handshake, CTAP) with an ``AuthenticatorTap`` that shows every client message to a
 /// ``ClientConductJudge`` and applies the ``PhoneProfile`` and the ``PhoneFault``, if any.
 package struct PhoneConformanceRun: Sendable {
-    /// Checks that only a run with a fault records.
-    package static let faultCheck = ConformanceCheck(
-        id: "phone.fault.client-fails-cleanly",
-        title: "after the phone's fault the client ends the session (closes the tunnel) within the limit",
-        reference: "protocol.md §5.4, §7.1")
-    /// Whether the session ran to its normal end.
-    package static let completedCheck = ConformanceCheck(
-        id: "phone.session.completed",
-        title: "the client completes the session: its request is answered and it ends the tunnel",
-        reference: "protocol.md §7.5")
-
-    /// Only the late-update profile records it.
-    package static let lateUpdateCheck = ConformanceCheck(
-        id: "phone.session.late-update",
-        title: "after its shutdown the client keeps the tunnel open for a late update until the phone closes",
-        reference: "protocol.md §7.5, §10.8", required: false)
+    /// The check that says whether the session completed under `profile`.
+    package static func completionCheck(for profile: PhoneProfile) -> ConformanceCheck {
+        if profile == .strict { return PhoneChecks.sessionCompleted }
+        return profile.isCurrent ? PhoneChecks.profileTolerated : PhoneChecks.legacyProfileTolerated
+    }
 
     package var runnerOptions: AuthenticatorRunner.Options
     package var profile: PhoneProfile = .strict
@@ -74,7 +63,7 @@ package struct PhoneConformanceRun: Sendable {
         let payload = QRCodeConformance.judge(qrCode, now: Int64(now.timeIntervalSince1970), into: &report)
         guard let payload else {
             ClientConductJudge().record(into: &report)
-            report.skip(fault == nil ? Self.completedCheck : Self.faultCheck, because: "the QR code is unusable")
+            report.skip(fault == nil ? Self.completionCheck(for: profile) : PhoneChecks.faultClientFailsCleanly, because: "the QR code is unusable")
             return report
         }
         let hint = payload.requestTypeHint.map { HybridRequestType(hint: $0) }
@@ -97,16 +86,17 @@ package struct PhoneConformanceRun: Sendable {
             recordFault(fault, seen: seen, outcome: outcome, into: &report)
         } else {
             let lateUpdateLost = profile == .lateUpdate && seen.updateAfterReply
+            let completed = Self.completionCheck(for: profile)
             switch outcome {
             case .success(let summary):
                 report.expect(
-                    Self.completedCheck, !summary.answers.isEmpty,
+                    completed, !summary.answers.isEmpty,
                     observed: summary.answers.map { "\($0.command?.name ?? "?") answered \($0.status)" }
                         .joined(separator: ", ") + (seen.close.map { ", tunnel \($0)" } ?? ""))
             case .failure(let error) where lateUpdateLost:
-                report.pass(Self.completedCheck, observed: "request answered; then sending the late update failed: \(error)")
+                report.pass(completed, observed: "request answered; then sending the late update failed: \(error)")
             case .failure(let error):
-                report.fail(Self.completedCheck, observed: error.description)
+                report.fail(completed, observed: error.description)
             }
             if profile == .lateUpdate { recordLateUpdate(seen: seen, outcome: outcome, into: &report) }
         }
@@ -149,15 +139,15 @@ package struct PhoneConformanceRun: Sendable {
         into report: inout ConformanceReport
     ) {
         guard seen.updateAfterReply else {
-            report.skip(Self.lateUpdateCheck, because: "the session ended before the late update was due")
+            report.skip(PhoneChecks.lateUpdate, because: "the session ended before the late update was due")
             return
         }
         switch outcome {
         case .success:
-            report.pass(Self.lateUpdateCheck, observed: "the update went out after the shutdown; the client closed after it")
+            report.pass(PhoneChecks.lateUpdate, observed: "the update went out after the shutdown; the client closed after it")
         case .failure(let error):
             report.fail(
-                Self.lateUpdateCheck,
+                PhoneChecks.lateUpdate,
                 observed: "the client closed right after its shutdown; the late update could not be sent (\(error))")
         }
     }
@@ -166,7 +156,7 @@ package struct PhoneConformanceRun: Sendable {
         _ fault: PhoneFault, seen: Observed, outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>,
         into report: inout ConformanceReport
     ) {
-        let check = Self.faultCheck
+        let check = PhoneChecks.faultClientFailsCleanly
         if fault.clientNeverConnects {
             switch outcome {
             case .failure(.noClientConnected(let window)):

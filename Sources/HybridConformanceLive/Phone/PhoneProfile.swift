@@ -24,6 +24,10 @@ package enum PhoneProfile: String, Sendable, CaseIterable {
     /// Whether the phone closes the tunnel right after its reply.
     package var hangsUpAfterReply: Bool { self == .android }
 
+    /// Whether real phones of today behave like this, so that a client must cope; `false` for the
+    /// legacy variants (revision 0, old crypter), which a client may support (§10.2, §10.3).
+    package var isCurrent: Bool { self != .revision0 && self != .oldCrypter }
+
     /// Applies the profile to the runner's tap.
     package func apply(to tap: inout AuthenticatorTap) {
         let profile = self

@@ -14,6 +14,12 @@ import Testing
         PhoneChecks.shutdownAfterReply,
     ]
 
+    @Test func catalogueIDsAreUniqueAndNamedForTheMode() {
+        let ids = PhoneChecks.all.map(\.id)
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.hasPrefix("phone.") })
+    }
+
     @Test func cleanScriptPassesEveryMessageCheck() throws {
         let report = try ScriptedClient.run(ScriptedClient.Script())
         for check in Self.messageChecks {

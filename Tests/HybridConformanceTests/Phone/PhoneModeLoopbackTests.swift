@@ -11,11 +11,12 @@ import Testing
 /// 127.0.0.1 and a simulated air: every check passes with the strict profile, every profile is
 /// tolerated, and every fault ends the client's ceremony with a typed error in time.
 @Suite struct PhoneModeLoopbackTests {
-    static let everyCheck = PhoneChecks.all + [PhoneConformanceRun.completedCheck]
-
-    static func expectEveryCheckPasses(_ outcome: PhoneLoopback.Outcome, except skipped: Set<String> = []) {
+    static func expectEveryCheckPasses(
+        _ outcome: PhoneLoopback.Outcome, profile: PhoneProfile = .strict, except skipped: Set<String> = []
+    ) {
         #expect(outcome.clientError == nil, "client: \(outcome.client)")
-        for check in everyCheck where !skipped.contains(check.id) {
+        for check in PhoneChecks.judged + [PhoneConformanceRun.completionCheck(for: profile)]
+        where !skipped.contains(check.id) {
             let result = outcome.report.result(for: check.id)
             #expect(result?.outcome == .pass, "\(check.id): \(result?.observed ?? "not run")")
         }
@@ -44,11 +45,11 @@ import Testing
             let outcome = try await loopback.run(try PhoneLoopback.registration(), profile: profile)
             #expect(outcome.report.subject.contains(profile.rawValue))
             Self.expectEveryCheckPasses(
-                outcome, except: profile.hangsUpAfterReply ? [PhoneChecks.shutdownAfterReply.id] : [])
+                outcome, profile: profile, except: profile.hangsUpAfterReply ? [PhoneChecks.shutdownAfterReply.id] : [])
             if profile == .lateUpdate {
                 // Whether the update gets out before our client's close arrives is a race; either way
                 // the check ran and is only a recommendation.
-                let late = outcome.report.result(for: PhoneConformanceRun.lateUpdateCheck.id)?.outcome
+                let late = outcome.report.result(for: PhoneChecks.lateUpdate.id)?.outcome
                 #expect(late == .pass || late == .warn)
             }
             if profile.hangsUpAfterReply {
@@ -68,7 +69,7 @@ import Testing
             case .session, .tunnel: break
             default: Issue.record("\(fault.rawValue): unexpected client error \(error)")
             }
-            let result = outcome.report.result(for: PhoneConformanceRun.faultCheck.id)
+            let result = outcome.report.result(for: PhoneChecks.faultClientFailsCleanly.id)
             #expect(result?.outcome == .pass, "\(fault.rawValue): \(result?.observed ?? "not run")")
         }
     }
@@ -80,7 +81,7 @@ import Testing
             let outcome = try await loopback.run(
                 try PhoneLoopback.registration(), fault: .wrongRoutingID, phoneClientWait: .seconds(3))
             #expect(outcome.clientError == .tunnel(.httpStatus(404)))
-            let result = outcome.report.result(for: PhoneConformanceRun.faultCheck.id)
+            let result = outcome.report.result(for: PhoneChecks.faultClientFailsCleanly.id)
             #expect(result?.outcome == .pass, "\(result?.observed ?? "not run")")
         }
     }
@@ -96,7 +97,7 @@ import Testing
                 if event == .waitingForApproval { clock.fire() }
             }
             #expect(outcome.clientError == .timedOut(stage: .waitingForApproval, after: .seconds(30)))
-            let result = outcome.report.result(for: PhoneConformanceRun.faultCheck.id)
+            let result = outcome.report.result(for: PhoneChecks.faultClientFailsCleanly.id)
             #expect(result?.outcome == .pass, "\(result?.observed ?? "not run")")
         }
     }

@@ -82,7 +82,7 @@ import Testing
 
     @Test func scriptedConformingCodePassesEveryCheck() {
         let report = Self.judge(Self.url(entries: Self.conformingEntries()))
-        for check in PhoneChecks.all where check.id.hasPrefix("phone.qr.") {
+        for check in PhoneChecks.judged where check.id.hasPrefix("phone.qr.") {
             #expect(Self.outcome(report, check) == .pass, "\(check.id): \(report.result(for: check.id)?.observed ?? "-")")
         }
     }
