@@ -162,6 +162,7 @@ public struct AuthenticatorRunner: Sendable {
         configuration.connectTimeout = options.tunnelConnectTimeout
         configuration.handshakeTimeout = options.tunnelConnectTimeout
         configuration.additionalCAFile = options.caFile
+        if let size = tap.maxMessageSize { configuration.maxMessageSize = size }
         return configuration
     }
 }

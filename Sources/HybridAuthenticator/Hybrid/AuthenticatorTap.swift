@@ -41,6 +41,9 @@ package struct AuthenticatorTap: Sendable {
     package var hangsUpAfterReply = false
     /// Never answer the request: wait until the client gives up and closes the tunnel.
     package var neverAnswers = false
+    /// The largest message the tunnel client may send or receive, if not the default 1 MiB (a
+    /// fault sends a larger one).
+    package var maxMessageSize: Int?
     /// Called once the tunnel has closed, with how (`nil` if no close frame arrived).
     package var tunnelClosed: @Sendable (TunnelCloseInfo?) -> Void = { _ in }
 

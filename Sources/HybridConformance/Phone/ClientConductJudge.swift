@@ -148,7 +148,7 @@ public struct ClientConductJudge: Sendable {
             if early {
                 report.fail(PhoneChecks.shutdownAfterReply, observed: "shutdown before the phone replied")
             } else {
-                report.skip(PhoneChecks.shutdownAfterReply, because: "the phone sent no reply")
+                report.skip(PhoneChecks.shutdownAfterReply, because: "the phone sent no valid reply")
             }
             return
         }

@@ -40,6 +40,7 @@ package enum PhoneFault: String, Sendable, CaseIterable {
             }
         case .corruptFrame, .oversized, .garbageAfterHandshake:
             let fault = self
+            if fault == .oversized { tap.maxMessageSize = Self.messageLimit + 1 }
             let forward = tap.outgoing
             tap.outgoing = { kind, bytes in
                 switch (fault, kind) {
@@ -47,7 +48,7 @@ package enum PhoneFault: String, Sendable, CaseIterable {
                     injected()
                     var corrupted = bytes
                     corrupted[corrupted.count / 2] ^= 0x01
-                    return forward(kind, corrupted)
+                    return [corrupted]
                 case (.oversized, .reply):
                     injected()
                     return [[UInt8](repeating: 0x5A, count: Self.messageLimit + 1)]

@@ -60,7 +60,7 @@ import Testing
 
     /// Faults the client detects by itself: it fails with a typed error and closes the tunnel,
     /// and the phone's report says the client ended the session within the limit.
-    @Test(arguments: [PhoneFault.corruptFrame, .oversized, .garbageAfterHandshake])
+    @Test(arguments: [PhoneFault.corruptFrame, .garbageAfterHandshake])
     func ourClientFailsCleanlyOnFault(_ fault: PhoneFault) async throws {
         try await PhoneLoopback.with { loopback in
             let outcome = try await loopback.run(try PhoneLoopback.registration(), fault: fault)
@@ -71,6 +71,22 @@ import Testing
             }
             let result = outcome.report.result(for: PhoneChecks.faultClientFailsCleanly.id)
             #expect(result?.outcome == .pass, "\(fault.rawValue): \(result?.observed ?? "not run")")
+        }
+    }
+
+    /// An oversized reply: our relay refuses it (1009) and closes both ends, so the client fails
+    /// with a typed error; what the client would do with it cannot be seen from the phone.
+    @Test func oversizedReplyIsRefusedByTheRelay() async throws {
+        try await PhoneLoopback.with { loopback in
+            let outcome = try await loopback.run(try PhoneLoopback.registration(), fault: .oversized)
+            let error = try #require(outcome.clientError, "client: \(outcome.client)")
+            switch error {
+            case .session, .tunnel: break
+            default: Issue.record("unexpected client error \(error)")
+            }
+            let result = outcome.report.result(for: PhoneChecks.faultClientFailsCleanly.id)
+            #expect(result?.outcome == .skip, "\(result?.observed ?? "not run")")
+            #expect(result?.observed.contains("1009") == true)
         }
     }
 
