@@ -68,6 +68,11 @@ public struct ClientConductJudge: Sendable {
     /// The phone sent its reply to the request.
     public mutating func replySent() { events.append(.reply) }
 
+    /// Records every message check as skipped, `because` (nothing reached the tunnel).
+    public static func skipAll(because reason: String, into report: inout ConformanceReport) {
+        for check in checks { report.skip(check, because: reason) }
+    }
+
     /// Records the results. Checks with nothing to judge are skipped with the reason.
     public func record(into report: inout ConformanceReport) {
         guard let handshake else {

@@ -62,7 +62,7 @@ package struct PhoneConformanceRun: Sendable {
         var report = ConformanceReport(mode: "phone", subject: subject)
         let payload = QRCodeConformance.judge(qrCode, now: Int64(now.timeIntervalSince1970), into: &report)
         guard let payload else {
-            ClientConductJudge().record(into: &report)
+            ClientConductJudge.skipAll(because: "the QR code is unusable", into: &report)
             report.skip(fault == nil ? Self.completionCheck(for: profile) : PhoneChecks.faultClientFailsCleanly, because: "the QR code is unusable")
             return report
         }
