@@ -12,23 +12,19 @@ in full; its exit status must be 0 (no required check failed) and Chromium's pro
 Exits 1 otherwise. $CHROMIUM_PHONE_ARGS adds options to the tool (e.g. `--profile ios`); with a
 `--fault`, Chromium is expected to reject and only the tool's report decides.
 """
-import json
 import os
 import subprocess
 import sys
 import time
 
+from page_ceremony import arg, no_result, read_qr, wait_result
+
 RUN = os.environ['CP_RUN']
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def arg(name, default=None):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
-
-
 sys.path.insert(0, arg('--peer'))
 import cdp  # noqa: E402  (chromium-peer's DevTools driver)
-from screen_qr import read_qr  # noqa: E402
 
 TOOL = arg('--conformance')
 STORE = arg('--store')
@@ -53,20 +49,14 @@ def ceremony(label, call):
         [TOOL, 'phone', '--qr-image', shot, '--ble', 'bluez', '--ca-file', os.path.join(RUN, 'pki', 'ca.pem'),
          '--store', STORE, '--client-timeout', '30', '--timeout', '60', '--junit', junit] + EXTRA,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    result = None
-    while time.time() - start < 60 and result is None:
-        value = cdp.evaluate('window.__result').get('result', {}).get('result', {}).get('value')
-        result = json.loads(value) if value else None
-        if result is None:
-            time.sleep(0.1)
+    result = wait_result(cdp, start)
     try:
         report, _ = tool.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         tool.terminate()
         report, _ = tool.communicate()
     if result is None:
-        cdp.call('Page.reload')
-        result = {'ok': False, 'error': 'no result within 60 s'}
+        result = no_result(cdp)
     print('== %s: hybrid-conformance phone report (exit %s)' % (label, tool.returncode))
     print(report, end='', flush=True)
     print('== %s: Chromium %s, %.2f s' % (label, 'resolved' if result['ok'] else 'rejected: ' + result['error'],

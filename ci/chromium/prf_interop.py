@@ -24,12 +24,10 @@ import sys
 import time
 import unicodedata
 
+from page_ceremony import arg, no_result, read_qr, wait_result
+
 RUN = os.environ['CP_RUN']
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def arg(name, default=None):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
 sys.path.insert(0, arg('--peer'))
@@ -37,7 +35,6 @@ import cbor2  # noqa: E402
 import cdp  # noqa: E402  (chromium-peer's DevTools driver)
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # noqa: E402
-from screen_qr import read_qr  # noqa: E402
 
 AUTHENTICATOR = arg('--authenticator')
 STORE = arg('--store')
@@ -69,12 +66,7 @@ def ceremony(label, call):
         [AUTHENTICATOR, 'serve', qr, '--ble', 'bluez', '--ca-file', os.path.join(RUN, 'pki', 'ca.pem'),
          '--store', STORE, '--yes', '--json', '--client-timeout', '30', '--timeout', '60'],
         stdout=log, stderr=subprocess.STDOUT)
-    result = None
-    while time.time() - start < 60 and result is None:
-        value = cdp.evaluate('window.__result').get('result', {}).get('result', {}).get('value')
-        result = json.loads(value) if value else None
-        if result is None:
-            time.sleep(0.1)
+    result = wait_result(cdp, start)
     done = time.time()
     try:
         code = phone.wait(15)
@@ -82,8 +74,7 @@ def ceremony(label, call):
         phone.terminate()
         code = phone.wait()
     if result is None:
-        cdp.call('Page.reload')
-        result = {'ok': False, 'error': 'no result within 60 s'}
+        result = no_result(cdp)
     result['authenticatorExit'] = code
     timings.append((label, shown - start, done - shown, done - start))
     print('  %-28s QR %.2fs, QR->result %.2fs, total %.2fs, authenticator exit %s, %s' % (
