@@ -46,22 +46,32 @@ struct PhoneCommand: AsyncParsableCommand {
     @Option(help: "Tunnel domain to use and advertise: 0 (Google), 1 (Apple) or a hashed ID 256-65535.")
     var domainID: UInt16 = 0
 
-    @Option(help: ArgumentHelp("Bluetooth backend: bluez, hci or sim (default: bluez when bluetoothd runs, else hci).", valueName: "backend"))
+    @Option(
+        help: ArgumentHelp(
+            "Bluetooth backend: bluez, hci or sim (default: bluez when bluetoothd runs, else hci).",
+            valueName: "backend"))
     var ble: String?
 
     @Option(help: ArgumentHelp("Bluetooth adapter for hci or bluez.", valueName: "hciN"))
     var adapter: String?
 
-    @Option(help: ArgumentHelp("Phone variant: \(PhoneProfile.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "profile"))
+    @Option(
+        help: ArgumentHelp(
+            "Phone variant: \(PhoneProfile.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "profile"))
     var profile: String = PhoneProfile.strict.rawValue
 
-    @Option(help: ArgumentHelp("Deliberate fault: \(PhoneFault.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "fault"))
+    @Option(
+        help: ArgumentHelp(
+            "Deliberate fault: \(PhoneFault.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "fault"))
     var fault: String?
 
     @Option(help: "Seconds the client has to end the session after a fault.")
     var faultLimit: Double = 60
 
-    @Option(help: ArgumentHelp("Keep the test passkeys in this (unencrypted) file, so a get() finds an earlier create()'s passkey.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep the test passkeys in this (unencrypted) file, so a get() finds an earlier create()'s passkey.",
+            valueName: "path"))
     var store: String?
 
     @Option(help: "Seconds to advertise waiting for the client.")
@@ -82,8 +92,12 @@ struct PhoneCommand: AsyncParsableCommand {
         }
         guard PhoneProfile(rawValue: profile) != nil else { throw ValidationError("unknown --profile \(profile)") }
         if let fault, PhoneFault(rawValue: fault) == nil { throw ValidationError("unknown --fault \(fault)") }
-        if let ble, BLEBackend(name: ble, adapter: adapter) == nil { throw ValidationError("--ble must be hci, bluez or sim") }
-        guard clientTimeout > 0, timeout > 0, faultLimit > 0 else { throw ValidationError("time limits must be positive") }
+        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
+            throw ValidationError("--ble must be hci, bluez or sim")
+        }
+        guard clientTimeout > 0, timeout > 0, faultLimit > 0 else {
+            throw ValidationError("time limits must be positive")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 

@@ -85,7 +85,8 @@ public struct ClientConductJudge: Sendable {
             observed: layout ?? "81 bytes: 04 point on the curve, 16-byte tag")
         report.expect(
             PhoneChecks.handshakeAccepted, handshake.accepted,
-            observed: handshake.accepted ? "accepted: the handshake completed" : "refused by the phone's Noise responder")
+            observed: handshake.accepted
+                ? "accepted: the handshake completed" : "refused by the phone's Noise responder")
         guard handshake.accepted else {
             for check in Self.checks.dropFirst(2) { report.skip(check, because: "the handshake failed") }
             return
@@ -107,7 +108,8 @@ public struct ClientConductJudge: Sendable {
                 : paddingProblems.joined(separator: "; "))
         report.expect(
             PhoneChecks.frameType, typeProblems.isEmpty,
-            observed: typeProblems.isEmpty ? "types: \(types.joined(separator: ", "))" : typeProblems.joined(separator: "; "))
+            observed: typeProblems.isEmpty
+                ? "types: \(types.joined(separator: ", "))" : typeProblems.joined(separator: "; "))
         recordRequestChecks(into: &report)
         let count = events.filter { $0 == .request }.count
         report.expect(
@@ -170,7 +172,8 @@ public struct ClientConductJudge: Sendable {
             var problems: [String] = []
             if before > 0 { problems.append("shutdown before the reply") }
             if after.first != .shutdown {
-                problems.append(after.isEmpty ? "no shutdown after the reply" : "the first message after the reply is not shutdown")
+                problems.append(
+                    after.isEmpty ? "no shutdown after the reply" : "the first message after the reply is not shutdown")
             }
             if after.count > 1 { problems.append("\(after.count - 1) messages after shutdown") }
             if let length = shutdownPayloads.first(where: { $0 > 0 }) {
@@ -184,7 +187,8 @@ public struct ClientConductJudge: Sendable {
 
     private mutating func judgePadding(_ padded: [UInt8]) {
         guard let unpadded = try? TransportPadding.unpad(padded) else {
-            paddingProblems.append("\(padded.count) bytes with a count byte of \(padded.last.map(String.init) ?? "none")")
+            paddingProblems.append(
+                "\(padded.count) bytes with a count byte of \(padded.last.map(String.init) ?? "none")")
             return
         }
         if TransportPadding.pad(unpadded) != padded {
@@ -239,7 +243,8 @@ public struct ClientConductJudge: Sendable {
             do {
                 let map = try CBORDecoder.decode(parameters)
                 if let entries = map.mapEntries {
-                    description = "\(name) keys {\(entries.map { QRCodeConformance.describe($0.key) }.joined(separator: ","))}"
+                    description =
+                        "\(name) keys {\(entries.map { QRCodeConformance.describe($0.key) }.joined(separator: ","))}"
                     if let options = map[intKey: command == .getAssertion ? 5 : 7] {
                         description += " options \(QRCodeConformance.describe(options))"
                     }

@@ -25,7 +25,8 @@ public enum PhoneChecks {
         title: "key 4 is false: WebAuthn clients no longer ask for linking (Chrome ≥ M136, Safari)",
         reference: "protocol.md §10.6", required: false)
     public static let qrKey2Domains = ConformanceCheck(
-        id: "phone.qr.key2-domains", title: "key 2 announces both assigned tunnel domains (2), which picks the new crypter",
+        id: "phone.qr.key2-domains",
+        title: "key 2 announces both assigned tunnel domains (2), which picks the new crypter",
         reference: "protocol.md §4.1, §10.3", required: false)
     public static let qrKey6Type = ConformanceCheck(
         id: "phone.qr.key6-type", title: "key 6, if present, is an array of unsigned channel IDs (CTAP 2.3)",

@@ -29,7 +29,9 @@ public enum QRCodeConformance {
             return skipRest(after: PhoneChecks.qrFormat, into: &report)
         }
         let prefix = String(trimmed.prefix(QRCodePayload.urlPrefix.count))
-        report.pass(PhoneChecks.qrFormat, observed: "\(prefix) and \(trimmed.count - prefix.count) digits, \(bytes.count) bytes")
+        report.pass(
+            PhoneChecks.qrFormat, observed: "\(prefix) and \(trimmed.count - prefix.count) digits, \(bytes.count) bytes"
+        )
 
         let value: CBORValue
         do {
@@ -120,12 +122,17 @@ public enum QRCodeConformance {
                 problems.append("key \(key) = \(describe(field)), not an unsigned integer")
             }
         }
-        if let field = map[intKey: 4], field.boolValue == nil { problems.append("key 4 = \(describe(field)), not a bool") }
-        if let field = map[intKey: 5], field.textValue == nil { problems.append("key 5 = \(describe(field)), not text") }
+        if let field = map[intKey: 4], field.boolValue == nil {
+            problems.append("key 4 = \(describe(field)), not a bool")
+        }
+        if let field = map[intKey: 5], field.textValue == nil {
+            problems.append("key 5 = \(describe(field)), not text")
+        }
         return problems
     }
 
-    private static func skipRest(after failed: ConformanceCheck, into report: inout ConformanceReport) -> QRCodePayload? {
+    private static func skipRest(after failed: ConformanceCheck, into report: inout ConformanceReport) -> QRCodePayload?
+    {
         let qrChecks = PhoneChecks.judged.filter { $0.id.hasPrefix("phone.qr.") }
         guard let index = qrChecks.firstIndex(of: failed) else { return nil }
         for check in qrChecks[(index + 1)...] { report.skip(check, because: "\(failed.id) failed") }

@@ -63,7 +63,8 @@ package struct PhoneConformanceRun: Sendable {
         let payload = QRCodeConformance.judge(qrCode, now: Int64(now.timeIntervalSince1970), into: &report)
         guard let payload else {
             ClientConductJudge.skipAll(because: "the QR code is unusable", into: &report)
-            report.skip(fault == nil ? Self.completionCheck(for: profile) : PhoneChecks.faultClientFailsCleanly, because: "the QR code is unusable")
+            let ending = fault == nil ? Self.completionCheck(for: profile) : PhoneChecks.faultClientFailsCleanly
+            report.skip(ending, because: "the QR code is unusable")
             return report
         }
         let hint = payload.requestTypeHint.map { HybridRequestType(hint: $0) }
@@ -107,7 +108,8 @@ package struct PhoneConformanceRun: Sendable {
         var tap = AuthenticatorTap()
         tap.clientMessage = { message in
             observed.withLock {
-                $0.judge.observe(message.bytes, paddedPlaintext: message.paddedPlaintext, accepted: message.error == nil)
+                $0.judge.observe(
+                    message.bytes, paddedPlaintext: message.paddedPlaintext, accepted: message.error == nil)
             }
         }
         tap.outgoing = { kind, bytes in
@@ -144,7 +146,8 @@ package struct PhoneConformanceRun: Sendable {
         }
         switch outcome {
         case .success:
-            report.pass(PhoneChecks.lateUpdate, observed: "the update went out after the shutdown; the client closed after it")
+            report.pass(
+                PhoneChecks.lateUpdate, observed: "the update went out after the shutdown; the client closed after it")
         case .failure(let error):
             report.fail(
                 PhoneChecks.lateUpdate,
@@ -174,7 +177,8 @@ package struct PhoneConformanceRun: Sendable {
         }
         if fault == .oversized, seen.close?.code == 1009 {
             report.skip(
-                check, because: "the relay refused the oversized message (close 1009); the client's reaction cannot be seen")
+                check,
+                because: "the relay refused the oversized message (close 1009); the client's reaction cannot be seen")
             return
         }
         guard let closedAt = seen.closedAt else {

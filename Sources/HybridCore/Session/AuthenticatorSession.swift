@@ -228,7 +228,9 @@ public struct AuthenticatorSession: Sendable {
         }
         handshakeHash = result.handshakeHash
         var crypter = result.crypter(for: .responder)
-        if configuration.construction != crypter.construction { crypter = crypter.restarted(with: configuration.construction) }
+        if configuration.construction != crypter.construction {
+            crypter = crypter.restarted(with: configuration.construction)
+        }
         var actions: [Action] = [.stopAdvertising, .send(message2)]
         do {
             let postHandshake = PostHandshakeMessage(

@@ -23,7 +23,9 @@ import Testing
     @Test func cleanScriptPassesEveryMessageCheck() throws {
         let report = try ScriptedClient.run(ScriptedClient.Script())
         for check in Self.messageChecks {
-            #expect(report.result(for: check.id)?.outcome == .pass, "\(check.id): \(report.result(for: check.id)?.observed ?? "-")")
+            #expect(
+                report.result(for: check.id)?.outcome == .pass,
+                "\(check.id): \(report.result(for: check.id)?.observed ?? "-")")
         }
     }
 

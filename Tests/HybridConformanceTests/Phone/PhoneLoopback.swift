@@ -93,7 +93,8 @@ struct PhoneLoopback {
         configuration.connectionsPerSecondPerIP = 0
         configuration.shutdownGracePeriod = .zero
         let relay = try await buildRelay(
-            configuration: configuration, logger: Logger(label: "test-relay", factory: { _ in SwiftLogNoOpLogHandler() }))
+            configuration: configuration,
+            logger: Logger(label: "test-relay", factory: { _ in SwiftLogNoOpLogHandler() }))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-conformance-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let loopback = PhoneLoopback(

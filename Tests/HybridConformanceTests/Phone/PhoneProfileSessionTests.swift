@@ -17,17 +17,22 @@ import Testing
         let identity = P256.KeyAgreement.PrivateKey()
         let secret = try #require(QRSecret(bytes: [UInt8](repeating: 0x42, count: 16)))
         var configuration = AuthenticatorSession.Configuration(
-            qrSecret: secret, clientIdentityKey: identity.publicKey, domainID: try #require(TunnelDomainID(rawValue: 0)),
+            qrSecret: secret, clientIdentityKey: identity.publicKey,
+            domainID: try #require(TunnelDomainID(rawValue: 0)),
             getInfo: [0xA0])
         configure(&configuration)
         var phone = AuthenticatorSession(
-            configuration: configuration, advertNonce: try #require(AdvertNonce(bytes: [UInt8](repeating: 1, count: 10))),
+            configuration: configuration,
+            advertNonce: try #require(AdvertNonce(bytes: [UInt8](repeating: 1, count: 10))),
             ephemeralKey: P256.KeyAgreement.PrivateKey())
         _ = try phone.start()
-        guard case .startAdvertising(let serviceData) = try phone.tunnelOpened(routingID: try #require(RoutingID(bytes: [9, 9, 9])))[0]
+        guard
+            case .startAdvertising(let serviceData) = try phone.tunnelOpened(
+                routingID: try #require(RoutingID(bytes: [9, 9, 9])))[0]
         else { throw PhoneTestFailure("no advert") }
         let initiator = HandshakeInitiator(
-            pattern: .knpsk0(identityKey: identity), psk: secret.psk(eidPlaintext: try #require(secret.eidKey.trialDecrypt(serviceData))),
+            pattern: .knpsk0(identityKey: identity),
+            psk: secret.psk(eidPlaintext: try #require(secret.eidKey.trialDecrypt(serviceData))),
             ephemeralKey: P256.KeyAgreement.PrivateKey())
         let sent = try phone.messageReceived(initiator.makeMessage1()).compactMap { action -> [UInt8]? in
             if case .send(let bytes) = action { return bytes }
@@ -52,7 +57,8 @@ import Testing
     @Test func revisionZeroPadsThePostHandshakeMapAndSendsNoUpdate() throws {
         var session = try Self.handshake { $0.revision = .zero }
         #expect(session.sent.count == 1)
-        let plaintext = try TransportCrypter.open(session.sent[0], key: session.readKey, sequence: 0, construction: .new)
+        let plaintext = try TransportCrypter.open(
+            session.sent[0], key: session.readKey, sequence: 0, construction: .new)
         #expect(plaintext.count == 512)
         #expect(try PostHandshakeMessage(decoding: plaintext).revision == .zero)
         // A revision-0 request has no type byte; the reply has none either.
@@ -66,7 +72,8 @@ import Testing
             Issue.record("no reply")
             return
         }
-        #expect(try TransportCrypter.open(reply, key: session.readKey, sequence: 1, construction: .new) == [0x00, 0xA0])
+        #expect(
+            try TransportCrypter.open(reply, key: session.readKey, sequence: 1, construction: .new) == [0x00, 0xA0])
         #expect(try session.phone.tunnelClosed().isEmpty)
         #expect(session.phone.isFinished)
     }

@@ -83,7 +83,8 @@ import Testing
     @Test func scriptedConformingCodePassesEveryCheck() {
         let report = Self.judge(Self.url(entries: Self.conformingEntries()))
         for check in PhoneChecks.judged where check.id.hasPrefix("phone.qr.") {
-            #expect(Self.outcome(report, check) == .pass, "\(check.id): \(report.result(for: check.id)?.observed ?? "-")")
+            #expect(
+                Self.outcome(report, check) == .pass, "\(check.id): \(report.result(for: check.id)?.observed ?? "-")")
         }
     }
 

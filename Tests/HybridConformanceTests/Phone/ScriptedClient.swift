@@ -20,15 +20,20 @@ struct ScriptedClient {
     }
 
     /// `01` + makeCredential `01` + a canonical parameter map.
-    static let makeCredential: [UInt8] = [0x01, 0x01] + CBOREncoder.encode(
-        .map([
-            CBORMapEntry(1, .bytes([UInt8](repeating: 0x11, count: 32))),
-            CBORMapEntry(2, .map([CBORMapEntry(.text("id"), .text("example.com"))])),
-            CBORMapEntry(
-                3, .map([CBORMapEntry(.text("id"), .bytes([1, 2, 3])), CBORMapEntry(.text("name"), .text("a"))])),
-            CBORMapEntry(
-                4, .array([.map([CBORMapEntry(.text("alg"), .int(-7)), CBORMapEntry(.text("type"), .text("public-key"))])])),
-        ]))
+    static let makeCredential: [UInt8] =
+        [0x01, 0x01]
+        + CBOREncoder.encode(
+            .map([
+                CBORMapEntry(1, .bytes([UInt8](repeating: 0x11, count: 32))),
+                CBORMapEntry(2, .map([CBORMapEntry(.text("id"), .text("example.com"))])),
+                CBORMapEntry(
+                    3, .map([CBORMapEntry(.text("id"), .bytes([1, 2, 3])), CBORMapEntry(.text("name"), .text("a"))])),
+                CBORMapEntry(
+                    4,
+                    .array([
+                        .map([CBORMapEntry(.text("alg"), .int(-7)), CBORMapEntry(.text("type"), .text("public-key"))])
+                    ])),
+            ]))
 
     /// The spec's padding, written independently of the core: zeros to the smallest multiple of 32
     /// above the length, then the count.
@@ -43,13 +48,16 @@ struct ScriptedClient {
         let secret = try require(QRSecret(bytes: (0..<16).map { _ in UInt8.random(in: 0...255) }))
         var phone = AuthenticatorSession(
             configuration: .init(
-                qrSecret: secret, clientIdentityKey: identity.publicKey, domainID: try require(TunnelDomainID(rawValue: 0)),
+                qrSecret: secret, clientIdentityKey: identity.publicKey,
+                domainID: try require(TunnelDomainID(rawValue: 0)),
                 getInfo: [0xA0]),
             advertNonce: try require(AdvertNonce(bytes: [UInt8](repeating: 7, count: 10))),
             ephemeralKey: P256.KeyAgreement.PrivateKey())
         var judge = ClientConductJudge(hint: hint)
         _ = try phone.start()
-        guard case .startAdvertising(let serviceData) = try phone.tunnelOpened(routingID: try require(RoutingID(bytes: [1, 2, 3])))[0]
+        guard
+            case .startAdvertising(let serviceData) = try phone.tunnelOpened(
+                routingID: try require(RoutingID(bytes: [1, 2, 3])))[0]
         else { throw PhoneTestFailure("no advert") }
         let advert = try require(secret.eidKey.trialDecrypt(serviceData))
 
