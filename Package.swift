@@ -59,8 +59,8 @@ let package = Package(
         .executableTarget(
             name: "hybrid-conformance",
             dependencies: [
-                "HybridConformance", "HybridConformanceLive", "HybridBluetooth", "HybridClient", "HybridCore", argumentParser,
-                logging,
+                "HybridConformance", "HybridConformanceLive", "HybridBluetooth", "HybridClient", "HybridAuthenticator",
+                "HybridCore", argumentParser, logging,
             ] + nio
         ),
 

@@ -6,16 +6,21 @@
 # (ci/chromium/prf_interop.py has the checks).
 #
 #   ci/run-chromium-interop.sh [N]      N = pairs in a row (default 10, or CHROMIUM_INTEROP_REPEAT)
+#   ci/run-chromium-interop.sh --phone-conformance
+#                                       instead: one create() and one get() judged by
+#                                       `hybrid-conformance phone` (ci/chromium/phone_conformance.py)
 #
 # Needs root (namespaces) and the packages of scripts/setup.sh's chromium set; builds nothing:
 # run `swift build` first. Exits non-zero when a check fails; prints timings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+mode=interop
+if [ "${1:-}" = --phone-conformance ]; then mode=phone-conformance; shift; fi
 repeat=${1:-${CHROMIUM_INTEROP_REPEAT:-10}}
 peer=$(cd "${CHROMIUM_PEER_DIR:-../shared/tools/chromium-peer}" && pwd)
 bin=$(swift build --show-bin-path)
-for tool in tunnel-relay hybrid-authenticator; do
+for tool in tunnel-relay hybrid-authenticator hybrid-conformance; do
     [ -x "$bin/$tool" ] || { echo "chromium interop: $bin/$tool missing: run swift build" >&2; exit 1; }
 done
 
@@ -55,7 +60,15 @@ echo "chromium interop: stack, relay and $(chromium --version 2>/dev/null | head
 # 3. The ceremonies. A fresh encrypted store: UV counts as done with --yes (getInfo uv: true).
 export HYBRID_AUTHENTICATOR_PASSPHRASE="chromium interop $(date +%s%N)"
 status=0
-"$peer/inns.sh" "$PY" -u "$repo/ci/chromium/prf_interop.py" --peer "$peer" \
-    --authenticator "$bin/hybrid-authenticator" --store "$CP_RUN/passkeys.json" --repeat "$repeat" || status=$?
+if [ "$mode" = phone-conformance ]; then
+    # The reports (text and JUnit) also stay in $CHROMIUM_CONFORMANCE_OUT (default: the run directory).
+    out=${CHROMIUM_CONFORMANCE_OUT:-$CP_RUN/conformance}
+    mkdir -p "$out"
+    "$peer/inns.sh" "$PY" -u "$repo/ci/chromium/phone_conformance.py" --peer "$peer" \
+        --conformance "$bin/hybrid-conformance" --store "$CP_RUN/conformance-passkeys.json" --out "$out" || status=$?
+else
+    "$peer/inns.sh" "$PY" -u "$repo/ci/chromium/prf_interop.py" --peer "$peer" \
+        --authenticator "$bin/hybrid-authenticator" --store "$CP_RUN/passkeys.json" --repeat "$repeat" || status=$?
+fi
 echo "chromium interop: total $(echo "$(date +%s.%N) - $start" | bc) s"
 exit $status

@@ -29,3 +29,9 @@ echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm g
 ci/run-seckey-proof.sh
 echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
 ci/run-chromium-interop.sh
+
+# --- hybrid-conformance phone judging real Chromium (issue 11): one create() and one get(), each
+# report printed; fails when a required check fails. Adds about one stack start-up plus two
+# ceremonies (measured: see docs/conformance-phone.md).
+echo "== real Chromium judged by hybrid-conformance phone (one create(), one get())"
+ci/run-chromium-conformance.sh

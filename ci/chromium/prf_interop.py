@@ -24,12 +24,10 @@ import sys
 import time
 import unicodedata
 
+from page_ceremony import arg, no_result, read_qr, wait_result
+
 RUN = os.environ['CP_RUN']
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def arg(name, default=None):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
 sys.path.insert(0, arg('--peer'))
@@ -51,23 +49,12 @@ def check(name, condition, detail=''):
         failures.append(name)
 
 
-def read_qr(label, deadline):
-    shot = os.path.join(RUN, 'qr_%s.png' % ''.join(c if c.isalnum() else '_' for c in label))
-    while time.time() < deadline:
-        subprocess.run(['import', '-window', 'root', shot], check=True)
-        found = subprocess.run(['zbarimg', '-q', '--raw', '--nodbus', shot], capture_output=True, text=True)
-        if found.returncode == 0 and found.stdout.startswith('FIDO:/'):
-            return found.stdout.strip()
-        time.sleep(0.2)
-    return None
-
-
 def ceremony(label, call):
     """Runs one ceremony; returns Chromium's outcome as a dict ({ok: false, error} on failure)."""
     start = time.time()
     cdp.evaluate(PAGE_JS)
     cdp.evaluate(call, gesture=True)
-    qr = read_qr(label, start + 30)
+    qr = read_qr(RUN, label, start + 30)[1]
     if not qr:
         cdp.call('Page.reload')
         return {'ok': False, 'error': 'no QR code on screen'}
@@ -79,12 +66,7 @@ def ceremony(label, call):
         [AUTHENTICATOR, 'serve', qr, '--ble', 'bluez', '--ca-file', os.path.join(RUN, 'pki', 'ca.pem'),
          '--store', STORE, '--yes', '--json', '--client-timeout', '30', '--timeout', '60'],
         stdout=log, stderr=subprocess.STDOUT)
-    result = None
-    while time.time() - start < 60 and result is None:
-        value = cdp.evaluate('window.__result').get('result', {}).get('result', {}).get('value')
-        result = json.loads(value) if value else None
-        if result is None:
-            time.sleep(0.1)
+    result = wait_result(cdp, start)
     done = time.time()
     try:
         code = phone.wait(15)
@@ -92,8 +74,7 @@ def ceremony(label, call):
         phone.terminate()
         code = phone.wait()
     if result is None:
-        cdp.call('Page.reload')
-        result = {'ok': False, 'error': 'no result within 60 s'}
+        result = no_result(cdp)
     result['authenticatorExit'] = code
     timings.append((label, shown - start, done - shown, done - start))
     print('  %-28s QR %.2fs, QR->result %.2fs, total %.2fs, authenticator exit %s, %s' % (

@@ -19,6 +19,8 @@ public struct AuthenticatorRunner: Sendable {
     private let advertiser: (any BLEAdvertiser)?
     private let random: RandomSource
     private let logger: Logger
+    /// Observation and behaviour hooks for hybrid-conformance; the default changes nothing.
+    package var tap = AuthenticatorTap()
 
     /// - Parameters:
     ///   - options: the domain, relay, Bluetooth backend and time limits.
@@ -68,9 +70,10 @@ public struct AuthenticatorRunner: Sendable {
         guard let nonce = AdvertNonce(bytes: random.bytes(AdvertNonce.byteCount)) else {
             throw AuthenticatorRunnerError.other("the random source returned too few bytes")
         }
-        let configuration = AuthenticatorSession.Configuration(
+        var configuration = AuthenticatorSession.Configuration(
             qrSecret: checked.payload.secret, clientIdentityKey: checked.payload.identityKey,
             domainID: checked.domainID, getInfo: authenticator.getInfo.encoded)
+        tap.configureSession(&configuration)
         return AuthenticatorSession(
             configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
     }
@@ -119,7 +122,7 @@ public struct AuthenticatorRunner: Sendable {
             let routingID = try connection.routingID()
             logger.info("tunnel open", metadata: ["routing.id": "\(routingID.hex)"])
             onEvent(.tunnelOpened(routingID: routingID))
-            for action in try session.tunnelOpened(routingID: routingID) {
+            for action in try session.tunnelOpened(routingID: tap.advertisedRoutingID(routingID)) {
                 guard case .startAdvertising(let serviceData) = action else {
                     throw AuthenticatorRunnerError.other("internal error: unexpected action once the tunnel opened")
                 }
@@ -133,7 +136,7 @@ public struct AuthenticatorRunner: Sendable {
                     var loop = TunnelServeLoop(
                         session: ready, connection: connection, advertising: advertising,
                         authenticator: self.authenticator, emit: onEvent, clientConnected: clientConnected,
-                        logger: self.logger)
+                        tap: self.tap, logger: self.logger)
                     return try await loop.run()
                 }
                 group.addTask {
@@ -159,6 +162,7 @@ public struct AuthenticatorRunner: Sendable {
         configuration.connectTimeout = options.tunnelConnectTimeout
         configuration.handshakeTimeout = options.tunnelConnectTimeout
         configuration.additionalCAFile = options.caFile
+        if let size = tap.maxMessageSize { configuration.maxMessageSize = size }
         return configuration
     }
 }

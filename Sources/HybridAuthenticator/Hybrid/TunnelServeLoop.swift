@@ -13,6 +13,7 @@ struct TunnelServeLoop {
     let emit: @Sendable (AuthenticatorEvent) -> Void
     /// Yields once, when the client's first message arrives (ends the no-client watchdog).
     let clientConnected: AsyncStream<Void>.Continuation
+    let tap: AuthenticatorTap
     let logger: Logger
     private var summary = AuthenticatorRunSummary()
     private var hasClient = false
@@ -20,8 +21,9 @@ struct TunnelServeLoop {
     init(
         session: AuthenticatorSession, connection: TunnelConnection, advertising: AdvertisingControl,
         authenticator: CTAPAuthenticator, emit: @escaping @Sendable (AuthenticatorEvent) -> Void,
-        clientConnected: AsyncStream<Void>.Continuation, logger: Logger
+        clientConnected: AsyncStream<Void>.Continuation, tap: AuthenticatorTap = AuthenticatorTap(), logger: Logger
     ) {
+        self.tap = tap
         self.session = session
         self.connection = connection
         self.advertising = advertising
@@ -34,6 +36,20 @@ struct TunnelServeLoop {
     /// Serves until the client sends shutdown (then closes the tunnel) or the tunnel closes.
     /// - Throws: `SessionError`, `TunnelClientError`, or ``AuthenticatorRunnerError``.
     mutating func run() async throws -> AuthenticatorRunSummary {
+        do {
+            let summary = try await serve()
+            tap.tunnelClosed(await connection.closeInfo())
+            return summary
+        } catch {
+            // Advertising off first (it may be on the air), then a clean close frame.
+            await advertising.stop()
+            await connection.close(timeout: .seconds(1))
+            tap.tunnelClosed(await connection.closeInfo())
+            throw error
+        }
+    }
+
+    private mutating func serve() async throws -> AuthenticatorRunSummary {
         var messages = connection.messages.makeAsyncIterator()
         while let message = try await messages.next() {
             if !hasClient {
@@ -44,8 +60,15 @@ struct TunnelServeLoop {
                 logger.debug("client connected")
             }
             let handshaking = session.handshakeHash == nil
-            let actions = try session.messageReceived(message)
-            let finished = try await perform(actions)
+            let actions: [AuthenticatorSession.Action]
+            do {
+                actions = try session.messageReceived(message)
+                tap.clientMessage(.init(bytes: message, paddedPlaintext: session.lastClientPlaintext))
+            } catch {
+                tap.clientMessage(.init(bytes: message, paddedPlaintext: session.lastClientPlaintext, error: error))
+                throw error
+            }
+            let finished = try await perform(actions, sent: handshaking ? .handshake : .update)
             if handshaking, session.handshakeHash != nil {
                 emit(.handshakeDone)
                 logger.debug("handshake done")
@@ -64,17 +87,27 @@ struct TunnelServeLoop {
         return summary
     }
 
-    /// Performs `actions` in order; returns whether the session finished.
-    private mutating func perform(_ actions: [AuthenticatorSession.Action]) async throws -> Bool {
+    /// Performs `actions` in order; returns whether the session finished. `sent` is what the
+    /// first message sent is (msg2 is followed by the post-handshake message, then updates).
+    private mutating func perform(
+        _ actions: [AuthenticatorSession.Action], sent: AuthenticatorTap.OutgoingKind
+    ) async throws -> Bool {
+        var kind = sent
         for action in actions {
             switch action {
             case .stopAdvertising:
                 await advertising.stop()
             case .send(let bytes):
-                try await connection.send(bytes)
+                for message in tap.outgoing(kind, bytes) { try await connection.send(message) }
+                kind = kind == .handshake ? .postHandshake : .update
             case .deliverRequest(let request):
+                if tap.neverAnswers {
+                    logger.debug("not answering the request (conformance fault)")
+                    return false
+                }
                 let replies = try await answer(request)
-                if try await perform(replies) { return true }
+                if try await perform(replies, sent: .reply) { return true }
+                if tap.hangsUpAfterReply { return true }
             case .finish:
                 return true
             case .openTunnel, .startAdvertising:

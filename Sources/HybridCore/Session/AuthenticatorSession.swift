@@ -32,6 +32,14 @@ public struct AuthenticatorSession: Sendable {
         public var sendsUpdateMessage: Bool
         /// Linking data to offer in that update. Set it only when the QR code accepts linking (key 4).
         public var linking: PhoneLinkingIdentity?
+        /// Send the update when the client shuts down instead of right after the post-handshake
+        /// message, as Chromium's test phone `LateLinkingDevice` does (§5.4, §7.5).
+        public var sendsUpdateLate = false
+        /// The protocol revision to speak (§10.2): `.one`; `.zero` imitates a legacy phone (padded
+        /// post-handshake map, no type bytes, no update, no shutdown).
+        public var revision: HybridProtocolRevision = .one
+        /// The crypter construction (§10.3): `.new`; `.old` imitates a pre-2022 Chromium phone.
+        public var construction: TransportCrypter.Construction = .new
 
         public init(
             qrSecret: QRSecret, clientIdentityKey: P256.KeyAgreement.PublicKey, domainID: TunnelDomainID,
@@ -83,6 +91,9 @@ public struct AuthenticatorSession: Sendable {
 
     /// The Noise handshake hash, once the handshake is done (the channel binding for linking).
     public private(set) var handshakeHash: [UInt8]?
+    /// The decrypted plaintext of the last client message, padding included, if it authenticated:
+    /// what an observer such as hybrid-conformance judges. `nil` for a handshake message.
+    package private(set) var lastClientPlaintext: [UInt8]?
 
     /// - Parameters:
     ///   - configuration: The QR-derived inputs and this authenticator's getInfo.
@@ -117,6 +128,7 @@ public struct AuthenticatorSession: Sendable {
 
     /// One binary message arrived from the client.
     public mutating func messageReceived(_ message: [UInt8]) throws(SessionError) -> [Action] {
+        lastClientPlaintext = nil
         do {
             return try handle(message)
         } catch {
@@ -130,7 +142,7 @@ public struct AuthenticatorSession: Sendable {
         guard case .processing(var crypter, let request) = state else { throw outOfOrder(.requestCompleted) }
         guard response.messageType == request.messageType else { throw .outOfOrder(.responseTypeDiffersFromRequest) }
         do {
-            let ciphertext = try crypter.encrypt(response.frame.encoded(revision: .one))
+            let ciphertext = try crypter.encrypt(response.frame.encoded(revision: configuration.revision))
             requestsServed += 1
             state = .ready(crypter)
             return [.send(ciphertext)]
@@ -159,7 +171,8 @@ public struct AuthenticatorSession: Sendable {
         case .awaitingHandshake(let psk):
             return try respondToHandshake(message, psk: psk)
         case .ready(var crypter):
-            let frame = try crypter.sessionDecryptFrame(message, revision: .one)
+            let frame = try crypter.sessionDecryptFrame(
+                message, revision: configuration.revision, padded: &lastClientPlaintext)
             switch frame.type {
             case .ctap, .json:
                 let request = HybridPayload(frame)
@@ -171,10 +184,12 @@ public struct AuthenticatorSession: Sendable {
                 return []
             case .shutdown:
                 state = .finished
-                return [.finish]
+                guard sendsUpdate, configuration.sendsUpdateLate, let handshakeHash else { return [.finish] }
+                return [.send(try update(crypter: &crypter, handshakeHash: handshakeHash)), .finish]
             }
         case .processing(var crypter, let request):
-            let frame = try crypter.sessionDecryptFrame(message, revision: .one)
+            let frame = try crypter.sessionDecryptFrame(
+                message, revision: configuration.revision, padded: &lastClientPlaintext)
             switch frame.type {
             case .update:
                 try Self.checkClientUpdate(frame)
@@ -213,22 +228,37 @@ public struct AuthenticatorSession: Sendable {
         }
         handshakeHash = result.handshakeHash
         var crypter = result.crypter(for: .responder)
+        if configuration.construction != crypter.construction {
+            crypter = crypter.restarted(with: configuration.construction)
+        }
         var actions: [Action] = [.stopAdvertising, .send(message2)]
         do {
-            let postHandshake = PostHandshakeMessage(getInfo: configuration.getInfo, features: configuration.features)
+            let postHandshake = PostHandshakeMessage(
+                getInfo: configuration.getInfo, features: configuration.features, revision: configuration.revision)
             actions.append(.send(try crypter.encrypt(postHandshake.encoded())))
-            if configuration.sendsUpdateMessage {
-                let linking = configuration.linking.map {
-                    $0.linkingInfo(clientIdentityKey: configuration.clientIdentityKey, handshakeHash: result.handshakeHash)
-                }
-                let update = UpdateMessage(linking: linking).frame().encoded(revision: .one)
-                actions.append(.send(try crypter.encrypt(update)))
-            }
         } catch {
             throw .transport(error)
         }
+        if sendsUpdate, !configuration.sendsUpdateLate {
+            actions.append(.send(try update(crypter: &crypter, handshakeHash: result.handshakeHash)))
+        }
         state = .ready(crypter)
         return actions
+    }
+
+    /// Whether this phone sends an update message at all (revision 0 has none).
+    private var sendsUpdate: Bool { configuration.sendsUpdateMessage && configuration.revision == .one }
+
+    /// The encrypted update message, with linking info if configured (§7.4).
+    private func update(crypter: inout TransportCrypter, handshakeHash: [UInt8]) throws(SessionError) -> [UInt8] {
+        let linking = configuration.linking.map {
+            $0.linkingInfo(clientIdentityKey: configuration.clientIdentityKey, handshakeHash: handshakeHash)
+        }
+        do {
+            return try crypter.encrypt(UpdateMessage(linking: linking).frame().encoded(revision: .one))
+        } catch {
+            throw .transport(error)
+        }
     }
 
     private func outOfOrder(_ event: SessionEvent) -> SessionError {

@@ -76,8 +76,8 @@ public struct TransportCrypter: Sendable {
         try TransportPadding.unpad(decryptPadded(ciphertext))
     }
 
-    /// Decrypts `ciphertext` with the next read sequence number, then advances it, and returns the
-    /// plaintext with its padding still on: for conformance checks of a peer's padding.
+    /// Decrypts `ciphertext` with the next read sequence number and advances it, leaving the
+    /// padding on: for observers that judge how the peer padded (hybrid-conformance).
     ///
     /// - Throws: ``TransportError/sequenceLimitReached`` or ``TransportError/authenticationFailed``;
     ///   the counter then does not move.

@@ -1,0 +1,292 @@
+import Crypto
+import Foundation
+import HybridCore
+
+/// Judges what a client under test sends on the tunnel, message by message, as a strict phone
+/// sees it: the handshake layout, then for every later message the decryption, padding, type,
+/// CTAP request and the session's shape (one request, shutdown after the reply). Sans-IO: the
+/// driver feeds it each client message (with the padded plaintext the phone's session decrypted)
+/// and the moment the reply went out; ``record(into:)`` writes the `phone.handshake.*`,
+/// `phone.transport.*`, `phone.frame.*`, `phone.ctap.*` and `phone.session.*` results.
+public struct ClientConductJudge: Sendable {
+    private enum Event: Sendable, Equatable {
+        case request
+        case shutdown
+        case update
+        case reply
+        case unreadable
+    }
+
+    private let revision: HybridProtocolRevision
+    private let hint: HybridRequestType?
+    private let phoneHangsUp: Bool
+    private var handshake: (bytes: [UInt8], accepted: Bool)?
+    private var events: [Event] = []
+    private var decryptFailures: [String] = []
+    private var paddingProblems: [String] = []
+    private var paddedLengths: [Int] = []
+    private var typeProblems: [String] = []
+    private var types: [String] = []
+    private var requests: [String] = []
+    private var cborProblems: [String] = []
+    private var commandProblems: [String] = []
+    private var hintProblems: [String] = []
+    private var preflights: [String] = []
+    private var shutdownPayloads: [Int] = []
+
+    /// - Parameters:
+    ///   - revision: the revision the phone speaks (a revision-0 profile has no type bytes).
+    ///   - hint: the QR code's request type, if it had one.
+    ///   - phoneHangsUp: the phone closes right after its reply, so the client's shutdown cannot be judged.
+    public init(revision: HybridProtocolRevision = .one, hint: HybridRequestType? = nil, phoneHangsUp: Bool = false) {
+        self.revision = revision
+        self.hint = hint
+        self.phoneHangsUp = phoneHangsUp
+    }
+
+    /// One client message. `paddedPlaintext` is what the phone's session decrypted (`nil` for the
+    /// handshake message or when it did not authenticate); `accepted` says whether the session took it.
+    public mutating func observe(_ message: [UInt8], paddedPlaintext: [UInt8]?, accepted: Bool) {
+        guard handshake != nil else {
+            handshake = (message, accepted)
+            return
+        }
+        guard let padded = paddedPlaintext else {
+            decryptFailures.append("message \(events.count + 1) (\(message.count) bytes) does not decrypt")
+            events.append(.unreadable)
+            return
+        }
+        judgePadding(padded)
+        paddedLengths.append(padded.count)
+        guard let plaintext = try? TransportPadding.unpad(padded) else {
+            events.append(.unreadable)
+            return
+        }
+        judgeFrame(plaintext)
+    }
+
+    /// The phone sent its reply to the request.
+    public mutating func replySent() { events.append(.reply) }
+
+    /// Records every message check as skipped, `because` (nothing reached the tunnel).
+    public static func skipAll(because reason: String, into report: inout ConformanceReport) {
+        for check in checks { report.skip(check, because: reason) }
+    }
+
+    /// Records the results. Checks with nothing to judge are skipped with the reason.
+    public func record(into report: inout ConformanceReport) {
+        guard let handshake else {
+            for check in Self.checks { report.skip(check, because: "the client sent no handshake message") }
+            return
+        }
+        let layout = Self.layoutProblem(handshake.bytes)
+        report.expect(
+            PhoneChecks.handshakeLayout, layout == nil,
+            observed: layout ?? "81 bytes: 04 point on the curve, 16-byte tag")
+        report.expect(
+            PhoneChecks.handshakeAccepted, handshake.accepted,
+            observed: handshake.accepted
+                ? "accepted: the handshake completed" : "refused by the phone's Noise responder")
+        guard handshake.accepted else {
+            for check in Self.checks.dropFirst(2) { report.skip(check, because: "the handshake failed") }
+            return
+        }
+        guard !events.isEmpty else {
+            for check in Self.checks.dropFirst(2) {
+                report.skip(check, because: "the client sent nothing after the handshake")
+            }
+            return
+        }
+        report.expect(
+            PhoneChecks.transportDecrypts, decryptFailures.isEmpty,
+            observed: decryptFailures.isEmpty
+                ? "\(paddedLengths.count) messages decrypted in sequence" : decryptFailures.joined(separator: "; "))
+        report.expect(
+            PhoneChecks.transportPadding, paddingProblems.isEmpty,
+            observed: paddingProblems.isEmpty
+                ? "padded to \(paddedLengths.map(String.init).joined(separator: ", ")) bytes"
+                : paddingProblems.joined(separator: "; "))
+        report.expect(
+            PhoneChecks.frameType, typeProblems.isEmpty,
+            observed: typeProblems.isEmpty
+                ? "types: \(types.joined(separator: ", "))" : typeProblems.joined(separator: "; "))
+        recordRequestChecks(into: &report)
+        let count = events.filter { $0 == .request }.count
+        report.expect(
+            PhoneChecks.oneRequest, count == 1,
+            observed: count == 1 ? "one request" : "\(count) requests: \(requests.joined(separator: ", "))")
+        recordShutdown(into: &report)
+    }
+
+    private func recordRequestChecks(into report: inout ConformanceReport) {
+        guard !requests.isEmpty else {
+            for check in [
+                PhoneChecks.ctapCanonicalCBOR, PhoneChecks.ctapCommand, PhoneChecks.ctapMatchesHint,
+                PhoneChecks.noSilentPreflight,
+            ] { report.skip(check, because: "no CTAP request arrived") }
+            return
+        }
+        let seen = requests.joined(separator: "; ")
+        report.expect(
+            PhoneChecks.ctapCanonicalCBOR, cborProblems.isEmpty,
+            observed: cborProblems.isEmpty ? seen : cborProblems.joined(separator: "; "))
+        report.expect(
+            PhoneChecks.ctapCommand, commandProblems.isEmpty,
+            observed: commandProblems.isEmpty ? seen : commandProblems.joined(separator: "; "))
+        if hint == nil {
+            report.skip(PhoneChecks.ctapMatchesHint, because: "the QR code has no request type")
+        } else {
+            report.expect(
+                PhoneChecks.ctapMatchesHint, hintProblems.isEmpty,
+                observed: hintProblems.isEmpty ? "matches the QR hint" : hintProblems.joined(separator: "; "))
+        }
+        report.expect(
+            PhoneChecks.noSilentPreflight, preflights.isEmpty,
+            observed: preflights.isEmpty ? "no getAssertion with up = false" : preflights.joined(separator: "; "))
+    }
+
+    private func recordShutdown(into report: inout ConformanceReport) {
+        if phoneHangsUp {
+            report.skip(PhoneChecks.shutdownAfterReply, because: "this profile hangs up right after the reply")
+            return
+        }
+        guard let reply = events.firstIndex(of: .reply) else {
+            let early = events.contains(.shutdown)
+            if early {
+                report.fail(PhoneChecks.shutdownAfterReply, observed: "shutdown before the phone replied")
+            } else {
+                report.skip(PhoneChecks.shutdownAfterReply, because: "the phone sent no valid reply")
+            }
+            return
+        }
+        let before = events[..<reply].filter { $0 == .shutdown }.count
+        let after = Array(events[(reply + 1)...].filter { $0 != .update })
+        switch revision {
+        case .zero:
+            report.expect(
+                PhoneChecks.shutdownAfterReply, after.isEmpty,
+                observed: after.isEmpty
+                    ? "revision 0: nothing after the reply; the client ends by closing"
+                    : "revision 0 has no shutdown, yet \(after.count) messages followed the reply")
+        case .one:
+            var problems: [String] = []
+            if before > 0 { problems.append("shutdown before the reply") }
+            if after.first != .shutdown {
+                problems.append(
+                    after.isEmpty ? "no shutdown after the reply" : "the first message after the reply is not shutdown")
+            }
+            if after.count > 1 { problems.append("\(after.count - 1) messages after shutdown") }
+            if let length = shutdownPayloads.first(where: { $0 > 0 }) {
+                problems.append("shutdown carries \(length) payload bytes")
+            }
+            report.expect(
+                PhoneChecks.shutdownAfterReply, problems.isEmpty,
+                observed: problems.isEmpty ? "00 after the reply, then nothing" : problems.joined(separator: "; "))
+        }
+    }
+
+    private mutating func judgePadding(_ padded: [UInt8]) {
+        guard let unpadded = try? TransportPadding.unpad(padded) else {
+            paddingProblems.append(
+                "\(padded.count) bytes with a count byte of \(padded.last.map(String.init) ?? "none")")
+            return
+        }
+        if TransportPadding.pad(unpadded) != padded {
+            let count = Int(padded.last ?? 0)
+            let zeros = padded[(padded.count - count - 1)..<(padded.count - 1)].allSatisfy { $0 == 0 }
+            paddingProblems.append(
+                "\(unpadded.count) bytes padded to \(padded.count) with \(count) \(zeros ? "zero" : "non-zero") bytes, "
+                    + "expected \(TransportPadding.pad(unpadded).count)")
+        }
+    }
+
+    private mutating func judgeFrame(_ plaintext: [UInt8]) {
+        let frame: HybridFrame
+        do {
+            frame = try HybridFrame(decoding: plaintext, revision: revision)
+        } catch {
+            typeProblems.append("\(error)")
+            events.append(.unreadable)
+            return
+        }
+        switch frame.type {
+        case .ctap:
+            types.append("01")
+            events.append(.request)
+            judgeRequest(frame.payload)
+        case .json:
+            types.append("03")
+            events.append(.request)
+            requests.append("JSON request (\(frame.payload.count) bytes)")
+        case .shutdown:
+            types.append("00")
+            events.append(.shutdown)
+            shutdownPayloads.append(frame.payload.count)
+        case .update:
+            types.append("02")
+            typeProblems.append("the client sent an update (02), which only phones send")
+            events.append(.update)
+        }
+    }
+
+    private mutating func judgeRequest(_ bytes: [UInt8]) {
+        guard let first = bytes.first else {
+            cborProblems.append("empty CTAP message")
+            requests.append("empty")
+            return
+        }
+        let command = CTAPCommand(rawValue: first)
+        let name = command.name ?? String(format: "command 0x%02x", first)
+        let parameters = Array(bytes.dropFirst())
+        var description = "\(name) (\(bytes.count) bytes)"
+        if !parameters.isEmpty {
+            do {
+                let map = try CBORDecoder.decode(parameters)
+                if let entries = map.mapEntries {
+                    description =
+                        "\(name) keys {\(entries.map { QRCodeConformance.describe($0.key) }.joined(separator: ","))}"
+                    if let options = map[intKey: command == .getAssertion ? 5 : 7] {
+                        description += " options \(QRCodeConformance.describe(options))"
+                    }
+                } else {
+                    cborProblems.append("\(name) parameters are canonical CBOR but not a map")
+                }
+                if command == .getAssertion, map[intKey: 5]?[textKey: "up"]?.boolValue == false {
+                    preflights.append("getAssertion with up = false")
+                }
+            } catch {
+                cborProblems.append("\(name) parameters are not canonical CBOR: \(error)")
+            }
+        }
+        requests.append(description)
+        if command != .makeCredential && command != .getAssertion {
+            commandProblems.append("\(name) is not a WebAuthn ceremony")
+        }
+        if let hint {
+            let expected: CTAPCommand? =
+                switch hint {
+                case .makeCredential: .makeCredential
+                case .getAssertion: .getAssertion
+                default: nil
+                }
+            if let expected, expected != command { hintProblems.append("QR hint \(hint), request \(name)") }
+        }
+    }
+
+    /// Why msg1 does not have the KNpsk0 layout, or `nil`.
+    static func layoutProblem(_ message: [UInt8]) -> String? {
+        guard message.count == 81 else { return "\(message.count) bytes, expected 81" }
+        guard message[0] == 0x04 else { return String(format: "the point starts with 0x%02x, not 04", message[0]) }
+        guard (try? P256.KeyAgreement.PublicKey(x963Representation: message[..<65])) != nil else {
+            return "the 65-byte point is not on P-256"
+        }
+        return nil
+    }
+
+    private static let checks: [ConformanceCheck] = [
+        PhoneChecks.handshakeLayout, PhoneChecks.handshakeAccepted, PhoneChecks.transportDecrypts,
+        PhoneChecks.transportPadding, PhoneChecks.frameType, PhoneChecks.ctapCanonicalCBOR, PhoneChecks.ctapCommand,
+        PhoneChecks.ctapMatchesHint, PhoneChecks.noSilentPreflight, PhoneChecks.oneRequest,
+        PhoneChecks.shutdownAfterReply,
+    ]
+}

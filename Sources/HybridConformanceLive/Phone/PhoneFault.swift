@@ -1,0 +1,64 @@
+import HybridAuthenticator
+import HybridCore
+
+/// A deliberate fault of the conformance phone, to check that the client fails cleanly and in
+/// time (protocol.md §5.4, §7.1).
+package enum PhoneFault: String, Sendable, CaseIterable {
+    /// The reply's ciphertext has one bit flipped: it cannot authenticate.
+    case corruptFrame = "corrupt-frame"
+    /// The advert names another routing ID than the relay assigned: the client's connect fails.
+    case wrongRoutingID = "wrong-routing-id"
+    /// The phone never answers the request.
+    case neverAnswer = "never-answer"
+    /// The reply is replaced by a message one byte over the 1 MiB limit.
+    case oversized
+    /// Random bytes instead of the post-handshake message.
+    case garbageAfterHandshake = "garbage-after-handshake"
+
+    /// Largest WebSocket message a hybrid peer accepts (protocol.md §5.4).
+    package static let messageLimit = 1 << 20
+
+    /// Whether the client never reaches the phone's tunnel under this fault.
+    package var clientNeverConnects: Bool { self == .wrongRoutingID }
+
+    /// Applies the fault to the runner's tap. `injected` is called when the fault takes effect.
+    package func apply(to tap: inout AuthenticatorTap, injected: @escaping @Sendable () -> Void) {
+        switch self {
+        case .wrongRoutingID:
+            tap.advertisedRoutingID = { routingID in
+                injected()
+                var bytes = routingID.bytes
+                bytes[0] ^= 0xFF
+                return RoutingID(bytes: bytes) ?? routingID
+            }
+        case .neverAnswer:
+            tap.neverAnswers = true
+            let observe = tap.clientMessage
+            tap.clientMessage = { message in
+                observe(message)
+                if message.paddedPlaintext?.first == HybridMessageType.ctap.rawValue { injected() }
+            }
+        case .corruptFrame, .oversized, .garbageAfterHandshake:
+            let fault = self
+            if fault == .oversized { tap.maxMessageSize = Self.messageLimit + 1 }
+            let forward = tap.outgoing
+            tap.outgoing = { kind, bytes in
+                switch (fault, kind) {
+                case (.corruptFrame, .reply):
+                    injected()
+                    var corrupted = bytes
+                    corrupted[corrupted.count / 2] ^= 0x01
+                    return [corrupted]
+                case (.oversized, .reply):
+                    injected()
+                    return [[UInt8](repeating: 0x5A, count: Self.messageLimit + 1)]
+                case (.garbageAfterHandshake, .postHandshake):
+                    injected()
+                    return [(0..<bytes.count).map { _ in UInt8.random(in: .min ... .max) }]
+                default:
+                    return forward(kind, bytes)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import HybridAuthenticator
+import HybridBluetooth
+import HybridConformance
+import HybridConformanceLive
+import HybridCore
+import Logging
+
+/// `hybrid-conformance phone`: this machine as a strict phone for a client under test.
+struct PhoneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "phone",
+        abstract: "Act as a strict phone (authenticator) and judge the client that shows the QR code.",
+        usage: """
+            hybrid-conformance phone ['FIDO:/...' | - | --qr-image FILE] [--tunnel-url URL] [--ca-file PEM]
+                                     [--ble bluez|hci|sim] [--profile P] [--fault F] [--json] [--junit FILE]
+            """,
+        discussion: """
+            Give it the FIDO:/ text of the client's QR code (argument, or '-'/nothing for standard input), or \
+            --qr-image FILE to read it from a screenshot. It judges the QR code, opens the tunnel (on the \
+            domain's tunnel server or the relay of --tunnel-url), advertises over Bluetooth LE, answers the \
+            handshake and the client's request with a test authenticator that approves everything (user \
+            verified), and judges every client message: handshake layout, padding, message types, canonical \
+            CTAP CBOR, no silent preflight, one request, and a shutdown after the reply.
+
+            --profile makes the phone behave like a real variant (strict, android, ios, revision0, \
+            old-crypter, late-update); --fault makes it misbehave (corrupt-frame, wrong-routing-id, \
+            never-answer, oversized, garbage-after-handshake) and checks that the client ends the session \
+            within --fault-limit seconds. Exit status 1 when a check fails.
+            """
+    )
+
+    @Argument(help: "The FIDO:/ text of the QR code; '-' or nothing reads it from standard input.")
+    var qrCode: String?
+
+    @Option(help: ArgumentHelp("Read the QR code from this PNG or JPEG image.", valueName: "file"))
+    var qrImage: String?
+
+    @Option(help: ArgumentHelp("Connect to this relay (ws:// or wss://host[:port]).", valueName: "url"))
+    var tunnelURL: String?
+
+    @Option(help: ArgumentHelp("PEM file of extra CA certificates trusted for wss://.", valueName: "file"))
+    var caFile: String?
+
+    @Option(help: "Tunnel domain to use and advertise: 0 (Google), 1 (Apple) or a hashed ID 256-65535.")
+    var domainID: UInt16 = 0
+
+    @Option(
+        help: ArgumentHelp(
+            "Bluetooth backend: bluez, hci or sim (default: bluez when bluetoothd runs, else hci).",
+            valueName: "backend"))
+    var ble: String?
+
+    @Option(help: ArgumentHelp("Bluetooth adapter for hci or bluez.", valueName: "hciN"))
+    var adapter: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Phone variant: \(PhoneProfile.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "profile"))
+    var profile: String = PhoneProfile.strict.rawValue
+
+    @Option(
+        help: ArgumentHelp(
+            "Deliberate fault: \(PhoneFault.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "fault"))
+    var fault: String?
+
+    @Option(help: "Seconds the client has to end the session after a fault.")
+    var faultLimit: Double = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep the test passkeys in this (unencrypted) file, so a get() finds an earlier create()'s passkey.",
+            valueName: "path"))
+    var store: String?
+
+    @Option(help: "Seconds to advertise waiting for the client.")
+    var clientTimeout: Double = 120
+
+    @Option(help: "Seconds for the whole session.")
+    var timeout: Double = 300
+
+    @Option(help: "Log level on standard error.")
+    var logLevel: String = "warning"
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+        if qrImage != nil, qrCode != nil { throw ValidationError("give either --qr-image or the FIDO:/ text") }
+        if let tunnelURL, (try? TunnelServerOrigin(parsing: tunnelURL)) == nil {
+            throw ValidationError("--tunnel-url must be ws:// or wss:// with a host and optional port")
+        }
+        guard PhoneProfile(rawValue: profile) != nil else { throw ValidationError("unknown --profile \(profile)") }
+        if let fault, PhoneFault(rawValue: fault) == nil { throw ValidationError("unknown --fault \(fault)") }
+        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
+            throw ValidationError("--ble must be hci, bluez or sim")
+        }
+        guard clientTimeout > 0, timeout > 0, faultLimit > 0 else {
+            throw ValidationError("time limits must be positive")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "hybrid.conformance.phone")
+        let text: String
+        do {
+            text = try readQRCode()
+        } catch {
+            FileHandle.standardError.write(Data("hybrid-conformance phone: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        var backend = ble.flatMap { BLEBackend(name: $0, adapter: adapter) }
+        if backend == nil { backend = await BLEBackend.automatic(adapter: adapter) }
+        guard let backend else { throw ExitCode.failure }
+        var options = AuthenticatorRunner.Options(ble: backend)
+        options.domainID = domainID
+        options.tunnelOrigin = tunnelURL.flatMap { try? TunnelServerOrigin(parsing: $0) }
+        options.caFile = caFile
+        options.clientWaitTimeout = .seconds(clientTimeout)
+        options.overallTimeout = .seconds(timeout)
+        options.maxQRCodeAge = nil  // phone.qr.timestamp judges it
+        let passkeys: any PasskeyStore
+        if let store {
+            passkeys = try FilePasskeyStore(path: store, protection: .insecurePlaintext)
+        } else {
+            passkeys = InMemoryPasskeyStore()
+        }
+        let authenticator = CTAPAuthenticator(
+            store: passkeys, userInteraction: AutoApproveUserInteraction(userVerification: true), logger: logger)
+        var phone = PhoneConformanceRun(runnerOptions: options, authenticator: authenticator, logger: logger)
+        phone.profile = PhoneProfile(rawValue: profile) ?? .strict
+        phone.fault = fault.flatMap(PhoneFault.init(rawValue:))
+        phone.faultLimit = .seconds(faultLimit)
+        try report.emit(await phone.run(qrCode: text))
+    }
+
+    private func readQRCode() throws -> String {
+        if let qrImage { return try QRImageReader().read(contentsOfFile: qrImage) }
+        if let qrCode, qrCode != "-" { return qrCode }
+        while let line = readLine() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if !trimmed.isEmpty { return trimmed }
+        }
+        throw ValidationError("no QR code on standard input")
+    }
+}

@@ -1,0 +1,26 @@
+import Testing
+
+@testable import hybrid_conformance
+
+/// `hybrid-conformance phone` argument checks: bad profiles, faults and backends are refused
+/// before anything runs.
+@Suite struct PhoneCommandTests {
+    static let qr = "FIDO:/0123"
+
+    @Test func acceptsEveryProfileAndFault() throws {
+        let command = try PhoneCommand.parse([
+            Self.qr, "--profile", "late-update", "--fault", "wrong-routing-id", "--ble", "sim", "--json",
+        ])
+        #expect(command.profile == "late-update")
+        #expect(command.fault == "wrong-routing-id")
+        #expect(command.report.json)
+    }
+
+    @Test(arguments: [
+        ["--profile", "pixel"], ["--fault", "explode"], ["--ble", "usb"], ["--tunnel-url", "http://x"],
+        ["--client-timeout", "0"], ["--qr-image", "x.png"],
+    ])
+    func refusesBadArguments(_ arguments: [String]) {
+        #expect(throws: (any Error).self) { try PhoneCommand.parse([Self.qr] + arguments) }
+    }
+}

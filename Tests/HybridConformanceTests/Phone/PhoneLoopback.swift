@@ -1,0 +1,121 @@
+import Foundation
+import HybridAuthenticator
+import HybridBluetooth
+import HybridConformance
+import HybridConformanceLive
+import HybridCore
+import Logging
+import TunnelRelay
+
+@testable import HybridClient
+
+/// Our hybrid-client against `hybrid-conformance phone`, in-process: a relay on 127.0.0.1 and a
+/// simulated air of its own. The phone starts when the client shows its QR code.
+struct PhoneLoopback {
+    struct Outcome: Sendable {
+        var client: Result<HybridClientResponse, any Error>
+        var report: ConformanceReport
+
+        var clientError: HybridClientError? {
+            guard case .failure(let error) = client else { return nil }
+            return error as? HybridClientError
+        }
+    }
+
+    static let origin = "https://example.com"
+    static let rpID = "example.com"
+
+    let relay: TunnelServerOrigin
+    let air: SimulatedAir
+    let store = InMemoryPasskeyStore()
+
+    static func registration() throws -> HybridClientRequest {
+        let options = try PublicKeyCredentialCreationOptionsJSON.quick(
+            rpID: rpID, userName: "alice", userID: Array("user-1".utf8), challenge: randomBytes(32))
+        return .registration(try RegistrationCeremony(options: options, origin: try WebOrigin(origin)))
+    }
+
+    static func authentication() throws -> HybridClientRequest {
+        let options = PublicKeyCredentialRequestOptionsJSON.quick(rpID: rpID, challenge: randomBytes(32))
+        return .authentication(try AuthenticationCeremony(options: options, origin: try WebOrigin(origin)))
+    }
+
+    /// Runs `request` against the phone with `profile` and `fault`. `clock` times the client out.
+    func run(
+        _ request: HybridClientRequest, profile: PhoneProfile = .strict, fault: PhoneFault? = nil,
+        clientTimeout: Duration = .seconds(60), clock: (any Clock<Duration>)? = nil,
+        phoneClientWait: Duration = .seconds(60),
+        onClientEvent: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
+    ) async throws -> Outcome {
+        var clientOptions = HybridClientOptions(
+            bluetooth: .simulated(air), timeout: clientTimeout, testTunnelOverrides: [.google: relay])
+        if let clock { clientOptions.clock = clock }
+        let client = HybridClientRunner(options: clientOptions)
+        var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
+        phoneOptions.tunnelOrigin = relay
+        phoneOptions.clientWaitTimeout = phoneClientWait
+        var phone = PhoneConformanceRun(
+            runnerOptions: phoneOptions,
+            authenticator: CTAPAuthenticator(
+                store: store, userInteraction: AutoApproveUserInteraction(userVerification: true)),
+            logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() }))
+        phone.profile = profile
+        phone.fault = fault
+        let (qrCodes, qrSink) = AsyncStream<String>.makeStream()
+        async let clientResult = Self.capture {
+            try await client.run(request) { event in
+                onClientEvent(event)
+                if case .qr(let url) = event { qrSink.yield(url) }
+            }
+        }
+        var iterator = qrCodes.makeAsyncIterator()
+        guard let qr = await iterator.next() else { throw PhoneTestFailure("no QR code shown") }
+        let report = await phone.run(qrCode: qr)
+        qrSink.finish()
+        return Outcome(client: await clientResult, report: report)
+    }
+
+    static func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+
+    /// A relay and a fresh simulated air for the length of `body`.
+    static func with<T: Sendable>(_ body: @escaping @Sendable (PhoneLoopback) async throws -> T) async throws -> T {
+        var configuration = RelayConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.connectionsPerSecondPerIP = 0
+        configuration.shutdownGracePeriod = .zero
+        let relay = try await buildRelay(
+            configuration: configuration,
+            logger: Logger(label: "test-relay", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-conformance-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let loopback = PhoneLoopback(
+            relay: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port),
+            air: SimulatedAir(directory: directory.path))
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await relay.run()
+                return nil
+            }
+            group.addTask { try await body(loopback) }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let result = next { return result }
+            }
+            throw CancellationError()
+        }
+    }
+}
+
+struct PhoneTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
