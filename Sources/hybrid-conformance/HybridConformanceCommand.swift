@@ -4,11 +4,11 @@ import HybridConformance
 
 /// `hybrid-conformance`: checks hybrid-transport bytes against published test vectors.
 @main
-struct HybridConformanceCommand: ParsableCommand {
+struct HybridConformanceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid-conformance",
         abstract: "Conformance tools for the FIDO hybrid transport (caBLE v2).",
-        subcommands: [Vectors.self]
+        subcommands: [Vectors.self, RelayCommand.self]
     )
 
     struct Vectors: ParsableCommand {
