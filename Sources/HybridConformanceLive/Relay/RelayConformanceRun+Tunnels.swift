@@ -138,7 +138,8 @@ extension RelayConformanceRun {
         guard received.count < count else { return (received, nil) }
         if expired { return (received, "nothing more within \(RelayJudge.seconds(limit))") }
         if let failure { return (received, failure) }
-        return (received, "the relay closed it: \(await connection.closeInfo().map { "\($0)" } ?? "TCP closed")")
+        let close = await connection.closeInfo()
+        return (received, "the relay closed it: " + (close.map { "close \($0.code.map(String.init) ?? "without a code")" } ?? "TCP closed"))
     }
 
     /// Waits (reading and discarding messages) until the relay closes the connection, within

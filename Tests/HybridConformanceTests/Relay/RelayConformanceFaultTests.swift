@@ -17,6 +17,7 @@ import Testing
         (.wrongPeerCloseCode, RelayChecks.closePropagated),
         (.capsFramesAt64KiB, RelayChecks.forwardMaxSize),
         (.acceptsTrailingSlash, RelayChecks.pathMalformed),
+        (.tls11Only, RelayChecks.tlsVersion),
     ]
 
     @Test func everyFaultHasACase() {
@@ -34,7 +35,11 @@ import Testing
     func faultIsCaught(fault: String, checkID: String) async throws {
         let fault = try #require(ScriptedRelay.Fault(rawValue: fault))
         let report = try await ScriptedRelay.with(fault: fault) { port in
-            try await InProcessRelay.check("ws://127.0.0.1:\(port)")
+            if fault == .tls11Only {
+                try await InProcessRelay.check("wss://localhost:\(port)") { $0.caFile = InProcessRelay.certificate }
+            } else {
+                try await InProcessRelay.check("ws://127.0.0.1:\(port)")
+            }
         }
         let result = try #require(report.result(for: checkID))
         #expect(result.outcome == .fail, "\(checkID): \(result.observed)")

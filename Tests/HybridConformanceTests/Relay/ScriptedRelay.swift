@@ -2,6 +2,7 @@ import HybridCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import Synchronization
 
@@ -32,6 +33,8 @@ final class ScriptedRelay: Sendable {
         case capsFramesAt64KiB
         /// Accepts a path with a trailing slash.
         case acceptsTrailingSlash
+        /// Serves wss:// with TLS 1.0 and 1.1 only.
+        case tls11Only
     }
 
     private let fault: Fault?
@@ -87,6 +90,18 @@ final class ScriptedRelay: Sendable {
     }
 
     private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
+        if fault == .tls11Only {
+            do {
+                var tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(InProcessRelay.certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: InProcessRelay.key, format: .pem)))
+                tls.minimumTLSVersion = .tlsv1
+                tls.maximumTLSVersion = .tlsv11
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: NIOSSLContext(configuration: tls)))
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
         let decision = NIOLoopBoundBox<Decision?>(nil, eventLoop: channel.eventLoop)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: fault == .capsFramesAt64KiB ? 1 << 16 : 1 << 20,
@@ -251,7 +266,7 @@ final class ScriptedRelay: Sendable {
         }
     }
 
-    /// Answers refused requests with the decided status and closes.
+    /// Answers refused requests with the decided status and closes; passes upgraded traffic on.
     private final class Responder: ChannelInboundHandler {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
@@ -260,6 +275,11 @@ final class ScriptedRelay: Sendable {
         init(decision: NIOLoopBoundBox<Decision?>) { self.decision = decision }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            // After an upgrade the WebSocket decoder sits behind this handler: pass the bytes on.
+            if case .upgrade = decision.value {
+                context.fireChannelRead(data)
+                return
+            }
             guard case .head = Self.unwrapInboundIn(data) else { return }
             var status = HTTPResponseStatus.badRequest
             if case .refuse(let decided) = decision.value { status = decided }
