@@ -6,14 +6,50 @@ import HybridTransport
 /// them (protocol.md §5.4), with HybridTransport's ``TunnelClient`` as both sides.
 extension RelayConformanceRun {
     /// Messages the `/cable/new` side sends before anyone joins reach the joining side in order.
+    ///
+    /// The `/cable/new` side is a raw connection so that it can follow the messages with a ping:
+    /// a relay reads a connection's frames in order, so its pong proves it has taken the messages
+    /// before `/cable/connect` is even opened.
     func checkBeforePairing() async {
+        let check = RelayChecks.forwardBeforePairing
         let early = [Self.randomMessage(81), Self.randomMessage(1), Self.randomMessage(300)]
-        await paired(
-            [RelayChecks.forwardBeforePairing],
-            beforeJoining: { phone in for message in early { try await phone.send(message) } }
-        ) { _, phoneMessages, client, clientMessages in
-            let (received, ended) = await receive(early.count, &clientMessages, on: client)
-            record(RelayChecks.forwardBeforePairing, RelayJudge.forwarding(sent: early, received: received, ended: ended))
+        let tunnelID = Self.randomTunnelID()
+        do {
+            try await RelayRawConnection.with(target, tls: rawTLS(), timeout: options.stepTimeout) { phone in
+                let opened = try await exchange(upgradeRequest(TunnelPath.new(tunnelID).canonicalPath), on: phone)
+                guard let routingID = RelayJudge.routingIDHeader(opened).1 else {
+                    record(check, RelayVerdict(.fail, "/cable/new: \(opened.summary)"))
+                    return
+                }
+                let token = Self.randomMessage(8)
+                do {
+                    for message in early { try await phone.sendFrame(opcode: WebSocketWireFrame.binary, payload: message) }
+                    try await phone.sendFrame(opcode: WebSocketWireFrame.ping, payload: token)
+                } catch {
+                    let close = try? await phone.readFrame()
+                    let code = close.flatMap { $0.opcode == WebSocketWireFrame.close && $0.payload.count >= 2 ? Int($0.payload[0]) << 8 | Int($0.payload[1]) : nil }
+                    record(check, RelayVerdict(.fail, "/cable/new was closed before the messages were sent (\(code.map { "close \($0)" } ?? "\(error)"))"))
+                    return
+                }
+                let channel = phone.channel
+                let (ponged, _) = try await withStepDeadline(options.stepTimeout, onExpiry: { try? await channel.close() }) {
+                    while let frame = try? await phone.readFrame() {
+                        if frame.opcode == WebSocketWireFrame.pong, frame.payload == token { return true }
+                    }
+                    return false
+                }
+                guard ponged else {
+                    record(check, RelayVerdict(.fail, "no pong to a ping sent after the messages on /cable/new"))
+                    return
+                }
+                try await tunnelClient.withConnection(to: url(.connect(routingID, tunnelID))) { client in
+                    var clientMessages = client.messages.makeAsyncIterator()
+                    let (received, ended) = await receive(early.count, &clientMessages, on: client)
+                    record(check, RelayJudge.forwarding(sent: early, received: received, ended: ended))
+                }
+            }
+        } catch {
+            fail([check], error)
         }
     }
 
@@ -95,11 +131,9 @@ extension RelayConformanceRun {
 
     // MARK: Helpers
 
-    /// Opens `/cable/new` (runs `beforeJoining` on it), joins it with `/cable/connect`, and runs
-    /// `body` with both sides. Failures to set up are recorded against `checks`.
+    /// Opens `/cable/new`, joins it with `/cable/connect`, and runs `body` with both sides. Failures to set up are recorded against `checks`.
     func paired(
         _ checks: [ConformanceCheck],
-        beforeJoining: (TunnelConnection) async throws -> Void = { _ in },
         _ body: (
             _ phone: TunnelConnection, _ phoneMessages: inout TunnelMessages.AsyncIterator,
             _ client: TunnelConnection, _ clientMessages: inout TunnelMessages.AsyncIterator
@@ -109,7 +143,6 @@ extension RelayConformanceRun {
         do {
             try await tunnelClient.withConnection(to: url(.new(tunnelID))) { phone in
                 let routingID = try phone.routingID()
-                try await beforeJoining(phone)
                 try await tunnelClient.withConnection(to: url(.connect(routingID, tunnelID))) { client in
                     var phoneMessages = phone.messages.makeAsyncIterator()
                     var clientMessages = client.messages.makeAsyncIterator()

@@ -59,10 +59,31 @@ final class RelayRawConnection {
             }
             received += buffer.readableBytesView
         }
+        let end = HTTPResponseHead.endIndex(in: received) ?? received.count
+        defer { received.removeFirst(end) }
         do {
             return .response(try HTTPResponseHead(parsing: received))
         } catch {
             return .failed("\(error)")
+        }
+    }
+
+    /// Sends one masked client frame (after a 101).
+    func sendFrame(opcode: UInt8, payload: [UInt8]) async throws {
+        var generator = SystemRandomNumberGenerator()
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try await outbound.write(ByteBuffer(bytes: WebSocketWireFrame.masked(opcode: opcode, payload: payload, mask: mask)))
+    }
+
+    /// Reads the next server frame; `nil` when the connection ends first.
+    func readFrame() async throws -> WebSocketWireFrame.Parsed? {
+        while true {
+            if let frame = try WebSocketWireFrame.parse(received) {
+                received.removeFirst(frame.length)
+                return frame
+            }
+            guard let buffer = try await iterator.next() else { return nil }
+            received += buffer.readableBytesView
         }
     }
 

@@ -26,6 +26,9 @@ enum InProcessRelay {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.connectionsPerSecondPerIP = 0
+        // The default 10 s from accept to upgrade is a slowloris guard; on a loaded 2-core CI
+        // machine an in-process relay can take longer than that to read a request.
+        configuration.handshakeTimeout = .seconds(60)
         if tls { configuration.tls = .init(certificateChain: certificate, privateKey: key) }
         configure(&configuration)
         let relay = try await buildRelay(configuration: configuration, logger: logger)
@@ -36,11 +39,14 @@ enum InProcessRelay {
         }
     }
 
-    /// Runs the relay checks against `url`.
+    /// Runs the relay checks against `url` (step timeout 30 s unless `configure` changes it).
     static func check(_ url: String, _ configure: (inout RelayConformanceRun.Options) -> Void = { _ in }) async throws
         -> ConformanceReport
     {
         var options = RelayConformanceRun.Options()
+        // Generous for a loaded CI machine: a conforming relay never comes near it; only the
+        // faults that withhold an answer wait it out.
+        options.stepTimeout = .seconds(30)
         configure(&options)
         return await RelayConformanceRun(target: try RelayTarget(parsing: url), options: options).run()
     }

@@ -39,7 +39,7 @@ import Testing
         let junit = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(atPath: junit) }
         let (status, output) = try await InProcessRelay.with { port in
-            try await Self.run(["relay", "ws://127.0.0.1:\(port)", "--junit", junit])
+            try await Self.run(["relay", "ws://127.0.0.1:\(port)", "--junit", junit, "--step-timeout", "30"])
         }
         #expect(status == 0, "\(output)")
         let total = RelayChecks.all.count
@@ -55,7 +55,7 @@ import Testing
         let junit = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(atPath: junit) }
         let (status, output) = try await ScriptedRelay.with(fault: .acceptsPOST) { port in
-            try await Self.run(["relay", "http://127.0.0.1:\(port)", "--junit", junit, "--json"])
+            try await Self.run(["relay", "http://127.0.0.1:\(port)", "--junit", junit, "--json", "--step-timeout", "30"])
         }
         #expect(status == 1, "\(output)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])

@@ -3,7 +3,10 @@ import Testing
 
 /// Each deliberately broken relay is caught by the check that names its fault, and the same
 /// scripted relay without a fault passes every check (so a failure is the fault's, not the script's).
-@Suite struct RelayConformanceFaultTests {
+///
+/// Serialized: each case is a full run of about 40 connections, and twelve at once starve a
+/// 2-core machine.
+@Suite(.serialized) struct RelayConformanceFaultTests {
     /// The fault and the check that must fail because of it.
     static let cases: [(ScriptedRelay.Fault, ConformanceCheck)] = [
         (.noSubprotocolEcho, RelayChecks.subprotocolEchoed),

@@ -134,3 +134,31 @@ import Testing
         #expect(Set(RelayChecks.slow + RelayChecks.tls).isSubset(of: Set(RelayChecks.all)))
     }
 }
+
+/// The raw frames the before-pairing check writes and reads, against RFC 6455 §5.7's examples.
+@Suite struct WebSocketWireFrameTests {
+    @Test func maskedHelloMatchesRFC6455() {
+        let frame = WebSocketWireFrame.masked(opcode: 0x1, payload: Array("Hello".utf8), mask: [0x37, 0xfa, 0x21, 0x3d])
+        #expect(frame == [0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58])
+    }
+
+    @Test func parsesUnmaskedServerFrames() throws {
+        let hello: [UInt8] = [0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f]
+        let parsed = try WebSocketWireFrame.parse(hello + [0x8A])
+        #expect(parsed?.opcode == 0x1 && parsed?.fin == true && parsed?.payload == Array("Hello".utf8) && parsed?.length == 7)
+        #expect(try WebSocketWireFrame.parse(Array(hello.prefix(6))) == nil)
+        let medium = [0x82, 0x7E, 0x01, 0x00] + [UInt8](repeating: 7, count: 256)
+        #expect(try WebSocketWireFrame.parse(medium)?.payload.count == 256)
+        let large = [0x82, 0x7F, 0, 0, 0, 0, 0, 1, 0, 0] + [UInt8](repeating: 7, count: 65_536)
+        #expect(try WebSocketWireFrame.parse(large)?.length == 65_546)
+        #expect(throws: WebSocketWireFrameError.maskedServerFrame) { try WebSocketWireFrame.parse([0x81, 0x85, 1, 2, 3, 4]) }
+        #expect(throws: WebSocketWireFrameError.tooLong) { try WebSocketWireFrame.parse([0x82, 0x7F, 0xFF, 0, 0, 0, 0, 0, 0, 0]) }
+    }
+
+    @Test func maskedLengthsUseTheRightForm() {
+        let mask: [UInt8] = [0, 0, 0, 0]
+        #expect(Array(WebSocketWireFrame.masked(opcode: 2, payload: .init(repeating: 1, count: 126), mask: mask).prefix(4)) == [0x82, 0xFE, 0x00, 0x7E])
+        #expect(Array(WebSocketWireFrame.masked(opcode: 2, payload: .init(repeating: 1, count: 65_536), mask: mask).prefix(10))
+            == [0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0])
+    }
+}

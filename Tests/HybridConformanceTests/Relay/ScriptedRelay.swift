@@ -55,6 +55,8 @@ final class ScriptedRelay: Sendable {
         var claimed = false
         /// Messages from the phone before the client joined.
         var queue: [ByteBuffer] = []
+        /// The phone ended while the client's upgrade was still completing: close it with this once it joins.
+        var phoneEndedWith: UInt16?
     }
 
     enum Side: Sendable { case phone, client }
@@ -171,7 +173,7 @@ final class ScriptedRelay: Sendable {
     }
 
     private func joined(_ tunnelID: TunnelID, _ side: Side, _ channel: any Channel) {
-        state.withLock { state in
+        let phoneEndedWith: UInt16? = state.withLock { state in
             switch side {
             case .phone:
                 state.tunnels[tunnelID]?.phone = channel
@@ -183,8 +185,14 @@ final class ScriptedRelay: Sendable {
                     for message in queue { channel.write(WebSocketFrame(fin: true, opcode: .binary, data: message), promise: nil) }
                 }
                 channel.flush()
+                if let code = state.tunnels[tunnelID]?.phoneEndedWith {
+                    state.tunnels[tunnelID] = nil
+                    return code
+                }
             }
+            return nil
         }
+        if let phoneEndedWith { close(channel, peerCode: phoneEndedWith) }
     }
 
     /// Forwards one message from `side`, or queues it while the client has not joined.
@@ -203,10 +211,20 @@ final class ScriptedRelay: Sendable {
     /// `side` ended (close frame or TCP): close the other side with `code` and forget the tunnel.
     fileprivate func ended(_ side: Side, in tunnelID: TunnelID, peerCode: UInt16) {
         let peer: (any Channel)? = state.withLock { state in
-            guard let tunnel = state.tunnels.removeValue(forKey: tunnelID) else { return nil }
+            guard let tunnel = state.tunnels[tunnelID] else { return nil }
+            if side == .phone, tunnel.claimed, tunnel.client == nil {
+                // The client's upgrade is still completing on its own event loop.
+                if tunnel.phoneEndedWith == nil { state.tunnels[tunnelID]?.phoneEndedWith = peerCode }
+                return nil
+            }
+            state.tunnels[tunnelID] = nil
             return side == .phone ? tunnel.client : tunnel.phone
         }
-        guard let peer else { return }
+        if let peer { close(peer, peerCode: peerCode) }
+    }
+
+    /// Sends `peer` a close frame with `peerCode` (or the fault's code), then closes it.
+    private func close(_ peer: any Channel, peerCode: UInt16) {
         var data = peer.allocator.buffer(capacity: 2)
         data.writeInteger(fault == .wrongPeerCloseCode ? 1011 : peerCode)
         peer.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)).whenComplete { _ in
