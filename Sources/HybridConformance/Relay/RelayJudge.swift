@@ -80,7 +80,7 @@ public enum RelayJudge {
     }
 
     /// A check that expects each labelled request to be refused (any answer but 101; a closed
-    /// connection counts as refused). `preferred` adds a note when the status is not the usual one.
+    /// connection counts as refused; no answer at all fails).
     public static func refused(_ outcomes: [(label: String, outcome: RelayRequestOutcome)]) -> RelayVerdict {
         let upgraded = outcomes.filter { $0.outcome.upgraded }
         let failed = outcomes.filter { if case .failed = $0.outcome { true } else { false } }
