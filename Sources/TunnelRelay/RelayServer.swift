@@ -173,10 +173,12 @@ func buildRelay(
         logger: logger
     )
     let tlsContext = try configuration.tls.map { files in
-        let configuration = TLSConfiguration.makeServerConfiguration(
+        var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificateChain).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem))
         )
+        // TLS 1.0 and 1.1 are deprecated (RFC 8996); every caBLE peer speaks 1.2 or 1.3.
+        configuration.minimumTLSVersion = .tlsv12
         return try NIOSSLContext(configuration: configuration)
     }
     let shuttingDown = NIOLockedValueBox(false)

@@ -8,7 +8,7 @@ struct HybridConformanceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid-conformance",
         abstract: "Conformance tools for the FIDO hybrid transport (caBLE v2).",
-        subcommands: [Vectors.self, ClientCommand.self, PhoneCommand.self]
+        subcommands: [Vectors.self, RelayCommand.self, PhoneCommand.self, ClientCommand.self]
     )
 
     struct Vectors: ParsableCommand {
