@@ -121,6 +121,8 @@ struct RelayBenchCommand: AsyncParsableCommand {
             "--host", "127.0.0.1", "--port", String(port), "--rate-per-ip", "0", "--log-level", "error",
             "--pending-ttl", "600", "--tunnel-lifetime", "3600", "--max-messages", "1000000000",
             "--max-bytes", "1000000000000", "--max-connections", "1000000", "--max-pending", "1000000",
+            // The load comes from one address: no per-address caps (they would stop it at 1/16 of the fds).
+            "--max-connections-per-ip", "0", "--max-pending-per-ip", "0",
             "--event-loops", String(relayEventLoops), "--ping-interval", String(relayPingInterval),
             "--routing-prefix", String(prefix),
         ]
