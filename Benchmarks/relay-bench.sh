@@ -14,6 +14,9 @@
 #   --relay-url ws://127.0.0.1:PORT   an already-running relay (any implementation); --relay-pid for CPU/RSS
 #   --compare --relay-event-loops 1   side by side: our relay, nginx and HAProxy proxying to an echo, the echo
 #                                     (needs Debian's nginx); a table of ratios to the best
+#   --fault-run                       3 instances behind HAProxy under a ceremony load; SIGKILL one, restart it;
+#                                     failed ceremonies and time to recover
+# Every load run checks one message each way on every paired tunnel before the throughput phases.
 # Every phase prints a "summary phase=… key=value …" line: diff two runs with grep ^summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."

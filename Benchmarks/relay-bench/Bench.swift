@@ -9,6 +9,8 @@ import NIOCore
 ///
 /// Phases only move forward (``PhaseGate``); each active phase is followed by its stop phase.
 final class Bench: Sendable {
+    /// Every tunnel sends one message and checks the echo (one frame each way through the relay).
+    static let everyTunnel = 1
     static let smallThroughput = 2
     static let largeThroughput = 4
     static let relayedLatency = 6
@@ -116,11 +118,15 @@ final class Bench: Sendable {
     private func work(_ index: Int, client: TunnelConnection) async throws {
         let isThroughput = index < throughputTunnels
         let isLatency = !isThroughput && index < throughputTunnels + latencyTunnels
+        var replies = client.messages.makeAsyncIterator()
+        await gate.wait(for: Self.everyTunnel)
+        if currentPhase == Self.everyTunnel {
+            try await checkRoundTrip(index, client, &replies)
+        }
         guard isThroughput || isLatency else {
             await gate.wait(for: Self.done)
             return
         }
-        var replies = client.messages.makeAsyncIterator()
         if isThroughput {
             for phase in [Self.smallThroughput, Self.largeThroughput] {
                 await gate.wait(for: phase)
@@ -138,6 +144,24 @@ final class Bench: Sendable {
             counters.samples(try await pacedRoundTrips(client, &replies, while: Self.relayedLatency))
         }
         await gate.wait(for: Self.done)
+    }
+
+    /// Sends one message that no other tunnel sends (its index and random bytes) and counts
+    /// whether the same bytes came back: the relay carried a frame each way on this tunnel.
+    private func checkRoundTrip(
+        _ index: Int, _ connection: TunnelConnection, _ replies: inout TunnelMessages.AsyncIterator
+    ) async throws {
+        var generator = SystemRandomNumberGenerator()
+        let message = withUnsafeBytes(of: UInt64(index).littleEndian, Array.init)
+            + (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        do {
+            try await connection.send(message)
+            let reply = try await replies.next()
+            counters.checked(ok: reply == message)
+        } catch {
+            counters.checked(ok: false)
+            throw error
+        }
     }
 
     /// Round trips of 64-byte messages at the latency interval while the phase lasts; returns

@@ -64,6 +64,13 @@ final class SourcePorts: Sendable {
 /// Counters shared by the worker tunnels.
 final class Counters: Sendable {
     private let state = NIOLockedValueBox((paired: 0, failed: 0, roundTrips: 0, samples: [Int]()))
+    private let checks = NIOLockedValueBox((ok: 0, failed: 0))
+
+    /// A tunnel's one-message check (``Bench/everyTunnel``) ended.
+    func checked(ok: Bool) { checks.withLockedValue { ok ? ($0.ok += 1) : ($0.failed += 1) } }
+
+    /// Tunnels whose check got their message back intact, and those whose check failed.
+    var checkResults: (ok: Int, failed: Int) { checks.withLockedValue { $0 } }
 
     func paired() -> Int { state.withLockedValue { $0.paired += 1; return $0.paired } }
     func failed() { state.withLockedValue { $0.failed += 1 } }

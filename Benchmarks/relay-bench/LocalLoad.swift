@@ -6,6 +6,9 @@ import NIOConcurrencyHelpers
 protocol LoadGenerator {
     /// Opens every tunnel and waits until each one paired or failed.
     func setUp() async throws -> (paired: Int, failed: Int)
+    /// Every paired tunnel sends one message and checks its echo; waits up to `timeout` seconds
+    /// for all of them. Returns the tunnels that got their message back intact and those that failed.
+    func everyTunnel(timeout: Double) async throws -> (ok: Int, failed: Int)
     /// Round trips completed by the throughput tunnels in `phase` with `size`-byte messages.
     func throughput(phase: Int, size: Int, seconds: Double) async throws -> Int
     /// Paced round-trip durations (ns) through the relay.
@@ -57,6 +60,18 @@ final class LocalLoad: LoadGenerator, Sendable {
             }
         }
         return (last.paired, last.failed)
+    }
+
+    func everyTunnel(timeout: Double) async throws -> (ok: Int, failed: Int) {
+        let paired = bench.counters.snapshot.paired
+        await bench.advance(to: Bench.everyTunnel)
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var results = bench.counters.checkResults
+        while results.ok + results.failed < paired, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            results = bench.counters.checkResults
+        }
+        return results
     }
 
     func throughput(phase: Int, size: Int, seconds: Double) async throws -> Int {

@@ -37,6 +37,8 @@ struct RelayBenchCommand: AsyncParsableCommand {
     var relayPingInterval: Double = 20
     @Option(help: "Seconds of the latency phase.")
     var latencyDuration: Double = 10
+    @Option(help: "Seconds to wait for every tunnel's one-message check (each tunnel: one frame each way).")
+    var everyTunnelTimeout: Double = 300
 
     @Option(help: ArgumentHelp(
         "Relay instances (tunnel-relay processes with routing prefixes 01, 02, …), each loaded by its own "
@@ -60,6 +62,18 @@ struct RelayBenchCommand: AsyncParsableCommand {
             + "WebSocket to an echo server, and the direct echo; prints ratios to the best."
     ))
     var compare = false
+
+    @Flag(help: ArgumentHelp(
+        "Fault run: 3 relay instances behind HAProxy (--haproxy-config) under a steady ceremony load; SIGKILL one, "
+            + "restart it; prints failed ceremonies and the time to recover."
+    ))
+    var faultRun = false
+    @Option(help: "Fault run: concurrent ceremony loops.")
+    var faultWorkers = 6
+    @Option(help: "Fault run: seconds of steady load before the kill and after the restarted instance is back.")
+    var faultSteady: Double = 5
+    @Option(help: "Fault run: seconds from the kill to the restart.")
+    var faultDown: Double = 10
 
     @Option(help: ArgumentHelp("Worker mode: the relay port to load.", visibility: .hidden))
     var workerRelayPort: Int?
@@ -102,11 +116,13 @@ struct RelayBenchCommand: AsyncParsableCommand {
         )
     }
 
-    func relayArguments(prefix: Int) -> [String] {
+    func relayArguments(prefix: Int, port: Int = 0) -> [String] {
         [
-            "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0", "--log-level", "error",
+            "--host", "127.0.0.1", "--port", String(port), "--rate-per-ip", "0", "--log-level", "error",
             "--pending-ttl", "600", "--tunnel-lifetime", "3600", "--max-messages", "1000000000",
             "--max-bytes", "1000000000000", "--max-connections", "1000000", "--max-pending", "1000000",
+            // The load comes from one address: no per-address caps (they would stop it at 1/16 of the fds).
+            "--max-connections-per-ip", "0", "--max-pending-per-ip", "0",
             "--event-loops", String(relayEventLoops), "--ping-interval", String(relayPingInterval),
             "--routing-prefix", String(prefix),
         ]
@@ -129,6 +145,10 @@ struct RelayBenchCommand: AsyncParsableCommand {
         guard instances >= 1 else { throw ValidationError("--instances must be 1 or more") }
         if compare {
             try await runSideBySide()
+            return
+        }
+        if faultRun {
+            try await runFaultRun()
             return
         }
         let (cap, fdLimit) = Self.fdTunnelCap
@@ -237,6 +257,20 @@ struct RelayBenchCommand: AsyncParsableCommand {
             let workerRSS = (workerLoad?.processIdentifiers ?? []).map(RelayProcess.residentBytes(of:))
             print("load-generator workers: \(workerRSS.map { "\($0 / 1024) KiB" }.joined(separator: ", "))")
         }
+
+        // Phase 1: one message each way on every tunnel, checked.
+        let checkStart = ContinuousClock.now
+        let checks = try await load.everyTunnel(timeout: everyTunnelTimeout)
+        let unanswered = paired - checks.ok - checks.failed
+        print(
+            "every tunnel: \(checks.ok) of \(paired) paired tunnels sent a message and got it back intact through the relay "
+                + "(\(checks.failed) failed, \(unanswered) unanswered after \(format(ContinuousClock.now - checkStart)))"
+        )
+        var checkLine = SummaryLine(phase: "every_tunnel")
+        checkLine["tunnels"] = String(paired)
+        checkLine["ok"] = String(checks.ok)
+        checkLine["failed"] = String(checks.failed + unanswered)
+        checkLine.print()
 
         // Phases 2 and 3: throughput with small and large messages.
         for (phase, size) in [(Bench.smallThroughput, 64), (Bench.largeThroughput, 16 * 1024)] {

@@ -59,5 +59,6 @@ enum BenchError: Error {
     case relayDidNotStart(String)
     case noFreeSourcePort
     case phoneUpgradeFailed
+    case ceremonyBroke(String)
     case workerExited(Int)
 }

@@ -18,7 +18,7 @@ struct WorkerShare {
 /// one per relay instance, so that no process holds more descriptors than the hard fd limit
 /// allows. Commands go to each worker's stdin, one line each; replies come back on its stdout.
 ///
-/// Protocol: `setup` → `setup <paired> <failed>`; `throughput <phase> <size> <seconds>` →
+/// Protocol: `setup` → `setup <paired> <failed>`; `every <timeout>` → `every <ok> <failed>`; `throughput <phase> <size> <seconds>` →
 /// `roundtrips <n>`; `relayed <seconds>` / `direct <seconds>` → `samples <ns,ns,…>`;
 /// `finish` → `done`. Other output lines are passed through, prefixed with the worker.
 final class WorkerLoad: LoadGenerator {
@@ -64,6 +64,11 @@ final class WorkerLoad: LoadGenerator {
         let replies = try await exchange("setup", expecting: "setup")
         let counts = replies.map { $0.split(separator: " ").compactMap { Int($0) } }
         pairedPerWorker = counts.map { $0.first ?? 0 }
+        return (counts.reduce(0) { $0 + ($1.first ?? 0) }, counts.reduce(0) { $0 + ($1.last ?? 0) })
+    }
+
+    func everyTunnel(timeout: Double) async throws -> (ok: Int, failed: Int) {
+        let counts = try await exchange("every \(timeout)", expecting: "every").map { $0.split(separator: " ").compactMap { Int($0) } }
         return (counts.reduce(0) { $0 + ($1.first ?? 0) }, counts.reduce(0) { $0 + ($1.last ?? 0) })
     }
 
@@ -122,6 +127,9 @@ enum WorkerMain {
             case "setup":
                 let result = try await load.setUp()
                 reply("setup \(result.paired) \(result.failed)")
+            case "every":
+                let results = try await load.everyTunnel(timeout: seconds)
+                reply("every \(results.ok) \(results.failed)")
             case "throughput":
                 guard words.count == 4, let phase = Int(words[1]), let size = Int(words[2]) else { continue }
                 reply("roundtrips \(try await load.throughput(phase: phase, size: size, seconds: seconds))")

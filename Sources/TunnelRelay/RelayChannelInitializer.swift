@@ -78,7 +78,6 @@ struct RelayChannelInitializer: Sendable {
             channel.pipeline.fireUserInboundEventTriggered(RelayHandshakeTimedOut())
         }
         handshake.timeout = timeout
-        channel.closeFuture.whenComplete { _ in timeout.cancel() }
     }
 
     /// Why a connection must be refused at accept, if it must: the global and per-address

@@ -2,7 +2,10 @@ import Logging
 import NIOCore
 
 /// What every connection of one relay instance shares: configuration, registry, metrics, logger.
-struct RelayContext: Sendable {
+///
+/// A class, not a struct: every handler, timer and close callback of every connection keeps it,
+/// and a copy of the configuration in each of them cost about 2 KB per paired tunnel.
+final class RelayContext: Sendable {
     let configuration: RelayConfiguration
     let registry: TunnelRegistry
     let metrics: RelayMetrics
@@ -10,6 +13,19 @@ struct RelayContext: Sendable {
     let pingSweepers: PingSweepers
     let accounting: RelayAccounting
     let logger: Logger
+
+    init(
+        configuration: RelayConfiguration, registry: TunnelRegistry, metrics: RelayMetrics, tracker: ConnectionTracker,
+        pingSweepers: PingSweepers, accounting: RelayAccounting, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.registry = registry
+        self.metrics = metrics
+        self.tracker = tracker
+        self.pingSweepers = pingSweepers
+        self.accounting = accounting
+        self.logger = logger
+    }
 
     /// Ends `side` for `reason` and tells the peer (if any) to close with the matching code.
     func end(_ pairing: TunnelPairing, side: TunnelSide, reason: TunnelEndReason) {

@@ -32,6 +32,14 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
         self.conditions = conditions
     }
 
+    /// Removed at the upgrade or when the connection closes: either way the handshake timer has
+    /// nothing left to guard. (Cancelling here instead of in a close callback keeps nothing alive
+    /// per open tunnel.)
+    func handlerRemoved(context channelContext: ChannelHandlerContext) {
+        handshake.timeout?.cancel()
+        handshake.timeout = nil
+    }
+
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
         let part = Self.unwrapInboundIn(data)
         switch state {

@@ -20,6 +20,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private let relay: RelayContext
 
     private var peer: (any Channel)?
+    /// How messages reach ``peer`` once it has joined.
+    private var peerLink: RelayPeerLink?
     private var queue: [WebSocketFrame] = []
     /// What ``queue`` is charged to the global pre-pairing budget.
     private var queuedBytes = 0
@@ -55,6 +57,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         leavePingSweeper(context: context)
         closeTimer?.cancel()
         dropQueue()
+        peerLink?.detach()
     }
 
     // MARK: Inbound
@@ -92,9 +95,16 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         guard messages <= limits.maxMessagesPerDirection, bytes <= limits.maxBytesPerDirection else {
             return close(context, code: .limitExceeded)
         }
-        let outbound = WebSocketFrame(fin: true, opcode: .binary, data: frame.unmaskedData)
-        guard let peer else { return enqueue(outbound, context: context) }
-        forward(outbound, to: peer)
+        guard let peerLink else {
+            return enqueue(WebSocketFrame(fin: true, opcode: .binary, data: frame.unmaskedData), context: context)
+        }
+        forward(frame.data, maskKey: frame.maskKey, via: peerLink)
+    }
+
+    /// Sends what ``message(_:context:)`` forwarded in this read cycle.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        peerLink?.flush()
+        context.fireChannelReadComplete()
     }
 
     /// Holds a message for a peer that has not joined. The per-tunnel limits pause reading once
@@ -117,11 +127,12 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         queuedBytes = 0
     }
 
-    private func forward(_ frame: WebSocketFrame, to peer: any Channel) {
+    /// Writes a message to the peer; ``channelReadComplete(context:)`` flushes it.
+    private func forward(_ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, via link: RelayPeerLink) {
         relay.metrics.messagesForwarded.increment()
-        relay.metrics.bytesForwarded.increment(by: Int64(frame.length))
+        relay.metrics.bytesForwarded.increment(by: Int64(payload.readableBytes))
         // Backpressure comes back as RelayPeerWritability from the peer's handler.
-        peer.writeAndFlush(frame, promise: nil)
+        link.write(payload: payload, maskKey: maskKey)
     }
 
     /// Pongs only while this socket is writable and no earlier pong is still being written (RFC
@@ -256,9 +267,12 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         }
         guard peer == nil, let channel else { return }
         peer = channel
+        let link = RelayPeerLink(channel: channel, from: context.eventLoop)
+        peerLink = link
         let queued = queue
         dropQueue()
-        for frame in queued { forward(frame, to: channel) }
+        for frame in queued { forward(frame.data, maskKey: nil, via: link) }
+        link.flush()
         resume(.queueFull, context: context)
     }
 
