@@ -8,7 +8,9 @@ import NIOWebSocket
 /// What it holds is bounded whatever the client sends: it stops reading (``RelayReadPause``) while
 /// the peer's socket is full, while the pre-pairing queue is full, and while a pong cannot be
 /// written; it has at most one pong in flight and answers no ping while its own socket is full,
-/// so a client that floods pings without reading ends up paused and then idle-closed.
+/// so a client that floods pings without reading ends up paused and then idle-closed. Messages
+/// in flight beyond a small allowance are charged to a relay-wide budget (``RelayInFlight``); a
+/// connection that would exceed it is closed with ``RelayCloseCode/tryAgainLater`` and no longer read.
 ///
 /// It never looks inside a message and never logs one.
 final class RelayTunnelHandler: ChannelInboundHandler {
@@ -18,6 +20,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private let side: TunnelSide
     private let pairing: TunnelPairing
     private let relay: RelayContext
+    /// This connection's messages in flight (shared with its meter and frame check).
+    private let inFlight: RelayInFlight
 
     private var peer: (any Channel)?
     private var queue: [WebSocketFrame] = []
@@ -36,10 +40,11 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     /// This connection's group in its loop's ``PingSweeper``.
     private var pingGroup: Int?
 
-    init(side: TunnelSide, pairing: TunnelPairing, relay: RelayContext) {
+    init(side: TunnelSide, pairing: TunnelPairing, relay: RelayContext, inFlight: RelayInFlight) {
         self.side = side
         self.pairing = pairing
         self.relay = relay
+        self.inFlight = inFlight
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -94,7 +99,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         }
         let outbound = WebSocketFrame(fin: true, opcode: .binary, data: frame.unmaskedData)
         guard let peer else { return enqueue(outbound, context: context) }
-        forward(outbound, to: peer)
+        forward(outbound, to: peer, context: context)
     }
 
     /// Holds a message for a peer that has not joined. The per-tunnel limits pause reading once
@@ -117,11 +122,25 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         queuedBytes = 0
     }
 
-    private func forward(_ frame: WebSocketFrame, to peer: any Channel) {
+    /// Writes a whole message to the peer. A message just read stays in flight (``RelayInFlight``)
+    /// until written; the pre-pairing queue, flushed when the peer joins, is not charged again
+    /// (it is bounded by ``RelayConfiguration/maxQueuedBytesPerTunnel`` plus one read cycle).
+    private func forward(
+        _ frame: WebSocketFrame, to peer: any Channel, context: ChannelHandlerContext, fromQueue: Bool = false
+    ) {
         relay.metrics.messagesForwarded.increment()
         relay.metrics.bytesForwarded.increment(by: Int64(frame.length))
+        guard !fromQueue else {
+            peer.writeAndFlush(frame, promise: nil)
+            return
+        }
+        let length = frame.length
+        inFlight.forwarding(length)
+        let written = peer.eventLoop.makePromise(of: Void.self)
         // Backpressure comes back as RelayPeerWritability from the peer's handler.
-        peer.writeAndFlush(frame, promise: nil)
+        peer.writeAndFlush(frame, promise: written)
+        let inFlight = self.inFlight
+        written.futureResult.hop(to: context.eventLoop).assumeIsolated().whenComplete { _ in inFlight.written(length) }
     }
 
     /// Pongs only while this socket is writable and no earlier pong is still being written (RFC
@@ -132,9 +151,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         guard pingsSinceTick <= relay.configuration.maxPingsPerInterval else {
             // A flood: stop reading and decoding it at once; the close frame goes out, TCP
             // after closeTimeout.
-            pause(.closing, context: context)
-            try? context.pipeline.syncOperations.addHandler(RelayDiscardInbound(), position: .first)
-            return close(context, code: .limitExceeded)
+            return stopReadingAndClose(context, code: .limitExceeded)
         }
         guard context.channel.isWritable else {
             relay.accounting.pongSkipped()
@@ -153,6 +170,14 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             pongInFlight = false
             resume(.pongPending, channel: channel)
         }
+    }
+
+    /// For a flood: stops reading and decoding at once and closes with `code`; the close frame
+    /// goes out, TCP after ``RelayConfiguration/closeTimeout``.
+    private func stopReadingAndClose(_ context: ChannelHandlerContext, code: RelayCloseCode) {
+        pause(.closing, context: context)
+        try? context.pipeline.syncOperations.addHandler(RelayDiscardInbound(), position: .first)
+        close(context, code: code)
     }
 
     /// Stops reading for `reason` (reading resumes when every reason is gone).
@@ -235,6 +260,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         switch error {
         case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
             close(context, code: .messageTooBig)
+        case is RelayInFlightBudgetExhausted:
+            stopReadingAndClose(context, code: .tryAgainLater)
         case is NIOWebSocketError, is NIOWebSocketFrameAggregator.Error, is RelayFrameError:
             close(context, code: .protocolError)
         default:
@@ -258,7 +285,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         peer = channel
         let queued = queue
         dropQueue()
-        for frame in queued { forward(frame, to: channel) }
+        for frame in queued { forward(frame, to: channel, context: context, fromQueue: true) }
         resume(.queueFull, context: context)
     }
 
