@@ -1,4 +1,5 @@
 import Foundation
+import TestChildProcess
 import HybridCore
 import HybridTransport
 import Testing
@@ -86,29 +87,29 @@ struct RelayCommandTests {
         return Bundle.main.bundleURL
     }
 
-    /// Reads `handle` on a dispatch thread until the first newline (or EOF).
+    /// Reads `handle` until the first newline (or EOF), off the cooperative pool.
     static func firstLine(of handle: FileHandle) async throws -> String? {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { return continuation.resume(returning: nil) }
-                    bytes.append(chunk)
-                    if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
-                        return continuation.resume(returning: String(decoding: bytes[..<newline], as: UTF8.self))
-                    }
+        let handle = UncheckedFileHandle(handle)
+        return await ChildProcess.offPool {
+            var bytes = Data()
+            while true {
+                let chunk = handle.value.availableData
+                if chunk.isEmpty { return nil }
+                bytes.append(chunk)
+                if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    return String(decoding: bytes[..<newline], as: UTF8.self)
                 }
             }
         }
     }
 
     static func exitStatus(of process: Process) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
+        await ChildProcess.exitStatus(of: process)
     }
+}
+
+/// A file handle read by one thread at a time.
+struct UncheckedFileHandle: @unchecked Sendable {
+    let value: FileHandle
+    init(_ value: FileHandle) { self.value = value }
 }
