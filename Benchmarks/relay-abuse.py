@@ -206,6 +206,27 @@ async def attack_prepairing_flood(port, source, sockets=20):
     await hold_forever([one() for _ in range(sockets)])
 
 
+async def attack_partial_messages(port, source, sockets=150):
+    """Each socket sends all but the last byte of a maximum-size (1 MiB) message and then waits:
+    without the relay-wide in-flight budget the relay would hold sockets x 1 MiB (150 pending
+    tunnels here, under the per-IP pending cap); with it, the sockets beyond get 1013."""
+    partial = frame(0x2, os.urandom(1 << 20))[:-1]
+
+    async def one():
+        while True:
+            try:
+                r, w = await open_conn(port, source)
+                w.write(upgrade(f"/cable/new/{tunnel_id()}"))
+                await read_head(r)
+                w.write(partial)
+                await w.drain()
+                await r.read()  # until the relay closes it
+            except Exception:  # noqa: BLE001
+                pass
+            await asyncio.sleep(0.1)
+    await hold_forever([one() for _ in range(sockets)])
+
+
 async def attack_pending_hog(port, source):
     held = []
     while True:
@@ -361,6 +382,7 @@ async def half_ceremony(port, source):
 ATTACKS = {
     "ping-flood": attack_ping_flood,
     "prepairing-flood": attack_prepairing_flood,
+    "partial-messages": attack_partial_messages,
     "pending-hog": attack_pending_hog,
     "descriptors": attack_descriptors,
     "idle-sockets": attack_idle_sockets,

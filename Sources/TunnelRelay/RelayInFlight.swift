@@ -6,7 +6,8 @@ import NIOWebSocket
 ///
 /// - received but not yet decoded into a frame (the WebSocket decoder's buffer),
 /// - decoded fragments of a message not yet complete (the fragment aggregator's buffer),
-/// - whole messages forwarded to the peer and not yet written to its socket.
+/// - whole messages larger than the allowance, forwarded to the peer and not yet written to its
+///   socket.
 ///
 /// A message moves from one stage to the next without growing the charge, so only newly read
 /// bytes can need more budget: ``settle()`` after each read reserves it, or reports that it does

@@ -122,19 +122,21 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         queuedBytes = 0
     }
 
-    /// Writes a whole message to the peer. A message just read stays in flight (``RelayInFlight``)
-    /// until written; the pre-pairing queue, flushed when the peer joins, is not charged again
-    /// (it is bounded by ``RelayConfiguration/maxQueuedBytesPerTunnel`` plus one read cycle).
+    /// Writes a whole message to the peer. A message larger than the in-flight allowance stays in
+    /// flight (``RelayInFlight``) until written; smaller ones are not tracked (the peer's
+    /// high-water mark pauses reading, so at most one of them waits beyond it), nor is the
+    /// pre-pairing queue flushed when the peer joins (bounded by
+    /// ``RelayConfiguration/maxQueuedBytesPerTunnel`` plus one read cycle).
     private func forward(
         _ frame: WebSocketFrame, to peer: any Channel, context: ChannelHandlerContext, fromQueue: Bool = false
     ) {
         relay.metrics.messagesForwarded.increment()
         relay.metrics.bytesForwarded.increment(by: Int64(frame.length))
-        guard !fromQueue else {
+        let length = frame.length
+        guard !fromQueue, length > relay.configuration.inFlightAllowancePerConnection else {
             peer.writeAndFlush(frame, promise: nil)
             return
         }
-        let length = frame.length
         inFlight.forwarding(length)
         let written = peer.eventLoop.makePromise(of: Void.self)
         // Backpressure comes back as RelayPeerWritability from the peer's handler.
