@@ -14,12 +14,9 @@ import Testing
 struct RelayAbuseTests {
     /// A ping interval the timer never reaches during a test: tests tick the sweeper themselves.
     /// (The sweeper ticks one of up to 1024 groups every interval/1024: 30 days make that 42 min.)
-    /// The handshake timeout is an hour too: a flooder sends its request when its task runs,
-    /// which on a busy machine can be later than the default 10 s after it connected.
     static func manualPings(_ configuration: inout RelayConfiguration) {
         configuration.pingInterval = .seconds(30 * 86_400)
         configuration.closeTimeout = .milliseconds(50)
-        configuration.handshakeTimeout = .seconds(3600)
     }
 
     /// A masked ping with the longest control payload (125 bytes): each pong the relay owes is
@@ -208,7 +205,7 @@ struct RelayAbuseTests {
 
     /// 127.0.0.2 holds its two connections; its third is refused at once; 127.0.0.1 still works.
     @Test func perAddressConnectionCapLeavesOtherAddressesWorking() async throws {
-        try await RelayTest.withRelay({ $0.maxConnectionsPerIP = 2; $0.handshakeTimeout = .seconds(3600) }) { relay, origin async throws in
+        try await RelayTest.withRelay({ $0.maxConnectionsPerIP = 2 }) { relay, origin async throws in
             let port = origin.effectivePort
             try await RawConnection.with(port: port, from: "127.0.0.2") { first async throws in
                 _ = try await first.openNewTunnel(RelayTest.randomTunnelID())
@@ -290,13 +287,12 @@ struct RelayAbuseTests {
     @Test func floodsKeepTheBoundsAndRealTunnelsSucceed() async throws {
         let recorder = ProbeRecorder()
         let budget = 512 << 10
-        // The flooders connect first and send their requests once their tasks run: on a busy
-        // machine that can take longer than the default 10 s handshake timeout, and a flooder
-        // refused for it would never be paused (the event this test waits for).
+        // The flooders connect first and send their requests once their tasks run (see
+        // RelayTest.configuration): a flooder refused for a timeout would never be paused, the
+        // event this test waits for.
         let configure: (inout RelayConfiguration) -> Void = {
             $0.maxQueuedBytesTotal = budget
             $0.closeTimeout = .milliseconds(200)
-            $0.handshakeTimeout = .seconds(3600)
             $0.pendingTunnelTTL = .seconds(3600)
         }
         try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
