@@ -38,11 +38,12 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             whose next bytes do not fit is closed with 1013 (try again later) and no longer read.
 
             Worst-case memory (RSS), in bytes, with C = --max-connections, H = --outbound-high-water, \
-            Q = --max-queued-total, F = --max-inflight-total, A = --inflight-allowance:
-              RSS <= 40 MiB + Q + 2 * F + C * (16 KiB + H + 256 KiB + 2 * A)
-            (16 KiB of fixed state per connection, H bytes waiting to be written, one 256 KiB read cycle \
-            read before a pause or a close takes effect, and the messages in flight; a byte in flight can \
-            be held twice for a moment: buffers grow by doubling and unmasking copies). No term grows \
+            Q = --max-queued-total, B = --max-queued-bytes, F = --max-inflight-total, A = --inflight-allowance:
+              RSS <= 40 MiB + Q + 2 * F + C * (16 KiB + H + B + 256 KiB + 2 * A)
+            (16 KiB of fixed state per connection, H bytes waiting to be written plus a pre-pairing queue \
+            of up to B written at pairing, one 256 KiB read cycle read before a pause or a close takes \
+            effect, and the messages in flight; a byte in flight can be held twice for a moment: buffers \
+            grow by doubling and unmasking copies). No term grows \
             with --max-message-size: partly sent maximum-size messages on every connection fill F and \
             then get 1013.
             """
