@@ -29,6 +29,7 @@ struct RelayCommandTests {
         let command = try TunnelRelayCommand.parse([
             "--max-connections-per-ip", "0", "--max-pending-per-ip", "7", "--max-queued-bytes", "1000",
             "--max-queued-total", "5000", "--max-pings", "5", "--outbound-high-water", "4096",
+            "--inflight-allowance", "0", "--max-inflight-total", "123456",
         ])
         let configuration = command.relayConfiguration
         #expect(configuration.maxConnectionsPerIP == 0)
@@ -37,9 +38,13 @@ struct RelayCommandTests {
         #expect(configuration.maxQueuedBytesTotal == 5000)
         #expect(configuration.maxPingsPerInterval == 5)
         #expect(configuration.outboundHighWaterMark == 4096)
+        #expect(configuration.inFlightAllowancePerConnection == 0)
+        #expect(configuration.maxInFlightBytesTotal == 123_456)
         // Unset caps keep the defaults derived from the descriptor limit.
         #expect(configuration.maxConnections == RelayDefaultLimits.current.maxConnections)
         #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--max-pending-per-ip", "-1"]) }
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--max-inflight-total", "0"]) }
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--inflight-allowance", "-1"]) }
     }
 
     @Test func tlsFlagsGoTogether() {
