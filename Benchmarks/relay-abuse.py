@@ -211,20 +211,7 @@ async def attack_partial_messages(port, source, sockets=150):
     without the relay-wide in-flight budget the relay would hold sockets x 1 MiB (150 pending
     tunnels here, under the per-IP pending cap); with it, the sockets beyond get 1013."""
     partial = frame(0x2, os.urandom(1 << 20))[:-1]
-
-    async def one():
-        while True:
-            try:
-                r, w = await open_conn(port, source)
-                w.write(upgrade(f"/cable/new/{tunnel_id()}"))
-                await read_head(r)
-                w.write(partial)
-                await w.drain()
-                await r.read()  # until the relay closes it
-            except Exception:  # noqa: BLE001
-                pass
-            await asyncio.sleep(0.1)
-    await hold_forever([one() for _ in range(sockets)])
+    await hold_forever([upgraded_then_send(port, source, lambda: partial, hold=None) for _ in range(sockets)])
 
 
 async def attack_pending_hog(port, source):
@@ -263,15 +250,16 @@ async def attack_idle_sockets(port, source):
     await attack_descriptors(port, source, limit=10**9)
 
 
-async def upgraded_then_send(port, source, make_bytes):
-    """Upgrades /cable/new, sends `make_bytes()`, waits for the relay to close; again and again."""
+async def upgraded_then_send(port, source, make_bytes, hold=5):
+    """Upgrades /cable/new, sends `make_bytes()`, waits for the relay to close (at most `hold`
+    seconds; None: as long as it takes); again and again."""
     while True:
         try:
             r, w = await open_conn(port, source)
             w.write(upgrade(f"/cable/new/{tunnel_id()}"))
             await read_head(r)
             w.write(make_bytes())
-            await asyncio.wait_for(r.read(), 5)
+            await asyncio.wait_for(r.read(), hold)
             w.close()
         except Exception:  # noqa: BLE001
             await asyncio.sleep(0.01)

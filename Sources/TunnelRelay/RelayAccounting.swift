@@ -32,12 +32,7 @@ final class RelayAccounting: Sendable {
     /// Charges `bytes` to the global pre-pairing budget; `false` (and nothing charged) if they
     /// do not fit.
     func reserveQueued(_ bytes: Int) -> Bool {
-        let total: Int? = state.withLockedValue { state in
-            guard state.queuedBytes + bytes <= maxQueuedBytesTotal else { return nil }
-            state.queuedBytes += bytes
-            return state.queuedBytes
-        }
-        guard let total else {
+        guard let total = reserve(bytes, in: \.queuedBytes, limit: maxQueuedBytesTotal) else {
             probe?(.queueBudgetExhausted)
             return false
         }
@@ -49,11 +44,24 @@ final class RelayAccounting: Sendable {
     /// Gives back bytes charged by ``reserveQueued(_:)``.
     func releaseQueued(_ bytes: Int) {
         guard bytes > 0 else { return }
-        let total = state.withLockedValue { state in
-            state.queuedBytes -= bytes
-            return state.queuedBytes
+        metrics.queuedBytes.record(release(bytes, from: \.queuedBytes))
+    }
+
+    /// Adds `bytes` to `counter` if the sum stays within `limit`; the new total, or `nil`.
+    private func reserve(_ bytes: Int, in counter: WritableKeyPath<State, Int>, limit: Int) -> Int? {
+        state.withLockedValue { state in
+            guard state[keyPath: counter] + bytes <= limit else { return nil }
+            state[keyPath: counter] += bytes
+            return state[keyPath: counter]
         }
-        metrics.queuedBytes.record(total)
+    }
+
+    /// Takes `bytes` off `counter`; the new total.
+    private func release(_ bytes: Int, from counter: WritableKeyPath<State, Int>) -> Int {
+        state.withLockedValue { state in
+            state[keyPath: counter] -= bytes
+            return state[keyPath: counter]
+        }
     }
 
     /// Bytes queued before pairing, across all tunnels.
@@ -62,12 +70,7 @@ final class RelayAccounting: Sendable {
     /// Charges `bytes` of messages in flight to the relay-wide budget; `false` (and nothing
     /// charged) if they do not fit.
     func reserveInFlight(_ bytes: Int) -> Bool {
-        let total: Int? = state.withLockedValue { state in
-            guard state.inFlightBytes + bytes <= maxInFlightBytesTotal else { return nil }
-            state.inFlightBytes += bytes
-            return state.inFlightBytes
-        }
-        guard let total else {
+        guard let total = reserve(bytes, in: \.inFlightBytes, limit: maxInFlightBytesTotal) else {
             probe?(.inFlightBudgetExhausted)
             return false
         }
@@ -79,20 +82,14 @@ final class RelayAccounting: Sendable {
     /// Gives back bytes charged by ``reserveInFlight(_:)``.
     func releaseInFlight(_ bytes: Int) {
         guard bytes > 0 else { return }
-        let total = state.withLockedValue { state in
-            state.inFlightBytes -= bytes
-            return state.inFlightBytes
-        }
+        let total = release(bytes, from: \.inFlightBytes)
         metrics.inFlightBytes.record(total)
         probe?(.inFlight(totalBytes: total))
     }
 
     /// A connection ended: gives back the `bytes` it had charged with ``reserveInFlight(_:)``.
     func endInFlight(_ bytes: Int) {
-        let total = state.withLockedValue { state in
-            state.inFlightBytes -= bytes
-            return state.inFlightBytes
-        }
+        let total = release(bytes, from: \.inFlightBytes)
         metrics.inFlightBytes.record(total)
         probe?(.inFlightEnded(totalBytes: total))
     }
