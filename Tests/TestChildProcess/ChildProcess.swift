@@ -39,13 +39,17 @@ public enum ChildProcess {
     /// Starts `process` (configured except for its standard streams) with `input` on stdin and
     /// pipes for stdout and stderr, reads both to the end while it runs, and waits for it.
     public static func run(_ process: Process, input: Data = Data()) async throws -> Output {
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
+        // Pipes and spawn under one lock: Foundation's pipes are not close-on-exec, so a child
+        // spawned by another thread in between would inherit this one's write ends and hold
+        // them open (its reader would see end of file only when that other child exits).
+        let (stdin, stdout, stderr) = try spawnLock.withLock {
+            let pipes = (Pipe(), Pipe(), Pipe())
+            process.standardInput = pipes.0
+            process.standardOutput = pipes.1
+            process.standardError = pipes.2
+            try process.run()
+            return pipes
+        }
         async let output = readToEnd(stdout.fileHandleForReading)
         async let errors = readToEnd(stderr.fileHandleForReading)
         let writer = UncheckedHandle(stdin.fileHandleForWriting)
@@ -57,6 +61,8 @@ public enum ChildProcess {
         return Output(status: await exitStatus(of: process), stdout: out, stderr: err)
     }
 }
+
+private let spawnLock = NSLock()
 
 /// `Process` and `FileHandle` are not `Sendable`; each is used by one thread at a time here.
 private struct UncheckedProcess: @unchecked Sendable {
