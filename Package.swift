@@ -16,7 +16,7 @@ let nio: [Target.Dependency] = [
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
-let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", logging] + nio + [
+let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", logging] + nio + [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 ]
 
@@ -181,14 +181,17 @@ let package = Package(
                 "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", logging,
             ] + nio + crypto
         ),
+        // Test support: waits for child processes off the cooperative thread pool.
+        .target(name: "TestChildProcess", path: "Tests/TestChildProcess"),
+
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
-        .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth"]),
+        .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth", "TestChildProcess"]),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
-                "TunnelRelay", logging,
+                "TunnelRelay", "TestChildProcess", logging,
             ],
             exclude: ["Fixtures"]
         ),
@@ -196,7 +199,7 @@ let package = Package(
             name: "HybridClientTests",
             dependencies: [
                 "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "TunnelRelay",
-                "HybridAuthenticator", logging,
+                "HybridAuthenticator", "TestChildProcess", logging,
             ] + crypto
         ),
         .testTarget(

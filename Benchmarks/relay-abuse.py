@@ -206,6 +206,14 @@ async def attack_prepairing_flood(port, source, sockets=20):
     await hold_forever([one() for _ in range(sockets)])
 
 
+async def attack_partial_messages(port, source, sockets=150):
+    """Each socket sends all but the last byte of a maximum-size (1 MiB) message and then waits:
+    without the relay-wide in-flight budget the relay would hold sockets x 1 MiB (150 pending
+    tunnels here, under the per-IP pending cap); with it, the sockets beyond get 1013."""
+    partial = frame(0x2, os.urandom(1 << 20))[:-1]
+    await hold_forever([upgraded_then_send(port, source, lambda: partial, hold=None) for _ in range(sockets)])
+
+
 async def attack_pending_hog(port, source):
     held = []
     while True:
@@ -242,15 +250,16 @@ async def attack_idle_sockets(port, source):
     await attack_descriptors(port, source, limit=10**9)
 
 
-async def upgraded_then_send(port, source, make_bytes):
-    """Upgrades /cable/new, sends `make_bytes()`, waits for the relay to close; again and again."""
+async def upgraded_then_send(port, source, make_bytes, hold=5):
+    """Upgrades /cable/new, sends `make_bytes()`, waits for the relay to close (at most `hold`
+    seconds; None: as long as it takes); again and again."""
     while True:
         try:
             r, w = await open_conn(port, source)
             w.write(upgrade(f"/cable/new/{tunnel_id()}"))
             await read_head(r)
             w.write(make_bytes())
-            await asyncio.wait_for(r.read(), 5)
+            await asyncio.wait_for(r.read(), hold)
             w.close()
         except Exception:  # noqa: BLE001
             await asyncio.sleep(0.01)
@@ -361,6 +370,7 @@ async def half_ceremony(port, source):
 ATTACKS = {
     "ping-flood": attack_ping_flood,
     "prepairing-flood": attack_prepairing_flood,
+    "partial-messages": attack_partial_messages,
     "pending-hog": attack_pending_hog,
     "descriptors": attack_descriptors,
     "idle-sockets": attack_idle_sockets,

@@ -1,8 +1,9 @@
 import NIOConcurrencyHelpers
 
 /// Memory the relay holds for clients that it counts across all connections: the bytes queued
-/// before pairing (against ``RelayConfiguration/maxQueuedBytesTotal``) and the connections whose
-/// reads are paused. Thread-safe; every change is mirrored in the metrics.
+/// before pairing (against ``RelayConfiguration/maxQueuedBytesTotal``), the bytes of messages in
+/// flight beyond each connection's allowance (against ``RelayConfiguration/maxInFlightBytesTotal``)
+/// and the connections whose reads are paused. Thread-safe; every change is mirrored in the metrics.
 final class RelayAccounting: Sendable {
     /// What the pre-pairing budget charges per queued message on top of its payload: the frame
     /// and array bookkeeping, so a flood of tiny messages is charged for what it costs.
@@ -10,17 +11,20 @@ final class RelayAccounting: Sendable {
 
     private struct State {
         var queuedBytes = 0
+        var inFlightBytes = 0
         var pausedConnections = 0
     }
 
     private let state = NIOLockedValueBox(State())
     private let maxQueuedBytesTotal: Int
+    private let maxInFlightBytesTotal: Int
     private let metrics: RelayMetrics
     /// The test observer, if any.
     let probe: RelayProbe?
 
-    init(maxQueuedBytesTotal: Int, metrics: RelayMetrics, probe: RelayProbe?) {
+    init(maxQueuedBytesTotal: Int, maxInFlightBytesTotal: Int, metrics: RelayMetrics, probe: RelayProbe?) {
         self.maxQueuedBytesTotal = maxQueuedBytesTotal
+        self.maxInFlightBytesTotal = maxInFlightBytesTotal
         self.metrics = metrics
         self.probe = probe
     }
@@ -28,12 +32,7 @@ final class RelayAccounting: Sendable {
     /// Charges `bytes` to the global pre-pairing budget; `false` (and nothing charged) if they
     /// do not fit.
     func reserveQueued(_ bytes: Int) -> Bool {
-        let total: Int? = state.withLockedValue { state in
-            guard state.queuedBytes + bytes <= maxQueuedBytesTotal else { return nil }
-            state.queuedBytes += bytes
-            return state.queuedBytes
-        }
-        guard let total else {
+        guard let total = reserve(bytes, in: \.queuedBytes, limit: maxQueuedBytesTotal) else {
             probe?(.queueBudgetExhausted)
             return false
         }
@@ -45,15 +44,58 @@ final class RelayAccounting: Sendable {
     /// Gives back bytes charged by ``reserveQueued(_:)``.
     func releaseQueued(_ bytes: Int) {
         guard bytes > 0 else { return }
-        let total = state.withLockedValue { state in
-            state.queuedBytes -= bytes
-            return state.queuedBytes
+        metrics.queuedBytes.record(release(bytes, from: \.queuedBytes))
+    }
+
+    /// Adds `bytes` to `counter` if the sum stays within `limit`; the new total, or `nil`.
+    private func reserve(_ bytes: Int, in counter: WritableKeyPath<State, Int>, limit: Int) -> Int? {
+        state.withLockedValue { state in
+            guard state[keyPath: counter] + bytes <= limit else { return nil }
+            state[keyPath: counter] += bytes
+            return state[keyPath: counter]
         }
-        metrics.queuedBytes.record(total)
+    }
+
+    /// Takes `bytes` off `counter`; the new total.
+    private func release(_ bytes: Int, from counter: WritableKeyPath<State, Int>) -> Int {
+        state.withLockedValue { state in
+            state[keyPath: counter] -= bytes
+            return state[keyPath: counter]
+        }
     }
 
     /// Bytes queued before pairing, across all tunnels.
     var queuedBytes: Int { state.withLockedValue { $0.queuedBytes } }
+
+    /// Charges `bytes` of messages in flight to the relay-wide budget; `false` (and nothing
+    /// charged) if they do not fit.
+    func reserveInFlight(_ bytes: Int) -> Bool {
+        guard let total = reserve(bytes, in: \.inFlightBytes, limit: maxInFlightBytesTotal) else {
+            probe?(.inFlightBudgetExhausted)
+            return false
+        }
+        metrics.inFlightBytes.record(total)
+        probe?(.inFlight(totalBytes: total))
+        return true
+    }
+
+    /// Gives back bytes charged by ``reserveInFlight(_:)``.
+    func releaseInFlight(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        let total = release(bytes, from: \.inFlightBytes)
+        metrics.inFlightBytes.record(total)
+        probe?(.inFlight(totalBytes: total))
+    }
+
+    /// A connection ended: gives back the `bytes` it had charged with ``reserveInFlight(_:)``.
+    func endInFlight(_ bytes: Int) {
+        let total = release(bytes, from: \.inFlightBytes)
+        metrics.inFlightBytes.record(total)
+        probe?(.inFlightEnded(totalBytes: total))
+    }
+
+    /// Bytes of messages in flight beyond the per-connection allowances, across all connections.
+    var inFlightBytes: Int { state.withLockedValue { $0.inFlightBytes } }
 
     /// Connections whose reads are paused now.
     var pausedConnections: Int { state.withLockedValue { $0.pausedConnections } }
@@ -98,6 +140,14 @@ enum RelayProbeEvent: Sendable, Equatable {
     case queued(totalBytes: Int)
     /// A message did not fit the global pre-pairing budget.
     case queueBudgetExhausted
+    /// The charge of messages in flight changed; the relay-wide total is now `totalBytes`.
+    case inFlight(totalBytes: Int)
+    /// A connection's message in flight did not fit the relay-wide budget.
+    case inFlightBudgetExhausted
+    /// A connection ended and gave back its in-flight charge; the total is now `totalBytes`.
+    case inFlightEnded(totalBytes: Int)
+    /// A forwarded message was written to the peer (or its write failed) and left the relay.
+    case messageWritten
     case readsPaused(RelayReadPause)
     case readsResumed
     case pongSkipped

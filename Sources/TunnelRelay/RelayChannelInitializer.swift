@@ -7,7 +7,8 @@ import NIOWebSocket
 
 /// Builds the pipeline of each accepted connection:
 /// `[TLS] → HTTP codec → RelayRequestGate → HTTPServerUpgradeHandler`, which after a WebSocket
-/// upgrade becomes `[TLS] → WebSocket codec → fragment aggregator → RelayTunnelHandler`.
+/// upgrade becomes `[TLS] → RelayInFlightMeter → WebSocket codec → RelayFrameCheck → fragment
+/// aggregator → RelayTunnelHandler`.
 struct RelayChannelInitializer: Sendable {
     let relay: RelayContext
     let rateLimiter: ConnectionRateLimiter
@@ -50,7 +51,12 @@ struct RelayChannelInitializer: Sendable {
                         case .connect(let pairing): (.connect, pairing)
                         }
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(RelayFrameCheck())
+                    let inFlight = RelayInFlight(
+                        accounting: relay.accounting, allowance: configuration.inFlightAllowancePerConnection
+                    )
+                    let decoder = try sync.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+                    try sync.addHandler(RelayInFlightMeter(inFlight), position: .before(decoder))
+                    try sync.addHandler(RelayFrameCheck(inFlight: inFlight))
                     try sync.addHandler(
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0,
@@ -58,7 +64,7 @@ struct RelayChannelInitializer: Sendable {
                             maxAccumulatedFrameSize: configuration.maxMessageSize
                         )
                     )
-                    try sync.addHandler(RelayTunnelHandler(side: side, pairing: pairing, relay: relay))
+                    try sync.addHandler(RelayTunnelHandler(side: side, pairing: pairing, relay: relay, inFlight: inFlight))
                 }
             }
         )

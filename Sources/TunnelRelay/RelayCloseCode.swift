@@ -15,6 +15,9 @@ public enum RelayCloseCode: UInt16, Sendable, CaseIterable {
     case policyViolation = 1008
     /// A message is larger than the configured maximum.
     case messageTooBig = 1009
+    /// The relay-wide budget for messages in flight is used up (RFC 6455 registry: "Try Again
+    /// Later"); the client may retry.
+    case tryAgainLater = 1013
     /// The other side closed the tunnel with a close frame.
     case peerClosed = 4000
     /// The other side's connection dropped, or the relay closed it for misbehaving.
@@ -36,7 +39,7 @@ public enum RelayCloseCode: UInt16, Sendable, CaseIterable {
         switch self {
         case .goingAway, .lifetimeExceeded: self
         case .normal, .peerClosed: .peerClosed
-        case .protocolError, .policyViolation, .messageTooBig, .peerDropped, .pendingExpired, .limitExceeded,
+        case .protocolError, .policyViolation, .messageTooBig, .tryAgainLater, .peerDropped, .pendingExpired, .limitExceeded,
             .idleTimeout:
             .peerDropped
         }

@@ -35,6 +35,15 @@ public struct RelayConfiguration: Sendable {
     /// Most payload bytes held before pairing across all tunnels; a side whose message does not
     /// fit is closed with ``RelayCloseCode/limitExceeded``.
     public var maxQueuedBytesTotal: Int = 16 << 20
+    /// Bytes of messages in flight on one connection that cost nothing against
+    /// ``maxInFlightBytesTotal``: received but not yet a whole message, being reassembled from
+    /// fragments, or forwarded but not yet written to the peer's socket.
+    public var inFlightAllowancePerConnection: Int = 64 << 10
+    /// Most bytes of messages in flight beyond the per-connection allowances, across all
+    /// connections, so that partly sent maximum-size messages cannot add up to C × 3 ×
+    /// ``maxMessageSize``. A connection whose next bytes do not fit is closed with
+    /// ``RelayCloseCode/tryAgainLater`` (1013) and no longer read.
+    public var maxInFlightBytesTotal: Int = 32 << 20
     /// Most pending (unpaired) tunnels; further `/cable/new` requests get 503. Default: derived
     /// from the descriptor limit (``RelayDefaultLimits``).
     public var maxPendingTunnels: Int = RelayDefaultLimits.current.maxPendingTunnels

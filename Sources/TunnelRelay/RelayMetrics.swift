@@ -15,6 +15,7 @@ final class RelayMetrics: Sendable {
     let bytesForwarded: CoreMetrics.Counter
     let pairingLatency: CoreMetrics.Timer
     let queuedBytes: CoreMetrics.Gauge
+    let inFlightBytes: CoreMetrics.Gauge
     let pausedConnections: CoreMetrics.Gauge
     let pongsSkipped: CoreMetrics.Counter
     private let rejects: [RelayRejection: CoreMetrics.Counter]
@@ -36,6 +37,7 @@ final class RelayMetrics: Sendable {
         bytesForwarded = CoreMetrics.Counter(label: "relay_bytes_forwarded_total", factory: factory)
         pairingLatency = CoreMetrics.Timer(label: "relay_pairing_latency_seconds", factory: factory)
         queuedBytes = CoreMetrics.Gauge(label: "relay_prepairing_queued_bytes", factory: factory)
+        inFlightBytes = CoreMetrics.Gauge(label: "relay_inflight_message_bytes", factory: factory)
         pausedConnections = CoreMetrics.Gauge(label: "relay_connections_read_paused", factory: factory)
         pongsSkipped = CoreMetrics.Counter(label: "relay_pongs_skipped_total", factory: factory)
         rejects = Dictionary(uniqueKeysWithValues: RelayRejection.allCases.map {

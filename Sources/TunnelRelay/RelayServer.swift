@@ -44,6 +44,9 @@ public final class RelayServer: Service, Sendable {
     /// Bytes queued before pairing, across all tunnels (charged with their per-message overhead).
     var queuedBytes: Int { relay.accounting.queuedBytes }
 
+    /// Bytes of messages in flight beyond the per-connection allowances, across all connections.
+    var inFlightBytes: Int { relay.accounting.inFlightBytes }
+
     /// Connections whose reads are paused now.
     var pausedConnections: Int { relay.accounting.pausedConnections }
 
@@ -169,7 +172,12 @@ func buildRelay(
             group: MultiThreadedEventLoopGroup.singleton,
             interval: TimeAmount(configuration.pingInterval)
         ),
-        accounting: RelayAccounting(maxQueuedBytesTotal: configuration.maxQueuedBytesTotal, metrics: metrics, probe: probe),
+        accounting: RelayAccounting(
+            maxQueuedBytesTotal: configuration.maxQueuedBytesTotal,
+            maxInFlightBytesTotal: configuration.maxInFlightBytesTotal,
+            metrics: metrics,
+            probe: probe
+        ),
         logger: logger
     )
     let tlsContext = try configuration.tls.map { files in

@@ -8,7 +8,9 @@ import NIOWebSocket
 /// What it holds is bounded whatever the client sends: it stops reading (``RelayReadPause``) while
 /// the peer's socket is full, while the pre-pairing queue is full, and while a pong cannot be
 /// written; it has at most one pong in flight and answers no ping while its own socket is full,
-/// so a client that floods pings without reading ends up paused and then idle-closed.
+/// so a client that floods pings without reading ends up paused and then idle-closed. Messages
+/// in flight beyond a small allowance are charged to a relay-wide budget (``RelayInFlight``); a
+/// connection that would exceed it is closed with ``RelayCloseCode/tryAgainLater`` and no longer read.
 ///
 /// It never looks inside a message and never logs one.
 final class RelayTunnelHandler: ChannelInboundHandler {
@@ -18,6 +20,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private let side: TunnelSide
     private let pairing: TunnelPairing
     private let relay: RelayContext
+    /// This connection's messages in flight (shared with its meter and frame check).
+    private let inFlight: RelayInFlight
 
     private var peer: (any Channel)?
     /// How messages reach ``peer`` once it has joined.
@@ -38,10 +42,11 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     /// This connection's group in its loop's ``PingSweeper``.
     private var pingGroup: Int?
 
-    init(side: TunnelSide, pairing: TunnelPairing, relay: RelayContext) {
+    init(side: TunnelSide, pairing: TunnelPairing, relay: RelayContext, inFlight: RelayInFlight) {
         self.side = side
         self.pairing = pairing
         self.relay = relay
+        self.inFlight = inFlight
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -98,7 +103,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         guard let peerLink else {
             return enqueue(WebSocketFrame(fin: true, opcode: .binary, data: frame.unmaskedData), context: context)
         }
-        forward(frame.data, maskKey: frame.maskKey, via: peerLink)
+        forward(frame.data, maskKey: frame.maskKey, via: peerLink, context: context)
     }
 
     /// Sends what ``message(_:context:)`` forwarded in this read cycle.
@@ -127,12 +132,28 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         queuedBytes = 0
     }
 
-    /// Writes a message to the peer; ``channelReadComplete(context:)`` flushes it.
-    private func forward(_ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, via link: RelayPeerLink) {
+    /// Writes a whole message to the peer; ``channelReadComplete(context:)`` flushes it. A message
+    /// larger than the in-flight allowance stays in flight (``RelayInFlight``) until written;
+    /// smaller ones are not tracked (the peer's high-water mark pauses reading, so at most one of
+    /// them waits beyond it), nor is the pre-pairing queue flushed when the peer joins (bounded by
+    /// ``RelayConfiguration/maxQueuedBytesPerTunnel`` plus one read cycle).
+    private func forward(
+        _ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, via link: RelayPeerLink,
+        context: ChannelHandlerContext, fromQueue: Bool = false
+    ) {
+        let length = payload.readableBytes
         relay.metrics.messagesForwarded.increment()
-        relay.metrics.bytesForwarded.increment(by: Int64(payload.readableBytes))
+        relay.metrics.bytesForwarded.increment(by: Int64(length))
         // Backpressure comes back as RelayPeerWritability from the peer's handler.
-        link.write(payload: payload, maskKey: maskKey)
+        guard !fromQueue, length > relay.configuration.inFlightAllowancePerConnection else {
+            link.write(payload: payload, maskKey: maskKey)
+            return
+        }
+        inFlight.forwarding(length)
+        let written = link.channel.eventLoop.makePromise(of: Void.self)
+        link.write(payload: payload, maskKey: maskKey, promise: written)
+        let inFlight = self.inFlight
+        written.futureResult.hop(to: context.eventLoop).assumeIsolated().whenComplete { _ in inFlight.written(length) }
     }
 
     /// Pongs only while this socket is writable and no earlier pong is still being written (RFC
@@ -143,9 +164,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         guard pingsSinceTick <= relay.configuration.maxPingsPerInterval else {
             // A flood: stop reading and decoding it at once; the close frame goes out, TCP
             // after closeTimeout.
-            pause(.closing, context: context)
-            try? context.pipeline.syncOperations.addHandler(RelayDiscardInbound(), position: .first)
-            return close(context, code: .limitExceeded)
+            return stopReadingAndClose(context, code: .limitExceeded)
         }
         guard context.channel.isWritable else {
             relay.accounting.pongSkipped()
@@ -164,6 +183,14 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             pongInFlight = false
             resume(.pongPending, channel: channel)
         }
+    }
+
+    /// For a flood: stops reading and decoding at once and closes with `code`; the close frame
+    /// goes out, TCP after ``RelayConfiguration/closeTimeout``.
+    private func stopReadingAndClose(_ context: ChannelHandlerContext, code: RelayCloseCode) {
+        pause(.closing, context: context)
+        try? context.pipeline.syncOperations.addHandler(RelayDiscardInbound(), position: .first)
+        close(context, code: code)
     }
 
     /// Stops reading for `reason` (reading resumes when every reason is gone).
@@ -246,6 +273,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         switch error {
         case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
             close(context, code: .messageTooBig)
+        case is RelayInFlightBudgetExhausted:
+            stopReadingAndClose(context, code: .tryAgainLater)
         case is NIOWebSocketError, is NIOWebSocketFrameAggregator.Error, is RelayFrameError:
             close(context, code: .protocolError)
         default:
@@ -271,7 +300,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         peerLink = link
         let queued = queue
         dropQueue()
-        for frame in queued { forward(frame.data, maskKey: nil, via: link) }
+        for frame in queued { forward(frame.data, maskKey: nil, via: link, context: context, fromQueue: true) }
         link.flush()
         resume(.queueFull, context: context)
     }

@@ -32,15 +32,20 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             reads is closed after two silent ping intervals, one that sends more than --max-pings pings \
             per interval at once (4004).
 
-            Worst-case memory (RSS), in bytes, with C = --max-connections, M = --max-message-size, \
-            H = --outbound-high-water, Q = --max-queued-total:
-              RSS <= 40 MiB + Q + C * (16 KiB + H + 256 KiB + 3 * M)
-            (16 KiB of fixed state per connection, H bytes waiting to be written, one 256 KiB read cycle \
-            read before a pause takes effect, and up to three maximum-size messages: one being received, \
-            one being reassembled from fragments, one being written). The last term is reached only if \
-            every connection holds a partly sent maximum-size message; lower --max-connections or \
-            --max-message-size to bound it. Everything else (pings, pre-pairing floods, non-reading \
-            clients) stays within 40 MiB + Q + C * (16 KiB + H + 256 KiB).
+            Messages in flight (bytes received but not yet a whole frame, fragments being reassembled, \
+            messages forwarded but not yet written) cost nothing up to --inflight-allowance per connection; \
+            beyond it they are charged to --max-inflight-total across all connections, and a connection \
+            whose next bytes do not fit is closed with 1013 (try again later) and no longer read.
+
+            Worst-case memory (RSS), in bytes, with C = --max-connections, H = --outbound-high-water, \
+            Q = --max-queued-total, B = --max-queued-bytes, F = --max-inflight-total, A = --inflight-allowance:
+              RSS <= 40 MiB + Q + 2 * F + C * (16 KiB + H + B + 256 KiB + 2 * A)
+            (16 KiB of fixed state per connection, H bytes waiting to be written plus a pre-pairing queue \
+            of up to B written at pairing, one 256 KiB read cycle read before a pause or a close takes \
+            effect, and the messages in flight; a byte in flight can be held twice for a moment: buffers \
+            grow by doubling and unmasking copies). No term grows \
+            with --max-message-size: partly sent maximum-size messages on every connection fill F and \
+            then get 1013.
             """
     )
 
@@ -82,6 +87,12 @@ struct TunnelRelayCommand: AsyncParsableCommand {
 
     @Option(help: "Bytes queued before pairing across all tunnels; a message beyond closes its side (4004). [env: TUNNEL_RELAY_MAX_QUEUED_TOTAL]")
     var maxQueuedTotal: Int = env("MAX_QUEUED_TOTAL").flatMap { Int($0) } ?? (16 << 20)
+
+    @Option(help: "Bytes of messages in flight on one connection that are not charged to --max-inflight-total. [env: TUNNEL_RELAY_INFLIGHT_ALLOWANCE]")
+    var inflightAllowance: Int = env("INFLIGHT_ALLOWANCE").flatMap { Int($0) } ?? (64 << 10)
+
+    @Option(help: "Bytes of messages in flight beyond the allowances, across all connections; a connection beyond closes (1013). [env: TUNNEL_RELAY_MAX_INFLIGHT_TOTAL]")
+    var maxInflightTotal: Int = env("MAX_INFLIGHT_TOTAL").flatMap { Int($0) } ?? (32 << 20)
 
     @Option(help: "Most pending tunnels (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING]")
     var maxPending: Int? = env("MAX_PENDING").flatMap { Int($0) }
@@ -149,10 +160,12 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         }
         guard eventLoops >= 0 else { throw ValidationError("--event-loops must be 0 or more") }
         guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPending ?? 1 > 0, maxConnections ?? 1 > 0,
-            maxQueued > 0, maxQueuedBytes > 0, maxQueuedTotal > 0, outboundHighWater > 0, maxPings > 0
+            maxQueued > 0, maxQueuedBytes > 0, maxQueuedTotal > 0, outboundHighWater > 0, maxPings > 0,
+            maxInflightTotal > 0
         else {
             throw ValidationError("limits must be positive")
         }
+        guard inflightAllowance >= 0 else { throw ValidationError("--inflight-allowance must be 0 or more") }
         guard maxPendingPerIP ?? 0 >= 0, maxConnectionsPerIP ?? 0 >= 0 else {
             throw ValidationError("per-IP limits must be 0 (no cap) or positive")
         }
@@ -175,6 +188,8 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         configuration.maxQueuedMessages = maxQueued
         configuration.maxQueuedBytesPerTunnel = maxQueuedBytes
         configuration.maxQueuedBytesTotal = maxQueuedTotal
+        configuration.inFlightAllowancePerConnection = inflightAllowance
+        configuration.maxInFlightBytesTotal = maxInflightTotal
         if let maxPending { configuration.maxPendingTunnels = maxPending }
         if let maxPendingPerIP { configuration.maxPendingTunnelsPerIP = maxPendingPerIP }
         if let maxConnections { configuration.maxConnections = maxConnections }

@@ -1,4 +1,5 @@
 import Foundation
+import TestChildProcess
 import HybridAuthenticator
 import HybridCore
 import Testing
@@ -67,14 +68,14 @@ struct StoreConcurrencyTests {
                 registered.append(id)
             }
             registrationsWhileDeleting += registered.count
-            process.waitUntilExit()
+            _ = await ChildProcess.exitStatus(of: process)
             // A change after the delete, from a store whose memory still had the victim.
             let last = Self.id(trial, registered.count)
             try await store.add(Fixtures.passkey(id: last, user: last, name: "r", discoverable: false))
             registered.append(last)
             registrations += registered.count
 
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: await ChildProcess.readToEnd(errors.fileHandleForReading), as: UTF8.self)
             #expect(process.terminationStatus == 0, "trial \(trial): delete failed: \(stderr)")
             let stored = Set(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID))
             #expect(!stored.contains(victim.credentialID), "trial \(trial): the deleted passkey came back")

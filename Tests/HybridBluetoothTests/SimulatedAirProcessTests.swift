@@ -1,4 +1,5 @@
 import Foundation
+import TestChildProcess
 import Testing
 
 @testable import HybridBluetooth
@@ -26,7 +27,7 @@ struct SimulatedAirProcessTests {
         defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
         let advert = try await TestSupport.firstAdvert(from: stream, within: .seconds(30))
         kill(child.processIdentifier, SIGTERM)
-        child.waitUntilExit()
+        _ = await ChildProcess.exitStatus(of: child)
         #expect(advert?.serviceData == Fixture.androidEID)
         #expect(advert?.uuid16 == BLEServiceUUID.fido)
     }

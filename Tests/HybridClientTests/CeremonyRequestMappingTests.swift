@@ -28,8 +28,8 @@ import Testing
         sys.stdout.write((b"\\x01" + cbor2.dumps(request, canonical=True)).hex())
         """
 
-    @Test func makeCredentialMatchesIndependentCBOR() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn (brings cbor2)")
+    @Test func makeCredentialMatchesIndependentCBOR() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn (brings cbor2)")
         let json = """
             {"rp": {"id": "example.com", "name": "Example"},
              "user": {"id": "dXNlcg", "name": "alice@example.com", "displayName": "Alice"},
@@ -41,14 +41,14 @@ import Testing
         let options = try PublicKeyCredentialCreationOptionsJSON(json: Data(json.utf8))
         let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin(Self.origin))
         let expected = String(
-            decoding: try ExternalTool.python(Self.expectedMakeCredential, input: Array(json.utf8)),
+            decoding: try await ExternalTool.python(Self.expectedMakeCredential, input: Array(json.utf8)),
             as: UTF8.self
         )
         #expect(try Hex.encode(ceremony.makeCredentialRequest().encoded) == expected)
     }
 
-    @Test func getAssertionMatchesIndependentCBOR() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn (brings cbor2)")
+    @Test func getAssertionMatchesIndependentCBOR() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn (brings cbor2)")
         let options = PublicKeyCredentialRequestOptionsJSON(
             challenge: [9, 9, 9],
             rpId: "example.com",
@@ -67,7 +67,7 @@ import Testing
                        5: {"uv": True}}
             sys.stdout.write((b"\\x02" + cbor2.dumps(request, canonical=True)).hex())
             """
-        let expected = String(decoding: try ExternalTool.python(script), as: UTF8.self)
+        let expected = String(decoding: try await ExternalTool.python(script), as: UTF8.self)
         #expect(Hex.encode(ceremony.getAssertionRequest().encoded) == expected)
     }
 

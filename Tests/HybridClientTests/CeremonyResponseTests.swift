@@ -28,16 +28,16 @@ import Testing
     }
 
     /// Runs soft_authenticator.py and returns its JSON output.
-    static func authenticator(_ arguments: [String]) throws -> [String: String] {
+    static func authenticator(_ arguments: [String]) async throws -> [String: String] {
         let script = ExternalTool.interopDirectory.appendingPathComponent("soft_authenticator.py").path
-        let output = try ExternalTool.run("python3", [script] + arguments)
+        let output = try await ExternalTool.run("python3", [script] + arguments)
         return try #require(try JSONSerialization.jsonObject(with: Data(output)) as? [String: String])
     }
 
     /// Runs verify_webauthn.py; returns its exit status and stdout.
-    static func verify(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    static func verify(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let script = ExternalTool.interopDirectory.appendingPathComponent("verify_webauthn.py").path
-        let result = try ExternalTool.runReportingStatus("python3", [script] + arguments)
+        let result = try await ExternalTool.runReportingStatus("python3", [script] + arguments)
         return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
     }
 
@@ -46,7 +46,7 @@ import Testing
         residentKey: ResidentKeyRequirement = .required,
         fmt: String = "none",
         attestation: AttestationConveyancePreference = .none
-    ) throws -> (RegistrationCeremony, RegistrationResponseJSON, [String: String]) {
+    ) async throws -> (RegistrationCeremony, RegistrationResponseJSON, [String: String]) {
         var options = try PublicKeyCredentialCreationOptionsJSON.quick(
             rpID: "example.com",
             userName: "alice",
@@ -57,7 +57,7 @@ import Testing
         options.attestation = attestation
         let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin(Self.origin))
         let request = try ceremony.makeCredentialRequest()
-        let answer = try Self.authenticator([
+        let answer = try await Self.authenticator([
             "make-credential", "--rp-id", request.rp.id, "--client-data-hash", Hex.encode(request.clientDataHash),
             "--key-file", workspace.path("key.json"), "--fmt", fmt, "--uv",
         ])
@@ -66,13 +66,13 @@ import Testing
     }
 
     @Test(arguments: ["none", "packed-self"])
-    func registrationVerifiesWithPyWebAuthn(_ fmt: String) throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    func registrationVerifiesWithPyWebAuthn(_ fmt: String) async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
-        let (_, response, answer) = try registration(workspace, fmt: fmt, attestation: .direct)
+        let (_, response, answer) = try await registration(workspace, fmt: fmt, attestation: .direct)
         let responseFile = try workspace.write(response.json, "registration.json")
         let common = ["--challenge", Base64URL.encode(Self.challenge), "--rp-id", "example.com"]
-        let good = try Self.verify(
+        let good = try await Self.verify(
             ["register", "--response", responseFile, "--origin", Self.origin, "--require-uv"] + common
                 + ["--credential-out", workspace.path("credential.json")]
         )
@@ -81,18 +81,18 @@ import Testing
         #expect(try response.id == Base64URL.encode(Hex.decode(#require(answer["credentialId"]))))
 
         // The relying party must refuse a changed challenge, origin or RP ID.
-        let wrongChallenge = try Self.verify(
+        let wrongChallenge = try await Self.verify(
             [
                 "register", "--response", responseFile, "--origin", Self.origin, "--challenge", "AAAA", "--rp-id",
                 "example.com",
             ]
         )
         #expect(wrongChallenge.status == 1)
-        let wrongOrigin = try Self.verify(
+        let wrongOrigin = try await Self.verify(
             ["register", "--response", responseFile, "--origin", "https://example.com"] + common
         )
         #expect(wrongOrigin.status == 1)
-        let wrongRP = try Self.verify(
+        let wrongRP = try await Self.verify(
             [
                 "register", "--response", responseFile, "--origin", Self.origin, "--challenge",
                 Base64URL.encode(Self.challenge),
@@ -102,10 +102,10 @@ import Testing
         #expect(wrongRP.status == 1)
     }
 
-    @Test func registrationJSONShape() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func registrationJSONShape() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
-        let (ceremony, response, answer) = try registration(workspace)
+        let (ceremony, response, answer) = try await registration(workspace)
         let object = try #require(try JSONSerialization.jsonObject(with: response.json) as? [String: Any])
         #expect(
             Set(object.keys) == [
@@ -134,12 +134,12 @@ import Testing
         #expect(!text.contains(" ") && !text.contains("\\/"))
     }
 
-    @Test func noneAttestationReplacesPackedWithX5C() throws {
+    @Test func noneAttestationReplacesPackedWithX5C() async throws {
         // Self attestation (packed, no x5c, zero AAGUID) survives attestation "none"; a statement with
         // an x5c is replaced by fmt "none" and an empty statement (WebAuthn L3 §5.1.3).
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
-        let (ceremony, _, answer) = try registration(workspace, fmt: "packed-self")
+        let (ceremony, _, answer) = try await registration(workspace, fmt: "packed-self")
         var response = try MakeCredentialResponse(responseBytes: try Hex.decode(try #require(answer["response"])))
         let selfAttested = try AttestationObject(
             bytes: try #require(Base64URL.decode(try ceremony.response(to: response).response.attestationObject))
@@ -154,13 +154,13 @@ import Testing
         #expect(replaced.authenticatorData == response.authenticatorData)
     }
 
-    @Test func authenticationVerifiesWithPyWebAuthn() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func authenticationVerifiesWithPyWebAuthn() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
-        let (_, registered, answer) = try registration(workspace)
+        let (_, registered, answer) = try await registration(workspace)
         let credentialFile = workspace.path("credential.json")
         let common = ["--challenge", Base64URL.encode(Self.challenge), "--rp-id", "example.com"]
-        let stored = try Self.verify(
+        let stored = try await Self.verify(
             [
                 "register", "--response", try workspace.write(registered.json, "registration.json"), "--origin",
                 Self.origin,
@@ -179,7 +179,7 @@ import Testing
             )
             let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(Self.origin))
             let request = ceremony.getAssertionRequest()
-            let assertion = try Self.authenticator([
+            let assertion = try await Self.authenticator([
                 "get-assertion", "--rp-id", request.rpID, "--client-data-hash", Hex.encode(request.clientDataHash),
                 "--key-file", workspace.path("key.json"), "--uv",
             ])
@@ -190,15 +190,15 @@ import Testing
             let arguments = [
                 "authenticate", "--response", responseFile, "--credential", credentialFile, "--rp-id", "example.com",
             ]
-            let good = try Self.verify(
+            let good = try await Self.verify(
                 arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(getChallenge), "--require-uv"]
             )
             #expect(good.status == 0, "\(good.errors)")
-            let wrongChallenge = try Self.verify(
+            let wrongChallenge = try await Self.verify(
                 arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(Self.challenge)]
             )
             #expect(wrongChallenge.status == 1)
-            let wrongOrigin = try Self.verify(
+            let wrongOrigin = try await Self.verify(
                 arguments + ["--origin", "https://evil.example.com", "--challenge", Base64URL.encode(getChallenge)]
             )
             #expect(wrongOrigin.status == 1)
@@ -214,14 +214,14 @@ import Testing
         }
     }
 
-    @Test func answersABrowserWouldRefuse() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func answersABrowserWouldRefuse() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
-        let (registrationCeremony, _, answer) = try registration(workspace)
+        let (registrationCeremony, _, answer) = try await registration(workspace)
         let hash = Hex.encode(registrationCeremony.clientData.hash)
         let keyFile = workspace.path("key.json")
 
-        let wrongRP = try Self.authenticator([
+        let wrongRP = try await Self.authenticator([
             "make-credential", "--rp-id", "example.com", "--client-data-hash", hash,
             "--key-file", workspace.path("other.json"), "--wrong-rp",
         ])
@@ -235,12 +235,12 @@ import Testing
         func assertion(
             _ allow: [[UInt8]],
             _ flags: [String]
-        ) throws -> Result<AuthenticationResponseJSON, ResponseMappingError> {
+        ) async throws -> Result<AuthenticationResponseJSON, ResponseMappingError> {
             let ceremony = try AuthenticationCeremony(
                 options: .quick(rpID: "example.com", challenge: [1, 2, 3], allowCredentialIDs: allow),
                 origin: WebOrigin(Self.origin)
             )
-            let output = try Self.authenticator(
+            let output = try await Self.authenticator(
                 [
                     "get-assertion", "--rp-id", "example.com", "--client-data-hash",
                     Hex.encode(ceremony.clientData.hash),
@@ -254,34 +254,34 @@ import Testing
                 return .failure(error)
             }
         }
-        #expect(try assertion([credentialID], ["--omit-credential"]).get().id == Base64URL.encode(credentialID))
-        #expect(throws: ResponseMappingError.missingCredentialID) { try assertion([], ["--omit-credential"]).get() }
-        #expect(throws: ResponseMappingError.missingCredentialID) {
-            try assertion([credentialID, [9]], ["--omit-credential"]).get()
+        #expect(try await assertion([credentialID], ["--omit-credential"]).get().id == Base64URL.encode(credentialID))
+        await #expect(throws: ResponseMappingError.missingCredentialID) { try await assertion([], ["--omit-credential"]).get() }
+        await #expect(throws: ResponseMappingError.missingCredentialID) {
+            try await assertion([credentialID, [9]], ["--omit-credential"]).get()
         }
-        #expect(throws: ResponseMappingError.credentialNotAllowed) { try assertion([[9]], []).get() }
-        #expect(throws: ResponseMappingError.missingUserHandle) { try assertion([], ["--omit-user"]).get() }
-        #expect(throws: ResponseMappingError.rpIDHashMismatch) { try assertion([], ["--wrong-rp"]).get() }
+        await #expect(throws: ResponseMappingError.credentialNotAllowed) { try await assertion([[9]], []).get() }
+        await #expect(throws: ResponseMappingError.missingUserHandle) { try await assertion([], ["--omit-user"]).get() }
+        await #expect(throws: ResponseMappingError.rpIDHashMismatch) { try await assertion([], ["--wrong-rp"]).get() }
         // Chromium's ResponseValid.
-        #expect(try assertion([], ["--uv", "--user-name", "alice"]).get().id == Base64URL.encode(credentialID))
-        #expect(throws: ResponseMappingError.userDetailsWithoutVerification) {
-            try assertion([], ["--user-name", "alice"]).get()
+        #expect(try await assertion([], ["--uv", "--user-name", "alice"]).get().id == Base64URL.encode(credentialID))
+        await #expect(throws: ResponseMappingError.userDetailsWithoutVerification) {
+            try await assertion([], ["--user-name", "alice"]).get()
         }
-        #expect(try assertion([credentialID], ["--number-of-credentials", "2"]).get().id == Base64URL.encode(credentialID))
-        #expect(throws: ResponseMappingError.ambiguousAccount) {
-            try assertion([credentialID], ["--omit-user", "--number-of-credentials", "2"]).get()
+        #expect(try await assertion([credentialID], ["--number-of-credentials", "2"]).get().id == Base64URL.encode(credentialID))
+        await #expect(throws: ResponseMappingError.ambiguousAccount) {
+            try await assertion([credentialID], ["--omit-user", "--number-of-credentials", "2"]).get()
         }
-        #expect(throws: ResponseMappingError.attestedCredentialDataInAssertion) {
-            try assertion([credentialID], ["--attested"]).get()
+        await #expect(throws: ResponseMappingError.attestedCredentialDataInAssertion) {
+            try await assertion([credentialID], ["--attested"]).get()
         }
         // Chromium's GetAssertionTask refuses an hmac-secret output it did not ask for.
-        #expect(throws: ResponseMappingError.unexpectedExtension("hmac-secret")) {
-            try assertion([credentialID], ["--extension", "hmac-secret"]).get()
+        await #expect(throws: ResponseMappingError.unexpectedExtension("hmac-secret")) {
+            try await assertion([credentialID], ["--extension", "hmac-secret"]).get()
         }
-        #expect(throws: ResponseMappingError.unexpectedExtension("credBlob")) {
-            try assertion([credentialID], ["--extension", "credBlob"]).get()
+        await #expect(throws: ResponseMappingError.unexpectedExtension("credBlob")) {
+            try await assertion([credentialID], ["--extension", "credBlob"]).get()
         }
-        let noUser = try assertion([credentialID], ["--omit-user"]).get()
+        let noUser = try await assertion([credentialID], ["--omit-user"]).get()
         #expect(noUser.response.userHandle == nil)
         #expect(!String(decoding: noUser.json, as: UTF8.self).contains("userHandle"))
     }

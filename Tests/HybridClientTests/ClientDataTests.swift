@@ -32,12 +32,12 @@ import Testing
         """
 
     @Test(arguments: cases)
-    func matchesPythonJSON(_ testCase: Case) throws {
+    func matchesPythonJSON(_ testCase: Case) async throws {
         let origin = try WebOrigin(testCase.origin)
         let clientData = ClientData(ceremony: testCase.ceremony, challenge: testCase.challenge, origin: origin)
         let input = "\(testCase.ceremony.rawValue)\n\(hex(testCase.challenge))\n\(origin.serialization)"
         let output = String(
-            decoding: try ExternalTool.python(Self.pythonSerializer, input: Array(input.utf8)),
+            decoding: try await ExternalTool.python(Self.pythonSerializer, input: Array(input.utf8)),
             as: UTF8.self
         )
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)

@@ -19,13 +19,13 @@ import Testing
             options: ["rk": true, "uv": true])
     }
 
-    static func phone(_ arguments: [String]) throws -> [String: String] {
-        try CeremonyResponseTests.authenticator(arguments)
+    static func phone(_ arguments: [String]) async throws -> [String: String] {
+        try await CeremonyResponseTests.authenticator(arguments)
     }
 
     /// HMAC-SHA256(secret, SHA-256("WebAuthn PRF" ‖ 0 ‖ input)), computed by the Python phone.
-    static func expectedPRF(_ workspace: Workspace, _ input: [UInt8]) throws -> String {
-        let output = try phone(["prf-expected", "--key-file", workspace.path("key.json"), "--input", Hex.encode(input)])
+    static func expectedPRF(_ workspace: Workspace, _ input: [UInt8]) async throws -> String {
+        let output = try await phone(["prf-expected", "--key-file", workspace.path("key.json"), "--input", Hex.encode(input)])
         return Base64URL.encode(try Hex.decode(try #require(output["result"])))
     }
 
@@ -55,8 +55,8 @@ import Testing
     /// The Python phone's answer to our CTAP `request` (its extension inputs included).
     static func answer(
         _ command: String, _ workspace: Workspace, clientDataHash: [UInt8], request: [UInt8], supports: [String]
-    ) throws -> [UInt8] {
-        let output = try phone([
+    ) async throws -> [UInt8] {
+        let output = try await phone([
             command, "--rp-id", "example.com", "--client-data-hash", Hex.encode(clientDataHash),
             "--key-file", workspace.path("key.json"), "--uv", "--request", Hex.encode(request),
             "--supports", supports.joined(separator: ","),
@@ -68,7 +68,7 @@ import Testing
     /// the getInfo the request was built with; returns the response and the CTAP request sent.
     static func exchange(
         _ workspace: Workspace, _ request: HybridClientRequest, supports: [String]
-    ) throws -> (HybridClientResponse, [UInt8]) {
+    ) async throws -> (HybridClientResponse, [UInt8]) {
         let info = info(supports)
         let bytes = try request.ctapRequest(authenticatorInfo: info)
         let (command, clientData) =
@@ -76,18 +76,18 @@ import Testing
             case .registration(let ceremony): ("make-credential", ceremony.clientData)
             case .authentication(let ceremony): ("get-assertion", ceremony.clientData)
             }
-        let answer = try answer(command, workspace, clientDataHash: clientData.hash, request: bytes, supports: supports)
+        let answer = try await answer(command, workspace, clientDataHash: clientData.hash, request: bytes, supports: supports)
         return (try HybridClientRunner.mapReply(answer, to: request, authenticatorInfo: info), bytes)
     }
 
     /// Registers through the Python phone; py_webauthn verifies the result.
     static func register(
         _ workspace: Workspace, _ options: PublicKeyCredentialCreationOptionsJSON, supports: [String]
-    ) throws -> (RegistrationResponseJSON, MakeCredentialRequest, [UInt8]) {
+    ) async throws -> (RegistrationResponseJSON, MakeCredentialRequest, [UInt8]) {
         let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin(origin))
-        let (reply, bytes) = try exchange(workspace, .registration(ceremony), supports: supports)
+        let (reply, bytes) = try await exchange(workspace, .registration(ceremony), supports: supports)
         guard case .registration(let response) = reply else { throw TestFailure("not a registration") }
-        let verified = try CeremonyResponseTests.verify([
+        let verified = try await CeremonyResponseTests.verify([
             "register", "--response", try workspace.write(response.json, "registration.json"), "--origin", origin,
             "--challenge", Base64URL.encode(challenge), "--rp-id", "example.com", "--require-uv",
             "--credential-out", workspace.path("credential.json"),
@@ -105,11 +105,11 @@ import Testing
     /// Signs in through the Python phone; py_webauthn verifies the result.
     static func authenticate(
         _ workspace: Workspace, _ options: PublicKeyCredentialRequestOptionsJSON, supports: [String]
-    ) throws -> (AuthenticationResponseJSON, GetAssertionRequest) {
+    ) async throws -> (AuthenticationResponseJSON, GetAssertionRequest) {
         let ceremony = try AuthenticationCeremony(options: options, origin: WebOrigin(origin))
-        let (reply, bytes) = try exchange(workspace, .authentication(ceremony), supports: supports)
+        let (reply, bytes) = try await exchange(workspace, .authentication(ceremony), supports: supports)
         guard case .authentication(let response) = reply else { throw TestFailure("not an authentication") }
-        let verified = try CeremonyResponseTests.verify([
+        let verified = try await CeremonyResponseTests.verify([
             "authenticate", "--response", try workspace.write(response.json, "authentication.json"),
             "--credential", workspace.path("credential.json"), "--rp-id", "example.com", "--origin", origin,
             "--challenge", Base64URL.encode(challenge), "--require-uv",
@@ -120,20 +120,20 @@ import Testing
         return (response, request)
     }
 
-    @Test func prfSaltMatchesHashlib() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func prfSaltMatchesHashlib() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let inputs: [[UInt8]] = [
             [], [0], Array("hello".utf8), [UInt8](0..<32), [UInt8](0..<33), [UInt8](repeating: 0xA5, count: 200),
         ]
         for input in inputs {
-            let output = try Self.phone(["prf-salt", "--input", Hex.encode(input)])
+            let output = try await Self.phone(["prf-salt", "--input", Hex.encode(input)])
             #expect(try PRFValues.salt(input) == Hex.decode(#require(output["salt"])), "input \(Hex.encode(input))")
         }
         #expect(PRFValues(first: [1], second: [2]).salts.second == PRFValues.salt([2]))
     }
 
-    @Test func prfAndCredPropsMatchThePythonPhone() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func prfAndCredPropsMatchThePythonPhone() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         let a = Array("create-time input".utf8)
         let b = Array("first input".utf8)
@@ -141,12 +141,12 @@ import Testing
         let d = Array("by-credential input".utf8)
         let options = try Self.creationOptions(
             extensions: #"{"prf": {"eval": {"first": "\#(Base64URL.encode(a))"}}, "credProps": true}"#)
-        let (registration, request, credentialID) = try Self.register(workspace, options, supports: ["prf"])
+        let (registration, request, credentialID) = try await Self.register(workspace, options, supports: ["prf"])
         #expect(request.extensions?[textKey: "prf"]?[textKey: "eval"]?[textKey: "first"] == .bytes(PRFValues.salt(a)))
         #expect(request.options?.userVerification == true)
         let created = registration.clientExtensionResults
         #expect(created.prf?.enabled == true)
-        #expect(try created.prf?.results?.first == Self.expectedPRF(workspace, a))
+        #expect(try await created.prf?.results?.first == Self.expectedPRF(workspace, a))
         #expect(created.credProps?.rk == true)
 
         // eval with two inputs.
@@ -154,9 +154,9 @@ import Testing
             extensions:
                 #"{"prf": {"eval": {"first": "\#(Base64URL.encode(b))", "second": "\#(Base64URL.encode(c))"}}}"#,
             allow: [credentialID])
-        let (signedIn, _) = try Self.authenticate(workspace, both, supports: ["prf"])
-        #expect(try signedIn.clientExtensionResults.prf?.results?.first == Self.expectedPRF(workspace, b))
-        #expect(try signedIn.clientExtensionResults.prf?.results?.second == Self.expectedPRF(workspace, c))
+        let (signedIn, _) = try await Self.authenticate(workspace, both, supports: ["prf"])
+        #expect(try await signedIn.clientExtensionResults.prf?.results?.first == Self.expectedPRF(workspace, b))
+        #expect(try await signedIn.clientExtensionResults.prf?.results?.second == Self.expectedPRF(workspace, c))
         #expect(signedIn.clientExtensionResults.prf?.enabled == nil)
 
         // evalByCredential wins over eval for its credential.
@@ -166,13 +166,13 @@ import Testing
                          "evalByCredential": {"\#(Base64URL.encode(credentialID))": {"first": "\#(Base64URL.encode(d))"}}}}
                 """#,
             allow: [credentialID, [9, 9]])
-        let (chosen, assertionRequest) = try Self.authenticate(workspace, byCredential, supports: ["prf"])
+        let (chosen, assertionRequest) = try await Self.authenticate(workspace, byCredential, supports: ["prf"])
         #expect(
             assertionRequest.extensions?[textKey: "prf"]?[textKey: "evalByCredential"]?[.bytes(credentialID)]?[
                 textKey: "first"] == .bytes(PRFValues.salt(d)))
-        #expect(try chosen.clientExtensionResults.prf?.results?.first == Self.expectedPRF(workspace, d))
+        #expect(try await chosen.clientExtensionResults.prf?.results?.first == Self.expectedPRF(workspace, d))
         #expect(chosen.clientExtensionResults.prf?.results?.second == nil)
-        #expect(try Self.expectedPRF(workspace, d) != Self.expectedPRF(workspace, b))
+        #expect(try await Self.expectedPRF(workspace, d) != Self.expectedPRF(workspace, b))
         let json = String(decoding: chosen.json, as: UTF8.self)
         #expect(json.contains(#""clientExtensionResults":{"prf":{"results":{"first":""#))
     }
@@ -196,8 +196,8 @@ import Testing
 
     /// A phone listing hmac-secret (with a PIN/UV protocol) but not prf: `create()` sends
     /// `hmac-secret: true` without the eval input and reports `enabled` from authenticator data.
-    @Test func prfThroughHmacSecretAtCreation() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func prfThroughHmacSecretAtCreation() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         var info = Self.info(["hmac-secret"])
         info.pinUvAuthProtocols = [2]
@@ -209,7 +209,7 @@ import Testing
         #expect(request.extensions == ["hmac-secret": true])
         #expect(request.options?.userVerification == true)  // discouraged raised to preferred, and uv is there
         #expect(try ceremony.makeCredentialRequest(authenticatorInfo: Self.info(["hmac-secret"])).extensions == nil)
-        let answer = try Self.phone([
+        let answer = try await Self.phone([
             "make-credential", "--rp-id", "example.com", "--client-data-hash", Hex.encode(request.clientDataHash),
             "--key-file", workspace.path("key.json"), "--uv", "--extension", "hmac-secret",
         ])
@@ -222,16 +222,16 @@ import Testing
         }
     }
 
-    @Test func prfOnAPhoneWithoutIt() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func prfOnAPhoneWithoutIt() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         let options = try Self.creationOptions(
             extensions: #"{"prf": {"eval": {"first": "AQ"}}, "credProps": true}"#, residentKey: "discouraged")
-        let (registration, request, credentialID) = try Self.register(workspace, options, supports: [])
+        let (registration, request, credentialID) = try await Self.register(workspace, options, supports: [])
         #expect(request.extensions == nil)
         #expect(registration.clientExtensionResults.prf == .init(enabled: false))
         #expect(registration.clientExtensionResults.credProps?.rk == false)
-        let (signedIn, assertionRequest) = try Self.authenticate(
+        let (signedIn, assertionRequest) = try await Self.authenticate(
             workspace,
             try Self.requestOptions(extensions: #"{"prf": {"eval": {"first": "AQ"}}}"#, allow: [credentialID]),
             supports: [])
@@ -239,8 +239,8 @@ import Testing
         #expect(String(decoding: signedIn.json, as: UTF8.self).contains(#""clientExtensionResults":{"prf":{}}"#))
     }
 
-    @Test func credProtectIsSentOnlyWhereSupportedAndEnforcementRefusesOtherPhones() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func credProtectIsSentOnlyWhereSupportedAndEnforcementRefusesOtherPhones() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         let enforced = try Self.creationOptions(
             extensions:
@@ -253,7 +253,7 @@ import Testing
         #expect(throws: HybridClientError.extensionUnsupported(.credentialProtectionUnsupported)) {
             try HybridClientRequest.registration(ceremony).ctapRequest(authenticatorInfo: Self.info([]))
         }
-        let (_, request, _) = try Self.register(workspace, enforced, supports: ["credProtect"])
+        let (_, request, _) = try await Self.register(workspace, enforced, supports: ["credProtect"])
         #expect(request.extensions?[textKey: "credProtect"] == .int(2))
         // Unspecified policy: Chromium's default, 3 for residentKey required with uv preferred.
         let defaulted = try RegistrationCeremony(
@@ -264,7 +264,7 @@ import Testing
             ])
         #expect(try defaulted.makeCredentialRequest(authenticatorInfo: Self.info([])).extensions == nil)
         // An output below the requested level is refused.
-        let answer = try Self.phone([
+        let answer = try await Self.phone([
             "make-credential", "--rp-id", "example.com", "--client-data-hash", Hex.encode(request.clientDataHash),
             "--key-file", workspace.path("other.json"), "--uv", "--extension", "credProtect",
         ])
@@ -274,39 +274,39 @@ import Testing
         }
     }
 
-    @Test func largeBlobSupportWriteAndRead() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func largeBlobSupportWriteAndRead() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         let options = try Self.creationOptions(extensions: #"{"largeBlob": {"support": "required"}}"#)
         #expect(throws: ClientExtensionError.largeBlobUnsupported) {
             try RegistrationCeremony(options: options, origin: WebOrigin(Self.origin))
                 .makeCredentialRequest(authenticatorInfo: Self.info(["prf"]))
         }
-        let (registration, request, credentialID) = try Self.register(workspace, options, supports: ["largeBlob"])
+        let (registration, request, credentialID) = try await Self.register(workspace, options, supports: ["largeBlob"])
         #expect(request.extensions == ["largeBlob": ["support": "required"]])
         #expect(registration.clientExtensionResults.largeBlob?.supported == true)
 
         let blob = Array(String(repeating: "a large blob, compressed on the way. ", count: 20).utf8)
         let write = try Self.requestOptions(
             extensions: #"{"largeBlob": {"write": "\#(Base64URL.encode(blob))"}}"#, allow: [credentialID])
-        let (written, _) = try Self.authenticate(workspace, write, supports: ["largeBlob"])
+        let (written, _) = try await Self.authenticate(workspace, write, supports: ["largeBlob"])
         #expect(written.clientExtensionResults.largeBlob == .init(written: true))
         let read = try Self.requestOptions(extensions: #"{"largeBlob": {"read": true}}"#, allow: [credentialID])
-        let (readBack, _) = try Self.authenticate(workspace, read, supports: ["largeBlob"])
+        let (readBack, _) = try await Self.authenticate(workspace, read, supports: ["largeBlob"])
         #expect(readBack.clientExtensionResults.largeBlob == .init(blob: blob))
         // A phone without largeBlob: nothing is sent and nothing is read or written.
-        let (notWritten, plain) = try Self.authenticate(workspace, write, supports: [])
+        let (notWritten, plain) = try await Self.authenticate(workspace, write, supports: [])
         #expect(plain.extensions == nil)
         #expect(notWritten.clientExtensionResults.largeBlob == .init(written: false))
     }
 
-    @Test func outputsNobodyAskedForAreRefused() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func outputsNobodyAskedForAreRefused() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         let options = try Self.creationOptions(extensions: "{}")
         let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin(Self.origin))
         let request = try ceremony.makeCredentialRequest(authenticatorInfo: Self.info(["prf"]))
-        let answer = try Self.phone([
+        let answer = try await Self.phone([
             "make-credential", "--rp-id", "example.com", "--client-data-hash", Hex.encode(request.clientDataHash),
             "--key-file", workspace.path("key.json"), "--uv",
         ])
@@ -324,11 +324,11 @@ import Testing
         }
     }
 
-    @Test func malformedAssertionOutputsAreRefusedOrDropped() throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+    @Test func malformedAssertionOutputsAreRefusedOrDropped() async throws {
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let workspace = try Workspace()
         let supports = ["prf", "largeBlob"]
-        let (_, _, credentialID) = try Self.register(
+        let (_, _, credentialID) = try await Self.register(
             workspace, try Self.creationOptions(extensions: #"{"largeBlob": {"support": "required"}}"#),
             supports: supports)
         let options = try Self.requestOptions(
@@ -337,7 +337,7 @@ import Testing
         let info = Self.info(supports)
         let request = ceremony.getAssertionRequest(authenticatorInfo: info)
         var assertion = try GetAssertionResponse(
-            responseBytes: try Self.answer(
+            responseBytes: try await Self.answer(
                 "get-assertion", workspace, clientDataHash: request.clientDataHash, request: request.encoded,
                 supports: supports))
         #expect(
@@ -367,7 +367,7 @@ import Testing
         #expect(corrupt == .success(ClientExtensionResults(prf: .init(), largeBlob: .init())))
     }
 
-    @Test func extensionInputsBrowsersRefuse() throws {
+    @Test func extensionInputsBrowsersRefuse() async throws {
         let credential = Base64URL.encode([1, 2, 3])
         #expect(throws: WebAuthnOptionsError.unsupportedExtensionInput("prf.evalByCredential is only allowed in get()"))
         {

@@ -14,7 +14,7 @@ import Testing
     static let inputB = Array("second input".utf8)
 
     /// HMAC-SHA256(secret, SHA-256("WebAuthn PRF" ‖ 0x00 ‖ input)), base64url, from Python.
-    static func expectedPRF(secret: [UInt8], input: [UInt8]) throws -> String {
+    static func expectedPRF(secret: [UInt8], input: [UInt8]) async throws -> String {
         let script = """
             import base64, hashlib, hmac, sys
             secret, data = bytes.fromhex(sys.argv[1]), bytes.fromhex(sys.argv[2])
@@ -22,7 +22,7 @@ import Testing
             out = hmac.new(secret, salt, hashlib.sha256).digest()
             print(base64.urlsafe_b64encode(out).rstrip(b"=").decode())
             """
-        let output = try ExternalTool.run("python3", ["-c", script, Hex.encode(secret), Hex.encode(input)])
+        let output = try await ExternalTool.run("python3", ["-c", script, Hex.encode(secret), Hex.encode(input)])
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -69,8 +69,8 @@ import Testing
             #expect(passkey.credentialID == credentialID)
             #expect(passkey.metadata.credentialProtection == .userVerificationRequired)
             let secret = try #require(passkey.prfSecret)
-            let expectedA = try Self.expectedPRF(secret: secret, input: Self.inputA)
-            let expectedB = try Self.expectedPRF(secret: secret, input: Self.inputB)
+            let expectedA = try await Self.expectedPRF(secret: secret, input: Self.inputA)
+            let expectedB = try await Self.expectedPRF(secret: secret, input: Self.inputB)
             #expect(registration.clientExtensionResults.prf?.enabled == true)
             #expect(registration.clientExtensionResults.prf?.results?.first == expectedA)
             #expect(registration.clientExtensionResults.credProps?.rk == true)

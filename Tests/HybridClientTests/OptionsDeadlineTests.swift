@@ -1,4 +1,5 @@
 import Foundation
+import TestChildProcess
 import Testing
 
 @testable import HybridClient
@@ -50,7 +51,7 @@ import Testing
         stdin.fileHandleForWriting.write(Data(#"{"challenge": "AAAA", "rpId": "example.com", "allowCredentials": ["#.utf8))
         let status = await Self.exitStatus(of: process)
         try? stdin.fileHandleForWriting.close()
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: await ChildProcess.readToEnd(stderr.fileHandleForReading), as: UTF8.self)
         #expect(status == 2)
         #expect(message.contains("timed out after 1 s reading and parsing the options"), "\(message)")
     }
@@ -65,11 +66,6 @@ import Testing
     }
 
     static func exitStatus(of process: Process) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
+        await ChildProcess.exitStatus(of: process)
     }
 }

@@ -14,17 +14,17 @@ import Testing
     }
 
     @Test(arguments: [0, 1, 65_535, 65_536, 200_000])
-    func zlibStreamInflatesWithPython(_ length: Int) throws {
+    func zlibStreamInflatesWithPython(_ length: Int) async throws {
         let data = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
         let stream = PNGEncoder.zlibStored(data)
         let script = """
             import sys, zlib
             sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))
             """
-        #expect(try ExternalTool.python(script, input: stream) == data)
+        #expect(try await ExternalTool.python(script, input: stream) == data)
     }
 
-    @Test func pngStructureReadByPython() throws {
+    @Test func pngStructureReadByPython() async throws {
         // A 10 × 3 image whose left column is black: Python parses the chunks, checks every CRC with
         // zlib.crc32, inflates IDAT and prints width, height, bit depth, colour type and the rows.
         let png = PNGEncoder.encode(width: 10, height: 3) { x, _ in x == 0 }
@@ -43,7 +43,7 @@ import Testing
             out.append(zlib.decompress(idat).hex())
             print("\\n".join(out), end="")
             """
-        let output = String(decoding: try ExternalTool.python(script, input: png), as: UTF8.self)
+        let output = String(decoding: try await ExternalTool.python(script, input: png), as: UTF8.self)
         // Each row: filter 00, then 1 bits for white: 0111 1111 11.. .... = 7f c0.
         #expect(output == "10 3 1 0\n007fc0007fc0007fc0")
     }

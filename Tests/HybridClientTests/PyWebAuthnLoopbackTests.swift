@@ -11,14 +11,14 @@ import Testing
     static let script = ExternalTool.interopDirectory.appendingPathComponent("verify_webauthn.py").path
 
     /// Runs the verifier; returns its exit status (0 verified, 1 refused) and stdout.
-    static func verify(_ arguments: [String], response: Data) throws -> (status: Int32, stdout: [UInt8]) {
-        let result = try ExternalTool.runReportingStatus(
+    static func verify(_ arguments: [String], response: Data) async throws -> (status: Int32, stdout: [UInt8]) {
+        let result = try await ExternalTool.runReportingStatus(
             "python3", [script] + arguments + ["--response", "-"], input: [UInt8](response))
         return (result.status, result.stdout)
     }
 
     @Test func registrationThenAuthenticationVerifyAndAlteredOnesDoNot() async throws {
-        try #require(ExternalTool.hasPyWebAuthn, "pip install webauthn")
+        try #require(await ExternalTool.hasPyWebAuthn, "pip install webauthn")
         let air = try LoopbackCeremony.freshAir()
         let store = InMemoryPasskeyStore()
         let createChallenge = randomBytes(32)
@@ -42,11 +42,11 @@ import Testing
         let registerArguments = { (challenge: [UInt8], origin: String) in
             ["register", "--challenge", Base64URL.encode(challenge), "--origin", origin, "--rp-id", rpID]
         }
-        let registered = try Self.verify(registerArguments(createChallenge, origin), response: registration.json)
+        let registered = try await Self.verify(registerArguments(createChallenge, origin), response: registration.json)
         #expect(registered.status == 0)
-        #expect(try Self.verify(registerArguments(getChallenge, origin), response: registration.json).status == 1)
+        #expect(try await Self.verify(registerArguments(getChallenge, origin), response: registration.json).status == 1)
         #expect(
-            try Self.verify(registerArguments(createChallenge, "https://evil.example"), response: registration.json)
+            try await Self.verify(registerArguments(createChallenge, "https://evil.example"), response: registration.json)
                 .status == 1)
 
         let credentialFile = FileManager.default.temporaryDirectory
@@ -59,11 +59,11 @@ import Testing
                 "--credential", credentialFile.path,
             ]
         }
-        #expect(try Self.verify(authenticateArguments(getChallenge, origin), response: authentication.json).status == 0)
+        #expect(try await Self.verify(authenticateArguments(getChallenge, origin), response: authentication.json).status == 0)
         #expect(
-            try Self.verify(authenticateArguments(createChallenge, origin), response: authentication.json).status == 1)
+            try await Self.verify(authenticateArguments(createChallenge, origin), response: authentication.json).status == 1)
         #expect(
-            try Self.verify(authenticateArguments(getChallenge, "https://example.org"), response: authentication.json)
+            try await Self.verify(authenticateArguments(getChallenge, "https://example.org"), response: authentication.json)
                 .status == 1)
     }
 }

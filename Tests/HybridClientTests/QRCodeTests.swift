@@ -9,31 +9,31 @@ import Testing
     static let zbarimgMissing = "zbarimg not found: apt-get install zbar-tools"
 
     /// Decodes a PNG file with zbarimg and returns the text it found.
-    static func zbarDecode(png: [UInt8]) throws -> String {
+    static func zbarDecode(png: [UInt8]) async throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-qr-\(UUID().uuidString).png")
         try Data(png).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        let output = try ExternalTool.run("zbarimg", ["--raw", "-q", url.path])
+        let output = try await ExternalTool.run("zbarimg", ["--raw", "-q", url.path])
         var text = String(decoding: output, as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }
         return text
     }
 
-    @Test func pngDecodesToTheFIDOURL() throws {
-        try #require(ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
+    @Test func pngDecodesToTheFIDOURL() async throws {
+        try #require(await ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
         let urls = try SharedVectors.qrURLs()
         try #require(!urls.isEmpty)
         for url in urls {
             let matrix = try QRCodeMatrix(encoding: url)
-            #expect(try Self.zbarDecode(png: QRImageWriter().png(matrix)) == url)
+            #expect(try await Self.zbarDecode(png: QRImageWriter().png(matrix)) == url)
         }
     }
 
-    @Test func pngAtOnePixelPerModuleAndHighECC() throws {
-        try #require(ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
+    @Test func pngAtOnePixelPerModuleAndHighECC() async throws {
+        try #require(await ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
         let url = try #require(try SharedVectors.qrURLs().first)
         let matrix = try QRCodeMatrix(encoding: url, errorCorrection: .high)
-        #expect(try Self.zbarDecode(png: QRImageWriter(pixelsPerModule: 3).png(matrix)) == url)
+        #expect(try await Self.zbarDecode(png: QRImageWriter(pixelsPerModule: 3).png(matrix)) == url)
     }
 
     /// The smallest version for an alphanumeric `FIDO:/` segment plus a numeric digit segment at level L,
@@ -64,7 +64,7 @@ import Testing
         return 40
     }
 
-    @Test func mixedModeKeepsTheSymbolSmall() throws {
+    @Test func mixedModeKeepsTheSymbolSmall() async throws {
         for url in try SharedVectors.qrURLs() {
             let matrix = try QRCodeMatrix(encoding: url)
             let digits = url.utf8.count - "FIDO:/".utf8.count
@@ -134,17 +134,17 @@ import Testing
         }
     }
 
-    @Test func terminalRenderingScans() throws {
-        try #require(ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
+    @Test func terminalRenderingScans() async throws {
+        try #require(await ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
         let url = try #require(try SharedVectors.qrURLs().last)
         let text = TerminalQRRenderer(palette: .lightOnDark).render(try QRCodeMatrix(encoding: url))
         let rows = Self.bitmap(fromTerminal: text, glyphsMeanDark: false)
         // Rebuild an image from the terminal picture alone (one module = 6 × 6 pixels) and scan it.
         let png = PNGEncoder.encode(width: rows[0].count * 6, height: rows.count * 6) { x, y in rows[y / 6][x / 6] }
-        #expect(try Self.zbarDecode(png: png) == url)
+        #expect(try await Self.zbarDecode(png: png) == url)
     }
 
-    @Test func svgHoldsExactlyTheDarkModules() throws {
+    @Test func svgHoldsExactlyTheDarkModules() async throws {
         let url = try #require(try SharedVectors.qrURLs().first)
         let matrix = try QRCodeMatrix(encoding: url)
         let svg = QRImageWriter().svg(matrix)
@@ -165,8 +165,8 @@ import Testing
         #expect(drawn == expected)
     }
 
-    @Test func writesFiles() throws {
-        try #require(ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
+    @Test func writesFiles() async throws {
+        try #require(await ExternalTool.exists("zbarimg"), Comment(rawValue: Self.zbarimgMissing))
         let url = try #require(try SharedVectors.qrURLs().first)
         let matrix = try QRCodeMatrix(encoding: url)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-qr-\(UUID().uuidString)")
@@ -176,7 +176,7 @@ import Testing
         let svgPath = directory.appendingPathComponent("code.SVG").path
         try QRImageWriter().write(matrix, toFile: pngPath)
         try QRImageWriter().write(matrix, toFile: svgPath)
-        #expect(try Self.zbarDecode(png: [UInt8](Data(contentsOf: URL(fileURLWithPath: pngPath)))) == url)
+        #expect(try await Self.zbarDecode(png: [UInt8](Data(contentsOf: URL(fileURLWithPath: pngPath)))) == url)
         #expect(try String(contentsOfFile: svgPath, encoding: .utf8).hasPrefix("<?xml"))
         #expect(throws: QRCodeError.writeFailed("/nonexistent-dir/x.png")) {
             try QRImageWriter().write(matrix, toFile: "/nonexistent-dir/x.png")

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import Testing
 @testable import TunnelRelay
 
 /// Records what a relay reports through its probe, so a test waits for the event itself instead
@@ -9,7 +10,8 @@ final class ProbeRecorder: Sendable {
     private struct State {
         var events: [RelayProbeEvent] = []
         var cursor = 0
-        var waiter: (predicate: Predicate, continuation: CheckedContinuation<RelayProbeEvent, Never>)?
+        var waiter: (predicate: Predicate, continuation: CheckedContinuation<RelayProbeEvent?, Never>)?
+        var cancelled = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -18,7 +20,7 @@ final class ProbeRecorder: Sendable {
     var probe: RelayProbe { { [self] event in record(event) } }
 
     private func record(_ event: RelayProbeEvent) {
-        let resumed: CheckedContinuation<RelayProbeEvent, Never>? = state.withLockedValue { state in
+        let resumed: CheckedContinuation<RelayProbeEvent?, Never>? = state.withLockedValue { state in
             state.events.append(event)
             guard let waiter = state.waiter, waiter.predicate(event) else { return nil }
             state.waiter = nil
@@ -28,25 +30,42 @@ final class ProbeRecorder: Sendable {
         resumed?.resume(returning: event)
     }
 
-    /// The first event after the last one returned that satisfies `predicate`, waiting for it.
+    /// The first event after the last one returned that satisfies `predicate`, waiting for it;
+    /// `nil` (and a recorded issue) if the task is cancelled first, as the suite's time limit
+    /// does: a missing event fails the test instead of hanging it.
     @discardableResult
-    func next(where predicate: @escaping @Sendable (RelayProbeEvent) -> Bool) async -> RelayProbeEvent {
-        await withCheckedContinuation { continuation in
-            let found: RelayProbeEvent? = state.withLockedValue { state in
-                if let index = state.events[state.cursor...].firstIndex(where: predicate) {
-                    state.cursor = index + 1
-                    return state.events[index]
+    func next(
+        where predicate: @escaping @Sendable (RelayProbeEvent) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> RelayProbeEvent? {
+        let event: RelayProbeEvent? = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let found: RelayProbeEvent?? = state.withLockedValue { state in
+                    if let index = state.events[state.cursor...].firstIndex(where: predicate) {
+                        state.cursor = index + 1
+                        return .some(state.events[index])
+                    }
+                    if state.cancelled { return .some(nil) }
+                    state.waiter = (predicate, continuation)
+                    return nil
                 }
-                state.waiter = (predicate, continuation)
-                return nil
+                if let found { continuation.resume(returning: found) }
             }
-            if let found { continuation.resume(returning: found) }
+        } onCancel: {
+            let waiter = state.withLockedValue { state in
+                state.cancelled = true
+                defer { state.waiter = nil }
+                return state.waiter?.continuation
+            }
+            waiter?.resume(returning: nil)
         }
+        if event == nil { Issue.record("cancelled while waiting for a relay event", sourceLocation: sourceLocation) }
+        return event
     }
 
     /// Waits for `event`.
-    func next(_ event: RelayProbeEvent) async {
-        await next(where: { $0 == event })
+    func next(_ event: RelayProbeEvent, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await next(where: { $0 == event }, sourceLocation: sourceLocation)
     }
 
     /// How many recorded events satisfy `predicate`.

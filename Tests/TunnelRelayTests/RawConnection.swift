@@ -87,15 +87,28 @@ final class RawConnection {
         }
     }
 
-    /// Reads one unmasked server frame with a payload under 126 bytes: (opcode, payload).
+    /// Reads one unmasked server frame (7-, 16- or 64-bit length): (opcode, payload).
     func readFrame() async throws -> (opcode: UInt8, payload: [UInt8]) {
-        while received.count < 2 || received.count < 2 + Int(received[1] & 0x7f) {
+        while received.count < 2 {
             guard await readMore() else { throw RawConnectionError.closedEarly }
         }
-        let length = Int(received[1] & 0x7f)
-        precondition(length < 126, "test frames are short")
-        let frame = (received[0] & 0x0f, Array(received[2..<(2 + length)]))
-        received.removeSubrange(..<(2 + length))
+        let lengthBytes = switch received[1] & 0x7f {
+        case 126: 2
+        case 127: 8
+        default: 0
+        }
+        while received.count < 2 + lengthBytes {
+            guard await readMore() else { throw RawConnectionError.closedEarly }
+        }
+        let length = lengthBytes == 0
+            ? Int(received[1] & 0x7f)
+            : received[2..<(2 + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
+        let start = 2 + lengthBytes
+        while received.count < start + length {
+            guard await readMore() else { throw RawConnectionError.closedEarly }
+        }
+        let frame = (received[0] & 0x0f, Array(received[start..<(start + length)]))
+        received.removeSubrange(..<(start + length))
         return frame
     }
 

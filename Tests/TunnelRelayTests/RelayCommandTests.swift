@@ -1,4 +1,5 @@
 import Foundation
+import TestChildProcess
 import HybridCore
 import HybridTransport
 import Testing
@@ -28,6 +29,7 @@ struct RelayCommandTests {
         let command = try TunnelRelayCommand.parse([
             "--max-connections-per-ip", "0", "--max-pending-per-ip", "7", "--max-queued-bytes", "1000",
             "--max-queued-total", "5000", "--max-pings", "5", "--outbound-high-water", "4096",
+            "--inflight-allowance", "0", "--max-inflight-total", "123456",
         ])
         let configuration = command.relayConfiguration
         #expect(configuration.maxConnectionsPerIP == 0)
@@ -36,9 +38,13 @@ struct RelayCommandTests {
         #expect(configuration.maxQueuedBytesTotal == 5000)
         #expect(configuration.maxPingsPerInterval == 5)
         #expect(configuration.outboundHighWaterMark == 4096)
+        #expect(configuration.inFlightAllowancePerConnection == 0)
+        #expect(configuration.maxInFlightBytesTotal == 123_456)
         // Unset caps keep the defaults derived from the descriptor limit.
         #expect(configuration.maxConnections == RelayDefaultLimits.current.maxConnections)
         #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--max-pending-per-ip", "-1"]) }
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--max-inflight-total", "0"]) }
+        #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--inflight-allowance", "-1"]) }
     }
 
     @Test func tlsFlagsGoTogether() {
@@ -86,29 +92,29 @@ struct RelayCommandTests {
         return Bundle.main.bundleURL
     }
 
-    /// Reads `handle` on a dispatch thread until the first newline (or EOF).
+    /// Reads `handle` until the first newline (or EOF), off the cooperative pool.
     static func firstLine(of handle: FileHandle) async throws -> String? {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { return continuation.resume(returning: nil) }
-                    bytes.append(chunk)
-                    if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
-                        return continuation.resume(returning: String(decoding: bytes[..<newline], as: UTF8.self))
-                    }
+        let handle = UncheckedFileHandle(handle)
+        return await ChildProcess.offPool {
+            var bytes = Data()
+            while true {
+                let chunk = handle.value.availableData
+                if chunk.isEmpty { return nil }
+                bytes.append(chunk)
+                if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    return String(decoding: bytes[..<newline], as: UTF8.self)
                 }
             }
         }
     }
 
     static func exitStatus(of process: Process) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
+        await ChildProcess.exitStatus(of: process)
     }
+}
+
+/// A file handle read by one thread at a time.
+struct UncheckedFileHandle: @unchecked Sendable {
+    let value: FileHandle
+    init(_ value: FileHandle) { self.value = value }
 }

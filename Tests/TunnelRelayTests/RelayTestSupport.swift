@@ -10,12 +10,16 @@ import Testing
 enum RelayTest {
     static let logger = Logger(label: "relay.test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// A configuration for tests: loopback, OS-chosen port, no per-IP rate limit.
+    /// A configuration for tests: loopback, OS-chosen port, no per-IP rate limit, and an hour's
+    /// handshake timeout (a test connects, then sends its request when its task next runs: in a
+    /// full `swift test` run on two cores that can be more than the default 10 s later; the
+    /// test of the timeout itself sets its own).
     static func configuration(_ configure: (inout RelayConfiguration) -> Void = { _ in }) -> RelayConfiguration {
         var configuration = RelayConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.connectionsPerSecondPerIP = 0
+        configuration.handshakeTimeout = .seconds(3600)
         configure(&configuration)
         return configuration
     }
@@ -45,7 +49,14 @@ enum RelayTest {
         }
     }
 
-    static let client = TunnelClient(logger: logger)
+    /// The tests' client, with an hour to connect and upgrade for the same reason as
+    /// ``configuration(_:)`` (the client's own timeouts are tested with their own configuration).
+    static let client: TunnelClient = {
+        var configuration = TunnelClient.Configuration()
+        configuration.connectTimeout = .seconds(3600)
+        configuration.handshakeTimeout = .seconds(3600)
+        return TunnelClient(configuration: configuration, logger: logger)
+    }()
 
     static func randomTunnelID() -> TunnelID {
         var generator = SystemRandomNumberGenerator()

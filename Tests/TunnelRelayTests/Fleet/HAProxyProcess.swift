@@ -1,4 +1,5 @@
 import Foundation
+import TestChildProcess
 import NIOCore
 import NIOPosix
 import Testing
@@ -49,17 +50,22 @@ final class HAProxyProcess: @unchecked Sendable {
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: socket)
+        let result: Swift.Result<Result, any Error>
+        do {
+            let log = await readUntil("Loading success.", from: stderr.fileHandleForReading)
+            try #require(log.contains("Loading success."), "haproxy did not start:\n\(log)")
+            // Keep draining stderr so that HAProxy never blocks on a full pipe (a thread of its
+            // own, which ends at EOF when HAProxy exits).
+            let handle = UncheckedFileHandle(stderr.fileHandleForReading)
+            Thread { while !handle.value.availableData.isEmpty {} }.start()
+            result = .success(try await body(haproxy))
+        } catch {
+            result = .failure(error)
         }
-        let log = await readUntil("Loading success.", from: stderr.fileHandleForReading)
-        try #require(log.contains("Loading success."), "haproxy did not start:\n\(log)")
-        // Keep draining stderr so that HAProxy never blocks on a full pipe.
-        let handle = stderr.fileHandleForReading
-        DispatchQueue.global().async { while !handle.availableData.isEmpty {} }
-        return try await body(haproxy)
+        process.terminate()
+        _ = await ChildProcess.exitStatus(of: process)
+        try? FileManager.default.removeItem(atPath: socket)
+        return try result.get()
     }
 
     /// A routing prefix as deploy/haproxy.cfg spells it: two lower-case hex digits.
@@ -124,16 +130,15 @@ final class HAProxyProcess: @unchecked Sendable {
     }
 
     static func readUntil(_ marker: String, from handle: FileHandle) async -> String {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var text = ""
-                while !text.contains(marker) {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                continuation.resume(returning: text)
+        let handle = UncheckedFileHandle(handle)
+        return await ChildProcess.offPool {
+            var text = ""
+            while !text.contains(marker) {
+                let chunk = handle.value.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
             }
+            return text
         }
     }
 }
