@@ -178,7 +178,7 @@ let package = Package(
             name: "HybridConformanceTests",
             dependencies: [
                 "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridTransport",
-                "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", logging,
+                "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess", logging,
             ] + nio + crypto
         ),
         // Test support: waits for child processes off the cooperative thread pool.

@@ -1,5 +1,6 @@
 import Foundation
 import HybridConformance
+import TestChildProcess
 import Testing
 
 /// The `hybrid-conformance relay` executable: exit status and the JUnit file it writes.
@@ -19,16 +20,8 @@ import Testing
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-            }
-        }
+        let result = try await ChildProcess.run(process)
+        return (result.status, String(decoding: result.stdout, as: UTF8.self))
     }
 
     static func temporaryFile() -> String {
