@@ -30,6 +30,7 @@ done
 binary_for() {
     case "$1" in
         hciEvent | dbusMessage) echo "$bin/hybrid-bluetooth-fuzz" ;;
+        creationOptions | requestOptions | ctaphidPacket | ctaphidStateMachine) echo "$bin/hybrid-client-fuzz" ;;
         *) echo "$bin/hybrid-core-fuzz" ;;
     esac
 }
