@@ -17,6 +17,12 @@ swift run --skip-build hybrid-conformance vectors "$HYBRID_VECTORS_DIR"
 echo "== swift test"
 swift test --skip-build
 
+# Own scratch path (.build-fuzz-debug), debug build: quicker from scratch than fuzz.sh's release
+# build. Every saved crash input must pass; no target may crash in its short run.
+fuzz_seconds="${FUZZ_SECONDS:-5}"
+echo "== fuzzers: saved crash inputs, then every libFuzzer target for $fuzz_seconds s (scripts/fuzz.sh)"
+FUZZ_CONFIGURATION=debug scripts/fuzz.sh "$fuzz_seconds"
+
 echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
 ci/run-ble-proof.sh
 
