@@ -29,6 +29,17 @@ let package = Package(
             dependencies: ["FuzzDriver", .product(name: "HybridBluetooth", package: "swift-hybrid-transport")],
             path: "Sources/HybridBluetoothFuzz"
         ),
+        // The WebAuthn options JSON (HybridClient), CTAPHID packets and state machine (HybridSecurityKey).
+        .executableTarget(
+            name: "hybrid-client-fuzz",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "HybridClient", package: "swift-hybrid-transport"),
+                .product(name: "HybridSecurityKey", package: "swift-hybrid-transport"),
+                .product(name: "HybridCore", package: "swift-hybrid-transport"),
+            ],
+            path: "Sources/HybridClientFuzz"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,3 +35,9 @@ ci/run-chromium-interop.sh
 # ceremonies (measured: see docs/conformance-phone.md).
 echo "== real Chromium judged by hybrid-conformance phone (one create(), one get())"
 ci/run-chromium-conformance.sh
+
+# Own scratch path (.build-fuzz-debug), debug build: quicker from scratch than fuzz.sh's release
+# build. Every saved crash input must pass; no target may crash in its short run.
+fuzz_seconds="${FUZZ_SECONDS:-5}"
+echo "== fuzzers: saved crash inputs, then every libFuzzer target for $fuzz_seconds s (scripts/fuzz.sh)"
+FUZZ_CONFIGURATION=debug scripts/fuzz.sh "$fuzz_seconds"

@@ -94,47 +94,64 @@ struct KernelHCITests {
         }
         #expect(control != nil)
         await advertiser.stopAdvertising()
-        let after = try await TestSupport.firstAdvert(from: try await scanner.scan(), within: .seconds(2)) {
-            $0.serviceData == TestSupport.eid(3)
-        }
-        #expect(after == nil, "advertising still on after stopAdvertising()")
+        let heard = try await Self.advertsBeforeMarker()
+        #expect(!heard.contains { $0.serviceData == TestSupport.eid(3) }, "advertising still on after stopAdvertising()")
+    }
+
+    /// What a fresh scan on hci1 reports before a marker advert that hci0 starts once the scan runs.
+    ///
+    /// btvirt answers a scan enable with one report per advertiser on at that moment, in the same
+    /// step, and an advertising enable with one report to each scanner; it handles one command at a
+    /// time, in order. So an advert still on when the scan starts is reported before the marker,
+    /// and "not heard before the marker" means "not on the air": no time window decides it.
+    static func advertsBeforeMarker() async throws -> [BLEAdvertisement] {
+        let marker = TestSupport.eid(99)
+        let stream = try await scanner.scan()
+        let advertiser = HCIAdvertiser(adapter: "hci0", logger: TestSupport.logger)
+        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: marker))
+        let heard = try await TestSupport.adverts(from: stream, untilSeen: 1) { $0.serviceData == marker }
+        await advertiser.stopAdvertising()
+        return heard
     }
 
     @Test func advertisingIsSwitchedOffWhenTheProcessDiesOfSIGTERM() async throws {
-        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-ble-child-\(getpid())").path
-        unlink(ready)
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--testing-library", "swift-testing", "--filter", "childAdvertisesUntilKilled"]
         var environment = ProcessInfo.processInfo.environment
-        environment["HYBRID_BLE_CHILD_READY"] = ready
+        environment["HYBRID_BLE_CHILD"] = "1"
         environment["HYBRID_BLE_PROOF"] = "hci-child"
         child.environment = environment
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
-        try child.run()
+        defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
+        // Control: the child's advert is on the air (a scan running before the child starts is told
+        // when its advertising is switched on). The scan ends with this block.
+        do {
+            let stream = try await Self.scanner.scan()
+            try child.run()
+            let control = try await TestSupport.firstAdvert(from: stream, within: .seconds(30)) {
+                $0.serviceData == TestSupport.eid(9)
+            }
+            try #require(control != nil, "the child's advert was not on the air")
+        }
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
-        while !FileManager.default.fileExists(atPath: ready) && clock.now < deadline && child.isRunning {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try #require(FileManager.default.fileExists(atPath: ready), "child never started advertising")
-        let scanner = Self.scanner
-        let control = try await TestSupport.firstAdvert(from: try await scanner.scan(), within: .seconds(10)) {
-            $0.serviceData == TestSupport.eid(9)
-        }
-        #expect(control != nil, "the child's advert was not on the air")
         let killed = clock.now
         kill(child.processIdentifier, SIGTERM)
         child.waitUntilExit()
         KernelBluetoothEnvironment.recordTiming("hci exit guard (SIGTERM to exit)", clock.now - killed)
         #expect(child.terminationReason == .uncaughtSignal)
         #expect(child.terminationStatus == SIGTERM)
-        let after = try await TestSupport.firstAdvert(from: try await scanner.scan(), within: .seconds(2)) {
-            $0.serviceData == TestSupport.eid(9)
-        }
-        #expect(after == nil, "advertising survived the process")
-        unlink(ready)
+        // The dying child's "advertising off" may still be queued for hci0 when it has exited (its
+        // exit guard waits at most 500 ms for the answer). The kernel sends an adapter's commands in
+        // order, so once a command of ours on hci0 has been answered, the child's has been handled.
+        let flush = HCIAdvertiser(adapter: "hci0", logger: TestSupport.logger)
+        try await flush.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(98)))
+        await flush.stopAdvertising()
+        let heard = try await Self.advertsBeforeMarker()
+        #expect(
+            !heard.contains { $0.serviceData == TestSupport.eid(9) },
+            "advertising survived the process; heard before the marker: \(heard.map(\.serviceData))")
     }
 
     @Test func unknownAdapterIsReported() async throws {
@@ -189,13 +206,14 @@ final class PinnedRandomBits: Sendable {
 
 /// The child half of `advertisingIsSwitchedOffWhenTheProcessDiesOfSIGTERM`: runs only in the child
 /// process that test starts (its own suite, so the parent suite's condition does not apply).
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["HYBRID_BLE_CHILD_READY"] != nil))
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["HYBRID_BLE_CHILD"] != nil))
 struct KernelHCIChildProcess {
     @Test func childAdvertisesUntilKilled() async throws {
-        let ready = try #require(ProcessInfo.processInfo.environment["HYBRID_BLE_CHILD_READY"])
         let advertiser = HCIAdvertiser(adapter: "hci0", logger: TestSupport.logger)
         try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(9)))
-        _ = FileManager.default.createFile(atPath: ready, contents: nil)
-        try await Task.sleep(for: .seconds(60))
+        // Advertises until the parent kills this process: no time limit for a slow parent to outrun.
+        let (parked, keepOpen) = AsyncStream<Never>.makeStream()
+        for await _ in parked {}
+        keepOpen.finish()
     }
 }

@@ -40,7 +40,10 @@ struct SimulatedAirChildProcess {
         let directory = try #require(ProcessInfo.processInfo.environment["HYBRID_SIM_CHILD_AIR"])
         let advertiser = SimulatedAirAdvertiser(air: SimulatedAir(directory: directory), logger: TestSupport.logger)
         try await advertiser.withAdvertising(BLEServiceDataAdvert(serviceData: Fixture.androidEID)) {
-            try await Task.sleep(for: .seconds(30))
+            // Advertises until the parent kills this process: no time limit for a slow parent to outrun.
+            let (parked, keepOpen) = AsyncStream<Never>.makeStream()
+            for await _ in parked {}
+            keepOpen.finish()
         }
     }
 }

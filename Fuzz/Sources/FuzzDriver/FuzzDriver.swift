@@ -10,8 +10,20 @@ private func LLVMFuzzerRunDriver(
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 ) -> Int32
 
-/// The target libFuzzer calls; a C callback cannot capture it.
-nonisolated(unsafe) private var selected: ([UInt8]) -> Void = { _ in }
+/// The target libFuzzer calls; a C callback cannot capture it. Until ``runFuzzer(_:)`` sets it,
+/// calling it traps: an input must never pass because no target ran.
+nonisolated(unsafe) private var selected: ([UInt8]) -> Void = { _ in
+    fatalError("no fuzz target selected: the binary's own main (runFuzzer) did not run")
+}
+
+/// libFuzzer's usual entry point. Debug builds link executables with `--defsym main=<module>_main`,
+/// and lld then also pulls libFuzzer's own `main` in, which needs this symbol; the `main` that runs
+/// is still ours (``runFuzzer(_:)``), and should libFuzzer's ever run instead, every input traps.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    selected(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
 
 /// Runs libFuzzer (with this process's arguments) on the target FUZZ_TARGET names in `targets`, and
 /// exits with libFuzzer's status. A target traps when an oracle fails.

@@ -70,7 +70,12 @@ struct TestAuthenticator: Sendable {
             guard let routingID = RoutingID(bytes: [0xEE, 0xEE, 0xEE]) else { throw TestFailure("routing ID") }
             for case .startAdvertising(let serviceData) in try session.tunnelOpened(routingID: routingID) {
                 return try await advertiser.withAdvertising(BLEServiceDataAdvert(serviceData: serviceData)) {
-                    try await Task.sleep(for: .seconds(30))
+                    // Advertises until the ceremony helper cancels this phone (AsyncStream's iteration
+                    // ends on cancellation): no time limit for a slow client to outrun.
+                    let (parked, keepOpen) = AsyncStream<Never>.makeStream()
+                    for await _ in parked {}
+                    keepOpen.finish()
+                    try Task.checkCancellation()
                     return Record()
                 }
             }
