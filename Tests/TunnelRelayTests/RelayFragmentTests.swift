@@ -54,8 +54,7 @@ struct RelayFragmentTests {
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
                 try await RawConnection.with(port: origin.effectivePort) { raw async throws in
-                    try await raw.send(RawConnection.upgradeRequest(path: TunnelPath.connect(routingID, tunnelID).canonicalPath))
-                    #expect(try await raw.readResponseHead().httpStatus == 101)
+                    try await raw.openConnectTunnel(routingID, tunnelID)
                     try await raw.send(bytes: Self.notFinal(RawConnection.maskedFrame(opcode: 0x2, payload: [1, 2])))
                     try await raw.send(bytes: RawConnection.maskedFrame(opcode: 0x9, payload: [9, 9]))
                     var pong = try await raw.readFrame()
