@@ -123,6 +123,12 @@ final class RawConnection {
         return routingID
     }
 
+    /// Upgrades to `/cable/connect/<routingID>/<tunnelID>`; throws unless the relay answers 101.
+    func openConnectTunnel(_ routingID: RoutingID, _ tunnelID: TunnelID) async throws {
+        try await send(Self.upgradeRequest(path: TunnelPath.connect(routingID, tunnelID).canonicalPath))
+        guard try await readResponseHead().httpStatus == 101 else { throw RawConnectionError.notUpgraded }
+    }
+
     /// Reads the next frame that is not a ping or pong (the relay pings at any moment of its interval).
     func readDataFrame() async throws -> (opcode: UInt8, payload: [UInt8]) {
         while true {
@@ -170,6 +176,8 @@ enum RawConnectionError: Error {
     case closedEarly
     /// The 101 response carried no valid X-caBLE-Routing-ID header.
     case noRoutingID
+    /// The relay did not answer the upgrade with 101.
+    case notUpgraded
 }
 
 extension String {

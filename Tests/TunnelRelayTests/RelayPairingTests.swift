@@ -119,8 +119,7 @@ struct RelayPairingTests {
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
                 try await RawConnection.with(port: origin.effectivePort) { raw async throws in
-                    try await raw.send(RawConnection.upgradeRequest(path: TunnelPath.connect(routingID, tunnelID).canonicalPath))
-                    #expect(try await raw.readResponseHead().httpStatus == 101)
+                    try await raw.openConnectTunnel(routingID, tunnelID)
                     try await raw.send(bytes: RawConnection.maskedFrame(opcode: 0x2, payload: [7]))
                 }  // TCP closed without a close frame.
                 let (messages, code) = await RelayTest.drain(phone)
