@@ -72,9 +72,9 @@ struct RelayAbuseTests {
             // A pong that cannot be written stops the relay reading: at most one pong is queued.
             let paused = await recorder.next(where: { if case .readsPaused = $0 { true } else { false } })
             #expect(paused == .readsPaused(.pongPending) || paused == .readsPaused(.notWritable))
-            #expect(relay.pausedConnections == 1)
+            // Not "paused now": an early pause ends when its pong is written, until the flooder's
+            // socket is full. That the last pause lasts is shown by the idle close (4005) below.
             #expect(recorder.count(where: { $0 == .pongSkipped }) > 0)
-            #expect(relay.metricsText().contains("relay_connections_read_paused 1"))
 
             // Meanwhile a real tunnel works.
             try await RelayLimitTests.exchange(origin)
