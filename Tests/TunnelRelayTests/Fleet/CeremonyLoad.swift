@@ -1,3 +1,4 @@
+import Foundation
 import HybridCore
 import HybridTransport
 import NIOConcurrencyHelpers
@@ -68,12 +69,20 @@ enum CeremonyFailure: Error { case frameLost }
 
 /// `workers` ceremonies at a time against the balancer, back to back, until ``stop()``.
 final class CeremonyLoad: Sendable {
-    private let records = NIOLockedValueBox<[CeremonyRecord]>([])
+    typealias Condition = @Sendable ([CeremonyRecord]) -> Bool
+
+    private struct State {
+        var records: [CeremonyRecord] = []
+        /// Callers of ``waitUntil(_:)`` whose condition did not hold yet.
+        var waiters: [(id: UUID, condition: Condition, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
     private let running = NIOLockedValueBox(true)
     private let task: Task<Void, Never>
 
     init(balancer: TunnelServerOrigin, workers: Int) {
-        let records = self.records
+        let state = self.state
         let running = self.running
         task = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -81,7 +90,14 @@ final class CeremonyLoad: Sendable {
                     group.addTask {
                         while running.withLockedValue({ $0 }) {
                             let record = await Ceremony.run(balancer: balancer)
-                            records.withLockedValue { $0.append(record) }
+                            let satisfied = state.withLockedValue { state in
+                                state.records.append(record)
+                                let records = state.records
+                                let (met, waiting) = state.waiters.partitioned { $0.condition(records) }
+                                state.waiters = waiting
+                                return met
+                            }
+                            satisfied.forEach { $0.continuation.resume() }
                         }
                     }
                 }
@@ -90,12 +106,30 @@ final class CeremonyLoad: Sendable {
     }
 
     /// A snapshot of the finished ceremonies.
-    var finished: [CeremonyRecord] { records.withLockedValue { $0 } }
+    var finished: [CeremonyRecord] { state.withLockedValue { $0.records } }
 
-    /// Waits until `condition` holds for the finished ceremonies (polling; the suite's time limit
-    /// bounds a hang).
-    func waitUntil(_ condition: ([CeremonyRecord]) -> Bool) async throws {
-        while !condition(finished) { try await Task.sleep(for: .milliseconds(20)) }
+    /// Returns once `condition` holds for the finished ceremonies: checked now, then as each
+    /// ceremony finishes. Throws `CancellationError` if the task is cancelled first (the suite's
+    /// time limit bounds a hang).
+    func waitUntil(_ condition: @escaping Condition) async throws {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let met = state.withLockedValue { state in
+                    if condition(state.records) || Task.isCancelled { return true }
+                    state.waiters.append((id, condition, continuation))
+                    return false
+                }
+                if met { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume()
+        }
+        try Task.checkCancellation()
     }
 
     /// Stops starting ceremonies, lets the running ones finish, returns them all.
@@ -170,5 +204,17 @@ final class HeldTunnel: Sendable {
             held.append(try await open(balancer: balancer))
         }
         return held
+    }
+}
+
+extension Array {
+    /// The elements that satisfy `predicate`, and the rest, each in their original order.
+    fileprivate func partitioned(by predicate: (Element) -> Bool) -> (matching: [Element], rest: [Element]) {
+        var matching: [Element] = []
+        var rest: [Element] = []
+        for element in self {
+            if predicate(element) { matching.append(element) } else { rest.append(element) }
+        }
+        return (matching, rest)
     }
 }
