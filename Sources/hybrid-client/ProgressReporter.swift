@@ -44,6 +44,7 @@ struct ProgressReporter: Sendable {
         case .handshake: line("handshake")
         case .waitingForApproval: line("waitingForApproval")
         case .done: line("done")
+        case .lingering(let limit): line("lingering", ["limitSeconds": limit.components.seconds])
         }
     }
 
@@ -58,6 +59,8 @@ struct ProgressReporter: Sendable {
         case .handshake: return "\(clock) Connected; securing the session"
         case .waitingForApproval: return "\(clock) Waiting for approval on your phone…"
         case .done: return "\(clock) Done"
+        case .lingering(let limit):
+            return "\(clock) Keeping the tunnel open for a late update from the phone (up to \(Self.seconds(limit)))"
         }
     }
 
