@@ -25,9 +25,7 @@ struct CeremonyExecution {
                     printed.value.store(true, ordering: .sequentiallyConsistent)
                 }
             }
-            if case .failed(let error) = end.reason {
-                logger.debug("the tunnel ended after the answer", metadata: ["error": "\(error)"])
-            }
+            reporter.reportEnd(end)
         } catch is Interrupted where printed.value.load(ordering: .sequentiallyConsistent) {
             return  // Ctrl-C while lingering: the answer is out; end the linger and succeed.
         } catch let error as HybridClientError {

@@ -36,6 +36,27 @@ struct ProgressReporter: Sendable {
         }
     }
 
+    /// How the tunnel ended after the answer, as a JSON line; nothing in text mode (the person has
+    /// the answer already).
+    func reportEnd(_ end: HybridSessionEnd) {
+        guard json else { return }
+        writeLine(Self.jsonLine(for: end))
+    }
+
+    static func jsonLine(for end: HybridSessionEnd) -> String {
+        var members: [String: Any] = ["lateUpdates": end.lateUpdates]
+        switch end.reason {
+        case .closedAtOnce: members["reason"] = "closedAtOnce"
+        case .phoneClosed: members["reason"] = "phoneClosed"
+        case .lingerExpired: members["reason"] = "lingerExpired"
+        case .cancelled: members["reason"] = "cancelled"
+        case .failed(let error):
+            members["reason"] = "failed"
+            members["message"] = error.description
+        }
+        return line("closed", members)
+    }
+
     static func jsonLine(for event: HybridClientEvent) -> String {
         switch event {
         case .qr(let url): line("qr", ["url": url])

@@ -68,10 +68,16 @@ import Testing
         #expect(try await longer.connection.runnerOptions(optionsTimeout: nil).linger == .milliseconds(2500))
     }
 
-    @Test func lingeringIsReportedAsAnEvent() {
+    @Test func lingeringAndTheTunnelsEndAreReportedAsEvents() {
         #expect(
             ProgressReporter.jsonLine(for: .lingering(limit: .seconds(180)))
                 == #"{"event":"lingering","limitSeconds":180}"#)
+        #expect(
+            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .lingerExpired, lateUpdates: 2))
+                == #"{"event":"closed","lateUpdates":2,"reason":"lingerExpired"}"#)
+        #expect(
+            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .failed(.session(.tunnelClosedEarly))))
+                .hasPrefix(#"{"event":"closed","lateUpdates":0,"message":"#))
     }
 
     @Test func exitStatusesSeparateCTAPErrorsTimeoutsAndFailures() {
