@@ -242,8 +242,12 @@ public struct HybridClientRunner: Sendable {
                     return HybridSessionEnd(reason: .closedAtOnce)
                 }
                 await emit(.lingering(limit: linger))
-                return await lingerForLateUpdates(
+                let end = await lingerForLateUpdates(
                     session: &session, over: connection, messages: &messages, limit: linger, observe: observe)
+                logger.debug(
+                    "tunnel closed after the response",
+                    metadata: ["tunnel.end": "\(end.reason)", "tunnel.lateUpdates": "\(end.lateUpdates)"])
+                return end
             }
         } catch let error as HybridClientError {
             throw error
