@@ -20,10 +20,10 @@ import Testing
 
     /// Runs a registration with ``HybridClientRunner/run(_:events:onResponse:)`` against a
     /// ``TestAuthenticator`` built by `phone`; `onResponse` runs when the caller gets the response.
-    /// With `cancelWhileLingering`, the client's task is cancelled once it lingers.
+    /// The client's task is cancelled at the first event `cancelAt` accepts, if any.
     static func run(
         clock: ManualClock,
-        cancelWhileLingering: Bool = false,
+        cancelAt: (@Sendable (HybridClientEvent) -> Bool)? = nil,
         onEvent: @escaping @Sendable (HybridClientEvent) -> Void = { _ in },
         onResponse: @escaping @Sendable () -> Void = {},
         phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> TestAuthenticator
@@ -37,7 +37,7 @@ import Testing
             let (qrURLs, qrSink) = AsyncStream<String>.makeStream()
             let (events, eventSink) = AsyncStream<HybridClientEvent>.makeStream()
             let (responses, responseSink) = AsyncStream<HybridClientResponse>.makeStream()
-            let (lingering, lingeringSink) = AsyncStream<Void>.makeStream()
+            let (cancelPoint, cancelSink) = AsyncStream<Void>.makeStream()
             async let phoneResult = capture {
                 var iterator = qrURLs.makeAsyncIterator()
                 guard let url = await iterator.next() else { throw TestFailure("no QR code shown") }
@@ -50,20 +50,20 @@ import Testing
                             eventSink.yield(event)
                             onEvent(event)
                             if case .qr(let url) = event { qrSink.yield(url) }
-                            if case .lingering = event { lingeringSink.yield() }
+                            if cancelAt?(event) == true { cancelSink.yield() }
                         } onResponse: { response in
                             responseSink.yield(response)
                             onResponse()
                         }
                     }
                 }
-                if cancelWhileLingering {
-                    for await _ in lingering { break }
+                if cancelAt != nil {
+                    for await _ in cancelPoint { break }
                     group.cancelAll()
                 }
                 return await group.next() ?? .failure(TestFailure("the client task vanished"))
             }
-            lingeringSink.finish()
+            cancelSink.finish()
             qrSink.finish()
             eventSink.finish()
             responseSink.finish()
@@ -119,13 +119,16 @@ import Testing
     /// has passed on its clock (advanced when the timer sleeps beside the ceremony timeout).
     @Test func lingerEndsWhenItsTimeRunsOut() async throws {
         let clock = ManualClock()
-        let outcome = try await Self.run(clock: clock) { event in
-            guard case .lingering(let limit) = event else { return }
-            Task {
-                await clock.sleeperArrived(count: 2)
-                clock.advance(by: limit)
+        let outcome = try await Self.run(
+            clock: clock,
+            onEvent: { event in
+                guard case .lingering(let limit) = event else { return }
+                Task {
+                    await clock.sleeperArrived(count: 2)
+                    clock.advance(by: limit)
+                }
             }
-        } phone: { relay, air in
+        ) { relay, air in
             TestAuthenticator(relay: relay, air: air, behaviour: .staysOpenAfterShutdown)
         }
         #expect(outcome.response != nil)
@@ -137,7 +140,12 @@ import Testing
     /// Cancelling the caller while the phone keeps the tunnel open ends the linger (the manual
     /// clock never moves) and closes the tunnel, which ends the phone's session too.
     @Test func cancellingTheCallerEndsTheLinger() async throws {
-        let outcome = try await Self.run(clock: ManualClock(), cancelWhileLingering: true) { relay, air in
+        let outcome = try await Self.run(
+            clock: ManualClock(),
+            cancelAt: {
+                if case .lingering = $0 { true } else { false }
+            }
+        ) { relay, air in
             TestAuthenticator(relay: relay, air: air, behaviour: .staysOpenAfterShutdown)
         }
         #expect(outcome.response != nil)
@@ -145,6 +153,17 @@ import Testing
         // The phone's read ended with the tunnel (whether the shutdown got out before the abrupt
         // close is a race: the cancelled task cannot wait for the close handshake).
         #expect(throws: Never.self) { try outcome.phone.get() }
+    }
+
+    /// Cancelled before the response, the call still throws `CancellationError` (the ceremony
+    /// timeout's task does not swallow it) and never delivers.
+    @Test func cancellingBeforeTheResponseThrowsCancellationError() async throws {
+        let outcome = try await Self.run(clock: ManualClock(), cancelAt: { $0 == .waitingForApproval }) {
+            relay, air in
+            TestAuthenticator(relay: relay, air: air, behaviour: .neverAnswers)
+        }
+        #expect(outcome.response == nil)
+        #expect(throws: CancellationError.self) { try outcome.end.get() }
     }
 
     /// Garbage during the linger: a typed session error ends it; the response already delivered

@@ -156,8 +156,13 @@ public struct HybridClientRunner: Sendable {
                 }
             }
             group.addTask {
-                // Cancelled, the ceremony task reports it (before the response, or as the linger's end).
-                guard (try? await clock.sleep(for: timeout)) != nil else { return nil }
+                do {
+                    try await clock.sleep(for: timeout)
+                } catch {
+                    // Cancelled: before the response the call throws it; after, the linger reports it.
+                    if await tracker.stage == .done { return nil }
+                    throw error
+                }
                 // Once the response is out, only the linger's own limit applies.
                 if await tracker.stage == .done { return nil }
                 throw HybridClientError.timedOut(stage: await tracker.stage, after: timeout)
