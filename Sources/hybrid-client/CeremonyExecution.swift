@@ -19,7 +19,9 @@ struct CeremonyExecution {
         let printed = PrintedFlag()
         do {
             let end = try await cancellingOnInterrupt {
-                try await runner.run(request) { reporter.report($0) } onResponse: { response in
+                try await runner.run(request) {
+                    reporter.report($0)
+                } onResponse: { response in
                     // FileHandle writes straight to the descriptor: nothing is left in a buffer.
                     FileHandle.standardOutput.write(response.json + Data("\n".utf8))
                     printed.value.store(true, ordering: .sequentiallyConsistent)

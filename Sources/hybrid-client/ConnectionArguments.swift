@@ -26,7 +26,8 @@ struct ConnectionArguments: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Seconds to keep the tunnel open after the answer for a late update, unless the phone closes it first (0: close at once).",
+            "Seconds to keep the tunnel open after the answer for a late update from the phone, "
+                + "unless it closes first (0: close at once).",
             valueName: "seconds"))
     var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
 
@@ -50,7 +51,9 @@ struct ConnectionArguments: ParsableArguments {
         if let timeout, !(timeout > 0 && timeout <= 3600) {
             throw ValidationError("--timeout must be between 0 and 3600 seconds")
         }
-        guard linger >= 0 && linger <= 3600 else { throw ValidationError("--linger must be between 0 and 3600 seconds") }
+        guard linger >= 0 && linger <= 3600 else {
+            throw ValidationError("--linger must be between 0 and 3600 seconds")
+        }
     }
 
     func webOrigin() throws -> WebOrigin {

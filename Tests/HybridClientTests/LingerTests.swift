@@ -19,21 +19,21 @@ import Testing
     }
 
     /// Runs a registration with ``HybridClientRunner/run(_:events:onResponse:)`` against a
-    /// ``TestAuthenticator`` built by `phone`; `onResponse` runs when the caller gets the response.
-    /// The client's task is cancelled at the first event `cancelAt` accepts, if any.
+    /// ``TestAuthenticator`` with `phone`'s behaviour; `onResponse` runs when the caller gets the
+    /// response. The client's task is cancelled at the first event `cancelAt` accepts, if any.
     static func run(
-        clock: ManualClock,
+        phone behaviour: TestAuthenticator.Behaviour = .normal,
+        clock: ManualClock = ManualClock(),
         cancelAt: (@Sendable (HybridClientEvent) -> Bool)? = nil,
         onEvent: @escaping @Sendable (HybridClientEvent) -> Void = { _ in },
-        onResponse: @escaping @Sendable () -> Void = {},
-        phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> TestAuthenticator
+        onResponse: @escaping @Sendable () -> Void = {}
     ) async throws -> Outcome {
         let air = try LoopbackCeremony.freshAir()
         return try await LoopbackRelay.with { relay in
             var options = LoopbackCeremonyTests.options(relay: relay, air: air)
             options.clock = clock
             let runner = HybridClientRunner(options: options)
-            let authenticator = phone(relay, air)
+            let authenticator = TestAuthenticator(relay: relay, air: air, behaviour: behaviour)
             let (qrURLs, qrSink) = AsyncStream<String>.makeStream()
             let (events, eventSink) = AsyncStream<HybridClientEvent>.makeStream()
             let (responses, responseSink) = AsyncStream<HybridClientResponse>.makeStream()
@@ -82,18 +82,13 @@ import Testing
     @Test func lateLinkingUpdateAfterTheCallerHasTheResponse() async throws {
         let (responded, responseSignal) = AsyncStream<Void>.makeStream()
         let outcome = try await Self.run(
-            clock: ManualClock(),
+            phone: .lateLinkingUpdate(gate: {
+                for await _ in responded { break }
+            }),
             onResponse: {
                 responseSignal.yield()
                 responseSignal.finish()
-            }
-        ) { relay, air in
-            TestAuthenticator(
-                relay: relay, air: air,
-                behaviour: .lateLinkingUpdate(gate: {
-                    for await _ in responded { break }
-                }))
-        }
+            })
         guard case .registration = outcome.response else {
             Issue.record("no registration delivered: \(outcome)")
             return
@@ -107,9 +102,7 @@ import Testing
     /// A phone that closes after the shutdown (as Chromium's does) ends the linger at once: the
     /// manual clock never moves, so only the close can end it.
     @Test func phoneClosingAfterTheShutdownEndsTheLingerAtOnce() async throws {
-        let outcome = try await Self.run(clock: ManualClock()) { relay, air in
-            TestAuthenticator(relay: relay, air: air)
-        }
+        let outcome = try await Self.run(phone: .normal)
         #expect(outcome.response != nil)
         #expect(try outcome.end.get() == HybridSessionEnd(reason: .phoneClosed, lateUpdates: 0))
         #expect(try outcome.phone.get().shutdownReceived)
@@ -120,17 +113,14 @@ import Testing
     @Test func lingerEndsWhenItsTimeRunsOut() async throws {
         let clock = ManualClock()
         let outcome = try await Self.run(
-            clock: clock,
+            phone: .staysOpenAfterShutdown, clock: clock,
             onEvent: { event in
                 guard case .lingering(let limit) = event else { return }
                 Task {
                     await clock.sleeperArrived(count: 2)
                     clock.advance(by: limit)
                 }
-            }
-        ) { relay, air in
-            TestAuthenticator(relay: relay, air: air, behaviour: .staysOpenAfterShutdown)
-        }
+            })
         #expect(outcome.response != nil)
         #expect(try outcome.end.get() == HybridSessionEnd(reason: .lingerExpired, lateUpdates: 0))
         // The phone's read ended because the client closed.
@@ -141,13 +131,11 @@ import Testing
     /// clock never moves) and closes the tunnel, which ends the phone's session too.
     @Test func cancellingTheCallerEndsTheLinger() async throws {
         let outcome = try await Self.run(
-            clock: ManualClock(),
-            cancelAt: {
-                if case .lingering = $0 { true } else { false }
-            }
-        ) { relay, air in
-            TestAuthenticator(relay: relay, air: air, behaviour: .staysOpenAfterShutdown)
-        }
+            phone: .staysOpenAfterShutdown,
+            cancelAt: { event in
+                guard case .lingering = event else { return false }
+                return true
+            })
         #expect(outcome.response != nil)
         #expect(try outcome.end.get() == HybridSessionEnd(reason: .cancelled, lateUpdates: 0))
         // The phone's read ended with the tunnel (whether the shutdown got out before the abrupt
@@ -158,10 +146,7 @@ import Testing
     /// Cancelled before the response, the call still throws `CancellationError` (the ceremony
     /// timeout's task does not swallow it) and never delivers.
     @Test func cancellingBeforeTheResponseThrowsCancellationError() async throws {
-        let outcome = try await Self.run(clock: ManualClock(), cancelAt: { $0 == .waitingForApproval }) {
-            relay, air in
-            TestAuthenticator(relay: relay, air: air, behaviour: .neverAnswers)
-        }
+        let outcome = try await Self.run(phone: .neverAnswers, cancelAt: { $0 == .waitingForApproval })
         #expect(outcome.response == nil)
         #expect(throws: CancellationError.self) { try outcome.end.get() }
     }
@@ -169,9 +154,7 @@ import Testing
     /// Garbage during the linger: a typed session error ends it; the response already delivered
     /// stands.
     @Test func garbageDuringTheLingerEndsItWithATypedError() async throws {
-        let outcome = try await Self.run(clock: ManualClock()) { relay, air in
-            TestAuthenticator(relay: relay, air: air, behaviour: .garbageAfterShutdown)
-        }
+        let outcome = try await Self.run(phone: .garbageAfterShutdown)
         #expect(outcome.response != nil)
         let end = try outcome.end.get()
         #expect(end.reason == .failed(.session(.transport(.authenticationFailed))), "\(end)")
