@@ -6,8 +6,8 @@ import Testing
 
 @testable import HybridClient
 
-/// The `hybrid-client` binary against a late-linking phone (Chromium's `LateLinkingDevice`,
-/// protocol.md §5.4, §7.5): it prints the response first, then lingers until the phone closes.
+/// The `hybrid-client` binary after its shutdown (protocol.md §5.4, §7.5): it prints the response
+/// first, then lingers until the phone closes (or Ctrl-C).
 @Suite(.timeLimit(.minutes(1))) struct ClientCommandLingerTests {
     static var productsDirectory: URL {
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
@@ -16,14 +16,28 @@ import Testing
         return Bundle.main.bundleURL
     }
 
-    /// The phone sends its late update and closes only once this test has read the response from
-    /// the CLI's stdout: a CLI that held its output back until the linger ended would never get
-    /// there (the test's time limit would fail it). Then the CLI exits 0 on the phone's close.
-    @Test func printsTheResponseThenLingersUntilThePhoneCloses() async throws {
-        let binary = Self.productsDirectory.appendingPathComponent("hybrid-client")
+    /// What `hybrid-client create --json` did against a ``TestAuthenticator``.
+    struct Run {
+        var status: Int32
+        /// The first stdout line, read while the phone still held the tunnel open.
+        var result: String?
+        /// Further stdout lines.
+        var moreOutput: [String]
+        /// Progress lines after the QR code.
+        var progress: [String]
+        var phone: TestAuthenticator.Record
+    }
+
+    /// Runs the binary against a phone with `behaviour`; `afterResult` runs once the response has
+    /// been read from its stdout (with the child process), before the phone is waited for.
+    static func run(
+        phone behaviour: @escaping @Sendable (_ resultRead: AsyncStream<Void>) -> TestAuthenticator.Behaviour,
+        afterResult: @escaping @Sendable (Process) -> Void = { _ in }
+    ) async throws -> Run {
+        let binary = productsDirectory.appendingPathComponent("hybrid-client")
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build hybrid-client first")
         let air = try LoopbackCeremony.freshAir()
-        try await LoopbackRelay.with { relay in
+        return try await LoopbackRelay.with { relay in
             let process = Process()
             process.executableURL = binary
             process.arguments = [
@@ -39,31 +53,54 @@ import Testing
                 try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any], "not JSON: \(first)")
             let url = try #require(qr["url"] as? String, "no QR URL in \(first)")
 
-            let (printed, printedSignal) = AsyncStream<Void>.makeStream()
-            let phone = TestAuthenticator(
-                relay: relay, air: air,
-                behaviour: .lateLinkingUpdate(gate: {
-                    for await _ in printed { break }
-                }))
+            let (resultRead, resultReadSignal) = AsyncStream<Void>.makeStream()
+            let phone = TestAuthenticator(relay: relay, air: air, behaviour: behaviour(resultRead))
             async let served = capture { try await phone.serve(qrURL: url) }
             var output = stdout.makeAsyncIterator()
-            let resultLine = await output.next()
-            printedSignal.yield()
-            printedSignal.finish()
+            let result = await output.next()
+            resultReadSignal.yield()
+            resultReadSignal.finish()
+            afterResult(process)
             let record = try await served.get()
             let status = await ChildProcess.exitStatus(of: process)
             var rest: [String] = []
             while let line = await progress.next() { rest.append(line) }
-
-            #expect(status == 0, "stderr: \(rest)")
-            let result = try #require(resultLine, "nothing on stdout")
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(result.utf8)) as? [String: Any])
-            #expect(json["type"] as? String == "public-key")
-            #expect(await output.next() == nil)  // the response is the only output
-            #expect(record.shutdownReceived)
-            #expect(rest.contains(#"{"event":"lingering","limitSeconds":180}"#), "stderr: \(rest)")
-            // The client took the late update in and ended when the phone closed.
-            #expect(rest.last == #"{"event":"closed","lateUpdates":1,"reason":"phoneClosed"}"#, "stderr: \(rest)")
+            var more: [String] = []
+            while let line = await output.next() { more.append(line) }
+            return Run(status: status, result: result, moreOutput: more, progress: rest, phone: record)
         }
+    }
+
+    /// Chromium's `LateLinkingDevice`: the phone sends its late update and closes only once this
+    /// test has read the response from the CLI's stdout, so a CLI that held its output back until
+    /// the linger ended would never get there (the time limit would fail the test). The CLI takes
+    /// the update in and exits 0 on the phone's close.
+    @Test func printsTheResponseThenLingersUntilThePhoneCloses() async throws {
+        let run = try await Self.run(phone: { resultRead in
+            .lateLinkingUpdate(gate: {
+                for await _ in resultRead { break }
+            })
+        })
+        #expect(run.status == 0, "stderr: \(run.progress)")
+        let result = try #require(run.result, "nothing on stdout")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.utf8)) as? [String: Any])
+        #expect(json["type"] as? String == "public-key")
+        #expect(run.moreOutput.isEmpty)  // the response is the only output
+        #expect(run.phone.shutdownReceived)
+        #expect(run.progress.contains(#"{"event":"lingering","limitSeconds":180}"#), "stderr: \(run.progress)")
+        #expect(
+            run.progress.last == #"{"event":"closed","lateUpdates":1,"reason":"phoneClosed"}"#,
+            "stderr: \(run.progress)")
+    }
+
+    /// Ctrl-C while lingering (the phone keeps the tunnel open): the response is out, so the CLI
+    /// ends the linger and exits 0 without an error.
+    @Test func ctrlCWhileLingeringExitsZero() async throws {
+        let run = try await Self.run(phone: { _ in .staysOpenAfterShutdown }) { process in
+            kill(process.processIdentifier, SIGINT)
+        }
+        #expect(run.status == 0, "stderr: \(run.progress)")
+        #expect(run.result?.contains(#""type":"public-key""#) == true)
+        #expect(!run.progress.contains { $0.contains(#""event":"error""#) }, "stderr: \(run.progress)")
     }
 }
