@@ -96,9 +96,9 @@ import Testing
     /// Ctrl-C while lingering (the phone keeps the tunnel open): the response is out, so the CLI
     /// ends the linger and exits 0 without an error.
     @Test func ctrlCWhileLingeringExitsZero() async throws {
-        let run = try await Self.run(phone: { _ in .staysOpenAfterShutdown }) { process in
-            kill(process.processIdentifier, SIGINT)
-        }
+        let run = try await Self.run(
+            phone: { _ in .staysOpenAfterShutdown },
+            afterResult: { process in kill(process.processIdentifier, SIGINT) })
         #expect(run.status == 0, "stderr: \(run.progress)")
         #expect(run.result?.contains(#""type":"public-key""#) == true)
         #expect(!run.progress.contains { $0.contains(#""event":"error""#) }, "stderr: \(run.progress)")
