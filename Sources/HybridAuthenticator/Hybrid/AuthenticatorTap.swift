@@ -44,6 +44,15 @@ package struct AuthenticatorTap: Sendable {
     /// The largest message the tunnel client may send or receive, if not the default 1 MiB (a
     /// fault sends a larger one).
     package var maxMessageSize: Int?
+    /// How long the phone waits after the client's shutdown before it sends the update that a
+    /// session configured with `sendsUpdateLate` sends then (protocol.md §7.5); `.zero` sends it
+    /// at once. The wait ends early if the client closes the tunnel.
+    package var lateUpdateDelay: Duration = .zero
+    /// The clock ``lateUpdateDelay`` runs and is measured on; tests replace it.
+    package var clock: any Clock<Duration> = ContinuousClock()
+    /// Called when the client closed the tunnel during ``lateUpdateDelay``, with how long after its
+    /// shutdown (on ``clock``); the late update is then not sent and the session ends normally.
+    package var clientClosedBeforeLateUpdate: @Sendable (_ afterShutdown: Duration) -> Void = { _ in }
     /// Called once the tunnel has closed, with how (`nil` if no close frame arrived).
     package var tunnelClosed: @Sendable (TunnelCloseInfo?) -> Void = { _ in }
 

@@ -68,6 +68,16 @@ struct TunnelServeLoop {
                 tap.clientMessage(.init(bytes: message, paddedPlaintext: session.lastClientPlaintext, error: error))
                 throw error
             }
+            // A message sent as the session finishes is the update a late-update phone sends
+            // after the client's shutdown (`sendsUpdateLate`).
+            if session.isFinished, actions.contains(where: \.isSend), tap.lateUpdateDelay > .zero,
+                let closedAfter = try await Self.wait(tap.lateUpdateDelay, on: tap.clock, unlessClosed: connection)
+            {
+                // The client closed after its shutdown, before the late update was due.
+                logger.debug("the client closed the tunnel before the late update")
+                tap.clientClosedBeforeLateUpdate(closedAfter)
+                return summary
+            }
             let finished = try await perform(actions, sent: handshaking ? .handshake : .update)
             if handshaking, session.handshakeHash != nil {
                 emit(.handshakeDone)
@@ -151,9 +161,30 @@ struct TunnelServeLoop {
     private static func process(
         _ bytes: [UInt8], with authenticator: CTAPAuthenticator, unlessClosed connection: TunnelConnection
     ) async -> CTAPAuthenticator.Outcome? {
-        let (results, continuation) = AsyncStream<CTAPAuthenticator.Outcome?>.makeStream()
-        let work = Task { continuation.yield(await authenticator.process(bytes)) }
-        // Ends when the tunnel closes: now, or when the run closes it after the answer.
+        await firstUnlessClosed(connection) { await authenticator.process(bytes) }
+    }
+
+    /// Waits `delay` on `clock` unless the tunnel closes first. Returns `nil` once the wait has
+    /// run out, or how long after its start (on `clock`) the tunnel closed.
+    /// - Throws: `CancellationError` if the task is cancelled during the wait.
+    private static func wait<WaitClock: Clock<Duration>>(
+        _ delay: Duration, on clock: WaitClock, unlessClosed connection: TunnelConnection
+    ) async throws -> Duration? {
+        let start = clock.now
+        let ranOut = await firstUnlessClosed(connection) { (try? await clock.sleep(for: delay)) != nil }
+        try Task.checkCancellation()
+        return ranOut == nil ? start.duration(to: clock.now) : nil
+    }
+
+    /// Runs `work` in a task of its own unless the tunnel closes first: returns its result, or
+    /// `nil` if the tunnel closed (or this task was cancelled) before it finished; `work` is then
+    /// cancelled and left behind.
+    private static func firstUnlessClosed<Result: Sendable>(
+        _ connection: TunnelConnection, _ work: @escaping @Sendable () async -> Result
+    ) async -> Result? {
+        let (results, continuation) = AsyncStream<Result?>.makeStream()
+        let worker = Task { continuation.yield(await work()) }
+        // Ends when the tunnel closes: now, or when the run closes it later.
         Task {
             _ = await connection.closeInfo()
             continuation.yield(nil)
@@ -162,11 +193,19 @@ struct TunnelServeLoop {
         let first = await withTaskCancellationHandler {
             await iterator.next() ?? nil
         } onCancel: {
-            work.cancel()
+            worker.cancel()
         }
         continuation.finish()
-        if first == nil { work.cancel() }
+        if first == nil { worker.cancel() }
         return first
+    }
+}
+
+extension AuthenticatorSession.Action {
+    /// Whether this action sends a message.
+    fileprivate var isSend: Bool {
+        if case .send = self { return true }
+        return false
     }
 }
 
