@@ -14,7 +14,8 @@ struct PhoneCommand: AsyncParsableCommand {
         abstract: "Act as a strict phone (authenticator) and judge the client that shows the QR code.",
         usage: """
             hybrid-conformance phone ['FIDO:/...' | - | --qr-image FILE] [--tunnel-url URL] [--ca-file PEM]
-                                     [--ble bluez|hci|sim] [--profile P] [--fault F] [--json] [--junit FILE]
+                                     [--ble bluez|hci|sim] [--profile P] [--late-update-delay S] [--fault F]
+                                     [--json] [--junit FILE]
             """,
         discussion: """
             Give it the FIDO:/ text of the client's QR code (argument, or '-'/nothing for standard input), or \
@@ -25,7 +26,8 @@ struct PhoneCommand: AsyncParsableCommand {
             CTAP CBOR, no silent preflight, one request, and a shutdown after the reply.
 
             --profile makes the phone behave like a real variant (strict, android, ios, revision0, \
-            old-crypter, late-update); --fault makes it misbehave (corrupt-frame, wrong-routing-id, \
+            old-crypter, late-update: its update comes --late-update-delay seconds after the client's \
+            shutdown); --fault makes it misbehave (corrupt-frame, wrong-routing-id, \
             never-answer, oversized, garbage-after-handshake) and checks that the client ends the session \
             within --fault-limit seconds. Exit status 1 when a check fails.
             """
@@ -70,6 +72,13 @@ struct PhoneCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "With --profile late-update: seconds the phone waits after the client's shutdown before its update "
+                + "(Chromium's test phone waits 10; a client that closes first gets a warning).",
+            valueName: "seconds"))
+    var lateUpdateDelay: Double = Double(PhoneConformanceRun.defaultLateUpdateDelay.components.seconds)
+
+    @Option(
+        help: ArgumentHelp(
             "Keep the test passkeys in this (unencrypted) file, so a get() finds an earlier create()'s passkey.",
             valueName: "path"))
     var store: String?
@@ -97,6 +106,9 @@ struct PhoneCommand: AsyncParsableCommand {
         }
         guard clientTimeout > 0, timeout > 0, faultLimit > 0 else {
             throw ValidationError("time limits must be positive")
+        }
+        guard lateUpdateDelay >= 0, lateUpdateDelay < timeout else {
+            throw ValidationError("--late-update-delay must be at least 0 and below --timeout")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
@@ -138,6 +150,7 @@ struct PhoneCommand: AsyncParsableCommand {
         phone.profile = PhoneProfile(rawValue: profile) ?? .strict
         phone.fault = fault.flatMap(PhoneFault.init(rawValue:))
         phone.faultLimit = .seconds(faultLimit)
+        phone.lateUpdateDelay = .seconds(lateUpdateDelay)
         try report.emit(await phone.run(qrCode: text))
     }
 

@@ -23,6 +23,16 @@ package struct PhoneConformanceRun: Sendable {
     package var fault: PhoneFault?
     /// How long the client has to end the session after a fault.
     package var faultLimit: Duration = .seconds(60)
+    /// How long the late-update phone waits after the client's shutdown before it sends its update.
+    package var lateUpdateDelay: Duration = Self.defaultLateUpdateDelay
+    /// The clock ``lateUpdateDelay`` runs and is measured on; tests replace it.
+    package var clock: any Clock<Duration> = ContinuousClock()
+
+    /// The late-update phone's default wait after the shutdown: long enough that a client that
+    /// closes right after its shutdown has closed, so the check sees it. Chromium's test phone
+    /// `LateLinkingDevice` waits 10 s (protocol.md §5.4, §7.5); a conforming client waits up to
+    /// 3 minutes.
+    package static let defaultLateUpdateDelay: Duration = .seconds(2)
     let authenticator: CTAPAuthenticator
     let advertiser: (any BLEAdvertiser)?
     let logger: Logger
@@ -45,6 +55,8 @@ package struct PhoneConformanceRun: Sendable {
         var close: TunnelCloseInfo?
         var replied = false
         var updateAfterReply = false
+        /// How long after its shutdown the client closed, if it did before the late update.
+        var closedBeforeLateUpdate: Duration?
     }
 
     private final class Observation: Sendable {
@@ -130,6 +142,13 @@ package struct PhoneConformanceRun: Sendable {
             }
         }
         profile.apply(to: &tap)
+        if profile == .lateUpdate {
+            tap.lateUpdateDelay = lateUpdateDelay
+            tap.clock = clock
+            tap.clientClosedBeforeLateUpdate = { elapsed in
+                observed.withLock { $0.closedBeforeLateUpdate = elapsed }
+            }
+        }
         fault?.apply(to: &tap) {
             observed.withLock { if $0.faultAt == nil { $0.faultAt = ContinuousClock.now } }
         }
@@ -140,6 +159,13 @@ package struct PhoneConformanceRun: Sendable {
         seen: Observed, outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>,
         into report: inout ConformanceReport
     ) {
+        if let elapsed = seen.closedBeforeLateUpdate {
+            report.fail(
+                PhoneChecks.lateUpdate,
+                observed: "the client closed the tunnel \(elapsed.milliseconds) ms after its shutdown, "
+                    + "before the late update (due \(lateUpdateDelay.milliseconds) ms after it)")
+            return
+        }
         guard seen.updateAfterReply else {
             report.skip(PhoneChecks.lateUpdate, because: "the session ended before the late update was due")
             return
@@ -147,11 +173,14 @@ package struct PhoneConformanceRun: Sendable {
         switch outcome {
         case .success:
             report.pass(
-                PhoneChecks.lateUpdate, observed: "the update went out after the shutdown; the client closed after it")
+                PhoneChecks.lateUpdate,
+                observed: "the update went out \(lateUpdateDelay.milliseconds) ms after the shutdown; "
+                    + "the client closed after it")
         case .failure(let error):
             report.fail(
                 PhoneChecks.lateUpdate,
-                observed: "the client closed right after its shutdown; the late update could not be sent (\(error))")
+                observed: "the client closed the tunnel about \(lateUpdateDelay.milliseconds) ms after its shutdown, "
+                    + "as the late update went out; it could not be sent (\(error))")
         }
     }
 
@@ -201,5 +230,10 @@ extension Duration {
     /// The duration in seconds, as a `Double`.
     fileprivate var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// The duration in whole milliseconds, rounded down.
+    fileprivate var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
