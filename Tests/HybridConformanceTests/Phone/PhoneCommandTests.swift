@@ -16,9 +16,17 @@ import Testing
         #expect(command.report.json)
     }
 
+    /// The late-update phone's wait: 2 s unless told (Chromium's test phone waits 10 s).
+    @Test func lateUpdateDelayDefaultsToTwoSeconds() throws {
+        #expect(try PhoneCommand.parse([Self.qr]).lateUpdateDelay == 2)
+        let chromiumLike = try PhoneCommand.parse([Self.qr, "--profile", "late-update", "--late-update-delay", "10"])
+        #expect(chromiumLike.lateUpdateDelay == 10)
+    }
+
     @Test(arguments: [
         ["--profile", "pixel"], ["--fault", "explode"], ["--ble", "usb"], ["--tunnel-url", "http://x"],
-        ["--client-timeout", "0"], ["--qr-image", "x.png"],
+        ["--client-timeout", "0"], ["--qr-image", "x.png"], ["--late-update-delay=-1"],
+        ["--late-update-delay", "300"],
     ])
     func refusesBadArguments(_ arguments: [String]) {
         #expect(throws: (any Error).self) { try PhoneCommand.parse([Self.qr] + arguments) }

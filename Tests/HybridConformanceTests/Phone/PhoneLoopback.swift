@@ -43,15 +43,18 @@ struct PhoneLoopback {
         return .authentication(try AuthenticationCeremony(options: options, origin: try WebOrigin(origin)))
     }
 
-    /// Runs `request` against the phone with `profile` and `fault`. `clock` times the client out.
+    /// Runs `request` against the phone with `profile` and `fault`. `clock` times the client out
+    /// and ends its linger of `clientLinger`; `phoneClock` times the late-update phone's wait.
     func run(
         _ request: HybridClientRequest, profile: PhoneProfile = .strict, fault: PhoneFault? = nil,
         clientTimeout: Duration = .seconds(60), clock: (any Clock<Duration>)? = nil,
-        phoneClientWait: Duration = .seconds(60),
+        clientLinger: Duration = HybridClientOptions.defaultLinger,
+        phoneClientWait: Duration = .seconds(60), phoneClock: (any Clock<Duration>)? = nil,
         onClientEvent: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> Outcome {
         var clientOptions = HybridClientOptions(
-            bluetooth: .simulated(air), timeout: clientTimeout, testTunnelOverrides: [.google: relay])
+            bluetooth: .simulated(air), timeout: clientTimeout, linger: clientLinger,
+            testTunnelOverrides: [.google: relay])
         if let clock { clientOptions.clock = clock }
         let client = HybridClientRunner(options: clientOptions)
         var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
@@ -64,6 +67,7 @@ struct PhoneLoopback {
             logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() }))
         phone.profile = profile
         phone.fault = fault
+        if let phoneClock { phone.clock = phoneClock }
         let (qrCodes, qrSink) = AsyncStream<String>.makeStream()
         let (responses, responseSink) = AsyncStream<HybridClientResponse>.makeStream()
         async let clientResult = Self.capture {

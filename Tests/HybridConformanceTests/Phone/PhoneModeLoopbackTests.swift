@@ -42,15 +42,22 @@ import Testing
     /// (the shutdown is not judged when the phone hangs up first).
     @Test(arguments: PhoneProfile.allCases) func ourClientToleratesProfile(_ profile: PhoneProfile) async throws {
         try await PhoneLoopback.with { loopback in
-            let outcome = try await loopback.run(try PhoneLoopback.registration(), profile: profile)
+            // The late-update phone's wait after the shutdown ends only once our client lingers.
+            let phoneClock = TriggeredClock()
+            let outcome = try await loopback.run(
+                try PhoneLoopback.registration(), profile: profile, phoneClock: phoneClock
+            ) { event in
+                if case .lingering = event { phoneClock.fire() }
+            }
             #expect(outcome.report.subject.contains(profile.rawValue))
             Self.expectEveryCheckPasses(
                 outcome, profile: profile, except: profile.hangsUpAfterReply ? [PhoneChecks.shutdownAfterReply.id] : [])
             if profile == .lateUpdate {
-                // Our client lingers after its shutdown (§7.5): the late update always gets through,
-                // the client accepts it, and the phone's close ends the linger.
+                // Our client lingers after its shutdown (§7.5): it is still there when the phone's
+                // wait ends, accepts the late update, and the phone's close ends the linger.
                 let late = outcome.report.result(for: PhoneChecks.lateUpdate.id)
                 #expect(late?.outcome == .pass, "\(late?.observed ?? "not run")")
+                #expect(late?.observed.hasPrefix("the update went out 2000 ms after the shutdown") == true)
                 #expect(outcome.end == HybridSessionEnd(reason: .phoneClosed, lateUpdates: 1))
             } else if profile == .revision0 {
                 #expect(outcome.end == HybridSessionEnd(reason: .closedAtOnce))  // no shutdown, nothing to wait for
@@ -60,6 +67,30 @@ import Testing
             if profile.hangsUpAfterReply {
                 #expect(outcome.report.result(for: PhoneChecks.shutdownAfterReply.id)?.outcome == .skip)
             }
+        }
+    }
+
+    /// A client that closes the tunnel right after its shutdown (ours without a linger, as it was
+    /// before §7.5's wait): the phone's clock never moves, so the client's close ends the phone's
+    /// wait before the late update. The recommendation fails (a warning), the session itself
+    /// completed, and the update was never sent.
+    @Test func clientThatClosesRightAfterItsShutdownMissesTheLateUpdate() async throws {
+        try await PhoneLoopback.with { loopback in
+            let outcome = try await loopback.run(
+                try PhoneLoopback.registration(), profile: .lateUpdate, clientLinger: .zero,
+                phoneClock: TriggeredClock())
+            #expect(outcome.clientError == nil, "client: \(outcome.client)")
+            #expect(outcome.end == HybridSessionEnd(reason: .closedAtOnce))
+            let late = try #require(outcome.report.result(for: PhoneChecks.lateUpdate.id))
+            #expect(late.outcome == .warn)
+            #expect(
+                late.observed
+                    == "the client closed the tunnel 0 ms after its shutdown, "
+                    + "before the late update (due 2000 ms after it)")
+            let completed = outcome.report.result(for: PhoneChecks.profileTolerated.id)
+            #expect(completed?.outcome == .pass, "\(completed?.observed ?? "not run")")
+            #expect(outcome.report.result(for: PhoneChecks.shutdownAfterReply.id)?.outcome == .pass)
+            #expect(outcome.report.succeeded, "\(outcome.report.humanText())")
         }
     }
 
@@ -124,7 +155,8 @@ import Testing
     }
 }
 
-/// A clock whose sleeps all end when ``fire()`` is called (or their task is cancelled).
+/// A clock whose time stands still and whose sleeps all end when ``fire()`` is called (or their
+/// task is cancelled); once fired, later sleeps end at once.
 final class TriggeredClock: Clock, Sendable {
     typealias Instant = ContinuousClock.Instant
 
@@ -135,8 +167,9 @@ final class TriggeredClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
+    private let start = ContinuousClock.now
 
-    var now: Instant { .now }
+    var now: Instant { start }
     var minimumResolution: Duration { .zero }
 
     func fire() {
