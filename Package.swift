@@ -16,7 +16,7 @@ let nio: [Target.Dependency] = [
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
-let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", logging] + nio + [
+let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", "HAProxySupport", logging] + nio + [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 ]
 
@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "relay-bench",
             dependencies: [
-                "HybridCore", "HybridTransport", argumentParser, logging,
+                "HybridCore", "HybridTransport", "HAProxySupport", argumentParser, logging,
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ] + nio,
@@ -183,6 +183,12 @@ let package = Package(
         ),
         // Test support: waits for child processes off the cooperative thread pool.
         .target(name: "TestChildProcess", path: "Tests/TestChildProcess"),
+        // HAProxy's runtime API and a race-free listening port for it: the fleet tests and relay-bench.
+        .target(
+            name: "HAProxySupport",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Tests/HAProxySupport"
+        ),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),

@@ -15,7 +15,8 @@
 #   --compare --relay-event-loops 1   side by side: our relay, nginx and HAProxy proxying to an echo, the echo
 #                                     (needs Debian's nginx); a table of ratios to the best
 #   --fault-run                       3 instances behind HAProxy under a ceremony load; SIGKILL one, restart it;
-#                                     failed ceremonies and time to recover
+#                                     failed ceremonies and time to recover; HAProxy's own detection from its
+#                                     runtime API (detect_ms: kill to DOWN, up_ms: restart to UP)
 # Every load run checks one message each way on every paired tunnel before the throughput phases.
 # Every phase prints a "summary phase=… key=value …" line: diff two runs with grep ^summary.
 set -euo pipefail

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HAProxySupport
 import HybridCore
 import HybridTransport
 import NIOConcurrencyHelpers
@@ -10,8 +11,13 @@ import NIOConcurrencyHelpers
 /// steady load of ceremonies through the balancer; one instance is SIGKILLed, later started
 /// again on the same port. Prints what the clients saw: failed ceremonies, how long until new
 /// ceremonies stopped failing, how fast a routing ID of the dead instance is refused, and how long
-/// the restarted instance took to get tunnels again.
+/// the restarted instance took to get tunnels again; and what the balancer saw: how long after the
+/// kill its health checks marked the instance DOWN, and after the restart UP (its runtime API,
+/// polled every `detectionPoll`).
 extension RelayBenchCommand {
+    /// How often the fault run asks HAProxy for the victim's state: the resolution of detect_ms and up_ms.
+    static let detectionPoll = Duration.milliseconds(10)
+
     func runFaultRun() async throws {
         var relays: [RelayProcess] = []
         defer { for relay in relays { relay.stop() } }
@@ -19,9 +25,13 @@ extension RelayBenchCommand {
         let ports = relays.map(\.port)
         let balancer = try await ProxyProcess.fleetBalancer(config: haproxyConfig, instancePorts: ports)
         defer { balancer.stop() }
+        guard let runtimeAPI = balancer.runtimeAPI else { throw BenchError.relayDidNotStart("fleet balancer without a runtime API") }
         let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: balancer.port)
         let victim = 1
         let victimPrefix = UInt8(victim + 1)
+        // deploy/haproxy.cfg's names: backend relays_any has servers relay01, relay02, relay03.
+        let servers = (1...3).map { "relay0\($0)" }
+        let victimServer = servers[victim]
         print(
             "fault run: 3 tunnel-relay instances (ports \(ports)) behind HAProxy on \(balancer.port) (\(haproxyConfig)); "
                 + "\(faultWorkers) ceremony loops; SIGKILL instance 02 after \(faultSteady) s, restart it \(faultDown) s later; "
@@ -34,10 +44,12 @@ extension RelayBenchCommand {
         defer { load.stop() }
         // Every instance has completed a ceremony: HAProxy has them all up.
         try await load.wait(timeout: 60) { records in Set(records.filter(\.succeeded).compactMap(\.prefix)).count == 3 }
+        for server in servers { try await runtimeAPI.waitFor(server, in: "relays_any", state: .up) }
         try await Task.sleep(for: .seconds(faultSteady))
 
         let killedAt = clock.now
         kill(relays[victim].process.processIdentifier, SIGKILL)
+        async let markedDown = runtimeAPI.waitFor(victimServer, in: "relays_any", state: .down, interval: Self.detectionPoll)
         relays[victim].process.waitUntilExit()
 
         // A routing ID of the dead instance: the answer (HAProxy's 503) and how long it took.
@@ -53,13 +65,17 @@ extension RelayBenchCommand {
         }
         let deadConnectTime = clock.now - probeStart
 
+        let downAt = try await markedDown
+
         try await clock.sleep(until: killedAt + .seconds(faultDown))
         let restartAt = clock.now
+        async let markedUp = runtimeAPI.waitFor(victimServer, in: "relays_any", state: .up, interval: Self.detectionPoll)
         relays[victim] = try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: Int(victimPrefix), port: ports[victim]))
         try await load.wait(timeout: 60) { records in
             records.contains { $0.prefix == victimPrefix && $0.startedAt > restartAt && $0.succeeded }
         }
         let rejoinedAt = clock.now
+        let upAt = try await markedUp
         try await Task.sleep(for: .seconds(faultSteady))
         let records = load.stop()
 
@@ -76,6 +92,8 @@ extension RelayBenchCommand {
             "ceremonies: \(records.count), failed \(failed.count) (\(inFlightAtKill.count) in flight at the kill, "
                 + "\(startedAfterKill.count) started after it); new ceremonies succeed again \(Self.ms(recoverTime)) ms after the kill; "
                 + "/cable/connect for the dead instance: \(deadConnect) in \(Self.ms(deadConnectTime)) ms; "
+                + "HAProxy marked it DOWN \(Self.ms(downAt - killedAt)) ms after the kill and UP \(Self.ms(upAt - restartAt)) ms "
+                + "after the restart (runtime API polled every \(Self.ms(Self.detectionPoll)) ms); "
                 + "restarted instance got its first tunnel \(Self.ms(rejoinedAt - restartAt)) ms after its restart; "
                 + "\(strayed.count) ceremonies succeeded on the dead instance's prefix while it was down"
         )
@@ -87,6 +105,8 @@ extension RelayBenchCommand {
         line["recover_ms"] = String(Self.ms(recoverTime))
         line["dead_connect"] = deadConnect
         line["dead_connect_ms"] = String(Self.ms(deadConnectTime))
+        line["detect_ms"] = String(Self.ms(downAt - killedAt))
+        line["up_ms"] = String(Self.ms(upAt - restartAt))
         line["restart_to_first_tunnel_ms"] = String(Self.ms(rejoinedAt - restartAt))
         line.print()
     }

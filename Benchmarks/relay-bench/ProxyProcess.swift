@@ -1,20 +1,25 @@
 import Foundation
+import HAProxySupport
 import NIOCore
 import NIOPosix
 
 /// A proxy (nginx or HAProxy) started for the benchmark from a generated configuration, or
 /// HAProxy running deploy/haproxy.cfg in front of relay instances. Its CPU time is read from
-/// /proc for the whole process tree (master and workers).
+/// /proc for the whole process tree (master and workers). HAProxy listens on a socket bound
+/// here and inherited as its standard input (`bind fd@0`), so no other process can take its port.
 final class ProxyProcess {
     let name: String
     let port: Int
     let process = Process()
+    /// The fleet balancer's runtime API (nil for the other proxies).
+    let runtimeAPI: HAProxyRuntimeAPI?
     private let directory: URL
 
-    private init(name: String, port: Int, directory: URL) {
+    private init(name: String, port: Int, directory: URL, runtimeAPI: HAProxyRuntimeAPI? = nil) {
         self.name = name
         self.port = port
         self.directory = directory
+        self.runtimeAPI = runtimeAPI
     }
 
     /// nginx (one worker process) proxying WebSocket upgrades on a fresh port to 127.0.0.1:`upstreamPort`.
@@ -57,7 +62,7 @@ final class ProxyProcess {
 
     /// HAProxy (one thread) proxying WebSocket upgrades on a fresh port to 127.0.0.1:`upstreamPort`.
     static func haproxy(upstreamPort: Int, binary: String = "/usr/sbin/haproxy") async throws -> ProxyProcess {
-        let port = try await freePort()
+        let listener = try InheritedListener()
         let directory = try temporaryDirectory("haproxy")
         let config = """
             global
@@ -70,42 +75,45 @@ final class ProxyProcess {
                 timeout server 60s
                 timeout tunnel 1h
             frontend echo_front
-                bind 127.0.0.1:\(port)
+                bind fd@0
                 default_backend echo_back
             backend echo_back
                 server echo 127.0.0.1:\(upstreamPort)
             """
         let path = directory.appendingPathComponent("haproxy.cfg")
         try (config + "\n").write(to: path, atomically: true, encoding: .utf8)
-        let proxy = ProxyProcess(name: "haproxy", port: port, directory: directory)
-        try await proxy.start(binary: binary, arguments: ["-W", "-db", "-f", path.path], environment: [:])
+        let proxy = ProxyProcess(name: "haproxy", port: listener.port, directory: directory)
+        try await proxy.start(binary: binary, arguments: ["-W", "-db", "-f", path.path], environment: [:], listener: listener)
         return proxy
     }
 
     /// HAProxy running `config` (deploy/haproxy.cfg) in front of relay instances on `instancePorts`
     /// (slot k is routing prefix k+1; the file's slots beyond the instances point at the first).
     static func fleetBalancer(config: String, instancePorts: [Int], binary: String = "/usr/sbin/haproxy") async throws -> ProxyProcess {
-        let port = try await freePort()
+        let listener = try InheritedListener()
         let directory = try temporaryDirectory("fleet")
-        var environment = [
-            "RELAY_FRONTEND": "127.0.0.1:\(port)",
-            "RELAY_STATS_SOCKET": directory.appendingPathComponent("stats.sock").path,
-        ]
+        let statsSocket = directory.appendingPathComponent("stats.sock").path
+        var environment = ["RELAY_FRONTEND": "fd@0", "RELAY_STATS_SOCKET": statsSocket]
         for slot in 0..<max(3, instancePorts.count) {
             let instancePort = slot < instancePorts.count ? instancePorts[slot] : instancePorts[0]
             environment["RELAY_INSTANCE_" + (slot < 9 ? "0" : "") + String(slot + 1, radix: 16)] = "127.0.0.1:\(instancePort)"
         }
-        let proxy = ProxyProcess(name: "haproxy-fleet", port: port, directory: directory)
-        try await proxy.start(binary: binary, arguments: ["-W", "-db", "-f", config], environment: environment)
+        let proxy = ProxyProcess(
+            name: "haproxy-fleet", port: listener.port, directory: directory, runtimeAPI: HAProxyRuntimeAPI(socketPath: statsSocket)
+        )
+        try await proxy.start(binary: binary, arguments: ["-W", "-db", "-f", config], environment: environment, listener: listener)
         return proxy
     }
 
-    private func start(binary: String, arguments: [String], environment: [String: String]) async throws {
+    /// Starts the proxy; with `listener`, the proxy inherits it as its standard input.
+    private func start(binary: String, arguments: [String], environment: [String: String], listener: InheritedListener? = nil) async throws {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if let listener { process.standardInput = FileHandle(fileDescriptor: listener.descriptor, closeOnDealloc: false) }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: "/dev/stderr")
+        defer { listener?.close() }
         try process.run()
         // Ready once the port accepts (polled; bounded).
         for _ in 0..<200 {

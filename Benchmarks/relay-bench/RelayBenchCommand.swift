@@ -65,7 +65,7 @@ struct RelayBenchCommand: AsyncParsableCommand {
 
     @Flag(help: ArgumentHelp(
         "Fault run: 3 relay instances behind HAProxy (--haproxy-config) under a steady ceremony load; SIGKILL one, "
-            + "restart it; prints failed ceremonies and the time to recover."
+            + "restart it; prints failed ceremonies, the time to recover, and HAProxy's own DOWN/UP detection times."
     ))
     var faultRun = false
     @Option(help: "Fault run: concurrent ceremony loops.")

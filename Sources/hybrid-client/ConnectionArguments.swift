@@ -25,6 +25,13 @@ struct ConnectionArguments: ParsableArguments {
     var timeout: Double?
 
     @Option(
+        help: ArgumentHelp(
+            "Seconds to keep the tunnel open after the answer for a late update from the phone, "
+                + "unless it closes first (0: close at once).",
+            valueName: "seconds"))
+    var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
+
+    @Option(
         name: .customLong("tunnel-override"),
         help: "TEST ONLY: connect to URL (e.g. ws://127.0.0.1:8080) when the phone names tunnel domain ID. Repeatable.")
     var tunnelOverrides: [String] = []
@@ -43,6 +50,9 @@ struct ConnectionArguments: ParsableArguments {
         }
         if let timeout, !(timeout > 0 && timeout <= 3600) {
             throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
+        guard linger >= 0 && linger <= 3600 else {
+            throw ValidationError("--linger must be between 0 and 3600 seconds")
         }
     }
 
@@ -83,6 +93,7 @@ struct ConnectionArguments: ParsableArguments {
         return HybridClientOptions(
             bluetooth: backend,
             timeout: timeout,
+            linger: .milliseconds(Int64(linger * 1000)),
             additionalCAFile: caFile,
             testTunnelOverrides: try overrides()
         )

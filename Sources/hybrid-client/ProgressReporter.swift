@@ -36,6 +36,27 @@ struct ProgressReporter: Sendable {
         }
     }
 
+    /// How the tunnel ended after the answer, as a JSON line; nothing in text mode (the person has
+    /// the answer already).
+    func reportEnd(_ end: HybridSessionEnd) {
+        guard json else { return }
+        writeLine(Self.jsonLine(for: end))
+    }
+
+    static func jsonLine(for end: HybridSessionEnd) -> String {
+        var members: [String: Any] = ["lateUpdates": end.lateUpdates]
+        switch end.reason {
+        case .closedAtOnce: members["reason"] = "closedAtOnce"
+        case .phoneClosed: members["reason"] = "phoneClosed"
+        case .lingerExpired: members["reason"] = "lingerExpired"
+        case .cancelled: members["reason"] = "cancelled"
+        case .failed(let error):
+            members["reason"] = "failed"
+            members["message"] = error.description
+        }
+        return line("closed", members)
+    }
+
     static func jsonLine(for event: HybridClientEvent) -> String {
         switch event {
         case .qr(let url): line("qr", ["url": url])
@@ -44,6 +65,7 @@ struct ProgressReporter: Sendable {
         case .handshake: line("handshake")
         case .waitingForApproval: line("waitingForApproval")
         case .done: line("done")
+        case .lingering(let limit): line("lingering", ["limitSeconds": limit.components.seconds])
         }
     }
 
@@ -58,6 +80,8 @@ struct ProgressReporter: Sendable {
         case .handshake: return "\(clock) Connected; securing the session"
         case .waitingForApproval: return "\(clock) Waiting for approval on your phone…"
         case .done: return "\(clock) Done"
+        case .lingering(let limit):
+            return "\(clock) Keeping the tunnel open for a late update from the phone (up to \(Self.seconds(limit)))"
         }
     }
 

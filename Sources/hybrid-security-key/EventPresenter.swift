@@ -120,8 +120,8 @@ final class EventPresenter: Sendable {
         case .waitingForApproval:
             progress("waitingForApproval", "Approve on your phone…")
             notify("Approve on your phone", "Confirm the request on your phone.")
-        case .done:
-            break  // reported as .done(command:status:)
+        case .done, .lingering:
+            break  // reported as .done(command:status:); a forwarded request never lingers
         }
     }
 

@@ -162,6 +162,8 @@ struct TestClient: Sendable {
                             }
                         case .deliverResponse(let response):
                             outcome.response = response
+                        case .updateReceived:
+                            break
                         case .finish:
                             await connection.close()
                             return outcome

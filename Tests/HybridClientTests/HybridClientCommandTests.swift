@@ -19,6 +19,7 @@ import Testing
         #expect(get.connection.json)
         #expect(get.connection.qrFile == "qr.svg")
         #expect(get.connection.timeout == 7.5)
+        #expect(get.connection.linger == 180)  // protocol.md §7.5: up to 3 minutes
         #expect(
             try get.connection.overrides() == [
                 .google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080),
@@ -45,11 +46,38 @@ import Testing
         ["get", "--origin", "https://example.com", "--ble", "wifi"],
         ["get", "--origin", "example.com"],
         ["get", "--origin", "https://example.com", "--timeout", "0"],
+        ["get", "--origin", "https://example.com", "--linger", "-1"],
+        ["get", "--origin", "https://example.com", "--linger", "soon"],
         ["create", "--origin", "https://example.com"],
         ["create", "--origin", "https://example.com", "--options", "x.json", "--user", "bob"],
     ])
     func usageErrorsAreRejected(arguments: [String]) {
         #expect(throws: (any Error).self) { try HybridClientCommand.parseAsRoot(arguments) }
+    }
+
+    @Test func lingerFlagSetsTheRunnerOption() async throws {
+        let command = try HybridClientCommand.parseAsRoot([
+            "get", "--origin", "https://example.com", "--ble", "sim", "--linger", "0",
+        ])
+        let get = try #require(command as? GetCommand)
+        #expect(try await get.connection.runnerOptions(optionsTimeout: nil).linger == .zero)
+        let longer = try #require(
+            try HybridClientCommand.parseAsRoot([
+                "get", "--origin", "https://example.com", "--ble", "sim", "--linger", "2.5",
+            ]) as? GetCommand)
+        #expect(try await longer.connection.runnerOptions(optionsTimeout: nil).linger == .milliseconds(2500))
+    }
+
+    @Test func lingeringAndTheTunnelsEndAreReportedAsEvents() {
+        #expect(
+            ProgressReporter.jsonLine(for: .lingering(limit: .seconds(180)))
+                == #"{"event":"lingering","limitSeconds":180}"#)
+        #expect(
+            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .lingerExpired, lateUpdates: 2))
+                == #"{"event":"closed","lateUpdates":2,"reason":"lingerExpired"}"#)
+        #expect(
+            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .failed(.session(.tunnelClosedEarly))))
+                .hasPrefix(#"{"event":"closed","lateUpdates":0,"message":"#))
     }
 
     @Test func exitStatusesSeparateCTAPErrorsTimeoutsAndFailures() {

@@ -72,7 +72,13 @@ struct ScriptedPhone {
         #expect(phone.pair.deliveredResponses == [Self.reply])
         #expect(try phone.received() == [[0x01, 0x04], [0x00]])
 
+        #expect(phone.pair.updates.count == 1 && phone.pair.updates[0] == nil)
+
         try phone.send(UpdateMessage(linking: phone.linkingInfo()).frame())
+        // The late update goes the same way as the early one, its linking info verified.
+        #expect(phone.pair.updates.count == 2)
+        let late = try #require(phone.pair.updates.last ?? nil)
+        #expect(late.phoneName == "Pixel 6a" && late.pairingID == [UInt8](repeating: 4, count: 8))
         #expect(phone.pair.client.isFinished)
         #expect(try phone.pair.client.tunnelClosed().isEmpty)
     }

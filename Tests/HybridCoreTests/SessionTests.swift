@@ -16,6 +16,8 @@ struct SessionPair {
     var deliveredResponses: [HybridPayload] = []
     var postHandshake: PostHandshakeMessage?
     var clientFinished = false
+    /// Each update the client accepted, with its verified linking info.
+    var updates: [LinkingInfo?] = []
     var phoneFinished = false
 
     init(phoneIdentity: P256.KeyAgreement.PublicKey? = nil, getInfo: [UInt8] = [0xa0]) {
@@ -70,6 +72,7 @@ struct SessionPair {
         case .send(let bytes): toPhone.append(bytes)
         case .handshakeCompleted(let message): postHandshake = message
         case .deliverResponse(let response): deliveredResponses.append(response)
+        case .updateReceived(let linking): updates.append(linking)
         case .finish: clientFinished = true
         }
     }

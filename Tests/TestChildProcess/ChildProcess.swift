@@ -60,6 +60,41 @@ public enum ChildProcess {
         let (out, err) = await (output, errors)
         return Output(status: await exitStatus(of: process), stdout: out, stderr: err)
     }
+
+    /// Starts `process` (configured except for its standard streams) with stdin from /dev/null and
+    /// returns its stdout and stderr as lines, each read on a thread of its own as the child
+    /// writes them; a stream ends when the child closes it. Wait with ``exitStatus(of:)``.
+    public static func startStreamingLines(
+        _ process: Process
+    ) throws -> (stdout: AsyncStream<String>, stderr: AsyncStream<String>) {
+        let (stdout, stderr) = try spawnLock.withLock {
+            let pipes = (Pipe(), Pipe())
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = pipes.0
+            process.standardError = pipes.1
+            try process.run()
+            return pipes
+        }
+        return (lines(of: stdout.fileHandleForReading), lines(of: stderr.fileHandleForReading))
+    }
+
+    private static func lines(of handle: FileHandle) -> AsyncStream<String> {
+        let (lines, sink) = AsyncStream<String>.makeStream()
+        let handle = UncheckedHandle(handle)
+        Thread {
+            var pending = Data()
+            while case let chunk = handle.value.availableData, !chunk.isEmpty {
+                pending += chunk
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    sink.yield(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending = Data(pending[pending.index(after: newline)...])
+                }
+            }
+            if !pending.isEmpty { sink.yield(String(decoding: pending, as: UTF8.self)) }
+            sink.finish()
+        }.start()
+        return lines
+    }
 }
 
 private let spawnLock = NSLock()

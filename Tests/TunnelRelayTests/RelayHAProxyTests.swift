@@ -15,7 +15,7 @@ struct RelayHAProxyTests {
             try await RelayTest.withRelay({ $0.routingIDPrefix = 0x02 }) { second, _ async throws in
                 try await RelayTest.withRelay({ $0.routingIDPrefix = 0x03 }) { third, _ async throws in
                     try await HAProxyProcess.with(instancePorts: [first.port, second.port, third.port]) { haproxy in
-                        for name in ["relay01", "relay02", "relay03"] { try await haproxy.waitFor(name, state: 2) }
+                        for name in ["relay01", "relay02", "relay03"] { try await haproxy.waitFor(name, state: .up) }
                         let balancer = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: haproxy.frontendPort)
                         var prefixes: [UInt8] = []
                         for index in 0..<9 {

@@ -15,6 +15,9 @@ public enum HybridClientEvent: Sendable, Hashable {
     case waitingForApproval
     /// The phone answered and the response is ready.
     case done
+    /// The response has been delivered; the tunnel stays open for up to `limit` for a late
+    /// update, until the phone closes it (protocol.md §7.5).
+    case lingering(limit: Duration)
 
     /// The stage this event starts, for timeout messages.
     public var stage: HybridClientStage {
@@ -23,7 +26,7 @@ public enum HybridClientEvent: Sendable, Hashable {
         case .connecting: .connecting
         case .handshake: .handshake
         case .waitingForApproval: .waitingForApproval
-        case .done: .done
+        case .done, .lingering: .done
         }
     }
 }

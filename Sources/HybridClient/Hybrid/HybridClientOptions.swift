@@ -13,20 +13,28 @@ public struct HybridClientOptions: Sendable {
     /// server when the advert names the domain. Empty in production: adverts then reach the
     /// domain's host over `wss://` (ids 0 and 1 assigned, ≥ 256 hashed; protocol.md §4).
     public var testTunnelOverrides: [TunnelDomainID: TunnelServerOrigin]
-    /// The clock ``timeout`` runs on; tests replace it to time out without waiting.
+    /// How long the tunnel stays open after the shutdown for a late update, unless the phone
+    /// closes it first (protocol.md §7.5); zero closes it at once. Applies to
+    /// ``HybridClientRunner/run(_:events:onResponse:)``, after the response is delivered.
+    public var linger: Duration
+    /// The clock ``timeout`` and ``linger`` run on; tests replace it to time out without waiting.
     var clock: any Clock<Duration> = ContinuousClock()
 
     /// The default timeout: two minutes, like a browser's WebAuthn default.
     public static let defaultTimeout: Duration = .seconds(120)
+    /// The default linger: Chromium's client waits up to three minutes after its shutdown (§7.5).
+    public static let defaultLinger: Duration = .seconds(180)
 
     public init(
         bluetooth: BLEBackend,
         timeout: Duration = Self.defaultTimeout,
+        linger: Duration = Self.defaultLinger,
         additionalCAFile: String? = nil,
         testTunnelOverrides: [TunnelDomainID: TunnelServerOrigin] = [:]
     ) {
         self.bluetooth = bluetooth
         self.timeout = timeout
+        self.linger = linger
         self.additionalCAFile = additionalCAFile
         self.testTunnelOverrides = testTunnelOverrides
     }

@@ -4,6 +4,7 @@ import HybridBluetooth
 import HybridCore
 import HybridTransport
 import Logging
+import Synchronization
 
 /// Runs one WebAuthn ceremony with a phone over hybrid (the desktop's side, protocol.md §0.3).
 ///
@@ -16,6 +17,9 @@ import Logging
 /// let runner = HybridClientRunner(options: .init(bluetooth: .bluez(adapter: nil)))
 /// let json = try await runner.register(ceremony) { event in show(event) }
 /// ```
+///
+/// ``run(_:events:onResponse:)`` also keeps the tunnel open after the shutdown for a late update,
+/// as protocol.md §7.5 asks; the calls that return the response close it right after the shutdown.
 ///
 /// Cancelling the calling task ends the ceremony cleanly (scanning stops, the tunnel closes).
 public struct HybridClientRunner: Sendable {
@@ -52,7 +56,8 @@ public struct HybridClientRunner: Sendable {
         return response
     }
 
-    /// Runs `request` with fresh keys and reports progress to `events`, in order.
+    /// Runs `request` with fresh keys and reports progress to `events`, in order. The tunnel
+    /// closes right after the shutdown (no linger).
     ///
     /// - Throws: ``HybridClientError`` (``HybridClientError/timedOut(stage:after:)`` once
     ///   ``HybridClientOptions/timeout`` has passed), or `CancellationError` if the task is cancelled.
@@ -67,6 +72,31 @@ public struct HybridClientRunner: Sendable {
         }
     }
 
+    /// Runs `request` like ``run(_:events:)``, hands the response to `onResponse` as soon as it is
+    /// ready, then keeps the tunnel open for a late update (protocol.md §7.5) until the phone
+    /// closes it or ``HybridClientOptions/linger`` runs out, and returns how it ended.
+    ///
+    /// A late update goes through the session exactly like one before the response; an invalid
+    /// late message ends the linger (``HybridSessionEnd/Reason/failed(_:)``) but never the
+    /// delivered response. ``HybridClientOptions/timeout`` no longer applies once the response is
+    /// ready. Revision 0 has no shutdown, so the tunnel closes at once.
+    ///
+    /// - Throws: As ``run(_:events:)``, before the response only; `onResponse` is then not called.
+    public func run(
+        _ request: HybridClientRequest,
+        events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in },
+        onResponse: @escaping @Sendable (HybridClientResponse) async -> Void
+    ) async throws -> HybridSessionEnd {
+        try await bounded(requestType: request.requestType, linger: options.linger, events: events) {
+            postHandshake, logger in
+            try Self.ctapRequest(for: request, postHandshake: postHandshake, logger: logger)
+        } finish: { reply, postHandshake in
+            try Self.mapReply(reply, to: request, authenticatorInfo: Self.authenticatorInfo(postHandshake))
+        } deliver: { response in
+            await onResponse(response)
+        }
+    }
+
     /// Runs one ceremony under ``HybridClientOptions/timeout``: fresh keys, the QR code, the
     /// tunnel, the request `makeRequest` builds from the phone's post-handshake message, and
     /// `finish` applied to the phone's reply bytes (status + CBOR) and its post-handshake message
@@ -74,6 +104,7 @@ public struct HybridClientRunner: Sendable {
     ///
     /// `keys` are this ceremony's keys; `observe` sees every tunnel message from the phone, with
     /// the phone's advert, before the session does (a conformance client opens them itself).
+    /// The tunnel closes right after the shutdown.
     package func bounded<Response: Sendable>(
         requestType: HybridRequestType,
         keys: Keys = Self.freshKeys(),
@@ -82,28 +113,65 @@ public struct HybridClientRunner: Sendable {
         makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         finish: @escaping @Sendable ([UInt8], PostHandshakeMessage) throws -> Response
     ) async throws -> Response {
+        let delivered = DeliveredResponse<Response>()
+        _ = try await bounded(
+            requestType: requestType, keys: keys, linger: .zero, events: events, observe: observe,
+            makeRequest: makeRequest, finish: finish
+        ) { response in delivered.slot.withLock { $0 = response } }
+        // `bounded` returns normally only after delivering.
+        guard let response = delivered.slot.withLock({ $0 }) else { throw CancellationError() }
+        return response
+    }
+
+    /// Runs one ceremony as ``bounded(requestType:keys:events:observe:makeRequest:finish:)`` does,
+    /// but hands the response to `deliver` as soon as it is ready (``HybridClientEvent/done``), then
+    /// lingers for up to `linger` after the shutdown (§7.5) and returns how the tunnel ended. The
+    /// timeout covers the ceremony up to the response, not the linger.
+    package func bounded<Response: Sendable>(
+        requestType: HybridRequestType,
+        keys: Keys = Self.freshKeys(),
+        linger: Duration,
+        events: @escaping @Sendable (HybridClientEvent) -> Void,
+        observe: @escaping @Sendable (_ received: [UInt8], _ advert: AdvertPlaintext) -> Void = { _, _ in },
+        makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+        finish: @escaping @Sendable ([UInt8], PostHandshakeMessage) throws -> Response,
+        deliver: @escaping @Sendable (Response) async -> Void
+    ) async throws -> HybridSessionEnd {
         let tracker = CeremonyStageTracker()
         let timeout = options.timeout
         let clock = options.clock
-        return try await withThrowingTaskGroup(of: Response.self) { group in
+        return try await withThrowingTaskGroup(of: HybridSessionEnd?.self) { group in
             group.addTask {
                 let emit: (HybridClientEvent) async -> Void = { event in
                     await tracker.enter(event.stage)
                     events(event)
                 }
-                let (reply, postHandshake) = try await ceremony(
-                    requestType: requestType, keys: keys, observe: observe, makeRequest: makeRequest, emit: emit)
-                let response = try finish(reply, postHandshake)
-                await emit(.done)
-                return response
+                return try await ceremony(
+                    requestType: requestType, keys: keys, linger: linger, observe: observe,
+                    makeRequest: makeRequest, emit: emit
+                ) { reply, postHandshake in
+                    let response = try finish(reply, postHandshake)
+                    await emit(.done)
+                    await deliver(response)
+                }
             }
             group.addTask {
-                try await clock.sleep(for: timeout)
+                do {
+                    try await clock.sleep(for: timeout)
+                } catch {
+                    // Cancelled: before the response the call throws it; after, the linger reports it.
+                    if await tracker.stage == .done { return nil }
+                    throw error
+                }
+                // Once the response is out, only the linger's own limit applies.
+                if await tracker.stage == .done { return nil }
                 throw HybridClientError.timedOut(stage: await tracker.stage, after: timeout)
             }
             defer { group.cancelAll() }
-            guard let response = try await group.next() else { throw CancellationError() }
-            return response
+            while let next = try await group.next() {
+                if let end = next { return end }
+            }
+            throw CancellationError()
         }
     }
 
@@ -127,13 +195,17 @@ public struct HybridClientRunner: Sendable {
         return Keys(identityKey: identityKey, qrSecret: secret, ephemeralKey: ephemeralKey)
     }
 
+    /// The ceremony from the QR code on: `complete` gets the phone's reply while the tunnel is
+    /// still open; then the tunnel lingers (§7.5) or closes.
     private func ceremony(
         requestType: HybridRequestType,
         keys: Keys,
+        linger: Duration,
         observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
         makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
-        emit: (HybridClientEvent) async -> Void
-    ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
+        emit: (HybridClientEvent) async -> Void,
+        complete: ([UInt8], PostHandshakeMessage) async throws -> Void
+    ) async throws -> HybridSessionEnd {
         let payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
@@ -159,7 +231,28 @@ public struct HybridClientRunner: Sendable {
             configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
             return try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
                 connection in
-                try await exchange(makeRequest, session: &session, over: connection, observe: observe, emit: emit)
+                var messages = connection.messages.makeAsyncIterator()
+                let (reply, postHandshake) = try await exchange(
+                    makeRequest, session: &session, over: connection, messages: &messages, observe: observe,
+                    emit: emit)
+                do {
+                    try await complete(reply, postHandshake)
+                } catch {
+                    await connection.close()
+                    throw error
+                }
+                // Revision 0 has no shutdown, so nothing to linger after (§7.5).
+                guard postHandshake.revision == .one, linger > .zero else {
+                    await connection.close()
+                    return HybridSessionEnd(reason: .closedAtOnce)
+                }
+                await emit(.lingering(limit: linger))
+                let end = await lingerForLateUpdates(
+                    session: &session, over: connection, messages: &messages, limit: linger, observe: observe)
+                logger.debug(
+                    "tunnel closed after the response",
+                    metadata: ["tunnel.end": "\(end.reason)", "tunnel.lateUpdates": "\(end.lateUpdates)"])
+                return end
             }
         } catch let error as HybridClientError {
             throw error
@@ -192,18 +285,19 @@ public struct HybridClientRunner: Sendable {
     }
 
     /// Runs the session over an open tunnel: handshake, the request, the reply, shutdown. Returns
-    /// the reply's bytes (CTAP status + CBOR) and the post-handshake message the request was built from.
+    /// the reply's bytes (CTAP status + CBOR) and the post-handshake message the request was built
+    /// from, with the tunnel still open.
     private func exchange(
         _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         session: inout ClientSession,
         over connection: TunnelConnection,
+        messages: inout TunnelMessages.AsyncIterator,
         observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
         emit: (HybridClientEvent) async -> Void
     ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
         var pending = try session.tunnelOpened()
         var handshake: PostHandshakeMessage?
         await emit(.handshake)
-        var messages = connection.messages.makeAsyncIterator()
         var reply: [UInt8]?
         while true {
             var index = 0
@@ -225,11 +319,10 @@ public struct HybridClientRunner: Sendable {
                     guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse("not CTAP") }
                     reply = bytes
                 case .finish:
-                    await connection.close()
                     guard let reply, let handshake else { throw HybridClientError.invalidResponse("no reply") }
                     return (reply, handshake)
-                case .connectTunnel:
-                    break  // only ever returned for an advert
+                case .updateReceived, .connectTunnel:
+                    break  // updates carry nothing this client uses; connectTunnel only answers an advert
                 }
                 index += 1
             }
@@ -273,4 +366,9 @@ public struct HybridClientRunner: Sendable {
         guard let body = decoded.body else { throw .invalidResponse("success without a response map") }
         return try request.response(to: body, authenticatorInfo: authenticatorInfo)
     }
+}
+
+/// The response a lingering run delivered, for the calls that return it.
+private final class DeliveredResponse<Response: Sendable>: Sendable {
+    let slot = Mutex<Response?>(nil)
 }

@@ -52,7 +52,7 @@ struct SessionChecker: VectorKindChecker {
             let deliveredBefore = delivered.count
             try collect(try step("receive frame \(frame.index)") { try client.messageReceived(frame.ciphertext) }, into: &outbox) { action in
                 switch action {
-                case .handshakeCompleted, .finish: break
+                case .handshakeCompleted, .updateReceived, .finish: break
                 case .deliverResponse(let response): delivered.append(response)
                 default: return false
                 }

@@ -14,7 +14,7 @@ import Crypto
 /// messageReceived(post-hs)    → handshakeCompleted, send(request) if one is queued
 /// send(request)               → send(request) (or queue it until the post-handshake message)
 /// messageReceived(response)   → deliverResponse, send(shutdown), finish
-/// messageReceived(late update) → (validated, then dropped; the session stays finished)
+/// messageReceived(update)    → updateReceived (validated; before or after the reply)
 /// ```
 public struct ClientSession: Sendable {
     /// What the client put in its QR code.
@@ -41,6 +41,10 @@ public struct ClientSession: Sendable {
         case handshakeCompleted(PostHandshakeMessage)
         /// The reply to the request.
         case deliverResponse(HybridPayload)
+        /// A valid update message arrived (§7.4), before the reply or after it (a late linking
+        /// update, §7.5), with its linking info if it carried any, signature verified (§7.6).
+        /// This client offers no linking (QR key 4 = false), so a driver only records it.
+        case updateReceived(linking: LinkingInfo?)
         /// The session is over: close the tunnel.
         case finish
     }
@@ -120,8 +124,8 @@ public struct ClientSession: Sendable {
     /// One binary message arrived from the authenticator.
     ///
     /// After the reply, a phone may still send an update (a late linking update, §7.5, §10.8
-    /// item 7): it is validated and dropped, and late replies are discarded (§7.3). An invalid
-    /// late message is reported, but the delivered reply stands: the session stays finished.
+    /// item 7): it is validated as before the reply, and late replies are discarded (§7.3). An
+    /// invalid late message is reported, but the delivered reply stands: the session stays finished.
     public mutating func messageReceived(_ message: [UInt8]) throws(SessionError) -> [Action] {
         do {
             return try handle(message)
@@ -175,16 +179,16 @@ public struct ClientSession: Sendable {
         case .ready(var crypter, let revision):
             let frame = try crypter.sessionDecryptFrame(message, revision: revision)
             guard case .update = frame.type else { throw .invalidFrame(.unsolicited(frame.type)) }
-            try validateUpdate(frame)
+            let linking = try validateUpdate(frame)
             state = .ready(crypter, revision: revision)
-            return []
+            return [.updateReceived(linking: linking)]
         case .awaitingResponse(var crypter, let revision, let request):
             let frame = try crypter.sessionDecryptFrame(message, revision: revision)
             switch frame.type {
             case .update:
-                try validateUpdate(frame)
+                let linking = try validateUpdate(frame)
                 state = .awaitingResponse(crypter, revision: revision, request: request)
-                return []
+                return [.updateReceived(linking: linking)]
             case .shutdown:
                 throw .invalidFrame(.authenticatorShutdown)
             case .ctap, .json:
@@ -203,9 +207,9 @@ public struct ClientSession: Sendable {
             }
         case .finished(var crypter, let revision):
             let frame = try crypter.sessionDecryptFrame(message, revision: revision)
-            if frame.type == .update { try validateUpdate(frame) }
             state = .finished(crypter, revision: revision)
-            return []
+            guard frame.type == .update else { return [] }  // a late reply: discarded (§7.3)
+            return [.updateReceived(linking: try validateUpdate(frame))]
         case .awaitingAdvert, .connecting, .failed:
             throw outOfOrder(.messageReceived)
         }
@@ -246,21 +250,24 @@ public struct ClientSession: Sendable {
         }
     }
 
-    /// An update's linking info, if any, must be well formed and correctly signed (§7.4); the
-    /// client offers no linking (QR key 4 = false), so valid linking info is then discarded.
-    private func validateUpdate(_ frame: HybridFrame) throws(SessionError) {
+    /// An update's linking info, if any, must be well formed and correctly signed (§7.4).
+    /// Returns the verified linking info, if the update carries any.
+    private func validateUpdate(_ frame: HybridFrame) throws(SessionError) -> LinkingInfo? {
         do throws(HybridMessageError) {
             let update = try UpdateMessage(decoding: frame.payload)
-            if let linking = update.linking { try verifyLinking(linking) }
+            guard let linking = update.linking else { return nil }
+            return try verifyLinking(linking)
         } catch {
             throw .invalidFrame(.update(error))
         }
     }
 
     /// Linking info must be well formed and signed for this handshake (§7.6).
-    private func verifyLinking(_ linking: CBORValue) throws(HybridMessageError) {
-        guard let handshakeHash else { return }
-        _ = try LinkingInfo(verifying: linking, clientIdentityKey: configuration.identityKey, handshakeHash: handshakeHash)
+    @discardableResult
+    private func verifyLinking(_ linking: CBORValue) throws(HybridMessageError) -> LinkingInfo? {
+        guard let handshakeHash else { return nil }
+        return try LinkingInfo(
+            verifying: linking, clientIdentityKey: configuration.identityKey, handshakeHash: handshakeHash)
     }
 
     private func outOfOrder(_ event: SessionEvent) -> SessionError {

@@ -18,7 +18,8 @@ final class ManualClock: Clock, @unchecked Sendable {
     private let lock = NSLock()
     private var current = Instant(offset: .zero)
     private var sleepers: [UUID: Sleeper] = [:]
-    private var sleeperWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Tasks waiting until at least `count` sleepers sleep.
+    private var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     var now: Instant { lock.withLock { current } }
     var minimumResolution: Duration { .zero }
@@ -30,8 +31,9 @@ final class ManualClock: Clock, @unchecked Sendable {
                 let waiters: [CheckedContinuation<Void, Never>]? = lock.withLock {
                     if deadline <= current || Task.isCancelled { return nil }
                     sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    defer { sleeperWaiters = [] }
-                    return sleeperWaiters
+                    let ready = sleeperWaiters.filter { $0.count <= sleepers.count }
+                    sleeperWaiters.removeAll { $0.count <= sleepers.count }
+                    return ready.map(\.continuation)
                 }
                 guard let waiters else {
                     Task.isCancelled ? continuation.resume(throwing: CancellationError()) : continuation.resume()
@@ -44,12 +46,12 @@ final class ManualClock: Clock, @unchecked Sendable {
         }
     }
 
-    /// Returns once something sleeps on this clock.
-    func sleeperArrived() async {
+    /// Returns once at least `count` tasks sleep on this clock at the same time.
+    func sleeperArrived(count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = lock.withLock {
-                if !sleepers.isEmpty { return true }
-                sleeperWaiters.append(continuation)
+                if sleepers.count >= count { return true }
+                sleeperWaiters.append((count, continuation))
                 return false
             }
             if ready { continuation.resume() }

@@ -21,6 +21,13 @@ struct TestAuthenticator: Sendable {
         /// Answers, then closes the tunnel at once without waiting for the client's shutdown
         /// (phones handle one command and hang up, protocol.md §7.5).
         case hangsUpAfterResponse
+        /// Chromium's `LateLinkingDevice` (§5.4): after the client's shutdown, waits for `gate`,
+        /// then sends an update with signed linking info and closes.
+        case lateLinkingUpdate(gate: @Sendable () async -> Void)
+        /// After the client's shutdown, keeps the tunnel open until the client closes it.
+        case staysOpenAfterShutdown
+        /// After the client's shutdown, sends random bytes, then waits for the client to close.
+        case garbageAfterShutdown
     }
 
     /// What the phone did.
@@ -29,6 +36,8 @@ struct TestAuthenticator: Sendable {
         var ctapResponse: [UInt8]?
         /// Number of tunnel messages it received.
         var messagesReceived = 0
+        /// Whether the client's shutdown arrived.
+        var shutdownReceived = false
     }
 
     let engine: CTAPAuthenticator
@@ -54,16 +63,14 @@ struct TestAuthenticator: Sendable {
     func serve(qrURL: String) async throws -> Record {
         let qr = try QRCodePayload(url: qrURL)
         guard let nonce = AdvertNonce(bytes: randomBytes(10)) else { throw TestFailure("nonce") }
+        var configuration = AuthenticatorSession.Configuration(
+            qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google, getInfo: engine.getInfo.encoded)
+        if case .lateLinkingUpdate = behaviour {
+            configuration.sendsUpdateLate = true
+            configuration.linking = Self.linkingIdentity
+        }
         var session = AuthenticatorSession(
-            configuration: .init(
-                qrSecret: qr.secret,
-                clientIdentityKey: qr.identityKey,
-                domainID: .google,
-                getInfo: engine.getInfo.encoded
-            ),
-            advertNonce: nonce,
-            ephemeralKey: P256.KeyAgreement.PrivateKey()
-        )
+            configuration: configuration, advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
         guard case .openTunnel(let url) = try session.start().first else { throw TestFailure("no openTunnel") }
         let advertiser = BLEBackend.simulated(air).makeAdvertiser(logger: logger)
         if case .advertiseUnknownTunnel = behaviour {
@@ -129,7 +136,17 @@ struct TestAuthenticator: Sendable {
                         }
                     }
                 case .finish:
-                    await connection.close()
+                    switch behaviour {
+                    case .staysOpenAfterShutdown:
+                        break
+                    case .garbageAfterShutdown:
+                        try await connection.send(randomBytes(64))
+                    case .normal, .lateLinkingUpdate, .garbageInsteadOfResponse, .advertiseUnknownTunnel, .neverAnswers,
+                        .hangsUpAfterResponse:
+                        await connection.close()
+                        return record
+                    }
+                    while try await messages.next() != nil { record.messagesReceived += 1 }
                     return record
                 }
                 index += 1
@@ -137,8 +154,17 @@ struct TestAuthenticator: Sendable {
             guard let message = try await messages.next() else { return record }
             record.messagesReceived += 1
             pending = try session.messageReceived(message)
+            if session.isFinished {
+                record.shutdownReceived = true
+                if case .lateLinkingUpdate(let gate) = behaviour { await gate() }
+            }
         }
     }
+
+    /// The linking identity a ``Behaviour/lateLinkingUpdate(gate:)`` phone offers (§7.6).
+    static let linkingIdentity = PhoneLinkingIdentity(
+        contactID: [1, 2, 3], pairingID: [UInt8](repeating: 4, count: 8), linkSecret: [UInt8](repeating: 5, count: 32),
+        identityKey: P256.KeyAgreement.PrivateKey(), phoneName: "Late phone")
 }
 
 struct TestFailure: Error, CustomStringConvertible {

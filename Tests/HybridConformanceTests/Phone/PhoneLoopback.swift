@@ -10,10 +10,13 @@ import TunnelRelay
 @testable import HybridClient
 
 /// Our hybrid-client against `hybrid-conformance phone`, in-process: a relay on 127.0.0.1 and a
-/// simulated air of its own. The phone starts when the client shows its QR code.
+/// simulated air of its own. The phone starts when the client shows its QR code. The client runs
+/// as the CLI does: it gets the response at once and lingers after its shutdown (§7.5).
 struct PhoneLoopback {
     struct Outcome: Sendable {
         var client: Result<HybridClientResponse, any Error>
+        /// How the client's tunnel ended after the response, if it got one.
+        var end: HybridSessionEnd?
         var report: ConformanceReport
 
         var clientError: HybridClientError? {
@@ -62,17 +65,30 @@ struct PhoneLoopback {
         phone.profile = profile
         phone.fault = fault
         let (qrCodes, qrSink) = AsyncStream<String>.makeStream()
+        let (responses, responseSink) = AsyncStream<HybridClientResponse>.makeStream()
         async let clientResult = Self.capture {
             try await client.run(request) { event in
                 onClientEvent(event)
                 if case .qr(let url) = event { qrSink.yield(url) }
+            } onResponse: { response in
+                responseSink.yield(response)
             }
         }
         var iterator = qrCodes.makeAsyncIterator()
         guard let qr = await iterator.next() else { throw PhoneTestFailure("no QR code shown") }
         let report = await phone.run(qrCode: qr)
         qrSink.finish()
-        return Outcome(client: await clientResult, report: report)
+        let ended = await clientResult
+        responseSink.finish()
+        var delivered: HybridClientResponse?
+        for await response in responses { delivered = response }
+        switch ended {
+        case .success(let end):
+            guard let delivered else { throw PhoneTestFailure("the run ended without delivering a response") }
+            return Outcome(client: .success(delivered), end: end, report: report)
+        case .failure(let error):
+            return Outcome(client: .failure(error), end: nil, report: report)
+        }
     }
 
     static func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {

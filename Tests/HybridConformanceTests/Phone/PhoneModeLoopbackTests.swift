@@ -47,10 +47,15 @@ import Testing
             Self.expectEveryCheckPasses(
                 outcome, profile: profile, except: profile.hangsUpAfterReply ? [PhoneChecks.shutdownAfterReply.id] : [])
             if profile == .lateUpdate {
-                // Whether the update gets out before our client's close arrives is a race; either way
-                // the check ran and is only a recommendation.
-                let late = outcome.report.result(for: PhoneChecks.lateUpdate.id)?.outcome
-                #expect(late == .pass || late == .warn)
+                // Our client lingers after its shutdown (§7.5): the late update always gets through,
+                // the client accepts it, and the phone's close ends the linger.
+                let late = outcome.report.result(for: PhoneChecks.lateUpdate.id)
+                #expect(late?.outcome == .pass, "\(late?.observed ?? "not run")")
+                #expect(outcome.end == HybridSessionEnd(reason: .phoneClosed, lateUpdates: 1))
+            } else if profile == .revision0 {
+                #expect(outcome.end == HybridSessionEnd(reason: .closedAtOnce))  // no shutdown, nothing to wait for
+            } else {
+                #expect(outcome.end == HybridSessionEnd(reason: .phoneClosed, lateUpdates: 0))
             }
             if profile.hangsUpAfterReply {
                 #expect(outcome.report.result(for: PhoneChecks.shutdownAfterReply.id)?.outcome == .skip)

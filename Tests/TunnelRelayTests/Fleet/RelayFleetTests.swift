@@ -17,13 +17,13 @@ struct RelayFleetTests {
     ) async throws {
         var instances: [RelayInstanceProcess] = []
         for slot in 0..<HAProxyProcess.instanceCount {
-            let instance = RelayInstanceProcess(routingPrefix: UInt8(slot + 1), port: try await HAProxyProcess.freePort())
+            let instance = RelayInstanceProcess(routingPrefix: UInt8(slot + 1))
             try await instance.start()
             instances.append(instance)
         }
         defer { for instance in instances { instance.terminate() } }
         try await HAProxyProcess.with(instancePorts: instances.map(\.port)) { haproxy in
-            for instance in instances { try await haproxy.waitFor(instance.serverName, state: 2) }
+            for instance in instances { try await haproxy.waitFor(instance.serverName, state: .up) }
             let balancer = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: haproxy.frontendPort)
             try await body(instances, haproxy, balancer)
         }
@@ -52,7 +52,7 @@ struct RelayFleetTests {
             let clock = ContinuousClock()
             let killedAt = clock.now
             await victim.kill()
-            try await haproxy.waitFor(victim.serverName, state: 0)
+            try await haproxy.waitFor(victim.serverName, state: .down)
             let downAt = clock.now
 
             // A routing ID of the dead instance: its connect is refused, and HAProxy (retries 0 in
@@ -81,7 +81,7 @@ struct RelayFleetTests {
 
             let restartAt = clock.now
             try await victim.start()
-            try await haproxy.waitFor(victim.serverName, state: 2)
+            try await haproxy.waitFor(victim.serverName, state: .up)
             let upAt = clock.now
             try await load.waitUntil { records in
                 records.contains { $0.prefix == victim.routingPrefix && $0.startedAt > upAt && $0.succeeded }
@@ -124,13 +124,13 @@ struct RelayFleetTests {
                 let started = clock.now
                 drainStarted[instance.routingPrefix] = started
                 instance.terminate()
-                try await haproxy.waitFor(instance.serverName, state: 0)
+                try await haproxy.waitFor(instance.serverName, state: .down)
                 // Draining: the held tunnels, paired before SIGTERM, still carry frames.
                 for tunnel in held { tunnel.release() }
                 for tunnel in held { heldOutcomes.append(await tunnel.outcome) }
                 #expect(await instance.exitStatus() == 0)
                 try await instance.start()
-                try await haproxy.waitFor(instance.serverName, state: 2)
+                try await haproxy.waitFor(instance.serverName, state: .up)
                 restartTimes.append(clock.now - started)
                 let upAt = clock.now
                 try await load.waitUntil { records in

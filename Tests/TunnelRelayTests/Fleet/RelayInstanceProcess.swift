@@ -4,11 +4,13 @@ import Glibc
 #endif
 import Testing
 
-/// One built `tunnel-relay` binary on a fixed loopback port, so that it can be killed and
-/// started again at the same address behind HAProxy.
+/// One built `tunnel-relay` binary on a loopback port that the kernel picks at its first start
+/// (`--port 0`, read from its "listening on" line); later starts reuse that port, so that it can
+/// be killed and started again at the same address behind HAProxy.
 final class RelayInstanceProcess: @unchecked Sendable {
     let routingPrefix: UInt8
-    let port: Int
+    /// 0 until the first start.
+    private(set) var port = 0
     /// Seconds `/healthz` fails after SIGTERM before the listener closes (above HAProxy's
     /// time to mark an instance down, so no /cable/new meets a closed listener).
     let drainDelay: Double
@@ -17,9 +19,8 @@ final class RelayInstanceProcess: @unchecked Sendable {
     /// HAProxy's name for this instance (deploy/haproxy.cfg).
     var serverName: String { "relay" + HAProxyProcess.slotName(routingPrefix) }
 
-    init(routingPrefix: UInt8, port: Int, drainDelay: Double = 3) {
+    init(routingPrefix: UInt8, drainDelay: Double = 3) {
         self.routingPrefix = routingPrefix
-        self.port = port
         self.drainDelay = drainDelay
     }
 
@@ -39,7 +40,10 @@ final class RelayInstanceProcess: @unchecked Sendable {
         try process.run()
         self.process = process
         let line = try await RelayCommandTests.firstLine(of: output.fileHandleForReading)
-        try #require(line == "listening on 127.0.0.1:\(port)", "relay \(serverName) did not start: \(line ?? "EOF")")
+        let prefix = "listening on 127.0.0.1:"
+        let listening = line.flatMap { $0.hasPrefix(prefix) ? Int($0.dropFirst(prefix.count)) : nil }
+        try #require(listening != nil && (port == 0 || listening == port), "relay \(serverName) did not start: \(line ?? "EOF")")
+        if port == 0, let listening { port = listening }
     }
 
     /// SIGKILL: the instance vanishes without a word, as in a crash or a lost machine.
