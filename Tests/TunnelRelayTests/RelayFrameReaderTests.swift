@@ -155,4 +155,38 @@ import Testing
             #expect(Self.unmasked(frame) == Array(expected.data.readableBytesView), "seed \(seed)")
         }
     }
+
+    /// Seeded random bytes (biased towards header bytes that matter) never trap: each step gives a
+    /// frame whose payload fits what was read, a typed error, or a wait for more bytes.
+    @Test func arbitraryBytesGiveFramesOrTypedErrors() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("RelayFrameReaderTests.arbitraryBytesGiveFramesOrTypedErrors seed \(seed)")
+        var generator = CountingGenerator(state: seed)
+        var outcomes = (frames: 0, errors: 0, waits: 0)
+        for _ in 0..<2_000 {
+            let interesting: [UInt8] = [0x00, 0x01, 0x02, 0x08, 0x09, 0x0a, 0x7d, 0x7e, 0x7f, 0x80, 0x81, 0x82, 0x88, 0xff]
+            let bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
+                Bool.random(using: &generator) ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+            }
+            var buffer = ByteBuffer(bytes: bytes)
+            var assembler = RelayMessageAssembler(maxMessageSize: 100)
+            while true {
+                let before = buffer.readableBytes
+                do {
+                    guard let frame = try RelayFrameReader.next(from: &buffer, maxFrameSize: 100) else {
+                        outcomes.waits += 1
+                        #expect(buffer.readableBytes == before, "seed \(seed)")
+                        break
+                    }
+                    #expect(frame.length <= 100 && before - buffer.readableBytes >= 2 + frame.length, "seed \(seed)")
+                    outcomes.frames += 1
+                    _ = try assembler.take(frame)
+                } catch {
+                    outcomes.errors += 1
+                    if error.endsTheFrameStream { break }
+                }
+            }
+        }
+        #expect(outcomes.frames > 0 && outcomes.errors > 0 && outcomes.waits > 0, "seed \(seed): \(outcomes)")
+    }
 }
