@@ -87,6 +87,17 @@ final class ProxyProcess {
         return proxy
     }
 
+    /// This executable as a SwiftNIO byte forwarder (``NIOByteProxy``) to 127.0.0.1:`upstreamPort`.
+    static func nioBytes(upstreamPort: Int) async throws -> ProxyProcess {
+        let listener = try InheritedListener()
+        let proxy = ProxyProcess(name: "nio-bytes", port: listener.port, directory: try temporaryDirectory("nio-bytes"))
+        try await proxy.start(
+            binary: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), arguments: ["--byte-proxy-upstream", String(upstreamPort)], environment: [:],
+            listener: listener
+        )
+        return proxy
+    }
+
     /// HAProxy running `config` (deploy/haproxy.cfg) in front of relay instances on `instancePorts`
     /// (slot k is routing prefix k+1; the file's slots beyond the instances point at the first).
     static func fleetBalancer(config: String, instancePorts: [Int], binary: String = "/usr/sbin/haproxy") async throws -> ProxyProcess {

@@ -75,6 +75,12 @@ struct RelayBenchCommand: AsyncParsableCommand {
     @Option(help: "Fault run: seconds from the kill to the restart.")
     var faultDown: Double = 10
 
+    @Option(help: ArgumentHelp(
+        "Byte-proxy mode (for --compare): a SwiftNIO byte forwarder to 127.0.0.1:PORT on the listening socket "
+            + "given as standard input.", visibility: .hidden
+    ))
+    var byteProxyUpstream: Int?
+
     @Option(help: ArgumentHelp("Worker mode: the relay port to load.", visibility: .hidden))
     var workerRelayPort: Int?
     @Option(help: ArgumentHelp("Worker mode: the echo server's port.", visibility: .hidden))
@@ -129,6 +135,7 @@ struct RelayBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let byteProxyUpstream { try await NIOByteProxy.serve(upstreamPort: byteProxyUpstream) }
         if let workerRelayPort {
             let index = workerIndex
             let bench = makeBench(

@@ -1,7 +1,8 @@
 import Foundation
 
 /// `relay-bench --compare`: the same load generator, frame sizes and rates against our relay
-/// pairing two clients, nginx and HAProxy each proxying a WebSocket to an echo server, and the
+/// pairing two clients, nginx, HAProxy and a bare SwiftNIO byte forwarder (``NIOByteProxy``) each
+/// proxying a WebSocket to an echo server, and the
 /// echo directly. Every middlebox forwards two frames per round trip (one each way), so "frames"
 /// and "CPU µs per frame" mean the same thing for all of them.
 extension RelayBenchCommand {
@@ -64,10 +65,12 @@ extension RelayBenchCommand {
         rows.append(row)
         relay?.stop()
 
-        // nginx and HAProxy in front of the echo server, then the echo alone.
+        // nginx, HAProxy and a bare SwiftNIO byte forwarder (the floor under any NIO relay) in front
+        // of the echo server, then the echo alone.
         for (name, start) in [
             ("nginx", { try await ProxyProcess.nginx(upstreamPort: echoPort) }),
             ("haproxy", { try await ProxyProcess.haproxy(upstreamPort: echoPort) }),
+            ("nio-bytes", { try await ProxyProcess.nioBytes(upstreamPort: echoPort) }),
         ] as [(String, () async throws -> ProxyProcess)] {
             let proxy = try await start()
             defer { proxy.stop() }
@@ -142,6 +145,12 @@ extension RelayBenchCommand {
         let proxies = rows.filter { $0.name.hasPrefix("nginx") || $0.name.hasPrefix("haproxy") }.compactMap(\.cpuMicrosecondsPerFrame)
         if let ours = rows.first?.cpuMicrosecondsPerFrame, let better = proxies.min() {
             print(String(format: "relay CPU per 64 B frame / better of nginx and HAProxy: %.2f (target <= 1.2)", ours / better))
+            if let floor = rows.first(where: { $0.name.hasPrefix("nio-bytes") })?.cpuMicrosecondsPerFrame {
+                print(String(
+                    format: "SwiftNIO byte forwarder / better of nginx and HAProxy: %.2f; relay / SwiftNIO byte forwarder: %.2f",
+                    floor / better, ours / floor
+                ))
+            }
         }
         print("host load average after: \(Self.loadAverage)")
     }

@@ -7,8 +7,7 @@ import NIOWebSocket
 
 /// Builds the pipeline of each accepted connection:
 /// `[TLS] → HTTP codec → RelayRequestGate → HTTPServerUpgradeHandler`, which after a WebSocket
-/// upgrade becomes `[TLS] → RelayInFlightMeter → WebSocket codec → RelayFrameCheck → fragment
-/// aggregator → RelayTunnelHandler`.
+/// upgrade (``RelayWebSocketUpgrader``) becomes `[TLS] → RelayTunnelHandler`.
 struct RelayChannelInitializer: Sendable {
     let relay: RelayContext
     let rateLimiter: ConnectionRateLimiter
@@ -33,39 +32,24 @@ struct RelayChannelInitializer: Sendable {
         let handshake = RelayHandshake()
         let boundHandshake = NIOLoopBound(handshake, eventLoop: channel.eventLoop)
         let relay = self.relay
-        let upgrader = NIOWebSocketServerUpgrader(
-            maxFrameSize: configuration.maxMessageSize,
-            automaticErrorHandling: false,
-            shouldUpgrade: { channel, _ in
-                channel.eventLoop.makeSucceededFuture(Self.responseHeaders(for: boundHandshake.value.accepted))
-            },
-            upgradePipelineHandler: { channel, _ in
-                channel.eventLoop.makeCompletedFuture {
-                    let handshake = boundHandshake.value
-                    handshake.timeout?.cancel()
-                    handshake.timeout = nil
-                    guard let accepted = handshake.accepted else { throw ChannelError.inappropriateOperationForState }
-                    let (side, pairing): (TunnelSide, TunnelPairing) =
-                        switch accepted {
-                        case .new(let pairing): (.new, pairing)
-                        case .connect(let pairing): (.connect, pairing)
-                        }
-                    let sync = channel.pipeline.syncOperations
-                    let inFlight = RelayInFlight(
-                        accounting: relay.accounting, allowance: configuration.inFlightAllowancePerConnection
-                    )
-                    let decoder = try sync.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
-                    try sync.addHandler(RelayInFlightMeter(inFlight), position: .before(decoder))
-                    try sync.addHandler(RelayFrameCheck(inFlight: inFlight))
-                    try sync.addHandler(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0,
-                            maxAccumulatedFrameCount: 1024,
-                            maxAccumulatedFrameSize: configuration.maxMessageSize
-                        )
-                    )
-                    try sync.addHandler(RelayTunnelHandler(side: side, pairing: pairing, relay: relay, inFlight: inFlight))
-                }
+        let upgrader = RelayWebSocketUpgrader(
+            responseHeaders: { _ in Self.responseHeaders(for: boundHandshake.value.accepted) },
+            installTunnel: { channel in
+                let handshake = boundHandshake.value
+                handshake.timeout?.cancel()
+                handshake.timeout = nil
+                guard let accepted = handshake.accepted else { throw ChannelError.inappropriateOperationForState }
+                let (side, pairing): (TunnelSide, TunnelPairing) =
+                    switch accepted {
+                    case .new(let pairing): (.new, pairing)
+                    case .connect(let pairing): (.connect, pairing)
+                    }
+                let inFlight = RelayInFlight(
+                    accounting: relay.accounting, allowance: configuration.inFlightAllowancePerConnection
+                )
+                try channel.pipeline.syncOperations.addHandler(
+                    RelayTunnelHandler(side: side, pairing: pairing, relay: relay, inFlight: inFlight)
+                )
             }
         )
 

@@ -1,11 +1,10 @@
 import NIOCore
-import NIOWebSocket
 
 /// The bytes of messages one connection has in flight, charged to the relay-wide budget
 /// (``RelayConfiguration/maxInFlightBytesTotal``) beyond the connection's allowance:
 ///
-/// - received but not yet decoded into a frame (the WebSocket decoder's buffer),
-/// - decoded fragments of a message not yet complete (the fragment aggregator's buffer),
+/// - received but not yet a whole frame (the tunnel handler's read buffer),
+/// - fragments of a message not yet complete (``RelayMessageAssembler``),
 /// - whole messages larger than the allowance, forwarded to the peer and not yet written to its
 ///   socket.
 ///
@@ -30,22 +29,11 @@ final class RelayInFlight {
         self.allowance = allowance
     }
 
-    /// `bytes` were read from the socket.
-    func read(_ bytes: Int) {
-        undecoded += bytes
-    }
-
-    /// The decoder produced `frame`: its bytes on the wire are no longer undecoded; a data frame
-    /// that does not end its message stays in flight as a fragment, one that ends it hands the
-    /// whole message on (to ``forwarding(_:)``, or to the pre-pairing queue).
-    func decoded(_ frame: WebSocketFrame) {
-        undecoded = max(0, undecoded - Self.wireSize(of: frame))
-        switch frame.opcode {
-        case .binary, .text, .continuation:
-            fragments = frame.fin ? 0 : fragments + frame.length
-        default:
-            break
-        }
+    /// What the connection's read path holds now: `undecoded` bytes of frames not yet complete,
+    /// and `fragments` payload bytes of a message not yet complete.
+    func holding(undecoded: Int, fragments: Int) {
+        self.undecoded = undecoded
+        self.fragments = fragments
     }
 
     /// A whole message of `length` bytes was handed to the peer's socket; call ``written(_:)``
@@ -82,49 +70,5 @@ final class RelayInFlight {
         ended = true
         accounting.endInFlight(charged)
         charged = 0
-    }
-
-    /// The frame's size on the wire: header, masking key and payload (RFC 6455 §5.2).
-    static func wireSize(of frame: WebSocketFrame) -> Int {
-        let length = frame.length
-        let lengthField = length > 65_535 ? 8 : length > 125 ? 2 : 0
-        return 2 + lengthField + (frame.maskKey == nil ? 0 : 4) + length
-    }
-}
-
-/// The relay-wide in-flight budget is used up: the connection is closed with
-/// ``RelayCloseCode/tryAgainLater``.
-struct RelayInFlightBudgetExhausted: Error {}
-
-/// Sits right before the WebSocket decoder: counts the bytes read into ``RelayInFlight``, and after
-/// the decoder and the tunnel handler have taken them, settles the charge; when it does not fit,
-/// fires ``RelayInFlightBudgetExhausted`` down the pipeline (once).
-final class RelayInFlightMeter: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    private let inFlight: RelayInFlight
-    private var exhausted = false
-
-    init(_ inFlight: RelayInFlight) {
-        self.inFlight = inFlight
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !exhausted else { return }
-        inFlight.read(Self.unwrapInboundIn(data).readableBytes)
-        context.fireChannelRead(data)
-        guard !inFlight.settle() else { return }
-        exhausted = true
-        context.fireErrorCaught(RelayInFlightBudgetExhausted())
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        inFlight.end()
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        inFlight.end()
     }
 }

@@ -1,9 +1,11 @@
 import NIOCore
 import NIOWebSocket
 
-/// One side of a tunnel after the WebSocket upgrade: checks each message against the limits and
-/// forwards it verbatim to the peer connection (queueing on the `/cable/new` side until the peer
-/// joins), answers pings, pings silent peers, and closes with a ``RelayCloseCode`` that says why.
+/// One side of a tunnel after the WebSocket upgrade: the only handler after TLS. It cuts frames
+/// out of the bytes read (``RelayFrameReader``), reassembles fragmented messages
+/// (``RelayMessageAssembler``), checks each message against the limits and forwards it to the peer
+/// connection unmasked and re-framed (queueing on the `/cable/new` side until the peer joins),
+/// answers pings, pings silent peers, and closes with a ``RelayCloseCode`` that says why.
 ///
 /// What it holds is bounded whatever the client sends: it stops reading (``RelayReadPause``) while
 /// the peer's socket is full, while the pre-pairing queue is full, and while a pong cannot be
@@ -14,19 +16,28 @@ import NIOWebSocket
 ///
 /// It never looks inside a message and never logs one.
 final class RelayTunnelHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let side: TunnelSide
     private let pairing: TunnelPairing
     private let relay: RelayContext
-    /// This connection's messages in flight (shared with its meter and frame check).
+    /// This connection's messages in flight.
     private let inFlight: RelayInFlight
+    /// The start of a frame that has not arrived whole (copied out of the read buffer).
+    private var partialFrame: ByteBuffer?
+    private var assembler: RelayMessageAssembler
+    /// Set when the frame stream can no longer be parsed, or is being discarded: nothing more
+    /// read is looked at.
+    private var stoppedReading = false
+    /// Messages and bytes forwarded in this read cycle, added to the metrics once at its end.
+    private var forwardedInCycle = (messages: 0, bytes: 0)
 
     private var peer: (any Channel)?
     /// How messages reach ``peer`` once it has joined.
     private var peerLink: RelayPeerLink?
-    private var queue: [WebSocketFrame] = []
+    /// Encoded messages, with their payload lengths, for a peer that has not joined yet.
+    private var queue: [(frame: ByteBuffer, length: Int)] = []
     /// What ``queue`` is charged to the global pre-pairing budget.
     private var queuedBytes = 0
     private var pongInFlight = false
@@ -47,6 +58,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         self.pairing = pairing
         self.relay = relay
         self.inFlight = inFlight
+        self.assembler = RelayMessageAssembler(maxMessageSize: relay.configuration.maxMessageSize)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -63,18 +75,57 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         closeTimer?.cancel()
         dropQueue()
         peerLink?.detach()
+        inFlight.end()
     }
 
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = Self.unwrapInboundIn(data)
-        readSinceTick = true
-        pingOutstanding = false
+        guard !stoppedReading else { return }
+        var bytes = Self.unwrapInboundIn(data)
+        if var partial = partialFrame {
+            partialFrame = nil  // one reference while appending: no copy-on-write
+            partial.writeBuffer(&bytes)
+            bytes = partial
+        }
+        readFrames(from: &bytes, context: context)
+        // The start of a frame still incomplete is copied: a slice would keep the whole read
+        // buffer alive (and stop NIO from reusing it).
+        if !stoppedReading, bytes.readableBytes > 0 {
+            partialFrame = bytes.readerIndex == 0 ? bytes : ByteBuffer(buffer: bytes)
+        }
+        inFlight.holding(undecoded: partialFrame?.readableBytes ?? 0, fragments: assembler.heldBytes)
+        guard inFlight.settle() else {
+            stoppedReading = true
+            partialFrame = nil
+            return stopReadingAndClose(context, code: .tryAgainLater)
+        }
+    }
+
+    /// Handles every whole frame at the front of `bytes`.
+    private func readFrames(from bytes: inout ByteBuffer, context: ChannelHandlerContext) {
+        let maxFrameSize = relay.configuration.maxMessageSize
+        while !stoppedReading {
+            let message: RelayInboundFrame
+            do {
+                guard let frame = try RelayFrameReader.next(from: &bytes, maxFrameSize: maxFrameSize) else { return }
+                readSinceTick = true
+                pingOutstanding = false
+                guard let whole = try assembler.take(frame) else { continue }
+                message = whole
+            } catch {
+                if error.endsTheFrameStream { stoppedReading = true }
+                close(context, code: error.closeCode)
+                continue
+            }
+            handle(message, context: context)
+        }
+    }
+
+    private func handle(_ frame: RelayInboundFrame, context: ChannelHandlerContext) {
         switch frame.opcode {
         case .binary:
-            // Unmasked client frames are not rejected: the aggregator drops the mask bit of
-            // reassembled messages, and a relay loses nothing by accepting them.
+            // Unmasked client frames are not rejected: a relay loses nothing by accepting them.
             guard !closing else { return }
             message(frame, context: context)
         case .text:
@@ -91,7 +142,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         }
     }
 
-    private func message(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+    private func message(_ frame: RelayInboundFrame, context: ChannelHandlerContext) {
         let length = frame.length
         guard length > 0 else { return close(context, code: .policyViolation) }
         messages += 1
@@ -101,24 +152,34 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             return close(context, code: .limitExceeded)
         }
         guard let peerLink else {
-            return enqueue(WebSocketFrame(fin: true, opcode: .binary, data: frame.unmaskedData), context: context)
+            let encoded = RelayOutboundFrame.encode(.binary, payload: frame.payload, maskKey: frame.maskKey, allocator: context.channel.allocator)
+            return enqueue(encoded, length: length, context: context)
         }
-        forward(frame.data, maskKey: frame.maskKey, via: peerLink, context: context)
+        forward(frame.payload, maskKey: frame.maskKey, via: peerLink, context: context)
     }
 
     /// Sends what ``message(_:context:)`` forwarded in this read cycle.
     func channelReadComplete(context: ChannelHandlerContext) {
         peerLink?.flush()
+        countForwarded()
         context.fireChannelReadComplete()
+    }
+
+    /// Adds this read cycle's forwarded messages to the metrics.
+    private func countForwarded() {
+        guard forwardedInCycle.messages > 0 else { return }
+        relay.metrics.messagesForwarded.increment(by: Int64(forwardedInCycle.messages))
+        relay.metrics.bytesForwarded.increment(by: Int64(forwardedInCycle.bytes))
+        forwardedInCycle = (0, 0)
     }
 
     /// Holds a message for a peer that has not joined. The per-tunnel limits pause reading once
     /// reached (frames already read when the pause takes effect are still queued: at most one
     /// read cycle); the global budget is hard: a message that does not fit closes this side.
-    private func enqueue(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
-        let charge = frame.length + RelayAccounting.queuedMessageOverhead
+    private func enqueue(_ frame: ByteBuffer, length: Int, context: ChannelHandlerContext) {
+        let charge = length + RelayAccounting.queuedMessageOverhead
         guard relay.accounting.reserveQueued(charge) else { return close(context, code: .limitExceeded) }
-        queue.append(frame)
+        queue.append((frame, length))
         queuedBytes += charge
         let limits = relay.configuration
         if queue.count >= limits.maxQueuedMessages || queuedBytes >= limits.maxQueuedBytesPerTunnel {
@@ -138,14 +199,13 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     /// them waits beyond it), nor is the pre-pairing queue flushed when the peer joins (bounded by
     /// ``RelayConfiguration/maxQueuedBytesPerTunnel`` plus one read cycle).
     private func forward(
-        _ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, via link: RelayPeerLink,
-        context: ChannelHandlerContext, fromQueue: Bool = false
+        _ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, via link: RelayPeerLink, context: ChannelHandlerContext
     ) {
         let length = payload.readableBytes
-        relay.metrics.messagesForwarded.increment()
-        relay.metrics.bytesForwarded.increment(by: Int64(length))
+        forwardedInCycle.messages += 1
+        forwardedInCycle.bytes += length
         // Backpressure comes back as RelayPeerWritability from the peer's handler.
-        guard !fromQueue, length > relay.configuration.inFlightAllowancePerConnection else {
+        guard length > relay.configuration.inFlightAllowancePerConnection else {
             link.write(payload: payload, maskKey: maskKey)
             return
         }
@@ -159,7 +219,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     /// Pongs only while this socket is writable and no earlier pong is still being written (RFC
     /// 6455 §5.5.3 allows answering only the latest ping); otherwise stops reading until that
     /// changes. Memory per connection stays one pong, whatever the ping rate.
-    private func answer(ping frame: WebSocketFrame, context: ChannelHandlerContext) {
+    private func answer(ping frame: RelayInboundFrame, context: ChannelHandlerContext) {
         pingsSinceTick += 1
         guard pingsSinceTick <= relay.configuration.maxPingsPerInterval else {
             // A flood: stop reading and decoding it at once; the close frame goes out, TCP
@@ -175,7 +235,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             return pause(.pongPending, context: context)
         }
         pongInFlight = true
-        let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
+        let pong = RelayOutboundFrame.encode(.pong, payload: frame.payload, maskKey: frame.maskKey, allocator: context.channel.allocator)
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(Self.wrapOutboundOut(pong), promise: written)
         let channel = context.channel
@@ -188,6 +248,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     /// For a flood: stops reading and decoding at once and closes with `code`; the close frame
     /// goes out, TCP after ``RelayConfiguration/closeTimeout``.
     private func stopReadingAndClose(_ context: ChannelHandlerContext, code: RelayCloseCode) {
+        stoppedReading = true
+        partialFrame = nil
         pause(.closing, context: context)
         try? context.pipeline.syncOperations.addHandler(RelayDiscardInbound(), position: .first)
         close(context, code: code)
@@ -216,7 +278,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         try? channel.syncOptions?.setOption(.autoRead, value: true)
     }
 
-    private func receivedClose(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+    private func receivedClose(_ frame: RelayInboundFrame, context: ChannelHandlerContext) {
         if closing {
             context.close(promise: nil)
             return
@@ -224,12 +286,13 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         closing = true
         relay.end(pairing, side: side, reason: .closeFrame)
         // Echo the close code (RFC 6455 §5.5.1), then close the TCP connection.
-        var data = frame.unmaskedData
-        var echo = context.channel.allocator.buffer(capacity: 2)
-        if let code: UInt16 = data.readInteger() { echo.writeInteger(code) }
+        let code = frame.payload.getSlice(at: frame.payload.readerIndex, length: min(2, frame.length)) ?? ByteBuffer()
+        let echo = RelayOutboundFrame.encode(
+            .connectionClose, payload: code.readableBytes == 2 ? code : ByteBuffer(), maskKey: frame.maskKey,
+            allocator: context.channel.allocator
+        )
         let channel = context.channel
-        context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: echo)))
-            .whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(Self.wrapOutboundOut(echo)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -266,21 +329,15 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         }
         leavePingSweeper(context: context)
         closeTimer?.cancel()
+        partialFrame = nil
+        inFlight.end()
         context.fireChannelInactive()
     }
 
+    /// Framing errors are handled where frames are read; what arrives here comes from the socket
+    /// or TLS: the connection is gone.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        switch error {
-        case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
-            close(context, code: .messageTooBig)
-        case is RelayInFlightBudgetExhausted:
-            stopReadingAndClose(context, code: .tryAgainLater)
-        case is NIOWebSocketError, is NIOWebSocketFrameAggregator.Error, is RelayFrameError:
-            close(context, code: .protocolError)
-        default:
-            // I/O errors: the connection is gone.
-            context.close(promise: nil)
-        }
+        context.close(promise: nil)
     }
 
     // MARK: Peer, pings, closing
@@ -300,8 +357,13 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         peerLink = link
         let queued = queue
         dropQueue()
-        for frame in queued { forward(frame.data, maskKey: nil, via: link, context: context, fromQueue: true) }
+        for (frame, length) in queued {
+            link.write(frame: frame)
+            forwardedInCycle.messages += 1
+            forwardedInCycle.bytes += length
+        }
         link.flush()
+        countForwarded()
         resume(.queueFull, context: context)
     }
 
@@ -320,7 +382,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             close(context, code: .idleTimeout)
         } else {
             pingOutstanding = true
-            context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())), promise: nil)
+            let ping = RelayOutboundFrame.encode(.ping, payload: ByteBuffer(), allocator: context.channel.allocator)
+            context.writeAndFlush(Self.wrapOutboundOut(ping), promise: nil)
             relay.accounting.probe?(.pinged)
         }
     }
@@ -335,7 +398,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         relay.metrics.closed(with: code)
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code.webSocketErrorCode)
-        context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
+        let frame = RelayOutboundFrame.encode(.connectionClose, payload: data, allocator: context.channel.allocator)
+        context.writeAndFlush(Self.wrapOutboundOut(frame), promise: nil)
         let channel = context.channel
         closeTimer = context.eventLoop.scheduleTask(in: TimeAmount(relay.configuration.closeTimeout)) {
             channel.close(promise: nil)

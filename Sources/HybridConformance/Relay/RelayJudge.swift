@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HybridCore
 
@@ -17,12 +16,9 @@ public struct RelayVerdict: Sendable, Equatable {
 
 /// Judges what a relay did (protocol.md §5): pure functions from observed exchanges to verdicts.
 public enum RelayJudge {
-    /// RFC 6455 §1.3: the GUID appended to the request key before hashing.
-    static let webSocketGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-
     /// The `Sec-WebSocket-Accept` value a server must send for `key`.
     public static func expectedAccept(forKey key: String) -> String {
-        Data(Insecure.SHA1.hash(data: Array((key + webSocketGUID).utf8))).base64EncodedString()
+        TunnelWebSocket.acceptValue(forKey: key)
     }
 
     /// `relay.upgrade.valid`: 101, `Upgrade: websocket`, `Connection: Upgrade`, the right accept value.

@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// Constants of the tunnel service's WebSocket protocol (protocol.md §5).
 public enum TunnelWebSocket {
     /// The WebSocket subprotocol every connection asks for and the server must select.
@@ -10,4 +13,13 @@ public enum TunnelWebSocket {
     public static let signalConnectionHeader = "X-caBLE-Signal-Connection"
     /// Largest WebSocket message a Chromium peer accepts: 1 MiB.
     public static let maxMessageSize = 1 << 20
+
+    /// The GUID appended to the request key before hashing (RFC 6455 §1.3).
+    package static let acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+    /// The `Sec-WebSocket-Accept` value a server answers `key` with: base64 of the SHA-1 of the
+    /// key and ``acceptGUID`` (RFC 6455 §4.2.2).
+    package static func acceptValue(forKey key: String) -> String {
+        Data(Insecure.SHA1.hash(data: Data((key + acceptGUID).utf8))).base64EncodedString()
+    }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// The relay's own encoding of forwarded messages, against the examples of RFC 6455 §5.7 and
 /// against NIO's unmasking.
-@Suite struct RelayForwardedFrameTests {
+@Suite struct RelayOutboundFrameTests {
     /// RFC 6455 §5.7: "Hello" masked with 37 fa 21 3d is 7f 9f 4d 51 58.
     @Test func unmasksTheRFCExample() {
         let masked = ByteBuffer(bytes: [0x7f, 0x9f, 0x4d, 0x51, 0x58])
@@ -27,7 +27,7 @@ import Testing
     ] as [(Int, [UInt8])])
     func headerMatchesTheRFC(length: Int, header: [UInt8]) {
         let payload = ByteBuffer(bytes: (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        let frame = RelayForwardedFrame.binary(payload: payload, maskKey: nil, allocator: ByteBufferAllocator())
+        let frame = RelayOutboundFrame.encode(.binary, payload: payload, allocator: ByteBufferAllocator())
         #expect(Array(frame.readableBytesView.prefix(header.count)) == header)
         #expect(Array(frame.readableBytesView.dropFirst(header.count)) == Array(payload.readableBytesView))
     }
@@ -36,7 +36,7 @@ import Testing
     /// own byte-by-byte unmasking gives.
     @Test func agreesWithNIOUnmasking() {
         let seed = UInt64.random(in: 0...UInt64.max)
-        print("RelayForwardedFrameTests.agreesWithNIOUnmasking seed \(seed)")
+        print("RelayOutboundFrameTests.agreesWithNIOUnmasking seed \(seed)")
         var generator = CountingGenerator(state: seed)
         for length in 0...100 {
             let key = WebSocketMaskingKey.random(using: &generator)
@@ -52,13 +52,22 @@ import Testing
         }
     }
 
-    /// On the peer's loop, a message skips the peer's encoder (already encoded) and waits for
-    /// the flush; on another loop it goes through the encoder as a frame. Both put the same
-    /// bytes on the wire.
+    /// RFC 6455 §5.7: an unmasked ping with "Hello" is `89 05` then the bytes; a close frame
+    /// carries its opcode 8 the same way.
+    @Test func controlFramesCarryTheirOpcode() {
+        let allocator = ByteBufferAllocator()
+        let ping = RelayOutboundFrame.encode(.ping, payload: ByteBuffer(string: "Hello"), allocator: allocator)
+        #expect(Array(ping.readableBytesView) == [0x89, 0x05] + Array("Hello".utf8))
+        let close = RelayOutboundFrame.encode(.connectionClose, payload: ByteBuffer(bytes: [0x03, 0xe8]), allocator: allocator)
+        #expect(Array(close.readableBytesView) == [0x88, 0x02, 0x03, 0xe8])
+    }
+
+    /// A message waits for the flush, then reaches the peer's socket as one unmasked frame,
+    /// whether or not the peer shares the loop (a peer without a tunnel handler, as here, is
+    /// written through its channel either way).
     @Test(arguments: [true, false])
     func linkWritesAnUnmaskedFrameOnFlush(sameLoop: Bool) throws {
         let peer = EmbeddedChannel()
-        try peer.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
         let link = RelayPeerLink(channel: peer, from: sameLoop ? peer.eventLoop : EmbeddedEventLoop())
         let key = WebSocketMaskingKey([0x37, 0xfa, 0x21, 0x3d])
         link.write(payload: ByteBuffer(bytes: [0x7f, 0x9f, 0x4d, 0x51, 0x58]), maskKey: key)

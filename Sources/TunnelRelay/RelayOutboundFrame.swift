@@ -1,21 +1,20 @@
 import NIOCore
 import NIOWebSocket
 
-/// The bytes of one relayed message as the peer receives it: a final, unmasked binary WebSocket
-/// frame (RFC 6455 §5.2), header and payload in one buffer.
-///
-/// Building it in one pass replaces what the generic path costs per message: NIO's unmasking
-/// (a copy-on-write copy of the received slice, then one non-inlined key lookup per byte), a new
-/// `WebSocketFrame`, the encoder's separate header buffer, and a two-buffer `writev`.
-enum RelayForwardedFrame {
+/// The bytes of one frame the relay sends (a relayed message, a pong, a ping or a close): a final,
+/// unmasked WebSocket frame (RFC 6455 §5.2), header and payload in one buffer, built in one pass
+/// (the payload unmasked eight bytes at a time while it is copied).
+enum RelayOutboundFrame {
     /// The longest server-to-client header: opcode byte, length byte, 8-byte extended length.
     static let maxHeaderSize = 10
 
-    /// `payload` (masked with `maskKey` if one is given) as a final binary frame.
-    static func binary(payload: ByteBuffer, maskKey: WebSocketMaskingKey?, allocator: ByteBufferAllocator) -> ByteBuffer {
+    /// `payload` (masked with `maskKey` if one is given) as a final frame with `opcode`.
+    static func encode(
+        _ opcode: WebSocketOpcode, payload: ByteBuffer, maskKey: WebSocketMaskingKey? = nil, allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
         let length = payload.readableBytes
         var buffer = allocator.buffer(capacity: maxHeaderSize + length)
-        buffer.writeInteger(UInt8(0x82))  // FIN, opcode 2 (binary)
+        buffer.writeInteger(0x80 | UInt8(webSocketOpcode: opcode))  // FIN
         switch length {
         case 0...125:
             buffer.writeInteger(UInt8(length))
