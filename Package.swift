@@ -178,7 +178,8 @@ let package = Package(
             name: "HybridConformanceTests",
             dependencies: [
                 "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridTransport",
-                "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess", logging,
+                "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess",
+                "TestLoopbackRelay", logging,
             ] + nio + crypto
         ),
         // Test support: waits for child processes off the cooperative thread pool.
@@ -188,6 +189,10 @@ let package = Package(
             name: "HAProxySupport",
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/HAProxySupport"
+        ),
+        // Test support: an in-process tunnel relay on 127.0.0.1 for loopback tests.
+        .target(
+            name: "TestLoopbackRelay", dependencies: ["TunnelRelay", "HybridCore", logging], path: "Tests/TestLoopbackRelay"
         ),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
@@ -204,8 +209,8 @@ let package = Package(
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
-                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "TunnelRelay",
-                "HybridAuthenticator", "TestChildProcess", logging,
+                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "HybridAuthenticator",
+                "TestChildProcess", "TestLoopbackRelay", logging,
             ] + crypto
         ),
         .testTarget(
