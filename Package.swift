@@ -202,7 +202,7 @@ let package = Package(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
-                "TunnelRelay", "TestChildProcess", logging,
+                "TestChildProcess", "TestLoopbackRelay", logging,
             ],
             exclude: ["Fixtures"]
         ),
