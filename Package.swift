@@ -178,7 +178,8 @@ let package = Package(
             name: "HybridConformanceTests",
             dependencies: [
                 "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridTransport",
-                "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess", logging,
+                "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess",
+                "TestLoopbackRelay", logging,
             ] + nio + crypto
         ),
         // Test support: waits for child processes off the cooperative thread pool.
@@ -189,6 +190,10 @@ let package = Package(
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/HAProxySupport"
         ),
+        // Test support: an in-process tunnel relay on 127.0.0.1 for loopback tests.
+        .target(
+            name: "TestLoopbackRelay", dependencies: ["TunnelRelay", "HybridCore", logging], path: "Tests/TestLoopbackRelay"
+        ),
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
@@ -197,15 +202,15 @@ let package = Package(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
-                "TunnelRelay", "TestChildProcess", logging,
+                "TestChildProcess", "TestLoopbackRelay", logging,
             ],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
-                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "TunnelRelay",
-                "HybridAuthenticator", "TestChildProcess", logging,
+                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "HybridAuthenticator",
+                "TestChildProcess", "TestLoopbackRelay", logging,
             ] + crypto
         ),
         .testTarget(

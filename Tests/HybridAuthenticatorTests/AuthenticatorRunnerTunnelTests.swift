@@ -4,6 +4,7 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
 import HybridTransport
+import TestLoopbackRelay
 import Testing
 
 /// The runner against a real relay on 127.0.0.1, the simulated air, and `ClientSession` +
@@ -14,7 +15,7 @@ struct AuthenticatorRunnerTunnelTests {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
         let store = InMemoryPasskeyStore()
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             // Session 1: makeCredential.
             let client = TestClient()
             let events = EventLog()
@@ -99,7 +100,7 @@ struct AuthenticatorRunnerTunnelTests {
         defer { harness.cleanUp() }
         let store = InMemoryPasskeyStore()
         let user = ScriptedUser(approves: false)
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             let events = EventLog()
             let (result, outcome) = try await harness.runSession(
                 runner: harness.runner(relay: relay, store: store, user: user), client: TestClient(),
@@ -123,7 +124,7 @@ struct AuthenticatorRunnerTunnelTests {
         let store = try FilePasskeyStore(path: path, protection: .insecurePlaintext)
         try await store.add(Fixtures.passkey(id: Array(repeating: 7, count: 16), user: [1], name: "alice"))
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             let events = EventLog()
             let (result, outcome) = try await harness.runSession(
                 runner: harness.runner(relay: relay, store: store), client: TestClient(),
@@ -157,7 +158,7 @@ struct AuthenticatorRunnerTunnelTests {
         defer { harness.cleanUp() }
         let user = PromptThatWaits()
         let store = InMemoryPasskeyStore()
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             let events = EventLog()
             let (result, outcome) = try await harness.runSession(
                 runner: harness.runner(relay: relay, store: store, user: user), client: TestClient(),
@@ -178,7 +179,7 @@ struct AuthenticatorRunnerTunnelTests {
     @Test func jsonRequestClosesTheTunnelWithATypedError() async throws {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             let events = EventLog()
             let (result, outcome) = try await harness.runSession(
                 runner: harness.runner(relay: relay), client: TestClient(), request: .json(Array("{}".utf8)),
@@ -196,7 +197,7 @@ struct AuthenticatorRunnerTunnelTests {
     @Test func noClientWithinTheWindowStopsAdvertising() async throws {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             var options = harness.options(relay: relay)
             options.clientWaitTimeout = .milliseconds(300)
             let events = EventLog()
@@ -212,7 +213,7 @@ struct AuthenticatorRunnerTunnelTests {
     @Test func cancellationWhileAdvertisingStopsAdvertising() async throws {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             let (advertising, advertisingStarted) = AsyncStream<Void>.makeStream()
             let events = EventLog { event in
                 if case .advertising = event { advertisingStarted.yield() }
@@ -243,7 +244,7 @@ struct AuthenticatorRunnerTunnelTests {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
         let advertiser = RecordingAdvertiser(FailingAdvertiser(error: .noAdapter(nil)))
-        try await withRelay { relay in
+        try await LoopbackRelay.with { relay in
             let events = EventLog()
             let runner = AuthenticatorRunner(
                 options: harness.options(relay: relay),

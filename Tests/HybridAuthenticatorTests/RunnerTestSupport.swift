@@ -6,29 +6,9 @@ import HybridCore
 import HybridTransport
 import Logging
 import Synchronization
-import TunnelRelay
 
 /// A logger that drops everything (no bootstrap in tests).
 let quietLogger = Logger(label: "hybrid-authenticator-tests", factory: { _ in SwiftLogNoOpLogHandler() })
-
-/// Runs `body` with a real relay listening on 127.0.0.1 on a free port; stops it afterwards.
-func withRelay<Result: Sendable>(
-    _ body: @escaping @Sendable (TunnelServerOrigin) async throws -> Result
-) async throws -> Result {
-    var configuration = RelayConfiguration()
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    let relay = try await buildRelay(configuration: configuration, logger: quietLogger)
-    let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
-    return try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask {
-            try await relay.run()
-            return nil
-        }
-        defer { group.cancelAll() }
-        return try await body(origin)
-    }
-}
 
 /// Every event of a run, in order.
 final class EventLog: Sendable {

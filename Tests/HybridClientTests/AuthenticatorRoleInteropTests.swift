@@ -2,6 +2,7 @@ import Foundation
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import TestLoopbackRelay
 import Testing
 
 @testable import HybridClient

@@ -2,6 +2,7 @@ import Foundation
 import HybridBluetooth
 import HybridCore
 import TestChildProcess
+import TestLoopbackRelay
 import Testing
 
 @testable import HybridClient

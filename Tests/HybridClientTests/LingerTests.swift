@@ -1,6 +1,7 @@
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import TestLoopbackRelay
 import Testing
 
 @testable import HybridClient

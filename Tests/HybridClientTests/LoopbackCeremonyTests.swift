@@ -5,6 +5,7 @@ import HybridBluetooth
 import HybridCore
 import HybridTransport
 import Logging
+import TestLoopbackRelay
 import Testing
 
 @testable import HybridClient

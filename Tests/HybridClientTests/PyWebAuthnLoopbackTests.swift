@@ -1,6 +1,7 @@
 import Foundation
 import HybridAuthenticator
 import HybridCore
+import TestLoopbackRelay
 import Testing
 
 @testable import HybridClient

@@ -6,7 +6,7 @@ import HybridConformance
 import HybridConformanceLive
 import HybridCore
 import Logging
-import TunnelRelay
+import TestLoopbackRelay
 
 /// The client mode on loopback: ``ClientConformanceRun`` against a phone that serves each QR code
 /// it shows, through an in-process tunnel relay, on a simulated air of its own.
@@ -21,7 +21,7 @@ enum ClientLoopback {
         async throws -> ConformanceReport
     {
         let air = try freshAir()
-        return try await withRelay { relay in
+        return try await LoopbackRelay.with { relay in
             let serve = phone(relay, air)
             let options = HybridClientOptions(
                 bluetooth: .simulated(air), timeout: .seconds(60), testTunnelOverrides: [.google: relay])
@@ -73,30 +73,5 @@ enum ClientLoopback {
             .appendingPathComponent("client-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return SimulatedAir(directory: directory.path)
-    }
-
-    /// A tunnel relay on 127.0.0.1, port 0, for the length of `body`.
-    static func withRelay<Result: Sendable>(
-        _ body: @escaping @Sendable (TunnelServerOrigin) async throws -> Result
-    ) async throws -> Result {
-        var configuration = RelayConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.connectionsPerSecondPerIP = 0
-        configuration.shutdownGracePeriod = .zero
-        let relay = try await buildRelay(configuration: configuration, logger: quietLogger)
-        let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await relay.run()
-                return nil
-            }
-            group.addTask { try await body(origin) }
-            defer { group.cancelAll() }
-            while let next = try await group.next() {
-                if let result = next { return result }
-            }
-            throw CancellationError()
-        }
     }
 }

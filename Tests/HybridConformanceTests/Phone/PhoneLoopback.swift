@@ -5,7 +5,7 @@ import HybridConformance
 import HybridConformanceLive
 import HybridCore
 import Logging
-import TunnelRelay
+import TestLoopbackRelay
 
 @testable import HybridClient
 
@@ -107,30 +107,10 @@ struct PhoneLoopback {
 
     /// A relay and a fresh simulated air for the length of `body`.
     static func with<T: Sendable>(_ body: @escaping @Sendable (PhoneLoopback) async throws -> T) async throws -> T {
-        var configuration = RelayConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.connectionsPerSecondPerIP = 0
-        configuration.shutdownGracePeriod = .zero
-        let relay = try await buildRelay(
-            configuration: configuration,
-            logger: Logger(label: "test-relay", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-conformance-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let loopback = PhoneLoopback(
-            relay: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port),
-            air: SimulatedAir(directory: directory.path))
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await relay.run()
-                return nil
-            }
-            group.addTask { try await body(loopback) }
-            defer { group.cancelAll() }
-            while let next = try await group.next() {
-                if let result = next { return result }
-            }
-            throw CancellationError()
+        try await LoopbackRelay.with { relay in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-conformance-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return try await body(PhoneLoopback(relay: relay, air: SimulatedAir(directory: directory.path)))
         }
     }
 }

@@ -3,8 +3,9 @@ import Logging
 import TunnelRelay
 
 /// A tunnel relay on 127.0.0.1, port 0, for the length of `body`.
-enum LoopbackRelay {
-    static func with<Result: Sendable>(
+package enum LoopbackRelay {
+    /// Runs `body` with the origin of a started relay; stops the relay when `body` returns or throws.
+    package static func with<Result: Sendable>(
         _ body: @escaping @Sendable (TunnelServerOrigin) async throws -> Result
     ) async throws -> Result {
         var configuration = RelayConfiguration()
