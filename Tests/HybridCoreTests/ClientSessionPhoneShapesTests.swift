@@ -159,6 +159,18 @@ struct ScriptedPhone {
         #expect(!phone.pair.client.isFinished)
     }
 
+    /// After the reply (§7.3): a late reply is discarded, but a shutdown is still one only a
+    /// client may send.
+    @Test func shutdownFromThePhoneAfterTheReplyIsRefused() throws {
+        var phone = try ScriptedPhone()
+        try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())
+        try phone.send(Self.reply.frame)
+        #expect(phone.pair.deliveredResponses.count == 1)
+        try phone.send(Self.reply.frame)
+        #expect(phone.pair.deliveredResponses.count == 1)
+        #expect(throws: SessionError.invalidFrame(.authenticatorShutdown)) { try phone.send(HybridFrame.shutdown) }
+    }
+
     @Test func unsolicitedReplyIsRefused() throws {
         var phone = try ScriptedPhone(queuing: nil)
         try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())

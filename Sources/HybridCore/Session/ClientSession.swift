@@ -208,8 +208,11 @@ public struct ClientSession: Sendable {
         case .finished(var crypter, let revision):
             let frame = try crypter.sessionDecryptFrame(message, revision: revision)
             state = .finished(crypter, revision: revision)
-            guard frame.type == .update else { return [] }  // a late reply: discarded (§7.3)
-            return [.updateReceived(linking: try validateUpdate(frame))]
+            switch frame.type {
+            case .update: return [.updateReceived(linking: try validateUpdate(frame))]
+            case .shutdown: throw .invalidFrame(.authenticatorShutdown)  // only a client sends it (§7.3)
+            case .ctap, .json: return []  // a late reply: discarded (§7.3)
+            }
         case .awaitingAdvert, .connecting, .failed:
             throw outOfOrder(.messageReceived)
         }
