@@ -16,7 +16,7 @@ let nio: [Target.Dependency] = [
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
-let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", "HAProxySupport", logging] + nio + [
+let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", "HAProxySupport", "TestSeededRandom", logging] + nio + [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 ]
 
@@ -190,14 +190,16 @@ let package = Package(
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/HAProxySupport"
         ),
+        // Test support: the one seeded generator (SplitMix64) of the randomized tests.
+        .target(name: "TestSeededRandom", path: "Tests/TestSeededRandom"),
         // Test support: an in-process tunnel relay on 127.0.0.1 for loopback tests.
         .target(
             name: "TestLoopbackRelay", dependencies: ["TunnelRelay", "HybridCore", logging], path: "Tests/TestLoopbackRelay"
         ),
 
-        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance"] + crypto),
+        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance", "TestSeededRandom"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
-        .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth", "TestChildProcess"]),
+        .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth", "TestChildProcess", "TestSeededRandom"]),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
@@ -215,7 +217,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HybridSecurityKeyTests",
-            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore"]
+            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore", "TestSeededRandom"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import TestSeededRandom
 import Testing
 
 @testable import HybridCore

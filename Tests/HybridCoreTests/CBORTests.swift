@@ -1,6 +1,7 @@
 import Foundation
 import HybridConformance
 import HybridCore
+import TestSeededRandom
 import Testing
 
 @Suite struct CBORTests {

@@ -1,5 +1,6 @@
 import Crypto
 import HybridCore
+import TestSeededRandom
 import Testing
 
 /// Authenticator data layout and strict parsing, and ES256 COSE keys.

@@ -1,5 +1,6 @@
 import Crypto
 import HybridCore
+import TestSeededRandom
 import Testing
 
 /// Round trips and strict parsing of CTAP2 requests, responses and status codes.

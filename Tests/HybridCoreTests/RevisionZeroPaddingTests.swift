@@ -1,4 +1,5 @@
 import HybridCore
+import TestSeededRandom
 import Testing
 
 @Suite struct RevisionZeroPaddingTests {

@@ -1,5 +1,6 @@
 import Crypto
 import HybridCore
+import TestSeededRandom
 import Testing
 
 /// A client and an authenticator session wired back to back in memory (after h11's

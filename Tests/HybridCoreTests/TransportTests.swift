@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HybridConformance
+import TestSeededRandom
 import Testing
 
 @testable import HybridCore

@@ -1,5 +1,6 @@
 import Crypto
 import HybridCore
+import TestSeededRandom
 import Testing
 
 @Suite struct UpdateMessageTests {

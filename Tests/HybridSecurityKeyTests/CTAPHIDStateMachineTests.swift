@@ -1,5 +1,6 @@
 import HybridCore
 import HybridSecurityKey
+import TestSeededRandom
 import Testing
 
 /// The channel, busy, cancel, keepalive and timeout rules of CTAP 2.2 §11.2, driven by hand-built
@@ -231,7 +232,7 @@ import Testing
     @Test func randomReportsGiveTypedAnswers() {
         let seed: UInt64 = 0x5EC_0EE1
         print("randomReportsGiveTypedAnswers seed \(seed)")
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var machine = CTAPHIDStateMachine()
         let codes: Set<UInt8> = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x0B]
         for step in 0..<5000 {
@@ -247,18 +248,5 @@ import Testing
                 }
             }
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so failures can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
+import TestSeededRandom
 import Testing
 @testable import TunnelRelay
 
@@ -123,7 +124,7 @@ import Testing
     @Test func readsWhatNIOsEncoderWrites() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("RelayFrameReaderTests.readsWhatNIOsEncoderWrites seed \(seed)")
-        var generator = CountingGenerator(state: seed)
+        var generator = SeededRandom(seed: seed)
         let channel = EmbeddedChannel(handler: WebSocketFrameEncoder())
         defer { _ = try? channel.finish() }
         var sent: [WebSocketFrame] = []
@@ -161,7 +162,7 @@ import Testing
     @Test func arbitraryBytesGiveFramesOrTypedErrors() {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("RelayFrameReaderTests.arbitraryBytesGiveFramesOrTypedErrors seed \(seed)")
-        var generator = CountingGenerator(state: seed)
+        var generator = SeededRandom(seed: seed)
         var outcomes = (frames: 0, errors: 0, waits: 0)
         for _ in 0..<2_000 {
             let interesting: [UInt8] = [0x00, 0x01, 0x02, 0x08, 0x09, 0x0a, 0x7d, 0x7e, 0x7f, 0x80, 0x81, 0x82, 0x88, 0xff]

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
+import TestSeededRandom
 import Testing
 @testable import TunnelRelay
 
@@ -37,7 +38,7 @@ import Testing
     @Test func agreesWithNIOUnmasking() {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("RelayOutboundFrameTests.agreesWithNIOUnmasking seed \(seed)")
-        var generator = CountingGenerator(state: seed)
+        var generator = SeededRandom(seed: seed)
         for length in 0...100 {
             let key = WebSocketMaskingKey.random(using: &generator)
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }

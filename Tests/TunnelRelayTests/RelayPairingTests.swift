@@ -1,16 +1,8 @@
 import HybridCore
 import HybridTransport
+import TestSeededRandom
 import Testing
 @testable import TunnelRelay
-
-/// A deterministic generator so routing IDs can be predicted.
-struct CountingGenerator: RandomNumberGenerator, Sendable {
-    var state: UInt64 = 0
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        return state
-    }
-}
 
 @Suite(.timeLimit(.minutes(1)))
 struct RelayPairingTests {
@@ -48,9 +40,9 @@ struct RelayPairingTests {
     }
 
     @Test func routingIDIsPrefixPlusInjectedRandomBytes() async throws {
-        var expected = CountingGenerator()
+        var expected = SeededRandom(seed: 0)
         let random = UInt16.random(in: .min ... .max, using: &expected)
-        try await RelayTest.withRelay({ $0.routingIDPrefix = 0xa5 }, random: CountingGenerator()) { _, origin async throws in
+        try await RelayTest.withRelay({ $0.routingIDPrefix = 0xa5 }, random: SeededRandom(seed: 0)) { _, origin async throws in
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { phone async throws in
                 let routingID = try phone.routingID()
                 #expect(routingID.bytes == [0xa5, UInt8(random >> 8), UInt8(random & 0xff)])
