@@ -202,6 +202,7 @@ import Testing
         let seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         print("LEAdvertisingReportTests.pseudoRandomBytesNeverCrash seed \(seed)")
         var generator = SeededRandom(seed: seed)
+        var outcomes = (parsed: 0, refused: 0)
         for _ in 0..<5000 {
             let state = generator.next()
             let length = Int(state >> 58)
@@ -209,8 +210,18 @@ import Testing
                 0x04, 0x3E, UInt8(length + 2), (state & 1) == 0 ? 0x02 : 0x0D, UInt8((state >> 8) & 3),
             ]
             for index in 0..<length { bytes.append(UInt8(truncatingIfNeeded: state >> UInt64(index % 56))) }
-            _ = try? Self.adverts(bytes, uuids: BLEServiceUUID.cable)
+            do {
+                let found = try Self.adverts(bytes, uuids: BLEServiceUUID.cable)
+                outcomes.parsed += 1
+                #expect(found.allSatisfy { $0.serviceData.count < bytes.count }, "seed \(seed)")
+            } catch BluetoothError.malformedReport {
+                outcomes.refused += 1
+            } catch {
+                Issue.record("untyped error \(error), seed \(seed)")
+            }
         }
+        // Both outcomes happen, so the loop really exercises the parser.
+        #expect(outcomes.parsed > 0 && outcomes.refused > 0, "\(outcomes), seed \(seed)")
     }
 
     // MARK: Helpers
