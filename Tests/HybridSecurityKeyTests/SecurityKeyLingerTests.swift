@@ -10,6 +10,20 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SecurityKeyLingerTests {
     static let reply = SecurityKeyBridgeTests.phoneReply
 
+    /// A bridge whose phone answers `request` with ``reply`` and then lingers on a tunnel the test
+    /// drives (`then` are later ceremonies); returns once the host has the answer.
+    static func answered(
+        _ request: [UInt8] = SecurityKeyBridgeTests.getAssertion(), then later: [ScriptedPhone.Step] = []
+    ) async throws -> (tunnel: LingeringTunnel, harness: BridgeHarness, channel: UInt32, events: AsyncStream<SecurityKeyEvent>.Iterator) {
+        let tunnel = LingeringTunnel()
+        let harness = BridgeHarness([.replyThenLinger(Self.reply, tunnel)] + later)
+        let events = harness.events.makeAsyncIterator()
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: Self.reply))
+        return (tunnel, harness, channel, events)
+    }
+
     /// Events up to and including the `count`-th ``SecurityKeyEvent/tunnelClosed(_:)``.
     static func events(
         untilTunnelsClosed count: Int, from iterator: inout AsyncStream<SecurityKeyEvent>.Iterator
@@ -27,30 +41,22 @@ import Testing
     /// has its answer (the linger is still open then, so it cannot have held the answer back),
     /// then closes; the close ends the linger and the update was received.
     @Test func hostHasItsAnswerBeforeTheLateUpdateWhichIsReceived() async throws {
-        let tunnel = LingeringTunnel()
-        let harness = BridgeHarness([.replyThenLinger(Self.reply, tunnel)])
-        var events = harness.events.makeAsyncIterator()
-        let channel = try await harness.allocate()
-        await harness.send(.cbor, SecurityKeyBridgeTests.makeCredential(), on: channel)
-        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: Self.reply))
+        let (tunnel, _, _, firstEvents) = try await Self.answered(SecurityKeyBridgeTests.makeCredential())
+        var events = firstEvents
         tunnel.sendLateUpdate()
         tunnel.close()
         let seen = await Self.events(untilTunnelsClosed: 1, from: &events)
         #expect(seen.last == .tunnelClosed(HybridSessionEnd(reason: .phoneClosed, lateUpdates: 1)))
         #expect(seen.contains(.ceremony(.lingering(limit: HybridClientOptions.defaultLinger))))
         let done = seen.firstIndex(of: .done(command: .makeCredential, status: .ok))
-        #expect(done != nil && done! < seen.count - 1, "\(seen)")
+        #expect(done.map { $0 < seen.count - 1 } == true, "\(seen)")
     }
 
     /// A phone that closes after the shutdown without an update: the linger ends on the close
     /// alone (the clock never moves).
     @Test func phoneCloseEndsTheLingerAtOnce() async throws {
-        let tunnel = LingeringTunnel()
-        let harness = BridgeHarness([.replyThenLinger(Self.reply, tunnel)])
-        var events = harness.events.makeAsyncIterator()
-        let channel = try await harness.allocate()
-        await harness.send(.cbor, SecurityKeyBridgeTests.getAssertion(), on: channel)
-        #expect(try await harness.nextMessage().payload == Self.reply)
+        let (tunnel, _, _, firstEvents) = try await Self.answered()
+        var events = firstEvents
         tunnel.close()
         let seen = await Self.events(untilTunnelsClosed: 1, from: &events)
         #expect(seen.last == .tunnelClosed(HybridSessionEnd(reason: .phoneClosed, lateUpdates: 0)))
@@ -59,12 +65,8 @@ import Testing
     /// A program that closes the device after its answer (libfido2 does, per operation) leaves the
     /// linger alone: the late update still arrives.
     @Test func closingTheDeviceAfterTheAnswerKeepsTheLinger() async throws {
-        let tunnel = LingeringTunnel()
-        let harness = BridgeHarness([.replyThenLinger(Self.reply, tunnel)])
-        var events = harness.events.makeAsyncIterator()
-        let channel = try await harness.allocate()
-        await harness.send(.cbor, SecurityKeyBridgeTests.getAssertion(), on: channel)
-        #expect(try await harness.nextMessage().payload == Self.reply)
+        let (tunnel, harness, _, firstEvents) = try await Self.answered()
+        var events = firstEvents
         await harness.bridge.deviceClosed()
         tunnel.sendLateUpdate()
         tunnel.close()
@@ -75,13 +77,9 @@ import Testing
     /// A new request that needs the phone while a tunnel lingers (the phone never closes it): the
     /// new ceremony runs and answers at once, and the old linger ends as cancelled.
     @Test func newCeremonyEndsTheLingerAndIsNotBlocked() async throws {
-        let tunnel = LingeringTunnel()
         let second: [UInt8] = [0x00, 0xA0]
-        let harness = BridgeHarness([.replyThenLinger(Self.reply, tunnel), .reply(second)])
-        var events = harness.events.makeAsyncIterator()
-        let channel = try await harness.allocate()
-        await harness.send(.cbor, SecurityKeyBridgeTests.getAssertion(), on: channel)
-        #expect(try await harness.nextMessage().payload == Self.reply)
+        let (tunnel, harness, channel, firstEvents) = try await Self.answered(then: [.reply(second)])
+        var events = firstEvents
         var started = tunnel.started.makeAsyncIterator()
         #expect(await started.next() != nil)  // the first tunnel lingers
         await harness.send(.cbor, SecurityKeyBridgeTests.getAssertion(clientDataHash: 0x12), on: channel)
@@ -98,12 +96,8 @@ import Testing
 
     /// Shutting the bridge down (on exit) ends a linger.
     @Test func shutdownEndsTheLinger() async throws {
-        let tunnel = LingeringTunnel()
-        let harness = BridgeHarness([.replyThenLinger(Self.reply, tunnel)])
-        var events = harness.events.makeAsyncIterator()
-        let channel = try await harness.allocate()
-        await harness.send(.cbor, SecurityKeyBridgeTests.getAssertion(), on: channel)
-        #expect(try await harness.nextMessage().payload == Self.reply)
+        let (_, harness, _, firstEvents) = try await Self.answered()
+        var events = firstEvents
         await harness.bridge.shutdown()
         let seen = await Self.events(untilTunnelsClosed: 1, from: &events)
         #expect(seen.last == .tunnelClosed(HybridSessionEnd(reason: .cancelled)))
