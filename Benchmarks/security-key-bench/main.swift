@@ -10,7 +10,8 @@ import HybridCore
 import HybridSecurityKey
 import Synchronization
 
-/// A phone that shows its QR event at once and answers when the benchmark hands it a reply.
+/// A phone that shows its QR event at once, answers when the benchmark hands it a reply, and
+/// closes its tunnel right after (no linger).
 final class GatedPhone: PhoneCeremonyDriver, Sendable {
     let qrShown: AsyncStream<ContinuousClock.Instant>
     private let qrContinuation: AsyncStream<ContinuousClock.Instant>.Continuation
@@ -23,11 +24,15 @@ final class GatedPhone: PhoneCeremonyDriver, Sendable {
     }
 
     func forward(
-        _ request: [UInt8], requestType: HybridRequestType, events: @escaping @Sendable (HybridClientEvent) -> Void
-    ) async throws -> [UInt8] {
+        _ request: [UInt8], requestType: HybridRequestType, events: @escaping @Sendable (HybridClientEvent) -> Void,
+        onReply: @escaping @Sendable ([UInt8]) async -> Void
+    ) async throws -> HybridSessionEnd {
         events(.qr(url: "FIDO:/0"))
         qrContinuation.yield(.now)
-        for await reply in replies { return reply }
+        for await reply in replies {
+            await onReply(reply)
+            return HybridSessionEnd(reason: .phoneClosed)
+        }
         throw CancellationError()
     }
 }

@@ -77,6 +77,15 @@ final class EventPresenter: Sendable {
             if wasRunning { notify("Security key", "Cancelled") }
         case .wink:
             if !json { text("A program asked the key to identify itself (wink)") }
+        case .tunnelClosed(let end):
+            // The program has its answer already; only JSON consumers hear how the tunnel ended.
+            guard json else { return }
+            var members: [String: Any] = ["event": "closed", "lateUpdates": end.lateUpdates, "reason": "\(end.reason)"]
+            if case .failed(let error) = end.reason {
+                members["reason"] = "failed"
+                members["message"] = error.description
+            }
+            line(members)
         }
     }
 
@@ -121,7 +130,7 @@ final class EventPresenter: Sendable {
             progress("waitingForApproval", "Approve on your phone…")
             notify("Approve on your phone", "Confirm the request on your phone.")
         case .done, .lingering:
-            break  // reported as .done(command:status:); a forwarded request never lingers
+            break  // reported as .done(command:status:); the linger ends with .tunnelClosed
         }
     }
 

@@ -24,7 +24,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
 
             With --json, one JSON object per line on stdout: {"event":"ready","hidraw":…}, \
             {"event":"qr","url":"FIDO:/…"} per phone ceremony, and one {"event":"done",…} or \
-            {"event":"error","message":…} per request that reached the phone.
+            {"event":"error","message":…} per request that reached the phone. After the answer the \
+            phone's tunnel stays open for a late update (--linger); {"event":"closed",…} tells how it \
+            ended. The next request that needs the phone ends a lingering tunnel.
             """
     )
 
@@ -48,6 +50,13 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     @Option(help: "Seconds one phone ceremony may take, from the QR code to the answer.")
     var timeout: Double = 120
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to keep the phone's tunnel open after the answer for a late update, "
+                + "unless the phone closes first (0: close at once). The answer is never held back.",
+            valueName: "seconds"))
+    var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
+
     @Option(help: "Where to write the QR code image (PNG). Default: $XDG_RUNTIME_DIR (else /tmp)/hybrid-security-key-qr-UID.png.")
     var qrFile: String?
 
@@ -68,6 +77,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             throw ValidationError("--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
         }
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+        guard linger >= 0 && linger <= 3600 else { throw ValidationError("--linger must be between 0 and 3600 seconds") }
     }
 
     func run() async throws {
@@ -83,7 +93,8 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             if let (domain, origin) = TunnelOverrideArgument.parse(text) { overrides[domain] = origin }
         }
         let options = HybridClientOptions(
-            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
+            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)),
+            linger: .milliseconds(Int64(linger * 1000)), additionalCAFile: caFile,
             testTunnelOverrides: overrides)
         let presenter = EventPresenter(
             json: json, qrFile: qrFile ?? EventPresenter.defaultQRFile(),

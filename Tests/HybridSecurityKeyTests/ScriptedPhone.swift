@@ -5,9 +5,13 @@ import Synchronization
 
 /// A fake phone for the bridge: each ceremony follows the next step of a script and is
 /// recorded. `.waitForCancel` holds the ceremony until its task is cancelled and reports that.
+/// `.reply` answers and closes the tunnel at once (as Chromium's phone does after the shutdown);
+/// `.replyThenLinger` answers and then keeps the tunnel open until its ``LingeringTunnel`` is told
+/// to send a late update or to close, or the task is cancelled.
 final class ScriptedPhone: PhoneCeremonyDriver, Sendable {
     enum Step: Sendable {
         case reply([UInt8])
+        case replyThenLinger([UInt8], LingeringTunnel)
         case fail(HybridClientError)
         case waitForCancel
     }
@@ -25,8 +29,9 @@ final class ScriptedPhone: PhoneCeremonyDriver, Sendable {
     var requests: [[UInt8]] { state.withLock { $0.requests } }
 
     func forward(
-        _ request: [UInt8], requestType: HybridRequestType, events: @escaping @Sendable (HybridClientEvent) -> Void
-    ) async throws -> [UInt8] {
+        _ request: [UInt8], requestType: HybridRequestType, events: @escaping @Sendable (HybridClientEvent) -> Void,
+        onReply: @escaping @Sendable ([UInt8]) async -> Void
+    ) async throws -> HybridSessionEnd {
         let step = state.withLock { state -> Step? in
             state.requests.append(request)
             return state.steps.isEmpty ? nil : state.steps.removeFirst()
@@ -35,7 +40,13 @@ final class ScriptedPhone: PhoneCeremonyDriver, Sendable {
         switch step {
         case .reply(let bytes)?:
             events(.waitingForApproval)
-            return bytes
+            await onReply(bytes)
+            return HybridSessionEnd(reason: .phoneClosed)
+        case .replyThenLinger(let bytes, let tunnel)?:
+            events(.waitingForApproval)
+            await onReply(bytes)
+            events(.lingering(limit: HybridClientOptions.defaultLinger))
+            return await tunnel.linger()
         case .fail(let error)?:
             throw error
         case .waitForCancel?, nil:
@@ -44,6 +55,44 @@ final class ScriptedPhone: PhoneCeremonyDriver, Sendable {
             cancelled.yield()
             throw CancellationError()
         }
+    }
+}
+
+/// The phone's side of a tunnel after the client's shutdown, driven by the test: late updates,
+/// then a close. Cancelling the lingering task ends the linger as the client's own close.
+final class LingeringTunnel: Sendable {
+    enum Move: Sendable {
+        case lateUpdate
+        case close
+    }
+
+    private let moves: AsyncStream<Move>
+    private let mover: AsyncStream<Move>.Continuation
+    /// Yields once when the linger has started (the reply is out).
+    let started: AsyncStream<Void>
+    private let start: AsyncStream<Void>.Continuation
+
+    init() {
+        (moves, mover) = AsyncStream<Move>.makeStream()
+        (started, start) = AsyncStream<Void>.makeStream()
+    }
+
+    /// The phone sends a late update.
+    func sendLateUpdate() { mover.yield(.lateUpdate) }
+
+    /// The phone closes the tunnel.
+    func close() { mover.yield(.close) }
+
+    fileprivate func linger() async -> HybridSessionEnd {
+        start.yield()
+        var lateUpdates = 0
+        for await move in moves {
+            switch move {
+            case .lateUpdate: lateUpdates += 1
+            case .close: return HybridSessionEnd(reason: .phoneClosed, lateUpdates: lateUpdates)
+            }
+        }
+        return HybridSessionEnd(reason: .cancelled, lateUpdates: lateUpdates)  // the stream ends on cancellation
     }
 }
 

@@ -1,18 +1,26 @@
 import HybridClient
 import HybridCore
 
-/// Runs one phone ceremony for the bridge: carries a CTAP2 request to the phone and returns its
-/// reply bytes unchanged. ``HybridPhoneDriver`` is the real one; tests script a phone.
+/// Runs one phone ceremony for the bridge: carries a CTAP2 request to the phone, hands its
+/// reply bytes over unchanged as soon as they arrive, then keeps the tunnel open for a late update
+/// (protocol.md §7.5). ``HybridPhoneDriver`` is the real one; tests script a phone.
 public protocol PhoneCeremonyDriver: Sendable {
-    /// - Throws: `CancellationError` when the task is cancelled, any other error for a failed ceremony.
+    /// Calls `onReply` once with the phone's reply (status byte + CBOR), then returns when the
+    /// tunnel has closed after its linger, with how it ended.
+    ///
+    /// - Throws: Before the reply only (`onReply` is then not called): `CancellationError` when
+    ///   the task is cancelled, any other error for a failed ceremony. Cancelled after the reply,
+    ///   it ends the linger and returns.
     func forward(
         _ request: [UInt8],
         requestType: HybridRequestType,
-        events: @escaping @Sendable (HybridClientEvent) -> Void
-    ) async throws -> [UInt8]
+        events: @escaping @Sendable (HybridClientEvent) -> Void,
+        onReply: @escaping @Sendable ([UInt8]) async -> Void
+    ) async throws -> HybridSessionEnd
 }
 
-/// The phone over hybrid: QR code, Bluetooth, tunnel, through ``HybridClientRunner``.
+/// The phone over hybrid: QR code, Bluetooth, tunnel, through ``HybridClientRunner``; the linger
+/// is the runner's (``HybridClientOptions/linger``).
 public struct HybridPhoneDriver: PhoneCeremonyDriver {
     public let runner: HybridClientRunner
 
@@ -21,9 +29,10 @@ public struct HybridPhoneDriver: PhoneCeremonyDriver {
     public func forward(
         _ request: [UInt8],
         requestType: HybridRequestType,
-        events: @escaping @Sendable (HybridClientEvent) -> Void
-    ) async throws -> [UInt8] {
-        try await runner.forward(ctapRequest: request, requestType: requestType, events: events)
+        events: @escaping @Sendable (HybridClientEvent) -> Void,
+        onReply: @escaping @Sendable ([UInt8]) async -> Void
+    ) async throws -> HybridSessionEnd {
+        try await runner.forward(ctapRequest: request, requestType: requestType, events: events, onReply: onReply)
     }
 }
 

@@ -5,6 +5,11 @@ import HybridCore
 /// answer cache, driving phone ceremonies through a ``PhoneCeremonyDriver``. I/O-free itself:
 /// reports come in through ``reportReceived(_:)``, go out through `output`, and time comes from
 /// an injected ``SecurityKeyClock``; the uhid device (``UHIDDevice``) or a test feeds it.
+///
+/// A forwarded request's answer goes to the host as soon as the phone replies; the ceremony's
+/// tunnel then lingers in the background for a late update (the driver's linger, protocol.md
+/// §7.5). At most one tunnel lingers: the next phone ceremony ends it, so a new request never
+/// waits for it and a new QR code never competes with an old tunnel.
 public actor SecurityKeyBridge {
     private var machine: CTAPHIDStateMachine
     private var cache: BridgeResponseCache
@@ -13,6 +18,8 @@ public actor SecurityKeyBridge {
     private let output: @Sendable ([UInt8]) -> Void
     private let events: @Sendable (SecurityKeyEvent) -> Void
     private var ongoing: [UInt64: Task<Void, Never>] = [:]
+    /// The ceremony whose answer is out and whose tunnel lingers (§7.5).
+    private var lingering: (id: UInt64, task: Task<Void, Never>)?
     private var timerWake: AsyncStream<Void>.Continuation?
     private var sleeping: (deadline: Duration, task: Task<Void, any Error>)?
 
@@ -78,10 +85,11 @@ public actor SecurityKeyBridge {
         }
     }
 
-    /// Cancels every ceremony (on exit).
+    /// Cancels every ceremony and ends the linger (on exit).
     public func shutdown() {
         for task in ongoing.values { task.cancel() }
         ongoing.removeAll()
+        endLinger()
         timerWake?.finish()
         sleeping?.task.cancel()
     }
@@ -134,22 +142,46 @@ public actor SecurityKeyBridge {
                 await self.finished(id: id, command: command, request: nil, result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
             }
         case .forward(let requestType):
+            endLinger()
             let driver = self.driver
             let events = self.events
             ongoing[id] = Task {
-                let result: Result<[UInt8], any Error>
                 do {
-                    result = .success(
-                        try await driver.forward(request, requestType: requestType) { event in
-                            events(.ceremony(event))
-                            if case .qr = event { Task { await self.userNeeded(id: id) } }
-                        })
+                    let end = try await driver.forward(request, requestType: requestType) { event in
+                        events(.ceremony(event))
+                        if case .qr = event { Task { await self.userNeeded(id: id) } }
+                    } onReply: { reply in
+                        await self.replied(id: id, command: command, request: request, reply: reply)
+                    }
+                    await self.tunnelClosed(id: id, command: command, end: end)
                 } catch {
-                    result = .failure(error)
+                    await self.finished(id: id, command: command, request: request, result: .failure(error))
                 }
-                await self.finished(id: id, command: command, request: request, result: result)
             }
         }
+    }
+
+    /// The phone replied: the host gets the answer now, and the ceremony's task lingers.
+    private func replied(id: UInt64, command: CTAPCommand, request: [UInt8], reply: [UInt8]) {
+        guard let task = ongoing[id] else { return }  // cancelled meanwhile
+        lingering = (id, task)
+        finished(id: id, command: command, request: request, result: .success(reply))
+    }
+
+    /// The tunnel of ceremony `id` closed after its linger.
+    private func tunnelClosed(id: UInt64, command: CTAPCommand, end: HybridSessionEnd) {
+        if lingering?.id == id { lingering = nil }
+        // A driver that ended without a reply: the host still gets an answer.
+        finished(
+            id: id, command: command, request: [],
+            result: .failure(HybridClientError.invalidResponse("the ceremony ended without a reply")))
+        events(.tunnelClosed(end))
+    }
+
+    /// Ends the lingering tunnel, if any (its task reports ``SecurityKeyEvent/tunnelClosed(_:)``).
+    private func endLinger() {
+        lingering?.task.cancel()
+        lingering = nil
     }
 
     private func userNeeded(id: UInt64) {

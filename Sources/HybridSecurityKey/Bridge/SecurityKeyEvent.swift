@@ -3,7 +3,7 @@ import HybridCore
 
 /// What the bridge reports while it serves programs; the executable shows these (terminal,
 /// JSON lines, desktop notifications). Never carries request or response payloads.
-public enum SecurityKeyEvent: Sendable, Hashable {
+public enum SecurityKeyEvent: Sendable, Equatable {
     /// Progress of the phone ceremony for a request (the QR code first).
     case ceremony(HybridClientEvent)
     /// The phone answered a forwarded request with `status` (success or the phone's error).
@@ -16,4 +16,7 @@ public enum SecurityKeyEvent: Sendable, Hashable {
     case cancelled(CTAPHIDCancelReason)
     /// The program asked the key to identify itself.
     case wink
+    /// The tunnel of a forwarded request closed after its linger for a late update (protocol.md
+    /// §7.5); the program had its answer already.
+    case tunnelClosed(HybridSessionEnd)
 }
