@@ -54,9 +54,36 @@ final class TunnelClientFrameHandler: ChannelInboundHandler {
         context.write(data, promise: promise)
     }
 
-    /// Notes that the application sent a close frame, so the server's reply is not echoed.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is TunnelClientSentClose { sentClose = true } else { context.fireUserInboundEventTriggered(event) }
+    /// Sends the application's close frame with `code` from this handler's place in the pipeline
+    /// (the server's reply is then not echoed). If a close frame already went out (an echo or an
+    /// error close), the channel is closing on its own and nothing more is sent.
+    ///
+    /// The future succeeds once a close frame is out, so the server's reply (or the close that
+    /// follows our own) will end the connection; it fails if the frame could not be written.
+    private func sendClose(code: WebSocketErrorCode, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        guard !sentClose else { return context.eventLoop.makeSucceededVoidFuture() }
+        sentClose = true
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+        return context.writeAndFlush(Self.wrapOutboundOut(frame))
+    }
+
+    /// Sends the application's close frame on `channel`'s event loop (see the instance method).
+    ///
+    /// Unlike a write through the async channel's outbound writer, this does not depend on the
+    /// calling task: a cancelled task still sends its close frame. Fails at once if the channel is
+    /// gone (handler removed or socket closed).
+    static func sendClose(code: WebSocketErrorCode, on channel: any Channel) -> EventLoopFuture<Void> {
+        channel.eventLoop.flatSubmit {
+            do {
+                let pipeline = channel.pipeline.syncOperations
+                let handler = try pipeline.handler(type: TunnelClientFrameHandler.self)
+                return handler.sendClose(code: code, context: try pipeline.context(handlerType: TunnelClientFrameHandler.self))
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -87,14 +114,7 @@ final class TunnelClientFrameHandler: ChannelInboundHandler {
     private func fail(context: ChannelHandlerContext, error: TunnelClientError, code: WebSocketErrorCode) {
         context.fireErrorCaught(error)
         guard !sentClose else { return }
-        sentClose = true
-        var data = context.channel.allocator.buffer(capacity: 2)
-        data.write(webSocketErrorCode: code)
-        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
         let channel = context.channel
-        context.writeAndFlush(Self.wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+        sendClose(code: code, context: context).whenComplete { _ in channel.close(promise: nil) }
     }
 }
-
-/// User event: the application wrote a close frame (see ``TunnelConnection/close(code:)``).
-struct TunnelClientSentClose: Sendable {}

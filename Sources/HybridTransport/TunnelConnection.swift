@@ -64,17 +64,23 @@ public struct TunnelConnection: Sendable {
         }
     }
 
+    /// How long ``close(code:timeout:)`` waits by default for the server to answer its close frame
+    /// before closing the TCP connection anyway (a live peer that never answers).
+    public static let closeEchoTimeout: Duration = .seconds(2)
+
     /// Sends a close frame with `code`, waits (bounded by `timeout`) for the server's reply, then
     /// closes the TCP connection.
-    public func close(code: WebSocketErrorCode = .normalClosure, timeout: Duration = .seconds(2)) async {
-        channel.pipeline.fireUserInboundEventTriggered(TunnelClientSentClose())
-        var data = channel.allocator.buffer(capacity: 2)
-        data.write(webSocketErrorCode: code)
-        try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data))
+    ///
+    /// Works from a cancelled task too: the frame is written on the channel's event loop, not
+    /// through the task. If the frame cannot be written (the connection is already gone), there is
+    /// no reply to wait for and the call returns at once.
+    public func close(code: WebSocketErrorCode = .normalClosure, timeout: Duration = TunnelConnection.closeEchoTimeout) async {
         let channel = self.channel
-        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) { channel.close(promise: nil) }
-        _ = try? await closeFuture.get()
-        timer.cancel()
+        if (try? await TunnelClientFrameHandler.sendClose(code: code, on: channel).get()) != nil {
+            let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) { channel.close(promise: nil) }
+            _ = try? await closeFuture.get()
+            timer.cancel()
+        }
         try? await channel.close()
     }
 

@@ -15,6 +15,10 @@ enum ScriptedWebSocketServer {
         var frames: [WebSocketFrame] = []
         /// Answer the first binary message by echoing it, then a close frame with this code.
         var echoThenClose: UInt16?
+        /// Answer a close frame with the same payload, then close the TCP connection (RFC 6455 §5.5.1).
+        var echoClose = false
+        /// Drop the TCP connection, without a close frame, on the first binary message.
+        var dropOnMessage = false
     }
 
     @discardableResult
@@ -84,6 +88,16 @@ enum ScriptedWebSocketServer {
             frame.data = frame.unmaskedData
             frame.maskKey = nil
             continuation.yield(frame)
+            if frame.opcode == .binary, script.dropOnMessage {
+                context.close(promise: nil)
+                return
+            }
+            if frame.opcode == .connectionClose, script.echoClose {
+                let channel = context.channel
+                let echo = WebSocketFrame(fin: true, opcode: .connectionClose, data: frame.data)
+                context.writeAndFlush(Self.wrapOutboundOut(echo)).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
             if frame.opcode == .binary, let code = script.echoThenClose {
                 var payload = context.channel.allocator.buffer(capacity: 2)
                 payload.writeInteger(code)

@@ -17,7 +17,7 @@ extension HybridClientRunner {
         let clock = options.clock
         return await withTaskGroup(of: Bool.self) { group in
             // When the limit runs out, the timer closes the tunnel, which ends the read below.
-            // (Cancelled, it could not send the close frame: the close after the read does it.)
+            // (Cancelled, the sleep ends early and the close after the read does it.)
             group.addTask {
                 guard (try? await clock.sleep(for: limit)) != nil else { return false }
                 await connection.close()
@@ -40,9 +40,9 @@ extension HybridClientRunner {
             let cancelled = Task.isCancelled
             group.cancelAll()
             let expired = await group.next() ?? false
-            // After an invalid message; otherwise already closed. A cancelled task cannot send the
-            // close frame, so it does not wait for the answer.
-            await connection.close(timeout: cancelled ? .zero : .seconds(2))
+            // After an invalid message; otherwise already closed. A cancelled task still sends the
+            // close frame but does not wait for the answer.
+            await connection.close(timeout: cancelled ? .zero : TunnelConnection.closeEchoTimeout)
             // A read that fails after our own close says nothing about the phone.
             let reason: HybridSessionEnd.Reason =
                 if expired { .lingerExpired } else if cancelled { .cancelled } else if let failure {
