@@ -17,6 +17,12 @@ package struct HAProxyRuntimeAPI: Sendable {
         package let server: String
         package let state: ServerState
         package var description: String { "HAProxy never reported \(backend)/\(server) \(state)" }
+
+        package init(backend: String, server: String, state: ServerState) {
+            self.backend = backend
+            self.server = server
+            self.state = state
+        }
     }
 
     package let socketPath: String
@@ -62,7 +68,8 @@ package struct HAProxyRuntimeAPI: Sendable {
 
     /// Polls every `interval` until HAProxy reports `server` of `backend` in `state`; returns
     /// the instant it first saw it. HAProxy 2.6 has no event subscription on this socket, so
-    /// polling is the closest to the event. `deadline` only bounds a hang.
+    /// polling is the closest to the event. `deadline` only bounds a hang. For the benchmark's
+    /// timings; tests wait for HAProxy's own stderr announcement instead (`HAProxyLog`).
     @discardableResult
     package func waitFor(
         _ server: String, in backend: String, state: ServerState,

@@ -20,6 +20,8 @@ final class HAProxyProcess: @unchecked Sendable {
 
     let frontendPort: Int
     let runtimeAPI: HAProxyRuntimeAPI
+    /// What HAProxy prints on stderr (server state changes among it).
+    let log = HAProxyLog()
     private let process = Process()
 
     private init(frontendPort: Int, statsSocket: String) {
@@ -57,12 +59,19 @@ final class HAProxyProcess: @unchecked Sendable {
         frontend.close()
         let result: Swift.Result<Result, any Error>
         do {
-            let log = await readUntil("Loading success.", from: stderr.fileHandleForReading)
-            try #require(log.contains("Loading success."), "haproxy did not start:\n\(log)")
-            // Keep draining stderr so that HAProxy never blocks on a full pipe (a thread of its
-            // own, which ends at EOF when HAProxy exits).
+            let startup = await readUntil("Loading success.", from: stderr.fileHandleForReading)
+            try #require(startup.contains("Loading success."), "haproxy did not start:\n\(startup)")
+            haproxy.log.append(startup)
+            // Keep draining stderr into the log, so that HAProxy never blocks on a full pipe and
+            // waits see its announcements (a thread of its own, which ends at EOF when HAProxy exits).
             let handle = UncheckedFileHandle(stderr.fileHandleForReading)
-            Thread { while !handle.value.availableData.isEmpty {} }.start()
+            let log = haproxy.log
+            Thread {
+                while case let chunk = handle.value.availableData, !chunk.isEmpty {
+                    log.append(String(decoding: chunk, as: UTF8.self))
+                }
+                log.end()
+            }.start()
             result = .success(try await body(haproxy))
         } catch {
             result = .failure(error)
@@ -79,10 +88,17 @@ final class HAProxyProcess: @unchecked Sendable {
         return hex.count == 1 ? "0" + hex : hex
     }
 
-    /// Waits until HAProxy's checks put `server` of `backend` in `state`, polling the runtime
-    /// API; the deadline only bounds a hang, it is not a timing assertion.
+    /// Waits until HAProxy's checks put `server` of `backend` in `state` (`.up` or `.down`): its
+    /// state now from the runtime API, else the line HAProxy prints when the state changes.
+    /// Marking the log before asking means no change between the two is missed.
     func waitFor(_ server: String, in backend: String = "relays_any", state: HAProxyRuntimeAPI.ServerState) async throws {
-        try await runtimeAPI.waitFor(server, in: backend, state: state)
+        precondition(state == .up || state == .down, "HAProxy announces only UP and DOWN")
+        let mark = log.count
+        if try await runtimeAPI.serverStates(backend: backend)[server] == state { return }
+        let announcement = "Server \(backend)/\(server) is \(state == .up ? "UP" : "DOWN")"
+        guard try await log.waitForLine(after: mark, where: { $0.contains(announcement) }) else {
+            throw HAProxyRuntimeAPI.StateNotReached(backend: backend, server: server, state: state)
+        }
     }
 
     static func readUntil(_ marker: String, from handle: FileHandle) async -> String {
