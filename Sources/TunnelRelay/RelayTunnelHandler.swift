@@ -95,11 +95,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             partialFrame = bytes.readerIndex == 0 ? bytes : ByteBuffer(buffer: bytes)
         }
         inFlight.holding(undecoded: partialFrame?.readableBytes ?? 0, fragments: assembler.heldBytes)
-        guard inFlight.settle() else {
-            stoppedReading = true
-            partialFrame = nil
-            return stopReadingAndClose(context, code: .tryAgainLater)
-        }
+        guard inFlight.settle() else { return stopReadingAndClose(context, code: .tryAgainLater) }
     }
 
     /// Handles every whole frame at the front of `bytes`.
