@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Host side of the BLE proof on the real Linux Bluetooth stack. This machine's kernel has no
 # Bluetooth, so the test bundle and the three programs run inside blevm (qemu + Debian's kernel +
-# btvirt; see ../shared/tools/blevm/README.md) with ci/ble-in-vm.sh as the guest script:
+# btvirt; see Tools/blevm/README.md) with ci/ble-in-vm.sh as the guest script:
 #   raw HCI:  our HCIAdvertiser on hci0 -> our HCIScanner on hci1 (legacy, extended, automatic);
 #   ceremony: tunnel-relay on the guest's loopback, hybrid-authenticator --ble hci --adapter hci0 and
 #             hybrid-client --ble hci --adapter hci1 register a passkey and sign in with it;
@@ -10,11 +10,11 @@
 # The four client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Arguments: guest phases
 # to run (hci, ceremony-hci, bluez, ceremony-bluez; default all).
-# Env: BLEVM_DIR (default ../shared/tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
+# Env: BLEVM_DIR (default Tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
 #      BLE_PROOF_VERBOSE=1 (print bluetoothd's log from the guest).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-blevm=${BLEVM_DIR:-../shared/tools/blevm}
+blevm=${BLEVM_DIR:-Tools/blevm}
 die() { echo "run-ble-proof: FAIL: $*" >&2; exit 1; }
 ts() { date +%s.%N; }
 el() { awk -v a="$1" -v b="$(ts)" 'BEGIN{printf "%.1f", b-a}'; }

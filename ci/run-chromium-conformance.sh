@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real Chromium (through ../shared/tools/chromium-peer) as the client under test of
+# Real Chromium (through Tools/chromium-peer) as the client under test of
 # `hybrid-conformance phone`: one create() and one discoverable get(), each judged by the phone
 # mode in place of hybrid-authenticator, with our tunnel-relay (TLS) and the fake BlueZ.
 # Prints both reports; exits non-zero when a required check fails or Chromium rejects.

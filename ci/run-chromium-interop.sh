@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real Chromium (Debian's chromium, through ../shared/tools/chromium-peer) as the hybrid client
+# Real Chromium (Debian's chromium, through Tools/chromium-peer) as the hybrid client
 # against OUR tunnel-relay (TLS, the peer's test PKI) and OUR hybrid-authenticator as the phone,
 # all inside the peer's private network namespace: prf + credProps on create(), prf eval /
 # evalByCredential on get(), then N discoverable create()+get() pairs in a row
@@ -18,7 +18,7 @@ repo=$PWD
 mode=interop
 if [ "${1:-}" = --phone-conformance ]; then mode=phone-conformance; shift; fi
 repeat=${1:-${CHROMIUM_INTEROP_REPEAT:-10}}
-peer=$(cd "${CHROMIUM_PEER_DIR:-../shared/tools/chromium-peer}" && pwd)
+peer=$(cd "${CHROMIUM_PEER_DIR:-Tools/chromium-peer}" && pwd)
 bin=$(swift build --show-bin-path)
 for tool in tunnel-relay hybrid-authenticator hybrid-conformance; do
     [ -x "$bin/$tool" ] || { echo "chromium interop: $bin/$tool missing: run swift build" >&2; exit 1; }

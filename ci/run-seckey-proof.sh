@@ -4,12 +4,12 @@
 # whose requests our hybrid-authenticator answers over BLE (btvirt) and a loopback relay.
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Prints the duration of
 # each guest step (host clock) and the whole run.
-# Env: BLEVM_DIR (default ../shared/tools/blevm), SECKEY_PROOF_TIMEOUT (default 1800 s),
+# Env: BLEVM_DIR (default Tools/blevm), SECKEY_PROOF_TIMEOUT (default 1800 s),
 #      SECKEY_PROOF_STORE=plaintext (the phone's store unencrypted: quicker, for local runs),
 #      SECKEY_CEREMONY_TIMEOUT (seconds per phone ceremony, default 600).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-blevm=${BLEVM_DIR:-../shared/tools/blevm}
+blevm=${BLEVM_DIR:-Tools/blevm}
 die() { echo "run-seckey-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" || die "blevm host setup failed"

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 shift || true
-vectors="${HYBRID_VECTORS_DIR:-../shared/vectors}"
+vectors="${HYBRID_VECTORS_DIR:-Tests/Vectors}"
 configuration="${FUZZ_CONFIGURATION:-release}"
 case "$configuration" in
     release) scratch=.build-fuzz ;;

@@ -33,7 +33,7 @@ if ! python3 -c "import webauthn" 2>/dev/null; then
 fi
 
 # Real Chromium as the hybrid client (ci/run-chromium-interop.sh): the packages that
-# ../shared/tools/chromium-peer/README.md lists, installed as it installs them (with recommends).
+# Tools/chromium-peer/README.md lists, installed as it installs them (with recommends).
 install_chromium_interop_packages() {
     local packages=(chromium xvfb python3-dbusmock python3-dbus python3-gi zbar-tools xdotool imagemagick
         libnss3-tools python3-cbor2 python3-websockets python3-websocket python3-cryptography bc openssl)

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 
-vectors="${HYBRID_VECTORS_DIR:-../shared/vectors}"
+vectors="${HYBRID_VECTORS_DIR:-Tests/Vectors}"
 export HYBRID_VECTORS_DIR="$(cd "$vectors" && pwd)"
 
 echo "== build"

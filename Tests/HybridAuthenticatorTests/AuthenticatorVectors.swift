@@ -1,8 +1,8 @@
 import Foundation
 import HybridCore
 
-/// Reads fields of the shared vector files (`$HYBRID_VECTORS_DIR`, else `../shared/vectors`
-/// beside the repository).
+/// Reads fields of the shared vector files (`$HYBRID_VECTORS_DIR`, else the repository's
+/// `Tests/Vectors`).
 enum AuthenticatorVectors {
     struct Missing: Error, CustomStringConvertible {
         let description: String
@@ -12,7 +12,7 @@ enum AuthenticatorVectors {
         if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] { return override }
         // #filePath = <repo>/Tests/HybridAuthenticatorTests/AuthenticatorVectors.swift
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return repo.deletingLastPathComponent().appendingPathComponent("shared/vectors").path
+        return repo.appendingPathComponent("Tests/Vectors").path
     }
 
     static func testCase(_ file: String, _ name: String) throws -> [String: Any] {

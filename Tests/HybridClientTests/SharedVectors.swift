@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads the shared vector files: `$HYBRID_VECTORS_DIR`, else `../shared/vectors` beside the repository.
+/// Reads the shared vector files: `$HYBRID_VECTORS_DIR`, else the repository's `Tests/Vectors`.
 enum SharedVectors {
     static var directory: URL {
         if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] {
@@ -9,7 +9,7 @@ enum SharedVectors {
         // #filePath = <repo>/Tests/HybridClientTests/SharedVectors.swift
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return repo.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+        return repo.appendingPathComponent("Tests/Vectors")
     }
 
     /// The distinct `url` members of the valid cases of qr.json (real `FIDO:/` strings from

@@ -2,14 +2,14 @@ import Foundation
 import HybridConformance
 import Testing
 
-/// Locates the shared vector files: `$HYBRID_VECTORS_DIR`, else `../shared/vectors` beside the repository.
+/// Locates the shared vector files: `$HYBRID_VECTORS_DIR`, else the repository's `Tests/Vectors`.
 enum VectorFiles {
     static var directory: String {
         if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] { return override }
         // #filePath = <repo>/Tests/HybridCoreTests/VectorFiles.swift
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return repo.deletingLastPathComponent().appendingPathComponent("shared/vectors").path
+        return repo.appendingPathComponent("Tests/Vectors").path
     }
 
     static func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Reads the `cases` of a shared vector file: `$HYBRID_VECTORS_DIR`, else `../shared/vectors`
-/// beside the repository.
+/// Reads the `cases` of a shared vector file: `$HYBRID_VECTORS_DIR`, else the repository's
+/// `Tests/Vectors`.
 enum SharedVectorFile {
     static func cases(_ name: String) throws -> [[String: Any]] {
         let directory: URL
@@ -12,7 +12,7 @@ enum SharedVectorFile {
             // #filePath = <repo>/Tests/HybridConformanceTests/Client/<this file>
             var repo = URL(fileURLWithPath: #filePath)
             for _ in 0..<4 { repo.deleteLastPathComponent() }
-            directory = repo.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+            directory = repo.appendingPathComponent("Tests/Vectors")
         }
         let data = try Data(contentsOf: directory.appendingPathComponent(name))
         let file = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

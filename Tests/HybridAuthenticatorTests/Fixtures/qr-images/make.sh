@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# The "chromium-knownqrs-basic" URL of ../shared/vectors/qr.json.
+# The "chromium-knownqrs-basic" URL of Tests/Vectors/qr.json.
 fido="FIDO:/21451485302227106379487559113723092434570048571579929725294386093726313840430492013630000000134226708900000000000000000000000000000000"
 other="https://example.com/not-a-hybrid-code"
 
