@@ -8,6 +8,9 @@ scripts/setup.sh
 vectors="${HYBRID_VECTORS_DIR:-Tests/Vectors}"
 export HYBRID_VECTORS_DIR="$(cd "$vectors" && pwd)"
 
+echo "== public API size (scripts/public-api-count.sh)"
+scripts/public-api-count.sh
+
 echo "== build"
 swift build --build-tests
 
