@@ -217,7 +217,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HybridSecurityKeyTests",
-            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore", "TestSeededRandom"]
+            dependencies: ["HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "TestSeededRandom"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -4,8 +4,11 @@
 Starts tunnel-relay on a free loopback port, then `hybrid-conformance client --ble sim` on a fresh
 simulated air. Each {"event":"qr","url":...} line it prints on stderr is handed to a new
 `hybrid-authenticator` process on its standard input (one process per QR ceremony, sharing one
-plaintext passkey store). Checks the exit statuses, the JSON report (every check passed, none
-failed or skipped) and the JUnit file. With --packed, the authenticator uses "packed" attestation.
+plaintext passkey store). Five QR codes: makeCredential, getAssertion, then the probes a careful
+phone refuses (a silent getAssertion: exit 3; a second request in one session: exit 1, tunnel
+closed; a QR code without a timestamp: exit 1, refused). Checks the exit statuses, the JSON report
+(every check passed, none failed or skipped) and the JUnit file. With --packed, the authenticator
+uses "packed" attestation.
 
 Usage: conformance-client-e2e.py BIN_DIR [--packed] [--keep REPORT_DIR]
 """
@@ -30,8 +33,8 @@ def main():
     packed = "--packed" in args
     keep = args[args.index("--keep") + 1] if "--keep" in args else None
     work = tempfile.mkdtemp(prefix="conformance-client-e2e-")
-    env = dict(os.environ, HYBRID_SIMULATED_AIR_DIR=os.path.join(work, "air"))
-    os.makedirs(env["HYBRID_SIMULATED_AIR_DIR"])
+    env = dict(os.environ, HYBRID_SIMULATED_AIR_DIR=os.path.join(work, "air"), HYBRID_ALLOW_SIMULATED_AIR="1")
+    os.makedirs(env["HYBRID_SIMULATED_AIR_DIR"], mode=0o700)
 
     relay = subprocess.Popen(
         [os.path.join(bin_dir, "tunnel-relay"), "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0",
@@ -47,12 +50,12 @@ def main():
         junit = os.path.join(work, "client.junit.xml")
         client = subprocess.Popen(
             [os.path.join(bin_dir, "hybrid-conformance"), "client", "--ble", "sim", "--tunnel-url", tunnel_url,
-             "--json-events", "--json", "--junit", junit, "--timeout", "60",
+             "--json-events", "--json", "--junit", junit, "--timeout", "60", "--refusal-wait", "3",
              "--qr-file", os.path.join(work, "qr.png")],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         store = os.path.join(work, "passkeys.json")
         qr_count = 0
-        last_url = None
+        qr_png = os.path.join(work, "qr.png")
         for event_line in client.stderr:  # one JSON object per line, until the client exits
             try:
                 event = json.loads(event_line)
@@ -62,7 +65,13 @@ def main():
             if event.get("event") != "qr":
                 continue
             qr_count += 1
-            last_url = event["url"]
+            # The PNG is written (0600) before the event is announced, and deleted when the run ends.
+            mode = os.stat(qr_png).st_mode & 0o777
+            if mode != 0o600:
+                fail(f"--qr-file has mode {mode:o}, not 600")
+            decoded = subprocess.run(["zbarimg", "--quiet", "--raw", qr_png], capture_output=True, text=True).stdout.strip()
+            if decoded.upper() != event["url"].upper():
+                fail(f"--qr-file decodes to {decoded!r}, not the QR event's URL")
             command = [os.path.join(bin_dir, "hybrid-authenticator"), "-", "--ble", "sim", "--tunnel-url", tunnel_url,
                        "--yes", "--insecure-plaintext-store", "--store", store, "--json", "--log-level", "error"]
             if packed:
@@ -73,19 +82,17 @@ def main():
             authenticators.append(authenticator)
         report_text = client.stdout.read()
         client_status = client.wait(timeout=120)
+        expected_statuses = [0, 0, 3, 1, 1]
         for index, authenticator in enumerate(authenticators):
             status = authenticator.wait(timeout=120)
             output = authenticator.stdout.read()
-            if status != 0:
-                fail(f"hybrid-authenticator #{index + 1} exited {status}: {output}")
+            if index < len(expected_statuses) and status != expected_statuses[index]:
+                fail(f"hybrid-authenticator #{index + 1} exited {status}, not {expected_statuses[index]}: {output}")
 
-        if qr_count != 2:
-            fail(f"expected 2 QR events (makeCredential, getAssertion), saw {qr_count}")
-        # The PNG holds the last QR code, read back by zbar (an independent decoder).
-        decoded = subprocess.run(["zbarimg", "--quiet", "--raw", os.path.join(work, "qr.png")],
-                                 capture_output=True, text=True).stdout.strip()
-        if decoded.upper() != last_url.upper():
-            fail(f"--qr-file decodes to {decoded!r}, not the last QR event's URL")
+        if qr_count != 5:
+            fail(f"expected 5 QR events (makeCredential, getAssertion, 3 probes), saw {qr_count}")
+        if os.path.exists(qr_png):
+            fail("--qr-file is still there after the run")
         report = json.loads(report_text)
         results = report["checks"]
         outcomes = {}

@@ -25,6 +25,7 @@ trap 'exit 130' INT TERM
 
 # Both processes meet on this simulated air (loopback UDP; no radio is used).
 export HYBRID_SIMULATED_AIR_DIR="$work/air"
+export HYBRID_ALLOW_SIMULATED_AIR=1
 origin="https://example.com"
 rp_id="example.com"
 

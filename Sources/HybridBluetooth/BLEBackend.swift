@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Which Bluetooth implementation the roles use (`--ble hci|bluez|sim`, `--adapter hciN`).
@@ -36,5 +37,40 @@ public enum BLEBackend: Sendable, Hashable {
         case .bluez: "bluez"
         case .simulated: "sim"
         }
+    }
+}
+
+/// Why a `--ble` argument was refused.
+public enum BLEBackendArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Not `hci`, `bluez` or `sim`.
+    case unknown(String)
+    /// `sim` without `HYBRID_ALLOW_SIMULATED_AIR=1`.
+    case simulatedAirNotAllowed
+
+    public var description: String {
+        switch self {
+        case .unknown(let name): "--ble must be hci, bluez or sim, not \"\(name)\""
+        case .simulatedAirNotAllowed:
+            "--ble sim is the simulated air for tests and demos (no radio, no authentication): "
+                + "set \(SimulatedAir.allowVariable)=1 to use it"
+        }
+    }
+}
+
+extension BLEBackend {
+    /// Parses a command line's `--ble` value like ``init(name:adapter:air:)``, accepting the
+    /// simulated air only when `environment` has ``SimulatedAir/allowVariable`` = `1`, so that a
+    /// release binary never ends up on it by accident.
+    public init(
+        argument name: String, adapter: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(BLEBackendArgumentError) {
+        guard let backend = BLEBackend(name: name, adapter: adapter, air: SimulatedAir(directory: SimulatedAir.defaultDirectory(environment: environment))) else {
+            throw .unknown(name)
+        }
+        if case .simulated = backend, environment[SimulatedAir.allowVariable] != "1" {
+            throw .simulatedAirNotAllowed
+        }
+        self = backend
     }
 }

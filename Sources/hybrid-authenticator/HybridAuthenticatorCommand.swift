@@ -10,9 +10,9 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
         usage: """
             hybrid-authenticator [serve] ['FIDO:/...' | - | --qr-image FILE] [--tunnel-url URL] [--domain-id N]
                           [--ble sim|hci|bluez] [--adapter hciN] [--yes] [--json] [--store PATH]
-                          [--insecure-plaintext-store]
+                          [--insecure-plaintext-store | --passphrase-fd N]
                           [--ca-file F] [--connect-timeout S] [--client-timeout S] [--timeout S]
-                          [--max-qr-age S] [--log-level LEVEL]
+                          [--max-qr-age S] [--accept-qr-without-timestamp] [--log-level LEVEL]
             hybrid-authenticator credentials list [--store PATH] [--json]
             hybrid-authenticator credentials delete <credential-id> [--store PATH] [--insecure-plaintext-store]
             """,
@@ -24,14 +24,16 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
             of --tunnel-url, advertises the encrypted EID over Bluetooth LE (service 0xFFF9) until the client \
             connects, completes the Noise handshake, sends its getInfo, and answers the client's CTAP2 request \
             (makeCredential or getAssertion) from its passkey store, asking the user on the terminal \
-            ("Sign in to example.com as alice? [y/N]"; --yes approves everything). Advertising is always \
+            ("Sign in to example.com as alice? [y/N]"; --yes approves everything, for tests and demos only). \
+            One QR code serves one request: a second one closes the tunnel, and a silent getAssertion (up \
+            false) is refused with CTAP2_ERR_UNSUPPORTED_OPTION. Advertising is always \
             switched off at the end, also on errors and Ctrl-C (a second Ctrl-C exits at once).
 
             The QR code is refused when malformed, when its timestamp is more than --max-qr-age seconds \
-            from now, or when --domain-id is an assigned ID the client does not know (QR key 2).
+            from now or missing (unless --accept-qr-without-timestamp), or when --domain-id is an assigned ID the client does not know (QR key 2).
 
-            Passkey store: encrypted with a passphrase from $HYBRID_AUTHENTICATOR_PASSPHRASE or a no-echo \
-            prompt; user verification asks for that passphrase (with --yes, unlocking the store counts \
+            Passkey store: encrypted with a passphrase from --passphrase-fd N (first line), \
+            $HYBRID_AUTHENTICATOR_PASSPHRASE (removed from the environment once read) or a no-echo prompt; user verification asks for that passphrase (with --yes, unlocking the store counts \
             as verification). A plaintext store (--insecure-plaintext-store) cannot verify users: getInfo \
             then says uv false, and requests asking for user verification get CTAP2_ERR_INVALID_OPTION. \
             Manage it with 'hybrid-authenticator credentials list' and 'hybrid-authenticator credentials delete <id>'.

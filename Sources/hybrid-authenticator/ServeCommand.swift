@@ -50,8 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Approve every request without asking (unattended use). User verification then counts as done "
-                + "when the store is encrypted, since its passphrase opened it.")
+            "Auto-approve every request without asking (tests and demos only: anyone who scans-in gets a signature). "
+                + "User verification then counts as done when the store is encrypted, since its passphrase opened it.")
     )
     var yes = false
 
@@ -82,6 +82,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest difference in seconds between now and the QR code's timestamp, 0 to skip the check.")
     var maxQRAge: Double = 600
 
+    @Flag(help: "Accept a QR code without a timestamp (key 3), from an old client that omits it. Default: refused as possibly old.")
+    var acceptQRWithoutTimestamp = false
+
     @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "warning"
 
@@ -99,8 +102,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard TunnelDomainID(rawValue: domainID) != nil else {
             throw ValidationError("--domain-id \(domainID) is reserved: use 0, 1 or 256-65535")
         }
-        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
-            throw ValidationError("--ble must be hci, bluez or sim")
+        if let ble {
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
         }
         for (name, value) in [("--connect-timeout", connectTimeout), ("--client-timeout", clientTimeout)]
         where !(value > 0) {
@@ -125,12 +128,13 @@ struct ServeCommand: AsyncParsableCommand {
         options.clientWaitTimeout = .seconds(clientTimeout)
         options.overallTimeout = timeout > 0 ? .seconds(timeout) : nil
         options.maxQRCodeAge = maxQRAge > 0 ? .seconds(maxQRAge) : nil
+        options.acceptsQRCodeWithoutTimestamp = acceptQRWithoutTimestamp
         return options
     }
 
     /// `--ble` as given, else the automatic choice (bluez when bluetoothd is reachable, else hci).
     func resolveBackend() async -> BLEBackend {
-        if let ble, let backend = BLEBackend(name: ble, adapter: adapter) { return backend }
+        if let ble, let backend = try? BLEBackend(argument: ble, adapter: adapter) { return backend }
         return await BLEBackend.automatic(adapter: adapter)
     }
 

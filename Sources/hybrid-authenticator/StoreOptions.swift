@@ -14,20 +14,36 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Keep private keys unencrypted (tests only). Needed to open a store created this way.")
     var insecurePlaintextStore = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Read the store passphrase from this open file descriptor (its first line), e.g. 3 with 3<file "
+                + "or from a password manager; preferred to $HYBRID_AUTHENTICATOR_PASSPHRASE.",
+            valueName: "fd"))
+    var passphraseFD: Int32?
+
     /// The store file to use.
     var path: String { store ?? FilePasskeyStore.defaultPath() }
 
     /// Environment variable holding the store passphrase (else it is asked for on the terminal).
+    /// It is removed from the environment as soon as it is read, so that no child process
+    /// inherits it; `/proc/PID/environ` (this user and root only) still shows the value the
+    /// process started with, which is why `--passphrase-fd` is preferred.
     static let passphraseVariable = "HYBRID_AUTHENTICATOR_PASSPHRASE"
 
+    /// Longest passphrase line read from `--passphrase-fd`.
+    static let passphraseLimit = 4096
+
     /// Opens (or prepares) the store: plaintext with `--insecure-plaintext-store`, else with the
-    /// passphrase from ``passphraseVariable`` or a no-echo prompt (asked twice for a new store).
+    /// passphrase from `--passphrase-fd`, ``passphraseVariable`` (then removed from the process
+    /// environment through `unsetVariable`) or a no-echo prompt (asked twice for a new store).
     /// `newStoreParameters` is the scrypt cost of a store created now (tests lower it).
     func open(
         console: any TerminalConsole = DeviceTerminal(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        unsetVariable: (String) -> Void = { unsetenv($0) },
         newStoreParameters: ScryptParameters = .recommended
     ) async throws(StoreAccessError) -> FilePasskeyStore {
+        if environment[Self.passphraseVariable] != nil { unsetVariable(Self.passphraseVariable) }
         let path = self.path
         let existing: FilePasskeyStore.StoredProtection?
         do {
@@ -40,6 +56,8 @@ struct StoreOptions: ParsableArguments {
             protection = .insecurePlaintext
         } else if existing == .plaintext {
             throw StoreAccessError(path: path, error: .notEncrypted)
+        } else if let passphraseFD {
+            protection = .passphrase(try Self.readPassphrase(from: passphraseFD, path: path))
         } else if let passphrase = environment[Self.passphraseVariable], !passphrase.isEmpty {
             protection = .passphrase(passphrase)
         } else {
@@ -50,6 +68,19 @@ struct StoreOptions: ParsableArguments {
         } catch {
             throw StoreAccessError(path: path, error: error)
         }
+    }
+
+    /// The first line of `fd` (which is then closed), not empty.
+    private static func readPassphrase(from fd: Int32, path: String) throws(StoreAccessError) -> String {
+        defer { close(fd) }
+        let line: [UInt8]?
+        do {
+            line = try readBoundedLine(fd, limit: passphraseLimit)
+        } catch {
+            throw StoreAccessError(path: path, reason: .passphraseDescriptor(fd: fd, error))
+        }
+        guard let line, !line.isEmpty else { throw StoreAccessError(path: path, reason: .noPassphrase) }
+        return String(decoding: line, as: UTF8.self)
     }
 
     private static func askPassphrase(
@@ -75,6 +106,8 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
         case store(PasskeyStoreError)
         case noPassphrase
         case passphrasesDiffer
+        /// `--passphrase-fd` could not be read.
+        case passphraseDescriptor(fd: Int32, LineReadError)
     }
 
     let path: String
@@ -92,9 +125,13 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
     var description: String {
         switch reason {
         case .noPassphrase:
-            return "no passphrase for the passkey store: set \(StoreOptions.passphraseVariable) or run on a terminal"
+            return "no passphrase for the passkey store: give --passphrase-fd, set \(StoreOptions.passphraseVariable) or run on a terminal"
         case .passphrasesDiffer:
             return "the passphrases differ; nothing was created"
+        case .passphraseDescriptor(let fd, .system(let code)):
+            return "cannot read the passphrase from file descriptor \(fd) (\(String(cString: strerror(code))))"
+        case .passphraseDescriptor(let fd, .tooLong(let limit)):
+            return "the passphrase on file descriptor \(fd) is longer than \(limit) bytes"
         case .store(let error):
             return "passkey store \(path): " + Self.describe(error)
         }

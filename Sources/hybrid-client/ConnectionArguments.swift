@@ -18,8 +18,12 @@ struct ConnectionArguments: ParsableArguments {
     @Flag(help: "Progress as JSON lines on stderr (the first is {\"event\": \"qr\", \"url\": …}).")
     var json = false
 
-    @Option(help: "Also write the QR code to this file (.svg for SVG, else PNG).")
+    @Option(
+        help: "Also write the QR code to this new file (.svg for SVG, else PNG), mode 0600; it is deleted when the ceremony ends.")
     var qrFile: String?
+
+    @Flag(name: .customLong("print-qr-url"), help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs).")
+    var printQRURL = false
 
     @Option(help: "Seconds to wait for the whole ceremony. Default: the options' timeout, else 120.")
     var timeout: Double?
@@ -45,8 +49,8 @@ struct ConnectionArguments: ParsableArguments {
     func validate() throws {
         _ = try webOrigin()
         _ = try overrides()
-        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
-            throw ValidationError("--ble must be hci, bluez or sim, not \"\(ble)\"")
+        if let ble {
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
         }
         if let timeout, !(timeout > 0 && timeout <= 3600) {
             throw ValidationError("--timeout must be between 0 and 3600 seconds")
@@ -81,7 +85,7 @@ struct ConnectionArguments: ParsableArguments {
     /// the WebAuthn options), else the default.
     func runnerOptions(optionsTimeout: UInt32?) async throws -> HybridClientOptions {
         let backend: BLEBackend
-        if let ble, let named = BLEBackend(name: ble, adapter: adapter) {
+        if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) {
             backend = named
         } else {
             backend = await BLEBackend.automatic(adapter: adapter)

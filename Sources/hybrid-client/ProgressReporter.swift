@@ -3,22 +3,40 @@ import HybridClient
 import HybridCore
 
 /// Shows ``HybridClientEvent``s on stderr: human text with the QR code and elapsed/limit time, or
-/// one JSON object per line with `--json`. Optionally writes the QR code to an image file.
+/// one JSON object per line with `--json`. Optionally writes the QR code to a private image file
+/// (``QRImageFile``), deleted by ``finish()``.
+///
+/// The QR code is the session's only secret, so in text mode it (picture and `FIDO:/` URL) is
+/// shown only when stderr is a terminal or `--print-qr-url` asks: never into a log or journal.
+/// `--json` is such an explicit request (its first line carries the URL).
 struct ProgressReporter: Sendable {
     let json: Bool
-    let qrFile: String?
+    let qrImage: QRImageFile?
     let timeout: Duration
     let start: ContinuousClock.Instant
+    /// Whether text mode may show the QR code on stderr.
+    let showsQRCode: Bool
 
-    init(json: Bool, qrFile: String?, timeout: Duration) {
+    init(
+        json: Bool, qrFile: String?, timeout: Duration, printQRURL: Bool = false,
+        stderrIsTerminal: Bool = isatty(STDERR_FILENO) != 0
+    ) {
         self.json = json
-        self.qrFile = qrFile
+        self.qrImage = qrFile.map { QRImageFile(path: $0) }
         self.timeout = timeout
         self.start = .now
+        self.showsQRCode = printQRURL || stderrIsTerminal
     }
 
     func report(_ event: HybridClientEvent) {
-        if case .qr(let url) = event, let qrFile { writeImage(url, to: qrFile) }
+        var imagePath: String?
+        if case .qr(let url) = event, let qrImage { imagePath = writeImage(url, to: qrImage) }
+        if case .qr = event, !json, !showsQRCode {
+            writeLine(
+                "QR code not shown: stderr is not a terminal"
+                    + (imagePath.map { "; it is in \($0) (deleted when the ceremony ends)" } ?? " (use --print-qr-url or --qr-file)"))
+            return
+        }
         if json {
             writeLine(Self.jsonLine(for: event))
         } else {
@@ -94,12 +112,20 @@ struct ProgressReporter: Sendable {
 
     private static func seconds(_ duration: Duration) -> String { "\(duration.components.seconds) s" }
 
-    private func writeImage(_ url: String, to path: String) {
+    /// Deletes the QR image file, if one was written: the ceremony is over.
+    func finish() {
+        qrImage?.removeAll()
+    }
+
+    private func writeImage(_ url: String, to file: QRImageFile) -> String? {
         do {
-            try QRImageWriter().write(try QRCodeMatrix(encoding: url), toFile: path)
+            return try file.write(try QRCodeMatrix(encoding: url))
+        } catch let error as PrivateFileError {
+            reportFailure("cannot write the QR code image: \(error)", kind: "warning")
         } catch {
-            reportFailure("cannot write the QR code to \(path): \(error)", kind: "warning")
+            reportFailure("cannot draw the QR code: \(error)", kind: "warning")
         }
+        return nil
     }
 
     /// One JSON object on one line: `"event"` first, then `members` with sorted keys.

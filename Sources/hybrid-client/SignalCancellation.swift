@@ -1,23 +1,28 @@
 import Dispatch
 import Foundation
 
-/// Thrown when SIGINT (Ctrl-C) cancelled the operation.
+/// Thrown when SIGINT (Ctrl-C) or SIGTERM cancelled the operation.
 struct Interrupted: Error {}
 
-/// Runs `body`; SIGINT cancels it (structured: `body` sees task cancellation and unwinds, so
-/// scanning stops and the tunnel closes) and then throws ``Interrupted``.
+/// Runs `body`; SIGINT or SIGTERM cancels it (structured: `body` sees task cancellation and
+/// unwinds, so scanning stops, the tunnel closes and the QR image is deleted) and then throws
+/// ``Interrupted``.
 func cancellingOnInterrupt<Result: Sendable>(
     _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     let (interrupts, continuation) = AsyncStream<Void>.makeStream()
-    source.setEventHandler { continuation.yield() }
-    source.resume()
+    let sources = [SIGINT, SIGTERM].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { continuation.yield() }
+        source.resume()
+        return source
+    }
     defer {
-        source.cancel()
+        for source in sources { source.cancel() }
         continuation.finish()
         signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
     return try await withThrowingTaskGroup(of: Result?.self) { group in
         group.addTask { try await body() }

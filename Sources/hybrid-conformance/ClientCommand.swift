@@ -14,7 +14,10 @@ struct ClientCommand: AsyncParsableCommand {
             "Act as a strict hybrid client (a browser) and judge the authenticator (phone) that scans its QR codes.",
         discussion: """
             Runs two QR ceremonies, as a browser does: a makeCredential, then a getAssertion that allows \
-            only the new credential. Each QR code is shown in the terminal (on stderr), written to --qr-file \
+            only the new credential. Then three probes, each with its own QR code: a getAssertion with up \
+            false (must be refused or ask the user), a session with a second getAssertion after the first \
+            reply (must be refused or closed), and a QR code without a timestamp (must get no handshake \
+            within --refusal-wait). Each QR code is shown in the terminal (on stderr), written to --qr-file \
             (PNG), and given as a JSON line {"event":"qr","url":"FIDO:/..."} on stderr with --json-events and \
             in --events-file, so that a script can hand it to the authenticator. Every check has a stable ID \
             and a spec reference; the exit status is non-zero when a check fails.
@@ -49,8 +52,15 @@ struct ClientCommand: AsyncParsableCommand {
     @Option(help: "Seconds each ceremony may take, from the QR code to the answer.")
     var timeout: Double = 120
 
-    @Option(help: "Also write each QR code to this PNG file (overwritten by the second ceremony).")
+    @Option(help: "Seconds the QR code without a timestamp waits for a handshake that a careful authenticator never starts.")
+    var refusalWait: Double = 30
+
+    @Option(
+        help: "Also write each QR code to this new PNG file (mode 0600, replaced by the next ceremony, deleted at the end).")
     var qrFile: String?
+
+    @Flag(name: .customLong("print-qr-url"), help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal.")
+    var printQRURL = false
 
     @Flag(help: "Progress as JSON lines on stderr instead of text and a terminal QR code.")
     var jsonEvents = false
@@ -61,14 +71,14 @@ struct ClientCommand: AsyncParsableCommand {
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
-        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
-            throw ValidationError("--ble must be hci, bluez or sim, not \"\(ble)\"")
+        if let ble {
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
         }
         if let tunnelURL, (try? TunnelServerOrigin(parsing: tunnelURL)) == nil {
             throw ValidationError("--tunnel-url must be ws://host[:port] or wss://host[:port]")
         }
-        guard timeout > 0, timeout <= 3600 else {
-            throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        guard timeout > 0, timeout <= 3600, refusalWait > 0, refusalWait <= 3600 else {
+            throw ValidationError("--timeout and --refusal-wait must be between 0 and 3600 seconds")
         }
         guard (try? WebOrigin("https://" + rpID)) != nil else {
             throw ValidationError("--rp-id \(rpID) is not a host name")
@@ -77,7 +87,7 @@ struct ClientCommand: AsyncParsableCommand {
 
     func run() async throws {
         let backend: BLEBackend
-        if let ble, let named = BLEBackend(name: ble, adapter: adapter) {
+        if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) {
             backend = named
         } else {
             backend = await BLEBackend.automatic(adapter: adapter)
@@ -89,36 +99,54 @@ struct ClientCommand: AsyncParsableCommand {
         let options = HybridClientOptions(
             bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
             testTunnelOverrides: overrides)
-        let progress = ClientProgress(jsonOnStderr: jsonEvents, eventsFile: eventsFile, qrFile: qrFile)
-        let result = try await ClientConformanceRun(rpID: rpID, clientOptions: options).run { progress.show($0) }
+        let progress = ClientProgress(
+            jsonOnStderr: jsonEvents, eventsFile: eventsFile, qrImage: qrFile.map { QRImageFile(path: $0) },
+            showsQRCode: printQRURL || isatty(STDERR_FILENO) != 0)
+        defer { progress.qrImage?.removeAll() }
+        let result = try await ClientConformanceRun(
+            rpID: rpID, clientOptions: options, refusalWait: .milliseconds(Int64(refusalWait * 1000))
+        ).run { progress.show($0) }
         try report.emit(result)
     }
 }
 
-/// Shows the client mode's progress: the QR code in the terminal and as a PNG, and JSON lines on
-/// stderr and in a file.
+/// Shows the client mode's progress: the QR code in the terminal and as a private PNG
+/// (``QRImageFile``, written before the event is announced), and JSON lines on stderr and in a
+/// private file (``PrivateFile``: 0600, this user's). The QR code is the session's secret: in
+/// text mode it is shown only on a terminal (or with `--print-qr-url`).
 struct ClientProgress: Sendable {
     let jsonOnStderr: Bool
     let eventsFile: String?
-    let qrFile: String?
+    let qrImage: QRImageFile?
+    let showsQRCode: Bool
 
     func show(_ event: HybridClientEvent) {
+        if case .qr(let url) = event, let qrImage {
+            do {
+                _ = try qrImage.write(try QRCodeMatrix(encoding: url))
+            } catch {
+                Self.writeError("hybrid-conformance: cannot write the QR code image: \(error)\n")
+            }
+        }
         let json = Self.jsonLine(event)
-        if let eventsFile { Self.append(json + "\n", to: eventsFile) }
+        if let eventsFile {
+            do {
+                try PrivateFile.append(Array((json + "\n").utf8), to: eventsFile)
+            } catch {
+                Self.writeError("hybrid-conformance: --events-file: \(error)\n")
+            }
+        }
         if jsonOnStderr {
             Self.writeError(json + "\n")
         } else if case .qr(let url) = event {
-            let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
-            Self.writeError(picture + "Scan this QR code with the authenticator under test (or: \(url))\n")
+            if showsQRCode {
+                let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
+                Self.writeError(picture + "Scan this QR code with the authenticator under test (or: \(url))\n")
+            } else {
+                Self.writeError("hybrid-conformance: QR code not shown (stderr is not a terminal; see --qr-file, --print-qr-url)\n")
+            }
         } else {
             Self.writeError("hybrid-conformance: \(event.stage.rawValue)\n")
-        }
-        if case .qr(let url) = event, let qrFile {
-            do {
-                try QRImageWriter().write(try QRCodeMatrix(encoding: url), toFile: qrFile)
-            } catch {
-                Self.writeError("hybrid-conformance: cannot write the QR code to \(qrFile): \(error)\n")
-            }
         }
     }
 
@@ -136,14 +164,6 @@ struct ClientProgress: Sendable {
             (try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes]))
             ?? Data("\"\"".utf8)
         return String(decoding: data, as: UTF8.self)
-    }
-
-    private static func append(_ text: String, to path: String) {
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: path) else { return }
-        handle.seekToEndOfFile()
-        handle.write(Data(text.utf8))
-        try? handle.close()
     }
 
     private static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }

@@ -101,8 +101,8 @@ struct PhoneCommand: AsyncParsableCommand {
         }
         guard PhoneProfile(rawValue: profile) != nil else { throw ValidationError("unknown --profile \(profile)") }
         if let fault, PhoneFault(rawValue: fault) == nil { throw ValidationError("unknown --fault \(fault)") }
-        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
-            throw ValidationError("--ble must be hci, bluez or sim")
+        if let ble {
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
         }
         guard clientTimeout > 0, timeout > 0, faultLimit > 0 else {
             throw ValidationError("time limits must be positive")
@@ -128,7 +128,7 @@ struct PhoneCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("hybrid-conformance phone: \(error)\n".utf8))
             throw ExitCode.failure
         }
-        var backend = ble.flatMap { BLEBackend(name: $0, adapter: adapter) }
+        var backend = ble.flatMap { try? BLEBackend(argument: $0, adapter: adapter) }
         if backend == nil { backend = await BLEBackend.automatic(adapter: adapter) }
         guard let backend else { throw ExitCode.failure }
         var options = AuthenticatorRunner.Options(ble: backend)

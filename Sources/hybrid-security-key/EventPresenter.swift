@@ -6,24 +6,46 @@ import HybridSecurityKey
 import Synchronization
 
 /// Shows the bridge's events where the user is: JSON lines on stdout (`--json`), otherwise text
-/// on stderr with the QR code drawn when stderr is a terminal; the QR code also as a PNG file
-/// (path logged) and, on a desktop, as a notification that follows the ceremony's progress.
+/// on stderr; the QR code also as a private PNG file (``QRImageFile``, deleted when the ceremony
+/// ends and when the key is removed) and, on a desktop, as a notification that follows the
+/// ceremony's progress.
+///
+/// The QR code is the ceremony's only secret: in text mode its picture and `FIDO:/` URL go to
+/// stderr only when stderr is a terminal or `--print-qr-url` asks (under the systemd user unit
+/// stderr is the journal, readable by `adm` / `systemd-journal`). `--json` asks for it on stdout.
 final class EventPresenter: Sendable {
     let json: Bool
-    let qrFile: String
+    let qrImage: QRImageFile
     let notifications: DesktopNotifications?
+    /// Whether text mode may show the QR code on stderr.
+    let showsQRCode: Bool
     /// Whether a phone ceremony is running (so a cancellation is reported as its end).
     private let ceremonyRunning = Mutex(false)
+    private let output: @Sendable (_ text: String, _ toStdout: Bool) -> Void
 
-    init(json: Bool, qrFile: String, notifications: DesktopNotifications?) {
+    init(
+        json: Bool, qrImage: QRImageFile, notifications: DesktopNotifications?, printQRURL: Bool = false,
+        stderrIsTerminal: Bool = isatty(STDERR_FILENO) != 0,
+        output: @escaping @Sendable (_ text: String, _ toStdout: Bool) -> Void = {
+            EventPresenter.standardOutput($0, toStdout: $1)
+        }
+    ) {
         self.json = json
-        self.qrFile = qrFile
+        self.qrImage = qrImage
         self.notifications = notifications
+        self.showsQRCode = printQRURL || stderrIsTerminal
+        self.output = output
     }
 
-    static func defaultQRFile() -> String {
-        let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp"
-        return "\(directory)/hybrid-security-key-qr-\(getuid()).png"
+    /// `hybrid-security-key-qr-PID.png` in `$XDG_RUNTIME_DIR` (when it is this user's 0700
+    /// directory) or in a fresh `mkdtemp` directory.
+    static func defaultQRImage() -> QRImageFile {
+        QRImageFile(privateFileNamed: "hybrid-security-key-qr-\(getpid()).png")
+    }
+
+    /// Writes to stdout or stderr.
+    static func standardOutput(_ text: String, toStdout: Bool) {
+        (toStdout ? FileHandle.standardOutput : FileHandle.standardError).write(Data(text.utf8))
     }
 
     func ready(hidraw: () -> String?, backend: String) {
@@ -45,6 +67,7 @@ final class EventPresenter: Sendable {
         case .ceremony(let progress): ceremony(progress)
         case .done(let command, let status):
             ceremonyRunning.withLock { $0 = false }
+            qrImage.removeImage()
             if json {
                 line(["event": "done", "command": Self.name(command), "status": Int(status.rawValue)])
             } else {
@@ -53,6 +76,7 @@ final class EventPresenter: Sendable {
             notify("Security key", status.isSuccess ? "Done" : "The phone declined: \(status)")
         case .failed(let command, let status, let message):
             ceremonyRunning.withLock { $0 = false }
+            qrImage.removeImage()
             if json {
                 line(["event": "error", "command": Self.name(command), "status": Int(status.rawValue), "message": message])
             } else {
@@ -68,6 +92,7 @@ final class EventPresenter: Sendable {
                 defer { running = false }
                 return running
             }
+            qrImage.removeImage()
             let message = "cancelled by the program (\(reason))"
             if json {
                 if wasRunning { line(["event": "error", "message": message]) } else { line(["event": "cancelled", "reason": "\(reason)"]) }
@@ -90,11 +115,14 @@ final class EventPresenter: Sendable {
     }
 
     func fatal(_ message: String) {
+        qrImage.removeAll()
         if json { line(["event": "error", "message": message]) }
         text("hybrid-security-key: \(message)")
     }
 
+    /// The key is gone (Ctrl-C, SIGTERM): the QR image and its directory go too.
     func stopped() {
+        qrImage.removeAll()
         if json { line(["event": "stopped"]) } else { text("Security key removed.") }
     }
 
@@ -106,17 +134,18 @@ final class EventPresenter: Sendable {
             var imagePath: String?
             if let matrix {
                 do {
-                    try QRImageWriter().write(matrix, toFile: qrFile)
-                    imagePath = qrFile
+                    imagePath = try qrImage.write(matrix)
                 } catch {
-                    text("cannot write the QR code to \(qrFile): \(error)")
+                    text("cannot write the QR code image: \(error)")
                 }
             }
             if json {
                 line(["event": "qr", "url": url, "image": imagePath ?? NSNull()])
-            } else {
-                let picture = isatty(STDERR_FILENO) != 0 ? matrix.map { TerminalQRRenderer().render($0) } ?? "" : ""
+            } else if showsQRCode {
+                let picture = matrix.map { TerminalQRRenderer().render($0) } ?? ""
                 text(picture + "A program wants your security key: scan this QR code with your phone (image: \(imagePath ?? "none"); \(url))")
+            } else {
+                text("A program wants your security key: scan the QR code with your phone (image: \(imagePath ?? "none"))")
             }
             notify("Scan with your phone", "A program on this computer wants your security key.", image: imagePath, urgent: true)
         case .waitingForDevice:
@@ -146,13 +175,13 @@ final class EventPresenter: Sendable {
     private static func name(_ command: CTAPCommand) -> String { command.name ?? "0x" + String(command.rawValue, radix: 16) }
 
     private func text(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        output(message + "\n", false)
     }
 
     /// One JSON object per line on stdout, keys sorted, `"event"` among them.
     private func line(_ members: [String: Any]) {
         let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? JSONSerialization.data(withJSONObject: members, options: options) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        output(String(decoding: data, as: UTF8.self) + "\n", true)
     }
 }

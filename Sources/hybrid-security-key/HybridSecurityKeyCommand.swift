@@ -57,8 +57,12 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             valueName: "seconds"))
     var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
 
-    @Option(help: "Where to write the QR code image (PNG). Default: $XDG_RUNTIME_DIR (else /tmp)/hybrid-security-key-qr-UID.png.")
+    @Option(
+        help: "Where to write the QR code image (PNG), mode 0600, deleted when the request ends. Default: $XDG_RUNTIME_DIR/hybrid-security-key-qr-PID.png when that directory is yours and private, else a new private directory under $TMPDIR.")
     var qrFile: String?
+
+    @Flag(name: .customLong("print-qr-url"), help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs and the journal).")
+    var printQRURL = false
 
     @Flag(help: "Do not show desktop notifications.")
     var noNotifications = false
@@ -70,8 +74,8 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if let ble, BLEBackend(name: ble, adapter: adapter) == nil {
-            throw ValidationError("--ble must be bluez, hci or sim, not \"\(ble)\"")
+        if let ble {
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
         }
         for text in tunnelOverrides where TunnelOverrideArgument.parse(text) == nil {
             throw ValidationError("--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
@@ -85,7 +89,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
         configured.logLevel = verbose ? .debug : .warning
         let logger = configured
         let backend: BLEBackend =
-            if let ble, let named = BLEBackend(name: ble, adapter: adapter) { named } else {
+            if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) { named } else {
                 await BLEBackend.automatic(adapter: adapter)
             }
         var overrides: [TunnelDomainID: TunnelServerOrigin] = [:]
@@ -97,8 +101,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             linger: .milliseconds(Int64(linger * 1000)), additionalCAFile: caFile,
             testTunnelOverrides: overrides)
         let presenter = EventPresenter(
-            json: json, qrFile: qrFile ?? EventPresenter.defaultQRFile(),
-            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"))
+            json: json, qrImage: qrFile.map { QRImageFile(path: $0) } ?? EventPresenter.defaultQRImage(),
+            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"),
+            printQRURL: printQRURL)
 
         let device: UHIDDevice
         do {

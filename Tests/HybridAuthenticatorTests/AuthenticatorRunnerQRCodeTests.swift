@@ -62,13 +62,19 @@ struct AuthenticatorRunnerQRCodeTests {
         }
     }
 
-    @Test func acceptsACodeWithoutTimestamp() throws {
-        let client = TestClient()
-        let qr = QRCodePayload(
-            identityKey: client.identityKey.publicKey, secret: client.secret, knownDomains: 2, timestamp: nil,
-            supportsLinking: nil, requestTypeHint: nil
-        ).url
-        _ = try AuthenticatorRunner.check(qrCode: qr, options: options(now: 0))
+    /// A code without key 3 could be any age: refused as too old (issue 20, item 8), unless the
+    /// option says otherwise or the age check is off. The QR text is Chromium's "basic" vector
+    /// ({0: P, 1: S}, protocol.md §9.A), which has no timestamp.
+    @Test func refusesACodeWithoutTimestampUnlessTold() throws {
+        let qr =
+            "FIDO:/21451485302227106379487559113723092434570048571579929725294386093726313840430492013630000000134226708900000000000000000000000000000000"
+        #expect(throws: AuthenticatorRunnerError.undatedQRCode) {
+            try AuthenticatorRunner.check(qrCode: qr, options: options(now: Self.timestamp))
+        }
+        var lenient = options(now: Self.timestamp)
+        lenient.acceptsQRCodeWithoutTimestamp = true
+        _ = try AuthenticatorRunner.check(qrCode: qr, options: lenient)
+        _ = try AuthenticatorRunner.check(qrCode: qr, options: options(now: Self.timestamp, maxAge: nil))
     }
 
     /// protocol.md §4.1 and §10.8: 2–255 are invalid; an assigned ID must be below QR key 2;

@@ -110,16 +110,22 @@ import Testing
         #expect(await authenticator.handle(request.encoded) == [0x27])
     }
 
-    @Test func silentAssertionAsksNothing() async throws {
+    /// A silent getAssertion (`up` = false) is refused, asks nothing and signs nothing (issue 20,
+    /// item 3). The request bytes are written from CTAP 2.1 §6.2.2, not by our encoder: {1: rpId
+    /// "example.com", 2: clientDataHash 32 × 0x11, 5: {"up": false}}.
+    @Test func silentAssertionIsRefused() async throws {
         let user = ScriptedUser()
         let authenticator = Fixtures.authenticator(user: user)
         _ = try await Self.register(authenticator)
         let countBefore = await user.log.count
-        let request = Fixtures.getAssertion(options: CTAPRequestOptions(userPresence: false))
-        let response = try GetAssertionResponse(responseBytes: await authenticator.handle(request.encoded))
-        #expect(response.authenticatorData.flags == [])
-        #expect(response.userSelected == nil)
+        let request: [UInt8] =
+            [0x02, 0xa3, 0x01, 0x6b] + Array("example.com".utf8) + [0x02, 0x58, 0x20] + [UInt8](repeating: 0x11, count: 32)
+            + [0x05, 0xa1, 0x62, 0x75, 0x70, 0xf4]
+        #expect(await authenticator.handle(request) == [0x2b])  // CTAP2_ERR_UNSUPPORTED_OPTION
         #expect(await user.log.count == countBefore)
+        // The counter did not move: the next (approved) assertion is the first.
+        let approved = try GetAssertionResponse(responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
+        #expect(approved.authenticatorData.signCount == 1)
     }
 
     @Test func invalidOptions() async throws {

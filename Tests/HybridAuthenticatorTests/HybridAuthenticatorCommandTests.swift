@@ -3,6 +3,7 @@ import Foundation
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import Synchronization
 import Testing
 
 @testable import hybrid_authenticator
@@ -21,7 +22,7 @@ struct HybridAuthenticatorCommandTests {
         let caFile = directory.file("ca.pem")
         #expect(FileManager.default.createFile(atPath: caFile, contents: Data()))
         let command = try serve([
-            "FIDO:/0123", "--tunnel-url", "ws://127.0.0.1:8080", "--domain-id", "256", "--ble", "sim",
+            "FIDO:/0123", "--tunnel-url", "ws://127.0.0.1:8080", "--domain-id", "256", "--ble", "hci",
             "--adapter", "hci1", "--yes", "--json", "--store", "/tmp/passkeys.json", "--insecure-plaintext-store",
             "--ca-file", caFile,
         ])
@@ -34,7 +35,7 @@ struct HybridAuthenticatorCommandTests {
         #expect(options.domainID == 256)
         #expect(options.tunnelOrigin == TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080))
         #expect(options.caFile == caFile)
-        #expect(command.ble == "sim")
+        #expect(command.ble == "hci")
     }
 
     @Test func defaults() throws {
@@ -213,4 +214,46 @@ struct HybridAuthenticatorCommandTests {
         #expect(await opened.verifyPassphrase("from env"))
         #expect(await console.hiddenReads == 0)
     }
+
+    /// Issue 20, item 9: the variable is removed from the environment once read (no child
+    /// process inherits it), also when a descriptor or the flag made it unnecessary.
+    @Test func thePassphraseVariableIsUnsetOnceRead() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let unset = UnsetRecorder()
+        let options = try StoreOptions.parse(["--store", directory.file("s.json")])
+        _ = try await options.open(
+            console: ScriptedConsole([]), environment: [StoreOptions.passphraseVariable: "from env"],
+            unsetVariable: { name in unset.names.withLock { $0.append(name) } }, newStoreParameters: .insecureFastForTesting)
+        #expect(unset.names.withLock { $0 } == [StoreOptions.passphraseVariable])
+        // The real thing: the process environment no longer has it.
+        setenv(StoreOptions.passphraseVariable, "from env", 1)
+        let opened = try await options.open(console: ScriptedConsole([]), newStoreParameters: .insecureFastForTesting)
+        #expect(await opened.verifyPassphrase("from env"))
+        #expect(getenv(StoreOptions.passphraseVariable) == nil)
+    }
+
+    /// `--passphrase-fd N`: the first line of descriptor N is the passphrase (a pipe here); the
+    /// environment and the terminal are not consulted.
+    @Test func thePassphraseComesFromADescriptor() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let line = Array("from fd\nrest".utf8)
+        #expect(write(ends[1], line, line.count) == line.count)
+        close(ends[1])
+        let options = try StoreOptions.parse(["--store", directory.file("s.json"), "--passphrase-fd", "\(ends[0])"])
+        let console = ScriptedConsole([])
+        let store = try await options.open(
+            console: console, environment: [StoreOptions.passphraseVariable: "from env"], unsetVariable: { _ in },
+            newStoreParameters: .insecureFastForTesting)
+        #expect(await store.verifyPassphrase("from fd"))
+        #expect(await console.hiddenReads == 0)
+    }
+}
+
+/// The names ``StoreOptions/open(console:environment:unsetVariable:newStoreParameters:)`` unset.
+private final class UnsetRecorder: Sendable {
+    let names = Mutex<[String]>([])
 }

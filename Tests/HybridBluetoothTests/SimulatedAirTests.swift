@@ -89,7 +89,8 @@ struct SimulatedAirTests {
     @Test func staleRegistrationsAreDeleted() async throws {
         let air = TestSupport.temporaryAir()
         defer { TestSupport.remove(air) }
-        try FileManager.default.createDirectory(atPath: air.directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: air.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // PIDs never exceed 2^22 on Linux, so this process cannot exist.
         let stale = air.directory + "/" + SimulatedAirRegistry.fileName(pid: 0x7FFF_FFF0, port: 9)
         #expect(FileManager.default.createFile(atPath: stale, contents: nil))

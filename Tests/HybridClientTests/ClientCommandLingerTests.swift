@@ -27,6 +27,8 @@ import Testing
         /// Progress lines after the QR code.
         var progress: [String]
         var phone: TestAuthenticator.Record
+        /// Whether the `--qr-file` image was still there after the process exited.
+        var qrFileLeft: Bool
     }
 
     /// Runs the binary against a phone with `behaviour`; `afterResult` runs once the response has
@@ -43,10 +45,10 @@ import Testing
             process.executableURL = binary
             process.arguments = [
                 "create", "--origin", "https://example.com", "--user", "alice", "--ble", "sim", "--json",
-                "--tunnel-override", "0=\(relay)", "--timeout", "50",
+                "--tunnel-override", "0=\(relay)", "--timeout", "50", "--qr-file", air.directory + "/qr.png",
             ]
             process.environment = ProcessInfo.processInfo.environment.merging(
-                ["HYBRID_SIMULATED_AIR_DIR": air.directory]) { $1 }
+                ["HYBRID_SIMULATED_AIR_DIR": air.directory, "HYBRID_ALLOW_SIMULATED_AIR": "1"]) { $1 }
             let (stdout, stderr) = try ChildProcess.startStreamingLines(process)
             var progress = stderr.makeAsyncIterator()
             let first = try #require(await progress.next(), "no progress on stderr")
@@ -68,7 +70,9 @@ import Testing
             while let line = await progress.next() { rest.append(line) }
             var more: [String] = []
             while let line = await output.next() { more.append(line) }
-            return Run(status: status, result: result, moreOutput: more, progress: rest, phone: record)
+            return Run(
+                status: status, result: result, moreOutput: more, progress: rest, phone: record,
+                qrFileLeft: FileManager.default.fileExists(atPath: air.directory + "/qr.png"))
         }
     }
 
@@ -89,6 +93,7 @@ import Testing
         #expect(run.moreOutput.isEmpty)  // the response is the only output
         #expect(run.phone.shutdownReceived)
         #expect(run.progress.contains(#"{"event":"lingering","limitSeconds":180}"#), "stderr: \(run.progress)")
+        #expect(!run.qrFileLeft, "the QR image outlived the ceremony")
         #expect(
             run.progress.last == #"{"event":"closed","lateUpdates":1,"reason":"phoneClosed"}"#,
             "stderr: \(run.progress)")
@@ -103,5 +108,6 @@ import Testing
         #expect(run.status == 0, "stderr: \(run.progress)")
         #expect(run.result?.contains(#""type":"public-key""#) == true)
         #expect(!run.progress.contains { $0.contains(#""event":"error""#) }, "stderr: \(run.progress)")
+        #expect(!run.qrFileLeft, "the QR image outlived the ceremony")
     }
 }

@@ -10,7 +10,7 @@ import Testing
 @Suite struct HybridClientCommandTests {
     @Test func getParsesTheStableFlags() throws {
         let command = try HybridClientCommand.parseAsRoot([
-            "get", "--options", "-", "--origin", "https://example.com", "--ble", "sim", "--adapter", "hci1", "--json",
+            "get", "--options", "-", "--origin", "https://example.com", "--ble", "hci", "--adapter", "hci1", "--json",
             "--qr-file", "qr.svg", "--timeout", "7.5", "--tunnel-override", "0=ws://127.0.0.1:8080",
             "--tunnel-override", "1=ws://[::1]:9",
         ])
@@ -57,13 +57,13 @@ import Testing
 
     @Test func lingerFlagSetsTheRunnerOption() async throws {
         let command = try HybridClientCommand.parseAsRoot([
-            "get", "--origin", "https://example.com", "--ble", "sim", "--linger", "0",
+            "get", "--origin", "https://example.com", "--ble", "hci", "--linger", "0",
         ])
         let get = try #require(command as? GetCommand)
         #expect(try await get.connection.runnerOptions(optionsTimeout: nil).linger == .zero)
         let longer = try #require(
             try HybridClientCommand.parseAsRoot([
-                "get", "--origin", "https://example.com", "--ble", "sim", "--linger", "2.5",
+                "get", "--origin", "https://example.com", "--ble", "hci", "--linger", "2.5",
             ]) as? GetCommand)
         #expect(try await longer.connection.runnerOptions(optionsTimeout: nil).linger == .milliseconds(2500))
     }

@@ -41,6 +41,7 @@ import Testing
         let process = Process()
         process.executableURL = Self.productsDirectory.appendingPathComponent("hybrid-client")
         process.arguments = [command, "--options", "-", "--origin", "https://example.com", "--ble", "sim", "--timeout", "1"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["HYBRID_ALLOW_SIMULATED_AIR": "1"]) { $1 }
         let stdin = Pipe()
         let stderr = Pipe()
         process.standardInput = stdin

@@ -178,7 +178,7 @@ import Testing
         try QRImageWriter().write(matrix, toFile: svgPath)
         #expect(try await Self.zbarDecode(png: [UInt8](Data(contentsOf: URL(fileURLWithPath: pngPath)))) == url)
         #expect(try String(contentsOfFile: svgPath, encoding: .utf8).hasPrefix("<?xml"))
-        #expect(throws: QRCodeError.writeFailed("/nonexistent-dir/x.png")) {
+        #expect(throws: PrivateFileError.system(operation: "create", path: "/nonexistent-dir/x.png", errno: ENOENT)) {
             try QRImageWriter().write(matrix, toFile: "/nonexistent-dir/x.png")
         }
     }

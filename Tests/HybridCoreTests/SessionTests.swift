@@ -56,6 +56,19 @@ struct SessionPair {
         }
     }
 
+    /// Runs the phone up to advertising and completes the handshake with a bare
+    /// ``HandshakeInitiator`` instead of ``ClientSession``, so that a test can send what the client
+    /// session never does. Returns the initiator's crypter.
+    mutating func handshakeWithBareInitiator() throws -> TransportCrypter {
+        for action in try phone.start() { try perform(action) }
+        for action in try phone.tunnelOpened(routingID: RoutingID(bytes: [1, 2, 3])!) { try perform(action) }
+        let advert = try #require(qrSecret.eidKey.trialDecrypt(advertisedServiceData))
+        let initiator = HandshakeInitiator(
+            pattern: .knpsk0(identityKey: clientIdentity), psk: qrSecret.psk(eidPlaintext: advert), ephemeralKey: .init())
+        for action in try phone.messageReceived(initiator.makeMessage1()) { try perform(action) }
+        return try initiator.processMessage2(toClient.removeFirst()).crypter(for: .initiator)
+    }
+
     mutating func perform(_ action: AuthenticatorSession.Action) throws {
         switch action {
         case .openTunnel: break
@@ -178,20 +191,37 @@ struct SessionPair {
     /// The phone ignores a client's update but, as Chromium's does, requires it to be CBOR (§7.3).
     @Test func clientUpdatesMustBeCBOR() throws {
         var pair = SessionPair()
-        for action in try pair.phone.start() { try pair.perform(action) }
-        for action in try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [1, 2, 3])!) { try pair.perform(action) }
         // A bare initiator plays the client, so that it can send what ClientSession never does.
-        let advert = try #require(pair.qrSecret.eidKey.trialDecrypt(pair.advertisedServiceData))
-        let initiator = HandshakeInitiator(
-            pattern: .knpsk0(identityKey: pair.clientIdentity), psk: pair.qrSecret.psk(eidPlaintext: advert),
-            ephemeralKey: .init())
-        for action in try pair.phone.messageReceived(initiator.makeMessage1()) { try pair.perform(action) }
-        var crypter = try initiator.processMessage2(pair.toClient.removeFirst()).crypter(for: .initiator)
+        var crypter = try pair.handshakeWithBareInitiator()
 
         let update = HybridFrame(type: .update, payload: CBOREncoder.encode(.map([1: .map([:]), 7: "x"])))
         #expect(try pair.phone.messageReceived(crypter.encrypt(update.encoded(revision: .one))).isEmpty)
         let notCBOR = HybridFrame(type: .update, payload: [0xa1, 0x01])
         #expect(throws: SessionError.self) { try pair.phone.messageReceived(crypter.encrypt(notCBOR.encoded(revision: .one))) }
+    }
+
+    /// One QR code buys one request (issue 20, item 3): a scripted client (a bare initiator, with
+    /// request bytes written from CTAP 2.1 §6.2.2, type byte 01 from protocol.md §7.3) gets a
+    /// getInfo and one getAssertion answered; a second getAssertion fails the session, so the
+    /// driver closes the tunnel instead of signing again.
+    @Test func phoneServesOneRequestPerQRCode() throws {
+        var pair = SessionPair()
+        var crypter = try pair.handshakeWithBareInitiator()
+
+        // getInfo (type 01, command 04): answered, and it does not count.
+        for action in try pair.phone.messageReceived(crypter.encrypt([0x01, 0x04])) { try pair.perform(action) }
+        _ = try pair.phone.requestCompleted(.ctap([0x00, 0xa0]))
+        // getAssertion {1: "example.com", 2: 32 × 0x11, 5: {"up": false}}, twice.
+        let getAssertion: [UInt8] =
+            [0x01, 0x02, 0xa3, 0x01, 0x6b] + Array("example.com".utf8) + [0x02, 0x58, 0x20]
+            + [UInt8](repeating: 0x11, count: 32) + [0x05, 0xa1, 0x62, 0x75, 0x70, 0xf4]
+        for action in try pair.phone.messageReceived(crypter.encrypt(getAssertion)) { try pair.perform(action) }
+        _ = try pair.phone.requestCompleted(.ctap([0x2b]))
+        #expect(throws: SessionError.invalidFrame(.moreThanOneRequest)) {
+            try pair.phone.messageReceived(crypter.encrypt(getAssertion))
+        }
+        #expect(pair.deliveredRequests.count == 2)
+        #expect(!pair.phone.isFinished)
     }
 
     @Test func eventsOutOfOrderAreTypedErrors() throws {

@@ -15,12 +15,20 @@ extension CTAPAuthenticator {
     /// {id: salts}}`; the chosen passkey's own entry, else `eval`, is evaluated under its secret
     /// when the user was verified (prf is the UV-bound PRF, WebAuthn L3 §10.1.4), and returned in
     /// the unsigned extension outputs (response key 8): `{"prf": {"results": {"first", ? "second"}}}`.
+    ///
+    /// A silent request (`up` = false) is refused with CTAP2_ERR_UNSUPPORTED_OPTION before any
+    /// passkey is looked up. This engine is a phone: over hybrid a client gets one request per
+    /// QR code, and a signature nobody approved would let a malicious client enumerate accounts
+    /// and collect assertions. Chromium never sends `up` = false to a phone, Android shows UI for
+    /// it anyway (protocol.md §8.1), and prompting would only produce a signature whose UP flag
+    /// says nobody was asked; refusing is the one honest answer.
     func getAssertion(_ request: GetAssertionRequest) async throws(CTAPFailure) -> CBORValue {
         try rejectPinUvAuth(param: request.pinUvAuthParam, protocol: request.pinUvAuthProtocol)
         let extensions: GetAssertionExtensionInputs
         do { extensions = try GetAssertionExtensionInputs(request.extensions) } catch { throw CTAPFailure(error.statusCode) }
         let options = request.options ?? CTAPRequestOptions()
         guard options.residentKey == nil else { throw CTAPFailure(.unsupportedOption) }
+        guard options.effectiveUserPresence else { throw CTAPFailure(.unsupportedOption) }
         let verify = options.effectiveUserVerification
         try requireUserVerification(verify)
 
@@ -39,20 +47,17 @@ extension CTAPAuthenticator {
         guard let first = candidates.first else { throw CTAPFailure(.noCredentials) }
 
         var chosen = first
-        let present = options.effectiveUserPresence
-        if present {
-            if candidates.count > 1 {
-                let accounts = candidates.map {
-                    AccountChoice(userName: $0.metadata.userName, userDisplayName: $0.metadata.userDisplayName, createdAt: $0.metadata.createdAt)
-                }
-                guard let index = await userInteraction.chooseAccount(rpID: request.rpID, accounts: accounts),
-                    candidates.indices.contains(index)
-                else { throw CTAPFailure(.operationDenied) }
-                chosen = candidates[index]
-            } else {
-                guard await userInteraction.confirm(operation: .getAssertion, rpID: request.rpID, userName: first.metadata.accountLabel) else {
-                    throw CTAPFailure(.operationDenied)
-                }
+        if candidates.count > 1 {
+            let accounts = candidates.map {
+                AccountChoice(userName: $0.metadata.userName, userDisplayName: $0.metadata.userDisplayName, createdAt: $0.metadata.createdAt)
+            }
+            guard let index = await userInteraction.chooseAccount(rpID: request.rpID, accounts: accounts),
+                candidates.indices.contains(index)
+            else { throw CTAPFailure(.operationDenied) }
+            chosen = candidates[index]
+        } else {
+            guard await userInteraction.confirm(operation: .getAssertion, rpID: request.rpID, userName: first.metadata.accountLabel) else {
+                throw CTAPFailure(.operationDenied)
             }
         }
         if verify, await !userInteraction.verifyUser() { throw CTAPFailure(.operationDenied) }
@@ -63,8 +68,7 @@ extension CTAPAuthenticator {
             logger.error("cannot store the signature counter", metadata: ["store.error": "\(error)"])
             throw CTAPFailure(.other)
         }
-        var flags: AuthenticatorData.Flags = []
-        if present { flags.insert(.userPresent) }
+        var flags: AuthenticatorData.Flags = [.userPresent]
         if verify { flags.insert(.userVerified) }
         let authenticatorData = AuthenticatorData(rpIDHash: AuthenticatorData.rpIDHash(request.rpID), flags: flags, signCount: signCount)
         let signature = try sign(authenticatorData, request.clientDataHash, with: chosen.privateKey)
@@ -79,7 +83,7 @@ extension CTAPAuthenticator {
         }
         return GetAssertionResponse(
             credential: PublicKeyCredentialDescriptor(id: metadata.credentialID), authenticatorData: authenticatorData,
-            signature: signature, user: user, userSelected: present && discoverable ? true : nil, unsignedExtensionOutputs: unsignedOutputs
+            signature: signature, user: user, userSelected: discoverable ? true : nil, unsignedExtensionOutputs: unsignedOutputs
         ).cbor
     }
 }

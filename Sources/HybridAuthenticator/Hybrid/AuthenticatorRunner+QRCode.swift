@@ -12,11 +12,13 @@ public struct CheckedQRCode: Sendable {
 extension AuthenticatorRunner {
     /// Parses `qrCode` (surrounding whitespace ignored) and checks it for a run with `options`:
     /// a valid `FIDO:/` payload (protocol.md §1), a timestamp within ``Options/maxQRCodeAge`` of
-    /// ``Options/now`` when it has one, and a domain ID the client can use: 0–1 below QR key 2
+    /// ``Options/now`` (a code without one is refused unless
+    /// ``Options/acceptsQRCodeWithoutTimestamp``), and a domain ID the client can use: 0–1 below QR key 2
     /// (key 2 absent counts as 1, the one domain every client knows), or hashed (≥ 256).
     ///
     /// - Throws: ``AuthenticatorRunnerError/invalidQRCode(_:)``,
     ///   ``AuthenticatorRunnerError/staleQRCode(secondsOff:limit:)``,
+    ///   ``AuthenticatorRunnerError/undatedQRCode``,
     ///   ``AuthenticatorRunnerError/invalidDomainID(_:)`` or
     ///   ``AuthenticatorRunnerError/domainNotKnownToClient(domainID:knownDomains:)``.
     public static func check(qrCode: String, options: Options) throws(AuthenticatorRunnerError) -> CheckedQRCode {
@@ -26,6 +28,9 @@ extension AuthenticatorRunner {
             payload = try QRCodePayload(url: text)
         } catch {
             throw .invalidQRCode(error)
+        }
+        if options.maxQRCodeAge != nil, payload.timestamp == nil, !options.acceptsQRCodeWithoutTimestamp {
+            throw .undatedQRCode
         }
         if let limit = options.maxQRCodeAge, let timestamp = payload.timestamp {
             let now = Int64(options.now().timeIntervalSince1970.rounded(.down))

@@ -10,6 +10,8 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
     /// The QR code's timestamp (key 3) is `secondsOff` seconds from now, more than `limit` allows.
     /// Positive: the code is from the past.
     case staleQRCode(secondsOff: Int64, limit: Duration)
+    /// The QR code has no timestamp (key 3), so its age is unknown: treated as too old.
+    case undatedQRCode
     /// The domain ID is 2–255: neither assigned nor hashed (protocol.md §4.1).
     case invalidDomainID(UInt16)
     /// An assigned domain ID the client does not know: it is not below QR key 2 (protocol.md §10.8).
@@ -43,6 +45,9 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
             return
                 "the QR code is stale: its timestamp is \(direction), more than \(limit.wholeSeconds) s away from now "
                 + "(scan a fresh code, or check this machine's clock)"
+        case .undatedQRCode:
+            return "the QR code has no timestamp (key 3), so it may be old: scan a fresh code from a current client "
+                + "(or pass --accept-qr-without-timestamp for an old client that omits it)"
         case .invalidDomainID(let id):
             return "tunnel domain ID \(id) is invalid: use 0 or 1 (assigned) or 256-65535 (hashed)"
         case .domainNotKnownToClient(let id, let known):

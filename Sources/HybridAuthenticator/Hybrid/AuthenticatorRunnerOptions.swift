@@ -23,9 +23,15 @@ extension AuthenticatorRunner {
         /// Limit for the whole run, `nil` for none. User prompts count, and a prompt blocked on
         /// the terminal delays the stop until it returns.
         public var overallTimeout: Duration? = .seconds(300)
-        /// Largest distance between now and the QR timestamp (key 3); `nil` skips the check. A
-        /// QR code without a timestamp is accepted (Chromium does not read key 3).
+        /// Largest distance between now and the QR timestamp (key 3); `nil` skips the check (and
+        /// then a missing timestamp is accepted too).
         public var maxQRCodeAge: Duration? = .seconds(600)
+        /// Accept a QR code without a timestamp although ``maxQRCodeAge`` is set. Off by default:
+        /// an undated code could be any age (a photo, an old screenshot), so it counts as too old.
+        /// protocol.md §1.3 makes key 3 optional and Chromium's parser does not read it, but every
+        /// current client sends it (Chromium always, also Safari, libwebauthn, webauthn-rs); turn
+        /// this on only for an old client that omits it.
+        public var acceptsQRCodeWithoutTimestamp = false
         /// The clock for the staleness check.
         public var now: @Sendable () -> Date = { Date() }
 

@@ -5,14 +5,19 @@ import Glibc
 #endif
 
 /// A **simulation** of the BLE air between processes on one machine, for tests and the loopback demo.
-/// Nothing here touches a radio.
+/// Nothing here touches a radio, and nothing is authenticated beyond the directory's owner and
+/// mode (checked before use): the command-line tools accept `--ble sim` only when
+/// ``allowVariable`` is `1`.
 ///
 /// Rendezvous is a directory. Every scanner binds a UDP socket on 127.0.0.1 and registers its port
 /// there as an empty file named `scanner-<pid>-<port>`. Every advertiser, once per advertising
 /// interval, lists the directory and sends its advert (``SimulatedAirDatagram``) to each registered
 /// port. Registrations of processes that no longer exist are deleted by the advertisers.
 public struct SimulatedAir: Sendable, Hashable {
-    /// The rendezvous directory (created with mode 0700 on first use).
+    /// The environment variable that must be `1` for the command-line tools to accept `--ble sim`.
+    public static let allowVariable = "HYBRID_ALLOW_SIMULATED_AIR"
+
+    /// The rendezvous directory (created with mode 0700 on first use; must be this user's, 0700).
     public var directory: String
 
     /// - Parameter directory: where scanners register; by default ``defaultDirectory(environment:)``.
@@ -40,13 +45,36 @@ public struct SimulatedAir: Sendable, Hashable {
 struct SimulatedAirRegistry {
     let directory: String
 
+    /// Creates the directory (0700) if it is missing, then checks without following links that it
+    /// is a directory of this user that nobody else can enter: another user's directory (or one
+    /// they could write to) would let them register ports and read or feed the adverts.
+    /// - Throws: ``BluetoothError/unavailable(reason:)`` saying what is wrong.
+    func checkDirectory() throws(BluetoothError) {
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw .unavailable(reason: "cannot create the simulated air directory \(directory) (errno \(errno))")
+        }
+        var info = stat()
+        guard lstat(directory, &info) == 0 else {
+            throw .unavailable(reason: "cannot inspect the simulated air directory \(directory) (errno \(errno))")
+        }
+        let problem: String? =
+            if info.st_mode & S_IFMT == S_IFLNK { "is a symbolic link" } else if info.st_mode & S_IFMT != S_IFDIR {
+                "is not a directory"
+            } else if info.st_uid != geteuid() {
+                "belongs to uid \(info.st_uid), not to this user (uid \(geteuid()))"
+            } else if info.st_mode & 0o077 != 0 {
+                "has mode " + String(info.st_mode & 0o777, radix: 8) + ", not 0700"
+            } else { nil }
+        if let problem {
+            throw .unavailable(reason: "refusing the simulated air directory \(directory): it \(problem)")
+        }
+    }
+
     /// Registers `port` for this process and returns the file's path.
     func register(port: UInt16) throws -> String {
-        try FileManager.default.createDirectory(
-            atPath: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        try checkDirectory()
         let path = directory + "/" + Self.fileName(pid: getpid(), port: port)
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw BluetoothError.unavailable(reason: "cannot register in the simulated air at \(directory)")

@@ -32,6 +32,7 @@ public struct SimulatedAirAdvertiser: BLEAdvertiser {
     ) {
         let socket: LoopbackUDPSocket
         do {
+            try registry.checkDirectory()
             socket = try LoopbackUDPSocket()
         } catch {
             activity.reportStarted(.failure(error))

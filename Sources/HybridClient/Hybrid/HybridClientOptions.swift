@@ -19,6 +19,12 @@ public struct HybridClientOptions: Sendable {
     public var linger: Duration
     /// The clock ``timeout`` and ``linger`` run on; tests replace it to time out without waiting.
     var clock: any Clock<Duration> = ContinuousClock()
+    /// **Conformance only.** Leave the timestamp (QR key 3) out of the QR code, as an old client
+    /// would; a phone should refuse such a code (`hybrid-conformance client`, issue 20 item 8).
+    package var omitsQRTimestamp = false
+    /// **Conformance only.** A second CTAP request sent in the same session after the first reply
+    /// (``ClientSession/followUpRequest``); the ceremony's reply is then the last one delivered.
+    package var followUpRequest: [UInt8]?
 
     /// The default timeout: two minutes, like a browser's WebAuthn default.
     public static let defaultTimeout: Duration = .seconds(120)

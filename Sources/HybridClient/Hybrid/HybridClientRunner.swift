@@ -206,17 +206,23 @@ public struct HybridClientRunner: Sendable {
         emit: (HybridClientEvent) async -> Void,
         complete: ([UInt8], PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd {
-        let payload = QRCodePayload(
+        var payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
             timestamp: Int64(Date().timeIntervalSince1970),
             requestType: requestType,
             supportsLinking: false
         )
+        if options.omitsQRTimestamp {
+            payload = QRCodePayload(
+                identityKey: payload.identityKey, secret: payload.secret, knownDomains: payload.knownDomains,
+                timestamp: nil, supportsLinking: payload.supportsLinking, requestTypeHint: payload.requestTypeHint)
+        }
         var session = ClientSession(
             configuration: .init(identityKey: keys.identityKey, qrSecret: keys.qrSecret),
             ephemeralKey: keys.ephemeralKey
         )
+        session.followUpRequest = options.followUpRequest.map { .ctap($0) }
         do {
             let (advertURL, domain) = try await scanForAdvert(session: &session, qrURL: payload.url, emit: emit)
             let url = options.tunnelURL(for: advertURL, domain: domain)

@@ -1,4 +1,4 @@
-/// Why a QR code could not be produced or written.
+/// Why a QR code could not be produced (writing it fails with ``PrivateFileError``).
 public enum QRCodeError: Error, Hashable, Sendable {
     /// The text contains a NUL character, which libqrencode's string API cannot carry.
     case containsNUL
@@ -6,6 +6,4 @@ public enum QRCodeError: Error, Hashable, Sendable {
     case tooLong
     /// libqrencode failed for another reason; the `errno` it left.
     case encoderFailed(Int32)
-    /// Writing an image file failed; the path.
-    case writeFailed(String)
 }

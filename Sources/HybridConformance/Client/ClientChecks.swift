@@ -139,6 +139,22 @@ public enum ClientChecks {
         title: "the signature counter grows from makeCredential to getAssertion, or both are zero",
         reference: "WebAuthn §6.1.1")
 
+    // MARK: Consent and freshness (issue 20, items 3 and 8)
+
+    public static let silentAssertion = ConformanceCheck(
+        id: "client.consent.silent-getassertion",
+        title:
+            "a getAssertion with up = false is refused or asks the user (UP set); it is never signed silently",
+        reference: "protocol.md §8.1, CTAP 2.2 §6.2")
+    public static let oneRequest = ConformanceCheck(
+        id: "client.consent.one-request",
+        title: "one QR code serves one request: a second getAssertion in the session is refused or the tunnel closes",
+        reference: "protocol.md §7.5, §8.1")
+    public static let undatedQRCode = ConformanceCheck(
+        id: "client.qr.undated-refused",
+        title: "a QR code without a timestamp (key 3) is refused as possibly old: no handshake",
+        reference: "protocol.md §1.3")
+
     /// Every check, in report order.
     public static let all: [ConformanceCheck] = [
         handshake, construction, paddingLength, paddingZeros, postHandshake, postHandshakeRevision, reply,
@@ -148,5 +164,6 @@ public enum ClientChecks {
         makeCredentialKey, makeCredentialAttestation,
         getAssertionStatus, getAssertionCanonical, getAssertionResponse, getAssertionAuthData,
         getAssertionRPIDHash, getAssertionFlags, getAssertionSignature, counter,
+        silentAssertion, oneRequest, undatedQRCode,
     ]
 }

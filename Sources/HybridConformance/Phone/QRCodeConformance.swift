@@ -92,7 +92,10 @@ public enum QRCodeConformance {
                 PhoneChecks.qrTimestamp, !overflow && offset.magnitude <= UInt64(timestampTolerance),
                 observed: overflow ? "key 3 = \(timestamp)" : "key 3 is \(offset) s from now")
         } else {
-            report.skip(PhoneChecks.qrTimestamp, because: "no integer at key 3")
+            // Optional in protocol.md §1.3, but a phone that checks the code's age refuses it.
+            report.expect(
+                PhoneChecks.qrTimestamp, false,
+                observed: "no integer at key 3: phones that check the code's age refuse it as possibly old")
         }
         return typeProblems.isEmpty ? payload : nil
     }

@@ -7,7 +7,10 @@ import Synchronization
 /// `hybrid-conformance client`: a strict client (a browser) for an authenticator under test.
 ///
 /// Two QR ceremonies, as browsers run them (one request per hybrid session, protocol.md §7.5):
-/// a makeCredential, then a getAssertion that allows only the new credential. Each ceremony runs
+/// a makeCredential, then a getAssertion that allows only the new credential. Then three probes
+/// that only a careless phone fails (``ConsentJudgement``): a getAssertion with `up` = false, a
+/// session that sends a second getAssertion after the first reply, and a QR code without a
+/// timestamp (which must not get a handshake within ``refusalWait``). Each ceremony runs
 /// on ``HybridClientRunner`` (QR event, BLE scan, tunnel, ``ClientSession``), while a
 /// ``FrameInspector`` opens every message the authenticator sends with the ceremony's keys. The
 /// judgements (``SessionJudgement``, ``GetInfoJudgement``, ``RegistrationJudgement``,
@@ -17,10 +20,13 @@ package struct ClientConformanceRun: Sendable {
     package let rpID: String
     /// How the ceremonies reach the authenticator (Bluetooth backend, relay, CA file, time limit).
     package let clientOptions: HybridClientOptions
+    /// How long the QR code without a timestamp waits for a handshake that should never come.
+    package let refusalWait: Duration
 
-    package init(rpID: String, clientOptions: HybridClientOptions) {
+    package init(rpID: String, clientOptions: HybridClientOptions, refusalWait: Duration = .seconds(30)) {
         self.rpID = rpID
         self.clientOptions = clientOptions
+        self.refusalWait = refusalWait
     }
 
     /// Runs both ceremonies and judges them. `events` sees each ceremony's progress, including its
@@ -71,12 +77,66 @@ package struct ClientConformanceRun: Sendable {
             }
         }
 
+        let probeReport = try await probes(
+            credential: credential, getInfo: info, anyReply: !registration.messages.isEmpty,
+            events: events)
+
         var report = ConformanceReport(
             mode: "client", subject: "authenticator that scanned the QR codes (RP ID \(rpID))")
         SessionJudgement.judge(ceremonies, into: &report)
         GetInfoJudgement.judge(getInfoBytes, into: &report)
         report.append(contentsOf: registrationReport)
         report.append(contentsOf: assertionReport)
+        report.append(contentsOf: probeReport)
+        return report
+    }
+
+    /// The consent and freshness probes (issue 20, items 3 and 8), each in its own QR ceremony.
+    private func probes(
+        credential: RegisteredCredential?, getInfo: AuthenticatorGetInfoResponse?, anyReply: Bool,
+        events: @escaping @Sendable (HybridClientEvent) -> Void
+    ) async throws -> ConformanceReport {
+        var report = ConformanceReport(mode: "client", subject: "")
+        if let credential {
+            let silent = try await ceremony("silentGetAssertion", requestType: .getAssertion, events: events) { _ in
+                GetAssertionRequest(
+                    rpID: rpID, clientDataHash: Self.randomBytes(32),
+                    allowList: [PublicKeyCredentialDescriptor(id: credential.id)],
+                    options: CTAPRequestOptions(userPresence: false)
+                ).encoded
+            }
+            ConsentJudgement.judgeSilentAssertion(silent, into: &report)
+
+            let assertion: @Sendable (AuthenticatorGetInfoResponse?) -> [UInt8] = { info in
+                GetAssertionRequest(
+                    rpID: rpID, clientDataHash: Self.randomBytes(32),
+                    allowList: [PublicKeyCredentialDescriptor(id: credential.id)], options: Self.requestOptions(info)
+                ).encoded
+            }
+            var twice = clientOptions
+            twice.followUpRequest = assertion(getInfo)
+            let second = try await ceremony("secondRequest", requestType: .getAssertion, options: twice, events: events) {
+                assertion($0)
+            }
+            ConsentJudgement.judgeSecondRequest(second, into: &report)
+        } else {
+            for check in [ClientChecks.silentAssertion, ClientChecks.oneRequest] {
+                report.skip(check, because: "makeCredential gave no usable credential")
+            }
+        }
+        guard anyReply else {
+            report.skip(ClientChecks.undatedQRCode, because: "no authenticator answered the first QR code")
+            return report
+        }
+        var undatedOptions = clientOptions
+        undatedOptions.omitsQRTimestamp = true
+        undatedOptions.timeout = refusalWait
+        let undated = try await ceremony(
+            "undatedQRCode", requestType: .getAssertion, options: undatedOptions, events: events
+        ) { _ in
+            GetAssertionRequest(rpID: rpID, clientDataHash: Self.randomBytes(32)).encoded
+        }
+        ConsentJudgement.judgeUndatedQRCode(undated, into: &report)
         return report
     }
 
@@ -88,12 +148,13 @@ package struct ClientConformanceRun: Sendable {
     /// Runs one QR ceremony carrying the request `makeRequest` builds from the authenticator's
     /// getInfo, and returns what was seen, also when the ceremony fails. Cancellation is rethrown.
     private func ceremony(
-        _ name: String, requestType: HybridRequestType, events: @escaping @Sendable (HybridClientEvent) -> Void,
+        _ name: String, requestType: HybridRequestType, options: HybridClientOptions? = nil,
+        events: @escaping @Sendable (HybridClientEvent) -> Void,
         makeRequest: @escaping @Sendable (AuthenticatorGetInfoResponse?) -> [UInt8]
     ) async throws -> CeremonyTranscript {
         let keys = HybridClientRunner.freshKeys()
         let seen = CeremonyRecorder(request: name)
-        let runner = HybridClientRunner(options: clientOptions)
+        let runner = HybridClientRunner(options: options ?? clientOptions)
         do {
             let reply = try await runner.bounded(requestType: requestType, keys: keys, events: events) {
                 message, advert in

@@ -14,6 +14,11 @@ import Crypto
 /// requestCompleted(response)    → send(response)
 /// messageReceived(shutdown)     → finish
 /// ```
+///
+/// One QR code buys one request: the session serves exactly one CTAP (or JSON) request, as real
+/// phones do (protocol.md §7.5, §8.1), and fails with ``InvalidFrameReason/moreThanOneRequest`` on a
+/// second one, so the driver closes the tunnel. A bare authenticatorGetInfo (`04`, no parameters)
+/// does not count: it only repeats the post-handshake message, and the Chromium phone answers it.
 public struct AuthenticatorSession: Sendable {
     /// What the phone knows before the tunnel opens.
     public struct Configuration: Sendable {
@@ -88,6 +93,8 @@ public struct AuthenticatorSession: Sendable {
     private let ephemeralKey: P256.KeyAgreement.PrivateKey
     fileprivate var state: State = .idle
     private var requestsServed = 0
+    /// Whether the one request a session serves (anything but getInfo) has arrived.
+    private var servedItsRequest = false
 
     /// The Noise handshake hash, once the handshake is done (the channel binding for linking).
     public private(set) var handshakeHash: [UInt8]?
@@ -176,6 +183,10 @@ public struct AuthenticatorSession: Sendable {
             switch frame.type {
             case .ctap, .json:
                 let request = HybridPayload(frame)
+                if request != .ctap([CTAPCommand.getInfo.rawValue]) {
+                    guard !servedItsRequest else { throw .invalidFrame(.moreThanOneRequest) }
+                    servedItsRequest = true
+                }
                 state = .processing(crypter, request: request)
                 return [.deliverRequest(request)]
             case .update:

@@ -66,6 +66,10 @@ public struct ClientSession: Sendable {
     private let ephemeralKey: P256.KeyAgreement.PrivateKey
     fileprivate var state: State = .awaitingAdvert
     private var queuedRequest: HybridPayload?
+    /// **Conformance only.** A request to send right after the first reply, in the same session,
+    /// instead of the shutdown: a browser never does this, and a phone should refuse it or close
+    /// the tunnel (one request per QR code, protocol.md §7.5). Its reply, if any, is delivered too.
+    package var followUpRequest: HybridPayload?
 
     /// The matched advert, once one has arrived.
     public private(set) var advert: AdvertPlaintext?
@@ -194,6 +198,10 @@ public struct ClientSession: Sendable {
             case .ctap, .json:
                 guard frame.type == request.messageType else { throw .invalidFrame(.replyTypeDiffersFromRequest) }
                 var actions: [Action] = [.deliverResponse(HybridPayload(frame))]
+                if let followUp = followUpRequest {
+                    followUpRequest = nil
+                    return actions + (try sendRequest(followUp, crypter: crypter, revision: revision))
+                }
                 if revision == .one {
                     do {
                         actions.append(.send(try crypter.encrypt(HybridFrame.shutdown.encoded(revision: .one))))

@@ -45,6 +45,9 @@ public enum InvalidFrameReason: Hashable, Sendable, CustomStringConvertible {
     case frame(HybridMessageError)
     /// The client sent a second request before the first was answered.
     case secondRequest
+    /// The client sent a second request after the first was answered: a phone serves one request
+    /// per QR code (getInfo aside).
+    case moreThanOneRequest
     /// The client's update message is not CBOR.
     case clientUpdateNotCBOR(CBORError)
     /// The phone sent a message of this type where only an update may come.
@@ -60,6 +63,7 @@ public enum InvalidFrameReason: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .frame(let error): "\(error)"
         case .secondRequest: "a second request arrived before the first was answered"
+        case .moreThanOneRequest: "a second request arrived: one QR code buys one request"
         case .clientUpdateNotCBOR(let error): "the client's update is not CBOR: \(error)"
         case .unsolicited(let type): "unsolicited \(type) message"
         case .authenticatorShutdown: "the authenticator sent shutdown"

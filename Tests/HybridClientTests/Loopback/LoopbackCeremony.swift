@@ -105,7 +105,8 @@ struct LoopbackCeremony {
     static func freshAir() throws -> SimulatedAir {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("hybrid-client-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return SimulatedAir(directory: directory.path)
     }
 }

@@ -35,7 +35,9 @@ enum ClientLoopback {
                 }
                 group.addTask {
                     defer { sink.finish() }
-                    return try await ClientConformanceRun(rpID: rpID, clientOptions: options).run { event in
+                    // The phone refuses the undated QR code at once; 2 s without a handshake then judges it.
+                    return try await ClientConformanceRun(rpID: rpID, clientOptions: options, refusalWait: .seconds(2))
+                        .run { event in
                         if case .qr(let url) = event { sink.yield(url) }
                     }
                 }
@@ -71,7 +73,8 @@ enum ClientLoopback {
     static func freshAir() throws -> SimulatedAir {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("client-conformance-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return SimulatedAir(directory: directory.path)
     }
 }

@@ -33,6 +33,10 @@ struct FaultyPhone: Sendable {
         case postHandshakeWithoutCTAP
         /// "packed" x5c attestation whose signature is not by the certificate's key.
         case certificateAttestationWrongSigner
+        /// Serves a QR code without a timestamp (key 3) instead of refusing it.
+        case acceptsUndatedQRCode
+        /// Signs a getAssertion with up = false without asking (UP clear), as before issue 20.
+        case signsSilently
 
         /// The check ID that must fail.
         var caughtBy: String {
@@ -48,6 +52,8 @@ struct FaultyPhone: Sendable {
             case .getInfoWithoutVersions: "client.getinfo.versions"
             case .postHandshakeWithoutCTAP: "client.post-handshake.well-formed"
             case .certificateAttestationWrongSigner: "client.makecredential.attestation"
+            case .acceptsUndatedQRCode: "client.qr.undated-refused"
+            case .signsSilently: "client.consent.silent-getassertion"
             }
         }
     }
@@ -75,6 +81,8 @@ struct FaultyPhone: Sendable {
     /// Serves one session for the QR code `qrURL` until the client shuts down or closes.
     func serve(qrURL: String) async throws {
         let qr = try QRCodePayload(url: qrURL)
+        // A conforming phone refuses a code whose age it cannot check (issue 20, item 8).
+        guard qr.timestamp != nil || fault == .acceptsUndatedQRCode else { return }
         guard let nonce = AdvertNonce(bytes: (0..<AdvertNonce.byteCount).map { _ in UInt8.random(in: 0...255) }) else {
             return
         }
@@ -111,7 +119,7 @@ struct FaultyPhone: Sendable {
                     case .stopAdvertising: await advertiser.stopAdvertising()
                     case .send(let bytes): try await connection.send(bytes)
                     case .deliverRequest(let request):
-                        let response = await engine.handle(request.bytes)
+                        let response = await handle(request.bytes)
                         pending += try session.requestCompleted(.ctap(inject(into: response, request: request.bytes)))
                     case .finish:
                         await connection.close()
@@ -123,6 +131,24 @@ struct FaultyPhone: Sendable {
                 pending = try session.messageReceived(message)
             }
         }
+    }
+
+    /// The engine's answer; with ``Fault/signsSilently`` a getAssertion with up = false is signed
+    /// as one without options, and its UP flag cleared (no user was asked).
+    private func handle(_ request: [UInt8]) async -> [UInt8] {
+        guard fault == .signsSilently, request.first == CTAPCommand.getAssertion.rawValue,
+            var entries = (try? CBORDecoder.decode(Array(request.dropFirst())))?.mapEntries,
+            entries.contains(where: { $0.key == .int(5) })
+        else { return await engine.handle(request) }
+        entries.removeAll { $0.key == .int(5) }
+        let response = await engine.handle([request[0]] + CBOREncoder.encode(.map(entries)))
+        guard response.first == 0, var map = (try? CBORDecoder.decode(Array(response.dropFirst())))?.mapEntries,
+            let index = map.firstIndex(where: { $0.key == .int(2) }), var authData = map[index].value.bytesValue,
+            authData.count > 32
+        else { return response }
+        authData[32] &= ~0x01
+        map[index] = CBORMapEntry(2, .bytes(authData))
+        return [0] + CBOREncoder.encode(.map(map))
     }
 
     private func getInfo() -> [UInt8] {

@@ -9,7 +9,7 @@ import Testing
 
     @Test func acceptsEveryProfileAndFault() throws {
         let command = try PhoneCommand.parse([
-            Self.qr, "--profile", "late-update", "--fault", "wrong-routing-id", "--ble", "sim", "--json",
+            Self.qr, "--profile", "late-update", "--fault", "wrong-routing-id", "--ble", "hci", "--json",
         ])
         #expect(command.profile == "late-update")
         #expect(command.fault == "wrong-routing-id")

@@ -109,7 +109,8 @@ struct PhoneLoopback {
     static func with<T: Sendable>(_ body: @escaping @Sendable (PhoneLoopback) async throws -> T) async throws -> T {
         try await LoopbackRelay.with { relay in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-conformance-\(UUID())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return try await body(PhoneLoopback(relay: relay, air: SimulatedAir(directory: directory.path)))
         }
     }

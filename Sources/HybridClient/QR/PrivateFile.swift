@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Files that hold a secret (a QR code, whose contents are all a phone needs to answer in the
+/// user's place): created 0600 with `O_CREAT | O_EXCL | O_NOFOLLOW`, never through a symbolic
+/// link, never reusing what another user owns, inside a directory only this user can enter.
+public enum PrivateFile {
+    /// Writes `bytes` to a new file at `path`, mode 0600 whatever the umask. Something already at
+    /// `path` is refused (``PrivateFileError``) unless it is a regular file of this user, which
+    /// is replaced (unlinked, then created anew with `O_EXCL`, so a file planted in between is
+    /// refused too).
+    public static func write(_ bytes: [UInt8], to path: String) throws(PrivateFileError) {
+        if try existingOwnFile(path) {
+            guard unlink(path) == 0 || errno == ENOENT else { throw .system(operation: "unlink", path: path, errno: errno) }
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EEXIST { _ = try existingOwnFile(path) }  // names who planted it
+            throw .system(operation: "create", path: path, errno: code)
+        }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else { throw .system(operation: "fchmod", path: path, errno: errno) }
+        try writeAll(fd, bytes, path: path)
+    }
+
+    /// Opens `path` for appending, creating it 0600 if absent. An existing file must be this
+    /// user's regular file, not readable by group or others.
+    /// - Returns: The open descriptor (close it).
+    public static func openForAppending(_ path: String) throws(PrivateFileError) -> Int32 {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP { throw .symbolicLink(path: path) }
+            throw .system(operation: "open", path: path, errno: code)
+        }
+        var info = stat()
+        var failure: PrivateFileError?
+        if fstat(fd, &info) != 0 {
+            failure = .system(operation: "fstat", path: path, errno: errno)
+        } else if info.st_mode & S_IFMT != S_IFREG {
+            failure = .wrongType(path: path)
+        } else if info.st_uid != geteuid() {
+            failure = .ownedByAnotherUser(path: path, owner: info.st_uid)
+        } else if info.st_mode & 0o077 != 0 {
+            failure = .readableByOthers(path: path, mode: UInt32(info.st_mode))
+        }
+        if let failure {
+            close(fd)
+            throw failure
+        }
+        return fd
+    }
+
+    /// Appends `bytes` to the private file at `path` (see ``openForAppending(_:)``).
+    public static func append(_ bytes: [UInt8], to path: String) throws(PrivateFileError) {
+        let fd = try openForAppending(path)
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+    }
+
+    /// Deletes `path` if it is a regular file of this user (what ``write(_:to:)`` made); anything
+    /// else is left alone.
+    public static func remove(_ path: String) {
+        if (try? existingOwnFile(path)) == true { unlink(path) }
+    }
+
+    /// Checks, without following links, that `path` is a directory of this user that group and
+    /// others cannot enter.
+    public static func checkPrivateDirectory(_ path: String) throws(PrivateFileError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .system(operation: "lstat", path: path, errno: errno) }
+        if info.st_mode & S_IFMT == S_IFLNK { throw .symbolicLink(path: path) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .wrongType(path: path) }
+        guard info.st_uid == geteuid() else { throw .ownedByAnotherUser(path: path, owner: info.st_uid) }
+        guard info.st_mode & 0o077 == 0 else { throw .readableByOthers(path: path, mode: UInt32(info.st_mode)) }
+    }
+
+    /// Creates a fresh 0700 directory with an unpredictable name (`mkdtemp`) under `parent`.
+    public static func makeTemporaryDirectory(in parent: String, prefix: String) throws(PrivateFileError) -> String {
+        var trimmed = Substring(parent)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        var template = Array((trimmed + "/" + prefix + "XXXXXX").utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard created != nil else { throw .system(operation: "mkdtemp", path: parent, errno: errno) }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        try checkPrivateDirectory(path)
+        return path
+    }
+
+    /// Whether `path` is this user's regular file (`false` if nothing is there).
+    /// - Throws: For a symbolic link, another user's entry or a non-file.
+    private static func existingOwnFile(_ path: String) throws(PrivateFileError) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return false }
+            throw .system(operation: "lstat", path: path, errno: errno)
+        }
+        if info.st_mode & S_IFMT == S_IFLNK { throw .symbolicLink(path: path) }
+        guard info.st_uid == geteuid() else { throw .ownedByAnotherUser(path: path, owner: info.st_uid) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .wrongType(path: path) }
+        return true
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(PrivateFileError) {
+        var offset = 0
+        while offset < bytes.count {
+            #if canImport(Glibc)
+                let count = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            #else
+                let count = bytes[offset...].withUnsafeBytes { Musl.write(fd, $0.baseAddress, $0.count) }
+            #endif
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system(operation: "write", path: path, errno: errno)
+            }
+            offset += count
+        }
+    }
+}
