@@ -204,7 +204,7 @@ let package = Package(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
-                "TestChildProcess", "TestLoopbackRelay", logging,
+                "TestChildProcess", "TestLoopbackRelay", "TestSeededRandom", logging,
             ],
             exclude: ["Fixtures"]
         ),

@@ -28,20 +28,11 @@ import Testing
             var line: [UInt8] = []
             while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0a { line.append(byte) }
             address = String(decoding: line, as: UTF8.self)
-            server = Process()
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            server.arguments = ["-m", "dbusmock", "--session", "--template", "notification_daemon", "-l", log.path]
-            server.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SESSION_BUS_ADDRESS": address]) { $1 }
-            server.standardOutput = FileHandle.nullDevice
-            try server.run()
-            // gdbus returns once the server owns its name (or fails after its own timeout).
-            let wait = Process()
-            wait.executableURL = URL(fileURLWithPath: "/usr/bin/gdbus")
-            wait.arguments = ["wait", "--session", "--timeout", "60", "org.freedesktop.Notifications"]
-            wait.environment = server.environment
-            try wait.run()
-            wait.waitUntilExit()
-            guard wait.terminationStatus == 0 else { throw Failure("notification server never appeared") }
+            server = try DBusMock.start(
+                template: "notification_daemon", on: .session, address: address, arguments: ["-l", log.path])
+            guard try DBusMock.waitForOwner(of: "org.freedesktop.Notifications", on: .session, address: address) else {
+                throw Failure("notification server never appeared")
+            }
         }
 
         /// SIGKILL: dbusmock's main loop does not end on SIGTERM.

@@ -59,6 +59,7 @@ struct KernelBlueZTests {
     /// bluetoothd's `ActiveInstances` on `adapter`: how many adverts are registered with it.
     static func activeAdvertisingInstances(adapter: String) throws -> Int {
         let connection = try DBusConnection()
+        try connection.followOwner(of: BlueZ.service)
         let reply = try connection.call(
             .methodCall(
                 destination: BlueZ.service, path: "/org/bluez/\(adapter)", interface: BlueZ.propertiesInterface,

@@ -27,8 +27,9 @@ import Testing
     @Test func encodesLikeAndroid() throws {
         #expect(AdvertSuffix(psm: 130).encoded == (try Hex.decode("a1011882")))
         #expect(AdvertSuffix(psm: nil).encoded == [0xa0])
+        var random = SeededRandom.forProperty()
         for _ in 0..<500 {
-            let psm = UInt16.random(in: 0...UInt16.max)
+            let psm = UInt16.random(in: 0...UInt16.max, using: &random)
             #expect(try AdvertSuffix(decoding: AdvertSuffix(psm: psm).encoded).psm == psm)
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Crypto
 import HybridCore
 import Testing
@@ -49,26 +50,58 @@ struct ScriptedPhone {
 
 @Suite struct ClientSessionPhoneShapesTests {
     static let reply = HybridPayload.ctap([0x00, 0xa0])
+    /// The reply as a revision-1 frame on the wire: type `01` (CTAP), status 0, empty map (§7.3).
+    static let replyFrame: [UInt8] = [0x01, 0x00, 0xa0]
 
-    /// iPhone (zenn, 2026): features `["ctap","dc"]`, no update, the reply at phone seq 1 (§7.2, §7.4).
+    /// A captured post-handshake plaintext from `postHandshake.json`.
+    static func capturedPostHandshake(_ name: String) throws -> [UInt8] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("postHandshake.json")))
+        let file = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let cases = try #require(file["cases"] as? [[String: Any]])
+        let found = cases.first { $0["name"] as? String == name }
+        let hex = try #require(found?["plaintext"] as? String, "no case \(name) in postHandshake.json")
+        return try Hex.decode(hex)
+    }
+
+    /// iOS 16 as webauthn-rs captured it: `{1: getInfo}` and no key 3 (features default to
+    /// ["ctap"]), no update, the reply at phone seq 1 (§7.2, §7.4).
     @Test func iPhoneShape() throws {
         var phone = try ScriptedPhone()
-        try phone.send(PostHandshakeMessage(getInfo: [0xa0], features: [.ctap, .digitalCredentials]).encoded())
-        #expect(phone.pair.postHandshake?.effectiveFeatures == [.ctap, .digitalCredentials])
+        try phone.send(try Self.capturedPostHandshake("webauthn-rs-ios16"))
+        #expect(phone.pair.postHandshake?.effectiveFeatures == [.ctap])
         #expect(try phone.received() == [[0x01, 0x04]])
-        try phone.send(Self.reply.frame)
+        try phone.send(Self.replyFrame)
         #expect(phone.pair.deliveredResponses == [Self.reply])
         #expect(try phone.received() == [[0x00]])
         #expect(phone.pair.client.isFinished)
     }
 
-    /// Chromium Android: post-handshake, then a 512-byte padded update without linking, then the
-    /// reply at seq 2 (§7.7). A late update after shutdown is still accepted (§7.5, §10.8 item 7).
+    /// The iPhone of the zenn transcript (protocol.md §7.2 table, 2026): the iOS getInfo with key 3
+    /// `["ctap", "dc"]`, written out here as CBOR (`03 82 64 "ctap" 62 "dc"`) around the captured
+    /// getInfo, since the transcript itself is not among the vectors.
+    @Test func iPhoneWithDigitalCredentialsShape() throws {
+        let ios16 = try Self.capturedPostHandshake("webauthn-rs-ios16")
+        // `a1 01 58 3a <getInfo>` → `a2 01 58 3a <getInfo> 03 82 64 63746170 62 6463`.
+        let message: [UInt8] = [0xa2] + ios16.dropFirst() + [0x03, 0x82, 0x64, 0x63, 0x74, 0x61, 0x70, 0x62, 0x64, 0x63]
+        var phone = try ScriptedPhone()
+        try phone.send(message)
+        #expect(phone.pair.postHandshake?.effectiveFeatures == [.ctap, .digitalCredentials])
+        #expect(try phone.received() == [[0x01, 0x04]])
+        try phone.send(Self.replyFrame)
+        #expect(phone.pair.deliveredResponses == [Self.reply])
+        #expect(phone.pair.client.isFinished)
+    }
+
+    /// Chromium Android: the captured post-handshake (webauthn-rs), then the update Chromium always
+    /// sends without linking (§7.4: `02` + `{0: 492 zero bytes}`, which the crypter pads to 512),
+    /// then the reply at seq 2 (§7.7). A late update after shutdown is still accepted (§7.5, §10.8
+    /// item 7); its linking info is signed over this session's handshake hash, so it is built here.
     @Test func androidShapeWithLateLinkingUpdate() throws {
         var phone = try ScriptedPhone()
-        try phone.send(PostHandshakeMessage(getInfo: [0xa0], features: [.ctap]).encoded())
-        try phone.send(UpdateMessage(linking: nil).frame())
-        try phone.send(Self.reply.frame)
+        try phone.send(try Self.capturedPostHandshake("webauthn-rs-android-chrome"))
+        let update: [UInt8] = [0x02, 0xa1, 0x00, 0x59, 0x01, 0xec] + [UInt8](repeating: 0, count: 492)
+        try phone.send(update)
+        try phone.send(Self.replyFrame)
         #expect(phone.pair.deliveredResponses == [Self.reply])
         #expect(try phone.received() == [[0x01, 0x04], [0x00]])
 
@@ -87,9 +120,9 @@ struct ScriptedPhone {
     /// without undoing the delivered reply.
     @Test func lateMessagesNeverUndoTheReply() throws {
         var phone = try ScriptedPhone()
-        try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())
-        try phone.send(Self.reply.frame)
-        try phone.send(Self.reply.frame)
+        try phone.send(try Self.capturedPostHandshake("webauthn-rs-android-chrome"))
+        try phone.send(Self.replyFrame)
+        try phone.send(Self.replyFrame)
         #expect(phone.pair.deliveredResponses == [Self.reply])
 
         let forged = phone.linkingInfo(signedFor: P256.KeyAgreement.PrivateKey().publicKey)
@@ -103,12 +136,12 @@ struct ScriptedPhone {
         #expect(try phone.pair.client.tunnelClosed().isEmpty)
     }
 
-    /// Revision 0: a padded post-handshake map, then untyped CTAP both ways and no shutdown (§10.2).
-    @Test(arguments: RevisionZeroPadding.Trailer.allCases)
-    func revisionZeroPhone(trailer: RevisionZeroPadding.Trailer) throws {
+    /// Revision 0: the iOS 16 post-handshake padded as Chromium-era phones did (postHandshake.json,
+    /// 16- and 8-bit trailers), then untyped CTAP both ways and no shutdown (§10.2).
+    @Test(arguments: ["revision0-ios16-padded16", "revision0-ios16-padded8"])
+    func revisionZeroPhone(vector: String) throws {
         var phone = try ScriptedPhone()
-        let map = CBOREncoder.encode(.map([1: .bytes([0xa0])]))
-        try phone.send(RevisionZeroPadding.pad(map, trailer: trailer))
+        try phone.send(try Self.capturedPostHandshake(vector))
         #expect(phone.pair.postHandshake?.revision == .zero)
         #expect(try phone.received() == [[0x04]])
         try phone.send([0x00, 0xa0])
@@ -121,7 +154,7 @@ struct ScriptedPhone {
     /// error, not a trap.
     @Test func jsonRequestToARevisionZeroPhoneIsRefused() throws {
         var phone = try ScriptedPhone(queuing: .json(Array("{}".utf8)))
-        let padded = RevisionZeroPadding.pad(CBOREncoder.encode(.map([1: .bytes([0xa0])])))
+        let padded = try Self.capturedPostHandshake("revision0-ios16-padded16")
         #expect(throws: SessionError.invalidPostHandshake(.needsRevisionOne(.json))) { try phone.send(padded) }
         #expect(try phone.received().isEmpty)
         #expect(!phone.pair.client.isFinished)
@@ -154,7 +187,7 @@ struct ScriptedPhone {
     ])
     func phoneMessagesTheClientRefuses(frame: HybridFrame, reason: InvalidFrameReason) throws {
         var phone = try ScriptedPhone()
-        try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())
+        try phone.send(try Self.capturedPostHandshake("webauthn-rs-android-chrome"))
         #expect(throws: SessionError.invalidFrame(reason)) { try phone.send(frame) }
         #expect(!phone.pair.client.isFinished)
     }
@@ -163,18 +196,18 @@ struct ScriptedPhone {
     /// client may send.
     @Test func shutdownFromThePhoneAfterTheReplyIsRefused() throws {
         var phone = try ScriptedPhone()
-        try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())
-        try phone.send(Self.reply.frame)
+        try phone.send(try Self.capturedPostHandshake("webauthn-rs-android-chrome"))
+        try phone.send(Self.replyFrame)
         #expect(phone.pair.deliveredResponses.count == 1)
-        try phone.send(Self.reply.frame)
+        try phone.send(Self.replyFrame)
         #expect(phone.pair.deliveredResponses.count == 1)
         #expect(throws: SessionError.invalidFrame(.authenticatorShutdown)) { try phone.send(HybridFrame.shutdown) }
     }
 
     @Test func unsolicitedReplyIsRefused() throws {
         var phone = try ScriptedPhone(queuing: nil)
-        try phone.send(PostHandshakeMessage(getInfo: [0xa0]).encoded())
-        #expect(throws: SessionError.invalidFrame(.unsolicited(.ctap))) { try phone.send(Self.reply.frame) }
+        try phone.send(try Self.capturedPostHandshake("webauthn-rs-android-chrome"))
+        #expect(throws: SessionError.invalidFrame(.unsolicited(.ctap))) { try phone.send(Self.replyFrame) }
         #expect(phone.pair.deliveredResponses.isEmpty)
     }
 }

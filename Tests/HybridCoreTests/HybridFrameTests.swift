@@ -1,4 +1,5 @@
 import HybridCore
+import TestSeededRandom
 import Testing
 
 @Suite struct HybridFrameTests {
@@ -32,9 +33,11 @@ import Testing
     }
 
     @Test func randomFramesRoundTrip() throws {
+        var random = SeededRandom.forProperty()
         for _ in 0..<500 {
             let frame = HybridFrame(
-                type: HybridMessageType.allCases.randomElement() ?? .ctap, payload: MessageTestRandom.bytes(in: 0...100)
+                type: HybridMessageType.allCases.randomElement(using: &random) ?? .ctap,
+                payload: random.bytes(in: 0...100)
             )
             let encoded = frame.encoded(revision: .one)
             #expect(encoded.count == frame.payload.count + 1)

@@ -12,13 +12,15 @@ import Testing
         let clientKey: P256.KeyAgreement.PrivateKey
     }
 
-    static func randomLinkingInfo(handshakeHash: [UInt8], playServicesTag: Bool = false) -> Linked {
-        let phoneKey = P256.KeyAgreement.PrivateKey()
-        let clientKey = P256.KeyAgreement.PrivateKey()
+    static func randomLinkingInfo(
+        handshakeHash: [UInt8], playServicesTag: Bool = false, using random: inout SeededRandom
+    ) -> Linked {
+        let phoneKey = random.p256Key()
+        let clientKey = random.p256Key()
         let info = LinkingInfo(
-            contactID: MessageTestRandom.bytes(in: 0...120), pairingID: MessageTestRandom.bytes(8),
-            linkSecret: MessageTestRandom.bytes(32), identityKey: phoneKey,
-            phoneName: MessageTestRandom.text(maxLength: 20),
+            contactID: random.bytes(in: 0...120), pairingID: random.bytes(8),
+            linkSecret: random.bytes(32), identityKey: phoneKey,
+            phoneName: random.text(maxLength: 20),
             clientIdentityKey: clientKey.publicKey, handshakeHash: handshakeHash, playServicesTag: playServicesTag
         )
         return Linked(info: info, phoneKey: phoneKey, clientKey: clientKey)
@@ -87,9 +89,11 @@ import Testing
     }
 
     @Test func randomInfoBuildsParsesAndVerifies() throws {
+        var random = SeededRandom.forProperty()
         for _ in 0..<100 {
-            let hash = MessageTestRandom.bytes(32)
-            let linked = Self.randomLinkingInfo(handshakeHash: hash, playServicesTag: Bool.random())
+            let hash = random.bytes(32)
+            let linked = Self.randomLinkingInfo(
+                handshakeHash: hash, playServicesTag: Bool.random(using: &random), using: &random)
             let parsed = try LinkingInfo(cbor: linked.info.cbor)
             #expect(parsed == linked.info)
             #expect(parsed.authenticatorPublicKeyBytes == Array(linked.phoneKey.publicKey.x963Representation))
@@ -100,13 +104,13 @@ import Testing
             #expect(throws: HybridMessageError.invalidSignature) {
                 try parsed.verifySignature(
                     clientIdentityKey: linked.clientKey,
-                    handshakeHash: flippingBit(Int.random(in: 0..<256), of: hash))
+                    handshakeHash: flippingBit(Int.random(in: 0..<256, using: &random), of: hash))
             }
             #expect(throws: HybridMessageError.invalidSignature) {
-                try parsed.verifySignature(clientIdentityKey: P256.KeyAgreement.PrivateKey(), handshakeHash: hash)
+                try parsed.verifySignature(clientIdentityKey: random.p256Key(), handshakeHash: hash)
             }
             let flipped = Self.replacing(
-                parsed, signature: flippingBit(Int.random(in: 0..<256), of: parsed.signature))
+                parsed, signature: flippingBit(Int.random(in: 0..<256, using: &random), of: parsed.signature))
             #expect(throws: HybridMessageError.invalidSignature) {
                 try LinkingInfo(verifying: flipped, clientIdentityKey: linked.clientKey, handshakeHash: hash)
             }

@@ -47,19 +47,20 @@ import Testing
     }
 
     @Test func randomMessagesRoundTripInBothRevisions() throws {
+        var random = SeededRandom.forProperty()
         for _ in 0..<300 {
-            let features = HybridFeature.allCases.filter { _ in Bool.random() }
+            let features = HybridFeature.allCases.filter { _ in Bool.random(using: &random) }
             let linking: CBORValue? =
-                Bool.random() ? [1: .bytes(MessageTestRandom.bytes(in: 0...40)), 5: "phone"] : nil
+                Bool.random(using: &random) ? [1: .bytes(random.bytes(in: 0...40)), 5: "phone"] : nil
             let getInfo: [UInt8]? =
-                features.contains(.ctap) || Bool.random() ? MessageTestRandom.bytes(in: 0...700) : nil
+                features.contains(.ctap) || Bool.random(using: &random) ? random.bytes(in: 0...700) : nil
             let current = PostHandshakeMessage(getInfo: getInfo, features: features, linking: linking)
             let parsed = try PostHandshakeMessage(decoding: current.encoded())
             #expect(parsed == current)
             #expect(parsed.revision == .one)
 
             let legacy = PostHandshakeMessage(
-                getInfo: MessageTestRandom.bytes(in: 0...1200), linking: linking, revision: .zero)
+                getInfo: random.bytes(in: 0...1200), linking: linking, revision: .zero)
             let padded = legacy.encoded()
             #expect(padded.count % 512 == 0)
             let parsedLegacy = try PostHandshakeMessage(decoding: padded)

@@ -116,16 +116,17 @@ import Testing
     }
 
     @Test func generationWritesKeysZeroToFiveAndSixOnlyWhenAsked() throws {
-        let key = P256.KeyAgreement.PrivateKey().publicKey
+        var random = SeededRandom.forProperty()
+        let key = random.p256Key().publicKey
         let plain = QRCodePayload(
-            identityKey: key, secret: MessageTestRandom.secret(), timestamp: 1, requestType: .getAssertion)
+            identityKey: key, secret: random.secret(), timestamp: 1, requestType: .getAssertion)
         let plainMap = try CBORDecoder.decode(plain.cbor)
         #expect(plainMap.mapEntries?.map(\.key) == [0, 1, 2, 3, 4, 5])
         #expect(plainMap[intKey: 2] == 2)
         #expect(plainMap[intKey: 4] == false)
         #expect(plain.url.hasPrefix("FIDO:/"))
         let offering = QRCodePayload(
-            identityKey: key, secret: MessageTestRandom.secret(), timestamp: 1, requestType: .makeCredential,
+            identityKey: key, secret: random.secret(), timestamp: 1, requestType: .makeCredential,
             supportsLinking: true, channels: [.cloudTunnel, .bleL2CAP]
         )
         let offeringMap = try CBORDecoder.decode(offering.cbor)
@@ -136,16 +137,17 @@ import Testing
     }
 
     @Test func randomPayloadsRoundTrip() throws {
+        var random = SeededRandom.forProperty()
         for _ in 0..<200 {
             let payload = QRCodePayload(
-                identityKey: P256.KeyAgreement.PrivateKey().publicKey, secret: MessageTestRandom.secret(),
-                timestamp: Int64.random(in: 0...Int64(UInt32.max) * 4),
-                requestType: HybridRequestType.allCases.randomElement() ?? .getAssertion,
-                supportsLinking: Bool.random(),
-                channels: Bool.random()
+                identityKey: random.p256Key().publicKey, secret: random.secret(),
+                timestamp: Int64.random(in: 0...Int64(UInt32.max) * 4, using: &random),
+                requestType: HybridRequestType.allCases.randomElement(using: &random) ?? .getAssertion,
+                supportsLinking: Bool.random(using: &random),
+                channels: Bool.random(using: &random)
                     ? nil
-                    : (0..<Int.random(in: 0...3)).map { _ in
-                        DataTransferChannel(rawValue: UInt64.random(in: 0...70_000))
+                    : (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                        DataTransferChannel(rawValue: UInt64.random(in: 0...70_000, using: &random))
                     }
             )
             let url = payload.url

@@ -31,8 +31,9 @@ import Testing
     }
 
     @Test func randomMapsRoundTripWithTheirOwnTrailer() throws {
+        var random = SeededRandom.forProperty()
         for _ in 0..<400 {
-            let map = CBOREncoder.encode([1: .bytes(MessageTestRandom.bytes(in: 0...1500))])
+            let map = CBOREncoder.encode([1: .bytes(random.bytes(in: 0...1500))])
             for trailer in RevisionZeroPadding.Trailer.allCases {
                 let padded = RevisionZeroPadding.pad(map, trailer: trailer)
                 #expect(padded.count % trailer.granularity == 0)

@@ -16,6 +16,19 @@ extension SeededRandom {
 
     /// A random 32-byte symmetric key.
     mutating func symmetricKey() -> SymmetricKey { SymmetricKey(data: bytes(32)) }
+
+    /// A random 16-byte QR secret.
+    mutating func secret() -> QRSecret {
+        guard let secret = QRSecret(bytes: bytes(16)) else { preconditionFailure("16 bytes") }
+        return secret
+    }
+
+    /// Up to `maxLength` characters drawn from ASCII, accented, CJK and emoji ones.
+    mutating func text(maxLength: Int) -> String {
+        let alphabet = Array("aZ 9é水🔑")
+        let count = Int.random(in: 0...maxLength, using: &self)
+        return String((0..<count).map { _ in alphabet.randomElement(using: &self) ?? "a" })
+    }
 }
 
 /// `bytes` with bit `bit` (0 = least significant bit of byte 0) inverted.

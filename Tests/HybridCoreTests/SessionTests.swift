@@ -21,15 +21,17 @@ struct SessionPair {
     var updates: [LinkingInfo?] = []
     var phoneFinished = false
 
-    init(phoneIdentity: P256.KeyAgreement.PublicKey? = nil, getInfo: [UInt8] = [0xa0]) {
-        qrSecret = QRSecret(bytes: (0..<16).map { _ in UInt8.random(in: 0...255) })!
+    /// The QR secret and advert nonce are seeded (the seed printed under `test`'s name).
+    init(phoneIdentity: P256.KeyAgreement.PublicKey? = nil, getInfo: [UInt8] = [0xa0], test: String = #function) {
+        var random = SeededRandom.forProperty(test)
+        qrSecret = random.secret()
         client = ClientSession(
             configuration: .init(identityKey: clientIdentity, qrSecret: qrSecret), ephemeralKey: .init())
         phone = AuthenticatorSession(
             configuration: .init(
                 qrSecret: qrSecret, clientIdentityKey: phoneIdentity ?? clientIdentity.publicKey, domainID: .google,
                 getInfo: getInfo),
-            advertNonce: AdvertNonce(bytes: (0..<10).map { _ in UInt8.random(in: 0...255) })!, ephemeralKey: .init())
+            advertNonce: AdvertNonce(bytes: random.bytes(AdvertNonce.byteCount))!, ephemeralKey: .init())
     }
 
     /// Runs the phone up to advertising and the client up to its first handshake message.

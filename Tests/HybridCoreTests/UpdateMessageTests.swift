@@ -38,8 +38,9 @@ import Testing
     }
 
     @Test func chromiumPaddingWithRandomLinkingIs512Bytes() throws {
+        var random = SeededRandom.forProperty()
         for _ in 0..<50 {
-            let linking = LinkingInfoTests.randomLinkingInfo(handshakeHash: MessageTestRandom.bytes(32)).info
+            let linking = LinkingInfoTests.randomLinkingInfo(handshakeHash: random.bytes(32), using: &random).info
             let update = UpdateMessage(linking: linking)
             let plaintext = update.frame().encoded(revision: .one)
             #expect(TransportPadding.pad(plaintext).count == 512)

@@ -233,20 +233,32 @@ import Testing
         let seed: UInt64 = 0x5EC_0EE1
         print("randomReportsGiveTypedAnswers seed \(seed)")
         var generator = SeededRandom(seed: seed)
-        var machine = CTAPHIDStateMachine()
+        var machine = CTAPHIDStateMachine(random: SeededRandom(seed: seed ^ 1))
         let codes: Set<UInt8> = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x0B]
+        // Channel IDs are random: some reports are INITs on the broadcast channel, and every third
+        // goes to a channel the machine handed out (or 0 or broadcast), to get past the channel check.
+        var channels: [UInt32] = [0, 0xFFFF_FFFF]
         for step in 0..<5000 {
             let count = step % 50 == 0 ? Int(generator.next() % 70) : 64
             var report = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-            if count == 64 && step % 3 == 0 { report[0...3] = [0, 0, 0, UInt8(generator.next() % 4)] }
+            if count == 64 && step % 97 == 1 {
+                report = Self.initReport(0xFFFF_FFFF, 0x06, length: 8, Self.nonce)
+            } else if count == 64 && step % 3 == 0 {
+                let channel = channels[Int(generator.next() % UInt64(channels.count))]
+                report[0...3] = [UInt8(channel >> 24), UInt8(truncatingIfNeeded: channel >> 16), UInt8(truncatingIfNeeded: channel >> 8), UInt8(truncatingIfNeeded: channel)][...]
+            }
             for action in machine.reportReceived(report, at: .milliseconds(Int64(step))) {
                 switch action {
                 case .reject(let rejection): #expect(codes.contains(rejection.error.code.rawValue))
                 case .ignore(let error): #expect(error == .wrongReportSize(count))
                 case .startRequest(let id, _, _): _ = machine.responseReady(id: id, payload: [0], at: .milliseconds(Int64(step)))
+                case .send(let message) where message.command == .initialize && message.channel == 0xFFFF_FFFF:
+                    let p = message.payload
+                    channels.append(UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11]))
                 default: break
                 }
             }
         }
+        #expect(channels.count > 2, "no INIT got through: the test exercised only invalid channels")
     }
 }

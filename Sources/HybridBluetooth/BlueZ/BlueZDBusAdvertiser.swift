@@ -41,6 +41,8 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
         let adapter: BlueZ.Adapter
         do {
             connection = try DBusConnection()
+            // Only bluetoothd may read our advert or Release it.
+            try connection.followOwner(of: BlueZ.service)
             connection.onIncoming = { [unowned connection] message in
                 if let reply = object.reply(to: message, released: &released) { connection.send(reply) }
             }

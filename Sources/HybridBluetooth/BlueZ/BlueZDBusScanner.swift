@@ -8,24 +8,34 @@ import Logging
 public struct BlueZDBusScanner: BLEScanner {
     private let adapter: String?
     private let logger: Logger
+    private let busAddress: String?
     private let runner = ScanRunner(threadName: "bluez-scanner")
 
     /// - Parameter adapter: `hciN`, or `nil` for the first powered adapter bluetoothd offers.
     public init(adapter: String?, logger: Logger) {
+        self.init(adapter: adapter, logger: logger, busAddress: nil)
+    }
+
+    /// - Parameter busAddress: a D-Bus address to use instead of the system bus (tests).
+    init(adapter: String?, logger: Logger, busAddress: String?) {
         self.adapter = adapter
         self.logger = logger
+        self.busAddress = busAddress
     }
 
     public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
-        let (adapter, logger) = (self.adapter, self.logger)
+        let (adapter, logger, busAddress) = (self.adapter, self.logger, self.busAddress)
         return try await runner.scan { activity, continuation in
-            Self.scan(uuids: uuids, adapter: adapter, activity: activity, continuation: continuation, logger: logger)
+            Self.scan(
+                uuids: uuids, adapter: adapter, busAddress: busAddress, activity: activity,
+                continuation: continuation, logger: logger)
         }
     }
 
     private static func scan(
         uuids: Set<UInt16>,
         adapter name: String?,
+        busAddress: String?,
         activity: BlockingActivity,
         continuation: ScanRunner.Continuation,
         logger: Logger
@@ -33,7 +43,9 @@ public struct BlueZDBusScanner: BLEScanner {
         let connection: DBusConnection
         let adapter: BlueZ.Adapter
         do {
-            connection = try DBusConnection()
+            connection = try busAddress.map(DBusConnection.init(address:)) ?? DBusConnection()
+            // Only bluetoothd's own messages count: anyone can address a signal to us directly.
+            try connection.followOwner(of: BlueZ.service)
             adapter = try connection.bluezAdapter(name)
             for rule in BlueZ.scanMatchRules(adapterPath: adapter.path) { try connection.addMatch(rule) }
             let devicePrefix = adapter.path + "/"

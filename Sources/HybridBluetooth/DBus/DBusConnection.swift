@@ -16,21 +16,69 @@ final class DBusConnection {
     /// Default time to wait for a reply from bluetoothd or the bus.
     static let replyTimeoutMilliseconds: Int32 = 10_000
 
+    /// Whose messages are believed: replies from the bus, and whatever the owner of the name given to
+    /// ``followOwner(of:)`` sends. Everything else is dropped before ``onIncoming`` or a reply wait
+    /// sees it.
+    private var peers = DBusPeerFilter(watchedName: nil)
+
     /// - Throws: ``BluetoothError/unavailable(reason:)`` when there is no such bus.
     init(bus: DBusBusType = DBUS_BUS_SYSTEM) throws {
+        let name = bus == DBUS_BUS_SYSTEM ? "system" : "session"
+        pointer = try Self.open(name: name) { dbus_bus_get_private(bus, &$0) }
+    }
+
+    /// A private connection to the bus at `address` (D-Bus address syntax), registered with it.
+    /// - Throws: ``BluetoothError/unavailable(reason:)`` when it cannot connect or register.
+    init(address: String) throws {
+        pointer = try Self.open(name: address) { error in
+            guard let connection = dbus_connection_open_private(address, &error) else { return nil }
+            guard dbus_bus_register(connection, &error) != 0 else {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                return nil
+            }
+            return connection
+        }
+    }
+
+    private static func open(name: String, _ connect: (inout DBusError) -> OpaquePointer?) throws -> OpaquePointer {
         _ = dbus_threads_init_default()
         var error = DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
-        guard let connection = dbus_bus_get_private(bus, &error) else {
+        guard let connection = connect(&error) else {
             throw BluetoothError.unavailable(
-                reason: "cannot connect to the D-Bus \(bus == DBUS_BUS_SYSTEM ? "system" : "session") bus: \(Self.message(of: error))"
-            )
+                reason: "cannot connect to the D-Bus \(name) bus: \(Self.message(of: error))")
         }
         // libdbus would otherwise _exit() the whole process when the bus goes away.
         dbus_connection_set_exit_on_disconnect(connection, 0)
-        pointer = connection
+        return connection
     }
+
+    /// From now on, believes only the unique name that owns `name` (`org.bluez`), following it as
+    /// it changes hands (``DBusPeerFilter``). Call before talking to `name`: replies to calls for
+    /// any other well-known name are not believed.
+    /// - Throws: the mapped D-Bus error, e.g. ``BluetoothError/unavailable(reason:)`` when nobody
+    ///   owns `name`.
+    func followOwner(of name: String) throws {
+        // Subscribe first: a change after GetNameOwner is answered then arrives after its reply.
+        try addMatch(DBusPeerFilter.ownerChangedMatchRule(for: name))
+        peers = DBusPeerFilter(watchedName: name)
+        let reply = try call(
+            .methodCall(
+                destination: DBusPeerFilter.busName,
+                path: "/org/freedesktop/DBus",
+                interface: DBusPeerFilter.busName,
+                member: "GetNameOwner",
+                arguments: [.string(name)]
+            ),
+            adapter: nil
+        )
+        peers.ownerResolved(reply.first?.string)
+    }
+
+    /// The unique name the bus gave this connection (`:1.42`).
+    var uniqueName: String? { dbus_bus_get_unique_name(pointer).map { String(cString: $0) } }
 
     deinit {
         dbus_connection_close(pointer)
@@ -45,6 +93,7 @@ final class DBusConnection {
 
     /// Calls a method and waits for its reply, dispatching other incoming messages to ``onIncoming``
     /// meanwhile (bluetoothd calls back into our advertisement object during RegisterAdvertisement).
+    /// A reply is believed only from the destination's owner (``followOwner(of:)``) or the bus.
     /// - Returns: the reply's arguments.
     /// - Throws: the D-Bus error mapped by ``BluetoothError/fromDBusError(name:message:adapter:)``.
     @discardableResult
@@ -64,6 +113,10 @@ final class DBusConnection {
         while ContinuousClock.now < deadline {
             while let incoming = popMessage() {
                 if incoming.replySerial == serial && (incoming.kind == .methodReturn || incoming.kind == .error) {
+                    guard
+                        peers.acceptsReply(
+                            from: incoming.sender, toCallFor: message.destination, isError: incoming.kind == .error)
+                    else { continue }
                     if incoming.kind == .error {
                         let text = (try? incoming.arguments().first?.string) ?? nil
                         throw BluetoothError.fromDBusError(
@@ -74,7 +127,7 @@ final class DBusConnection {
                     }
                     return try incoming.arguments()
                 }
-                onIncoming(incoming)
+                dispatch(incoming)
             }
             guard dbus_connection_read_write(pointer, 100) != 0 else { throw Self.disconnected }
         }
@@ -84,13 +137,13 @@ final class DBusConnection {
         )
     }
 
-    /// Dispatches incoming messages to ``onIncoming`` until `wake` is signalled.
+    /// Dispatches incoming messages from the followed owner to ``onIncoming`` until `wake` is signalled.
     /// - Throws: when the bus connection drops.
     func serve(until wake: WakeSignal) throws {
         var descriptor: Int32 = -1
         guard dbus_connection_get_unix_fd(pointer, &descriptor) != 0 else { throw Self.disconnected }
         while true {
-            while let incoming = popMessage() { onIncoming(incoming) }
+            while let incoming = popMessage() { dispatch(incoming) }
             var entries = [
                 pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake.pollDescriptor, events: Int16(POLLIN), revents: 0),
@@ -112,6 +165,14 @@ final class DBusConnection {
         if dbus_error_is_set(&error) != 0 {
             throw BluetoothError.bluezFailed(name: String(cString: error.name), message: Self.message(of: error))
         }
+    }
+
+    /// Hands `message` to ``onIncoming`` if ``peers`` believes its sender.
+    private func dispatch(_ message: DBusMessage) {
+        let admitted = peers.admit(
+            kind: message.kind, sender: message.sender, interface: message.interface, member: message.member
+        ) { (try? message.arguments()) ?? [] }
+        if admitted { onIncoming(message) }
     }
 
     private func popMessage() -> DBusMessage? {

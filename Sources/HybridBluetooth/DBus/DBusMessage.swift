@@ -64,6 +64,11 @@ final class DBusMessage {
     var interface: String? { dbus_message_get_interface(pointer).map { String(cString: $0) } }
     var member: String? { dbus_message_get_member(pointer).map { String(cString: $0) } }
     var errorName: String? { dbus_message_get_error_name(pointer).map { String(cString: $0) } }
+    /// The sending connection's unique name (`:1.42`), stamped by the bus (a peer cannot forge it),
+    /// or `org.freedesktop.DBus` for the bus itself.
+    var sender: String? { dbus_message_get_sender(pointer).map { String(cString: $0) } }
+    /// The name the message was addressed to (`org.bluez`), if any.
+    var destination: String? { dbus_message_get_destination(pointer).map { String(cString: $0) } }
     var replySerial: UInt32 { dbus_message_get_reply_serial(pointer) }
     var expectsReply: Bool { dbus_message_get_no_reply(pointer) == 0 }
 

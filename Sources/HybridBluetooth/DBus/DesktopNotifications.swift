@@ -19,7 +19,10 @@ public actor DesktopNotifications {
         let replaces = notificationID
         let name = applicationName
         let result: UInt32? = await BlockingActivity.perform(name: "notify") {
-            guard let connection = try? DBusConnection(bus: DBUS_BUS_SESSION) else { return nil }
+            // The reply (our notification's id) is believed only from the server's own connection.
+            guard let connection = try? DBusConnection(bus: DBUS_BUS_SESSION),
+                (try? connection.followOwner(of: "org.freedesktop.Notifications")) != nil
+            else { return nil }
             var hints: [(String, DBusValue)] = [("urgency", .byte(urgent ? 2 : 1))]
             if let imagePath { hints.append(("image-path", .string(imagePath))) }
             let arguments: [DBusValue] = [

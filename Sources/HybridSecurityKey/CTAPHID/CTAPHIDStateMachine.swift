@@ -11,6 +11,15 @@ import HybridCore
 ///
 /// One CBOR request is served at a time (a key has one user); other channels get
 /// ``CTAPHIDProtocolError/channelBusy`` meanwhile, except INIT, which is always answered.
+///
+/// Every party that opens the hidraw node shares it, so a channel ID is the only thing that tells
+/// them apart. Channel IDs therefore come from an injected random source (never 0, never the
+/// broadcast ID, never one in use), so one cannot be guessed from another, and only the channel
+/// that owns a transaction can touch it (CTAP 2.2 §11.2.5): CANCEL on any other channel is ignored
+/// (§11.2.9.1.5), INIT on the broadcast channel or another channel leaves it alone and INIT on the
+/// owner's channel aborts it (§11.2.5.3), and a LOCK is set, renewed or released by its owner only
+/// (§11.2.9.1.4). The INIT answer on the broadcast channel is what libfido2 and Chromium match by
+/// their random 8-byte nonce; neither assumes anything about the ID it is given.
 public struct CTAPHIDStateMachine: Sendable {
     public struct Configuration: Sendable {
         /// Longest wait for the next continuation packet of a message (then ERR_MSG_TIMEOUT).
@@ -21,6 +30,10 @@ public struct CTAPHIDStateMachine: Sendable {
         public var deviceVersion: (major: UInt8, minor: UInt8, build: UInt8) = (1, 0, 0)
         /// Capability flags of the INIT response: WINK and CBOR, and no MSG (FIDO2 only).
         public var capabilities: CTAPHIDCapabilities = [.wink, .cbor, .noMessage]
+        /// Most channels remembered at once. INIT beyond this forgets the least recently used
+        /// channel that owns nothing (its next message gets ERR_INVALID_CHANNEL and its host INITs
+        /// again), so that INITs in a loop cannot grow the state without bound.
+        public var maximumChannels: Int = 64
 
         public init() {}
     }
@@ -58,14 +71,22 @@ public struct CTAPHIDStateMachine: Sendable {
     }
 
     public let configuration: Configuration
-    private var nextChannel: UInt32 = 1
+    private var random: any RandomNumberGenerator & Sendable
+    /// Allocated channels, least recently used first.
+    private var channels: [UInt32] = []
     private var nextRequestID: UInt64 = 1
     private var assembly: Assembly?
     private var pending: Pending?
     private var lock: (channel: UInt32, until: Duration)?
 
-    public init(configuration: Configuration = .init()) {
+    /// - Parameter random: where channel IDs come from. The default is the system's
+    ///   cryptographically secure generator; tests inject a seeded one.
+    public init(
+        configuration: Configuration = .init(),
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
         self.configuration = configuration
+        self.random = random
     }
 
     /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout or a lock's end.
@@ -118,7 +139,8 @@ public struct CTAPHIDStateMachine: Sendable {
             actions.append(.reject(CTAPHIDRejection(channel: current.channel, error: .messageTimeout)))
         }
         if let current = pending, now >= current.nextKeepalive {
-            pending?.nextKeepalive = now + configuration.keepaliveInterval
+            let interval = configuration.keepaliveInterval
+            pending?.nextKeepalive = now + interval
             actions.append(.send(CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.status.rawValue])))
         }
         return actions
@@ -143,8 +165,10 @@ public struct CTAPHIDStateMachine: Sendable {
         guard channel != 0 else { return reject(.invalidChannel(channel)) }
         if command == .initialize { return initialize(channel: channel, length: length, nonce: data) }
         guard channel != CTAPHIDPacket.broadcastChannel, isAllocated(channel) else { return reject(.invalidChannel(channel)) }
-        if let lock, lock.channel != channel { return reject(.channelBusy) }
+        touch(channel)
+        // Before the lock: CANCEL from a channel that owns nothing is ignored, never answered.
         if command == .cancel { return cancel(channel: channel) }
+        if let lock, lock.channel != channel { return reject(.channelBusy) }
         if let current = assembly {
             guard current.channel == channel else { return reject(.channelBusy) }
             assembly = nil
@@ -208,21 +232,23 @@ public struct CTAPHIDStateMachine: Sendable {
         }
     }
 
-    /// INIT on the broadcast channel allocates a channel; on an allocated channel it
-    /// resynchronises it (any request on it is abandoned). The answer echoes the nonce.
+    /// INIT on the broadcast channel allocates a channel and touches no one's transaction; on an
+    /// allocated channel it resynchronises that channel only: its half-sent message, its request
+    /// and its lock are abandoned (§11.2.5.3). The answer echoes the nonce.
     private mutating func initialize(channel: UInt32, length: Int, nonce: [UInt8]) -> [Action] {
         func reject(_ error: CTAPHIDProtocolError) -> [Action] { [.reject(CTAPHIDRejection(channel: channel, error: error))] }
         guard length == 8 else { return reject(.invalidLength(.initialize, length: length)) }
         var actions: [Action] = []
         let assigned: UInt32
         if channel == CTAPHIDPacket.broadcastChannel {
-            guard nextChannel < CTAPHIDPacket.broadcastChannel else { return reject(.channelBusy) }
-            assigned = nextChannel
-            nextChannel += 1
+            guard let allocated = allocateChannel() else { return reject(.channelBusy) }
+            assigned = allocated
         } else {
             guard isAllocated(channel) else { return reject(.invalidChannel(channel)) }
             assigned = channel
+            touch(channel)
             if assembly?.channel == channel { assembly = nil }
+            if lock?.channel == channel { lock = nil }
             if let current = pending, current.channel == channel {
                 pending = nil
                 actions.append(.cancelRequest(id: current.id, reason: .channelResynchronized))
@@ -247,7 +273,37 @@ public struct CTAPHIDStateMachine: Sendable {
         ]
     }
 
-    private func isAllocated(_ channel: UInt32) -> Bool { channel != 0 && channel < nextChannel }
+    private func isAllocated(_ channel: UInt32) -> Bool { channels.contains(channel) }
+
+    /// Whether `channel` owns the message being received, the request being served or the lock.
+    private func ownsTransaction(_ channel: UInt32) -> Bool {
+        assembly?.channel == channel || pending?.channel == channel || lock?.channel == channel
+    }
+
+    /// A fresh channel ID from ``random``: not 0, not broadcast, not in use. Forgets the least
+    /// recently used idle channel when ``Configuration/maximumChannels`` are in use. `nil` when the
+    /// source keeps giving unusable IDs (a broken generator), so INIT is refused, not looped on.
+    private mutating func allocateChannel() -> UInt32? {
+        if channels.count >= max(configuration.maximumChannels, 1) {
+            guard let idle = channels.firstIndex(where: { !ownsTransaction($0) }) else { return nil }
+            channels.remove(at: idle)
+        }
+        for _ in 0..<16 {
+            let candidate = UInt32(truncatingIfNeeded: random.next())
+            guard candidate != 0, candidate != CTAPHIDPacket.broadcastChannel, !channels.contains(candidate) else {
+                continue
+            }
+            channels.append(candidate)
+            return candidate
+        }
+        return nil
+    }
+
+    /// Marks `channel` as the most recently used.
+    private mutating func touch(_ channel: UInt32) {
+        guard let index = channels.firstIndex(of: channel), index != channels.count - 1 else { return }
+        channels.append(channels.remove(at: index))
+    }
 
     private mutating func expireLock(at now: Duration) {
         if let current = lock, now >= current.until { lock = nil }
