@@ -42,7 +42,9 @@ enum ProxyProtocolV2Parser {
 
     /// The header at the start of `bytes` and its total length, or `nil` if more bytes are needed.
     /// Fails as soon as a byte contradicts the format (the first byte of a plain request does).
-    static func parse(_ bytes: some Collection<UInt8>) throws(ProxyProtocolV2Error) -> (header: ProxyProtocolV2Header, length: Int)? {
+    static func parse(_ bytes: some Collection<UInt8>) throws(ProxyProtocolV2Error) -> (
+        header: ProxyProtocolV2Header, length: Int
+    )? {
         let bytes = Array(bytes.prefix(fixedLength + maxRemainder))
         guard bytes.starts(with: signature.prefix(bytes.count)) else { throw .badSignature }
         guard bytes.count >= fixedLength else { return nil }
@@ -72,6 +74,8 @@ enum ProxyProtocolV2Parser {
         default:
             source = nil
         }
-        return (ProxyProtocolV2Header(command: command, source: command == .proxy ? source : nil), fixedLength + remainder)
+        return (
+            ProxyProtocolV2Header(command: command, source: command == .proxy ? source : nil), fixedLength + remainder
+        )
     }
 }

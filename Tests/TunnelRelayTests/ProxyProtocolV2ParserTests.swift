@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+
 @testable import TunnelRelay
 
 /// The PROXY v2 header parser against headers written out byte by byte from HAProxy's "The PROXY
@@ -9,7 +10,8 @@ struct ProxyProtocolV2ParserTests {
     static let signature: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A]
 
     /// PROXY (0x21), TCP over IPv4 (0x11), 12 address bytes: 192.0.2.1:54321 → 198.51.100.2:443.
-    static let ipv4: [UInt8] = signature + [0x21, 0x11, 0x00, 0x0C, 192, 0, 2, 1, 198, 51, 100, 2, 0xD4, 0x31, 0x01, 0xBB]
+    static let ipv4: [UInt8] =
+        signature + [0x21, 0x11, 0x00, 0x0C, 192, 0, 2, 1, 198, 51, 100, 2, 0xD4, 0x31, 0x01, 0xBB]
 
     /// PROXY, TCP over IPv6 (0x21), 36 address bytes: [2001:db8:1:2::1]:54321 → [2001:db8::443]:443.
     static func ipv6(source: [UInt8]) -> [UInt8] {
@@ -17,12 +19,14 @@ struct ProxyProtocolV2ParserTests {
         return signature + [0x21, 0x21, 0x00, 0x24] + source + destination + [0xD4, 0x31, 0x01, 0xBB]
     }
 
-    static let ipv6Source: [UInt8] = [0x20, 0x01, 0x0D, 0xB8, 0x00, 0x01, 0x00, 0x02] + Array(repeating: 0, count: 7) + [1]
+    static let ipv6Source: [UInt8] =
+        [0x20, 0x01, 0x0D, 0xB8, 0x00, 0x01, 0x00, 0x02] + Array(repeating: 0, count: 7) + [1]
 
     @Test func ipv4ProxyHeader() throws {
         let parsed = try #require(try ProxyProtocolV2Parser.parse(Self.ipv4 + Array("GET /".utf8)))
         #expect(parsed.length == 28)
-        #expect(parsed.header == ProxyProtocolV2Header(command: .proxy, source: RelayClientAddress(ipv4: [192, 0, 2, 1])))
+        #expect(
+            parsed.header == ProxyProtocolV2Header(command: .proxy, source: RelayClientAddress(ipv4: [192, 0, 2, 1])))
         #expect(parsed.header.source?.key == "192.0.2.1")
     }
 

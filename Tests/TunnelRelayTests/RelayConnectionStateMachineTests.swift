@@ -1,6 +1,7 @@
 import NIOCore
 import NIOWebSocket
 import Testing
+
 @testable import TunnelRelay
 
 /// ``RelayConnectionStateMachine`` without sockets: frames written out from RFC 6455 (§5.2 and the
@@ -64,17 +65,23 @@ struct RelayConnectionStateMachineTests {
     /// The actions of closing with `code` (RFC 6455 §7.4 code numbers).
     static func closing(_ code: RelayCloseCode, number: UInt16) -> [Action] {
         #expect(code.rawValue == number)
-        return [.endTunnel(.relay(code)), .countClose(code), .write(serverClose(number), then: .nothing), .startCloseTimer]
+        return [
+            .endTunnel(.relay(code)), .countClose(code), .write(serverClose(number), then: .nothing), .startCloseTimer,
+        ]
     }
 
     /// One read cycle as the shell drives it; with `pongsWriteAtOnce`, each pong's write
     /// completes before the next frame (a writable socket takes a small write at once).
-    static func read(_ machine: inout Machine, _ bytes: [UInt8], writable: Bool = true, pongsWriteAtOnce: Bool = false) -> [Action] {
+    static func read(_ machine: inout Machine, _ bytes: [UInt8], writable: Bool = true, pongsWriteAtOnce: Bool = false)
+        -> [Action]
+    {
         guard machine.read(ByteBuffer(bytes: bytes)) else { return [] }
         var actions: [Action] = []
         while let frameActions = machine.nextFrame(socketWritable: writable) {
             actions += frameActions
-            if pongsWriteAtOnce, frameActions.contains(where: { if case .write(_, .pongWritten) = $0 { true } else { false } }) {
+            if pongsWriteAtOnce,
+                frameActions.contains(where: { if case .write(_, .pongWritten) = $0 { true } else { false } })
+            {
                 actions += machine.pongWritten()
             }
         }
@@ -87,7 +94,8 @@ struct RelayConnectionStateMachineTests {
         var machine = Self.machine()
         #expect(machine.peerJoinedTunnel() == [.flushPeer])
         let actions = Self.read(&machine, Self.binaryHello + Self.binaryHello)
-        let hello = Action.forward(payload: ByteBuffer(bytes: Self.maskedHello), maskKey: WebSocketMaskingKey(Self.mask), tracked: false)
+        let hello = Action.forward(
+            payload: ByteBuffer(bytes: Self.maskedHello), maskKey: WebSocketMaskingKey(Self.mask), tracked: false)
         #expect(actions == [hello, hello])
         #expect(machine.readComplete() == [.flushPeer, .countForwarded(messages: 2, bytes: 10)])
         #expect(machine.readComplete() == [.flushPeer])
@@ -100,10 +108,12 @@ struct RelayConnectionStateMachineTests {
         #expect(Self.read(&machine, Self.binaryHello) == [.setReading(false), .readsPaused(true, reasons: .queueFull)])
         #expect(budget.queued == 2 * (5 + RelayAccounting.queuedMessageOverhead))
         let unmaskedHello = ByteBuffer(bytes: [0x82, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
-        #expect(machine.peerJoinedTunnel() == [
-            .forwardEncoded(unmaskedHello), .forwardEncoded(unmaskedHello), .flushPeer, .countForwarded(messages: 2, bytes: 10),
-            .readsPaused(false, reasons: []), .setReading(true),
-        ])
+        #expect(
+            machine.peerJoinedTunnel() == [
+                .forwardEncoded(unmaskedHello), .forwardEncoded(unmaskedHello), .flushPeer,
+                .countForwarded(messages: 2, bytes: 10),
+                .readsPaused(false, reasons: []), .setReading(true),
+            ])
         #expect(budget.queued == 0)
         #expect(machine.peerJoinedTunnel().isEmpty)
     }
@@ -113,7 +123,12 @@ struct RelayConnectionStateMachineTests {
         var machine = Self.machine(budget: budget) { $0.inFlightAllowancePerConnection = 4 }
         _ = machine.peerJoinedTunnel()
         let actions = Self.read(&machine, Self.binaryHello)
-        #expect(actions == [.forward(payload: ByteBuffer(bytes: Self.maskedHello), maskKey: WebSocketMaskingKey(Self.mask), tracked: true)])
+        #expect(
+            actions == [
+                .forward(
+                    payload: ByteBuffer(bytes: Self.maskedHello), maskKey: WebSocketMaskingKey(Self.mask), tracked: true
+                )
+            ])
         #expect(budget.forwarded == [5])
     }
 
@@ -129,7 +144,10 @@ struct RelayConnectionStateMachineTests {
     /// is counted off once.
     @Test func closeWhilePausedThenPeerDrains() {
         var machine = Self.machine()
-        #expect(machine.peerWritabilityChanged(false) == [.setReading(false), .readsPaused(true, reasons: .peerNotWritable)])
+        #expect(
+            machine.peerWritabilityChanged(false) == [
+                .setReading(false), .readsPaused(true, reasons: .peerNotWritable),
+            ])
         #expect(machine.closeCommand(.goingAway) == Self.closing(.goingAway, number: 1001))
         #expect(machine.closeCommand(.peerClosed).isEmpty, "one close frame only")
         #expect(machine.peerWritabilityChanged(true) == [.readsPaused(false, reasons: []), .setReading(true)])
@@ -160,13 +178,17 @@ struct RelayConnectionStateMachineTests {
 
     @Test func pongWhileSocketFullPausesInstead() {
         var machine = Self.machine()
-        #expect(Self.read(&machine, Self.pingHello, writable: false) == [
-            .pongSkipped, .setReading(false), .readsPaused(true, reasons: .notWritable),
-        ])
+        #expect(
+            Self.read(&machine, Self.pingHello, writable: false) == [
+                .pongSkipped, .setReading(false), .readsPaused(true, reasons: .notWritable),
+            ])
         #expect(machine.writabilityChanged(true) == [.readsPaused(false, reasons: []), .setReading(true)])
         #expect(Self.read(&machine, Self.pingHello) == [.write(ByteBuffer(bytes: Self.pongHello), then: .pongWritten)])
         // A second ping while that pong is still being written: skipped, reading paused.
-        #expect(Self.read(&machine, Self.pingHello) == [.pongSkipped, .setReading(false), .readsPaused(true, reasons: .pongPending)])
+        #expect(
+            Self.read(&machine, Self.pingHello) == [
+                .pongSkipped, .setReading(false), .readsPaused(true, reasons: .pongPending),
+            ])
         // Socket full as well: a second reason, no second pause.
         #expect(Self.read(&machine, Self.pingHello, writable: false) == [.pongSkipped])
         #expect(machine.pongWritten().isEmpty, "still not writable")
@@ -178,7 +200,10 @@ struct RelayConnectionStateMachineTests {
     @Test func pingsInOneReadAreEachAnsweredWhenPongsWriteAtOnce() {
         var machine = Self.machine()
         let pong = Action.write(ByteBuffer(bytes: Self.pongHello), then: .pongWritten)
-        #expect(Self.read(&machine, Self.pingHello + Self.pingHello + Self.pingHello, pongsWriteAtOnce: true) == [pong, pong, pong])
+        #expect(
+            Self.read(&machine, Self.pingHello + Self.pingHello + Self.pingHello, pongsWriteAtOnce: true) == [
+                pong, pong, pong,
+            ])
         #expect(machine.pauseReasons.isEmpty)
     }
 
@@ -186,9 +211,10 @@ struct RelayConnectionStateMachineTests {
         var machine = Self.machine { $0.maxPingsPerInterval = 1 }
         _ = Self.read(&machine, Self.pingHello)
         _ = machine.pongWritten()
-        #expect(Self.read(&machine, Self.pingHello + Self.binaryHello) == [
-            .setReading(false), .readsPaused(true, reasons: .closing), .discardInbound,
-        ] + Self.closing(.limitExceeded, number: 4004))
+        #expect(
+            Self.read(&machine, Self.pingHello + Self.binaryHello) == [
+                .setReading(false), .readsPaused(true, reasons: .closing), .discardInbound,
+            ] + Self.closing(.limitExceeded, number: 4004))
         #expect(Self.read(&machine, Self.pingHello).isEmpty, "nothing more is read")
         // The next interval forgives the count, but the machine is closing: no ping either.
         #expect(machine.pingTick().isEmpty)
@@ -209,9 +235,10 @@ struct RelayConnectionStateMachineTests {
         budget.refuseFragments = true
         var machine = Self.machine(budget: budget)
         _ = machine.peerJoinedTunnel()
-        #expect(Self.read(&machine, Self.firstFragment) == [
-            .setReading(false), .readsPaused(true, reasons: .closing), .discardInbound,
-        ] + Self.closing(.tryAgainLater, number: 1013))
+        #expect(
+            Self.read(&machine, Self.firstFragment) == [
+                .setReading(false), .readsPaused(true, reasons: .closing), .discardInbound,
+            ] + Self.closing(.tryAgainLater, number: 1013))
         #expect(Self.read(&machine, Self.lastFragment).isEmpty)
         #expect(machine.readComplete() == [.flushPeer])
         #expect(machine.connectionClosed() == [.endTunnel(.dropped), .readsPaused(false, reasons: [])])
@@ -222,10 +249,13 @@ struct RelayConnectionStateMachineTests {
         var machine = Self.machine()
         _ = machine.peerJoinedTunnel()
         #expect(Self.read(&machine, Self.firstFragment).isEmpty)
-        #expect(Self.read(&machine, Self.pingHello) == [.write(ByteBuffer(bytes: Self.pongHello), then: .pongWritten)], "a control frame between fragments")
-        #expect(Self.read(&machine, Self.lastFragment) == [
-            .forward(payload: ByteBuffer(bytes: Array("Hello".utf8)), maskKey: nil, tracked: false),
-        ])
+        #expect(
+            Self.read(&machine, Self.pingHello) == [.write(ByteBuffer(bytes: Self.pongHello), then: .pongWritten)],
+            "a control frame between fragments")
+        #expect(
+            Self.read(&machine, Self.lastFragment) == [
+                .forward(payload: ByteBuffer(bytes: Array("Hello".utf8)), maskKey: nil, tracked: false)
+            ])
     }
 
     /// A frame split across reads is held until whole.
@@ -253,9 +283,10 @@ struct RelayConnectionStateMachineTests {
     /// The client closes first: the code is echoed (§5.5.1) and TCP closes once it is written.
     @Test func clientCloseIsEchoed() {
         var machine = Self.machine()
-        #expect(Self.read(&machine, Self.clientClose) == [
-            .endTunnel(.closeFrame), .write(ByteBuffer(bytes: [0x88, 0x02, 0x03, 0xE8]), then: .closeConnection),
-        ])
+        #expect(
+            Self.read(&machine, Self.clientClose) == [
+                .endTunnel(.closeFrame), .write(ByteBuffer(bytes: [0x88, 0x02, 0x03, 0xE8]), then: .closeConnection),
+            ])
         #expect(machine.closeCommand(.peerClosed).isEmpty)
     }
 

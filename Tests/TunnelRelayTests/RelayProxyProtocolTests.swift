@@ -1,6 +1,7 @@
 import HybridCore
 import NIOCore
 import Testing
+
 @testable import TunnelRelay
 
 /// A relay with ``RelayConfiguration/proxyProtocol``: every connection starts with a PROXY v2
@@ -37,9 +38,15 @@ struct RelayProxyProtocolTests {
     /// Two pending tunnels from one proxied address fill its share; a third from that address
     /// gets 429, one from another address is accepted: the header's address is what counts.
     @Test(arguments: [
-        (Self.header(ipv4: [203, 0, 113, 7]), Self.header(ipv4: [203, 0, 113, 7]), Self.header(ipv4: [203, 0, 113, 8])),
+        (
+            Self.header(ipv4: [203, 0, 113, 7]), Self.header(ipv4: [203, 0, 113, 7]),
+            Self.header(ipv4: [203, 0, 113, 8])
+        ),
         // IPv6: three addresses of 2001:db8:1:2::/64 are one client; 2001:db8:1:3::/64 another.
-        (Self.header(ipv6: ipv6(third: 2, last: 1)), Self.header(ipv6: ipv6(third: 2, last: 2)), Self.header(ipv6: ipv6(third: 3, last: 1))),
+        (
+            Self.header(ipv6: ipv6(third: 2, last: 1)), Self.header(ipv6: ipv6(third: 2, last: 2)),
+            Self.header(ipv6: ipv6(third: 3, last: 1))
+        ),
     ])
     func pendingLimitCountsTheProxiedClient(first: [UInt8], sameClient: [UInt8], otherClient: [UInt8]) async throws {
         try await RelayTest.withRelay({
@@ -50,8 +57,12 @@ struct RelayProxyProtocolTests {
                 #expect(status == 101)
                 try await Self.withNewTunnel(port: relay.port, header: sameClient) { status async throws in
                     #expect(status == 101)
-                    try await Self.withNewTunnel(port: relay.port, header: sameClient) { status in #expect(status == 429) }
-                    try await Self.withNewTunnel(port: relay.port, header: otherClient) { status in #expect(status == 101) }
+                    try await Self.withNewTunnel(port: relay.port, header: sameClient) { status in
+                        #expect(status == 429)
+                    }
+                    try await Self.withNewTunnel(port: relay.port, header: otherClient) { status in
+                        #expect(status == 101)
+                    }
                 }
             }
         }
@@ -67,7 +78,9 @@ struct RelayProxyProtocolTests {
             let client = Self.header(ipv4: [203, 0, 113, 7])
             for _ in 0..<2 { try await Self.withNewTunnel(port: relay.port, header: client) { #expect($0 == 101) } }
             try await Self.withNewTunnel(port: relay.port, header: client) { #expect($0 == 429) }
-            try await Self.withNewTunnel(port: relay.port, header: Self.header(ipv4: [203, 0, 113, 8])) { #expect($0 == 101) }
+            try await Self.withNewTunnel(port: relay.port, header: Self.header(ipv4: [203, 0, 113, 8])) {
+                #expect($0 == 101)
+            }
         }
     }
 
@@ -110,7 +123,9 @@ struct RelayMetricsListenerTests {
         try await RelayTest.withRelay({ $0.metricsPort = 0 }) { relay, _ async throws in
             let metricsPort = try #require(relay.metricsPort)
             #expect(metricsPort != relay.port)
-            #expect(try await RelayRejectionTests.status(port: relay.port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n") == 404)
+            #expect(
+                try await RelayRejectionTests.status(port: relay.port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                    == 404)
             let body = try await RawConnection.with(port: metricsPort) { raw async throws in
                 try await raw.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
                 return String(decoding: await raw.readToEnd(), as: UTF8.self)
@@ -118,9 +133,13 @@ struct RelayMetricsListenerTests {
             #expect(body.hasPrefix("HTTP/1.1 200"))
             #expect(body.contains("relay_connections_open"))
             // Nothing else there: no tunnels, no health.
-            #expect(try await RelayRejectionTests.status(port: metricsPort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 404)
+            #expect(
+                try await RelayRejectionTests.status(port: metricsPort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                    == 404)
             let path = TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath
-            #expect(try await RelayRejectionTests.status(port: metricsPort, RawConnection.upgradeRequest(path: path)) == 404)
+            #expect(
+                try await RelayRejectionTests.status(port: metricsPort, RawConnection.upgradeRequest(path: path)) == 404
+            )
         }
     }
 }

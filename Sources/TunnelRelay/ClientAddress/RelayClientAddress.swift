@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A client as the per-address limits count it (connections, rate, pending tunnels): an IPv4
 /// address whole, an IPv6 address by its /64 prefix. One IPv6 subscriber usually gets a whole
@@ -32,7 +33,9 @@ struct RelayClientAddress: Hashable, Sendable, CustomStringConvertible {
             self.init(key: bytes[12...].map(String.init).joined(separator: "."))
             return
         }
-        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        let groups = stride(from: 0, to: 8, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
         self.init(key: groups.joined(separator: ":") + "::/64")
     }
 

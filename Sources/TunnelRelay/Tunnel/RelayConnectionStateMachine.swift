@@ -149,7 +149,9 @@ struct RelayConnectionStateMachine {
         defer { reading = bytes }
         let message: RelayInboundFrame
         do {
-            guard let frame = try RelayFrameReader.next(from: &bytes, maxFrameSize: limits.maxMessageSize) else { return nil }
+            guard let frame = try RelayFrameReader.next(from: &bytes, maxFrameSize: limits.maxMessageSize) else {
+                return nil
+            }
             readSinceTick = true
             pingOutstanding = false
             guard let whole = try assembler.take(frame) else { return [] }
@@ -231,7 +233,8 @@ struct RelayConnectionStateMachine {
             close(.idleTimeout)
         } else {
             pingOutstanding = true
-            actions.append(.write(RelayOutboundFrame.encode(.ping, payload: ByteBuffer(), allocator: allocator), then: .nothing))
+            actions.append(
+                .write(RelayOutboundFrame.encode(.ping, payload: ByteBuffer(), allocator: allocator), then: .nothing))
             actions.append(.probe(.pinged))
         }
         return takeActions()
@@ -291,7 +294,9 @@ struct RelayConnectionStateMachine {
             return close(.limitExceeded)
         }
         guard peerJoined else {
-            return enqueue(RelayOutboundFrame.encode(.binary, payload: frame.payload, maskKey: frame.maskKey, allocator: allocator), length: length)
+            return enqueue(
+                RelayOutboundFrame.encode(
+                    .binary, payload: frame.payload, maskKey: frame.maskKey, allocator: allocator), length: length)
         }
         forwardedInCycle.messages += 1
         forwardedInCycle.bytes += length
@@ -344,7 +349,8 @@ struct RelayConnectionStateMachine {
             return pause(.pongPending)
         }
         pongInFlight = true
-        let pong = RelayOutboundFrame.encode(.pong, payload: frame.payload, maskKey: frame.maskKey, allocator: allocator)
+        let pong = RelayOutboundFrame.encode(
+            .pong, payload: frame.payload, maskKey: frame.maskKey, allocator: allocator)
         actions.append(.write(pong, then: .pongWritten))
     }
 
@@ -387,7 +393,8 @@ struct RelayConnectionStateMachine {
         // Echo the close code (RFC 6455 §5.5.1), then close the TCP connection.
         let code = frame.payload.getSlice(at: frame.payload.readerIndex, length: min(2, frame.length)) ?? ByteBuffer()
         let echo = RelayOutboundFrame.encode(
-            .connectionClose, payload: code.readableBytes == 2 ? code : ByteBuffer(), maskKey: frame.maskKey, allocator: allocator
+            .connectionClose, payload: code.readableBytes == 2 ? code : ByteBuffer(), maskKey: frame.maskKey,
+            allocator: allocator
         )
         actions.append(.write(echo, then: .closeConnection))
     }
@@ -402,7 +409,8 @@ struct RelayConnectionStateMachine {
         actions.append(.countClose(code))
         var data = allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code.webSocketErrorCode)
-        actions.append(.write(RelayOutboundFrame.encode(.connectionClose, payload: data, allocator: allocator), then: .nothing))
+        actions.append(
+            .write(RelayOutboundFrame.encode(.connectionClose, payload: data, allocator: allocator), then: .nothing))
         actions.append(.startCloseTimer)
     }
 

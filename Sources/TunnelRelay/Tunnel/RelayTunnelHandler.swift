@@ -54,7 +54,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard machine.read(Self.unwrapInboundIn(data)) else { return }
-        while let actions = machine.nextFrame(socketWritable: context.channel.isWritable) { perform(actions, context: context) }
+        while let actions = machine.nextFrame(socketWritable: context.channel.isWritable) {
+            perform(actions, context: context)
+        }
         perform(machine.endOfRead(), context: context)
     }
 
@@ -138,7 +140,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         case .write(let frame, .pongWritten):
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(Self.wrapOutboundOut(frame), promise: written)
-            written.futureResult.assumeIsolated().whenComplete { [self] _ in perform(machine.pongWritten(), context: context) }
+            written.futureResult.assumeIsolated().whenComplete { [self] _ in
+                perform(machine.pongWritten(), context: context)
+            }
         case .write(let frame, .closeConnection):
             context.writeAndFlush(Self.wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
         case .forward(let payload, let maskKey, let tracked):
@@ -176,7 +180,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
 
     /// Writes a whole message to the peer; the read cycle's end flushes it. A message larger than
     /// the in-flight allowance (`tracked`) stays in flight (``RelayInFlight``) until written.
-    private func forward(_ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, tracked: Bool, context: ChannelHandlerContext) {
+    private func forward(
+        _ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, tracked: Bool, context: ChannelHandlerContext
+    ) {
         guard let link = links.peer else { return }
         // Backpressure comes back as RelayPeerWritability from the peer's handler.
         guard tracked else { return link.write(payload: payload, maskKey: maskKey) }
