@@ -21,7 +21,7 @@ extension RelayBenchCommand {
     func runFaultRun() async throws {
         var relays: [RelayProcess] = []
         defer { for relay in relays { relay.stop() } }
-        for prefix in 1...3 { relays.append(try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: prefix))) }
+        for prefix in 1...3 { relays.append(try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: prefix, behindHAProxy: true))) }
         let ports = relays.map(\.port)
         let balancer = try await ProxyProcess.fleetBalancer(config: haproxyConfig, instancePorts: ports)
         defer { balancer.stop() }
@@ -70,7 +70,7 @@ extension RelayBenchCommand {
         try await clock.sleep(until: killedAt + .seconds(faultDown))
         let restartAt = clock.now
         async let markedUp = runtimeAPI.waitFor(victimServer, in: "relays_any", state: .up, interval: Self.detectionPoll)
-        relays[victim] = try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: Int(victimPrefix), port: ports[victim]))
+        relays[victim] = try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: Int(victimPrefix), port: ports[victim], behindHAProxy: true))
         try await load.wait(timeout: 60) { records in
             records.contains { $0.prefix == victimPrefix && $0.startedAt > restartAt && $0.succeeded }
         }

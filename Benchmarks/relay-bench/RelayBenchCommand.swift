@@ -122,8 +122,10 @@ struct RelayBenchCommand: AsyncParsableCommand {
         )
     }
 
-    func relayArguments(prefix: Int, port: Int = 0) -> [String] {
-        [
+    /// A relay instance's flags; behind deploy/haproxy.cfg (`behindHAProxy`) it reads the PROXY
+    /// v2 header HAProxy sends (`send-proxy-v2`).
+    func relayArguments(prefix: Int, port: Int = 0, behindHAProxy: Bool = false) -> [String] {
+        (behindHAProxy ? ["--proxy-protocol"] : []) + [
             "--host", "127.0.0.1", "--port", String(port), "--rate-per-ip", "0", "--log-level", "error",
             "--pending-ttl", "600", "--tunnel-lifetime", "3600", "--max-messages", "1000000000",
             "--max-bytes", "1000000000000", "--max-connections", "1000000", "--max-pending", "1000000",
@@ -184,7 +186,7 @@ struct RelayBenchCommand: AsyncParsableCommand {
             print("relay under test: \(relayURL)\(relayPID.isEmpty ? " (no --relay-pid: no CPU or RSS figures)" : ", pids \(relayPID)")")
         } else {
             for index in 0..<instances {
-                relays.append(try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: index + 1)))
+                relays.append(try RelayProcess(binary: relayBinary, arguments: relayArguments(prefix: index + 1, behindHAProxy: viaHAProxy)))
             }
             targets = relays.map { (host: "127.0.0.1", port: $0.port) }
             relayPIDs = relays.map(\.process.processIdentifier)

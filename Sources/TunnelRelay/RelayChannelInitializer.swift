@@ -6,8 +6,10 @@ import NIOSSL
 import NIOWebSocket
 
 /// Builds the pipeline of each accepted connection:
-/// `[TLS] → HTTP codec → RelayRequestGate → HTTPServerUpgradeHandler`, which after a WebSocket
-/// upgrade (``RelayWebSocketUpgrader``) becomes `[TLS] → RelayTunnelHandler`.
+/// `[PROXY v2] → [TLS] → HTTP codec → RelayRequestGate → HTTPServerUpgradeHandler`, which after a
+/// WebSocket upgrade (``RelayWebSocketUpgrader``) becomes `[TLS] → RelayTunnelHandler`. With
+/// ``RelayConfiguration/proxyProtocol`` the per-address limits wait for the PROXY header
+/// (``RelayProxyProtocolHandler``); otherwise they apply at accept to the socket's peer.
 struct RelayChannelInitializer: Sendable {
     let relay: RelayContext
     let rateLimiter: ConnectionRateLimiter
@@ -17,21 +19,68 @@ struct RelayChannelInitializer: Sendable {
 
     func initialize(_ channel: any Channel) throws {
         let configuration = relay.configuration
-        let open = relay.tracker.track(channel)
-        if let rejection = refusal(open: open, address: channel.remoteAddress) {
-            return refuse(channel, rejection)
+        let handshake = RelayHandshake()
+        if relay.tracker.track(channel) > configuration.maxConnections {
+            return refuse(channel, .connectionLimit)
+        }
+        // The handshake timeout also bounds the wait for a PROXY header.
+        Self.startHandshakeTimer(channel, handshake: handshake, configuration: configuration)
+        guard configuration.proxyProtocol else {
+            try admit(channel, client: channel.remoteAddress.flatMap(RelayClientAddress.init), handshake: handshake)
+            return
+        }
+        let metrics = relay.metrics
+        let boundHandshake = NIOLoopBound(handshake, eventLoop: channel.eventLoop)
+        try channel.pipeline.syncOperations.addHandler(
+            RelayProxyProtocolHandler(
+                admit: { [self] context, client in
+                    (try? admit(context.channel, client: client, handshake: boundHandshake.value)) ?? false
+                },
+                rejected: {
+                    metrics.rejected(.missingProxyHeader)
+                    boundHandshake.value.timeout?.cancel()
+                }
+            )
+        )
+    }
+
+    /// Applies the per-address limits to `client`, then builds the rest of the pipeline.
+    /// Returns `false` if it refused the connection.
+    @discardableResult
+    private func admit(_ channel: any Channel, client: RelayClientAddress?, handshake: RelayHandshake) throws -> Bool {
+        handshake.client = client
+        if let rejection = refusal(channel, client: client) {
+            handshake.timeout?.cancel()
+            handshake.timeout = nil
+            refuse(channel, rejection)
+            return false
         }
         var conditions = RelayRequestRouter.ConnectionConditions()
         conditions.shuttingDown = shuttingDown()
         conditions.draining = health.isDraining
-        conditions.metricsEnabled = configuration.metricsEnabled
+        conditions.metricsEnabled = relay.configuration.metricsEnabled && relay.configuration.metricsPort == nil
+        if let tlsContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext)) }
+        try Self.addHTTPHandlers(to: channel, handshake: handshake, relay: relay, conditions: conditions)
+        return true
+    }
 
-        let sync = channel.pipeline.syncOperations
-        if let tlsContext { try sync.addHandler(NIOSSLServerHandler(context: tlsContext)) }
+    /// Closes `channel` unless it is upgraded or answered within the handshake timeout (the gate
+    /// cancels the timer when it is removed).
+    static func startHandshakeTimer(_ channel: any Channel, handshake: RelayHandshake, configuration: RelayConfiguration) {
+        handshake.timeout = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.handshakeTimeout)) {
+            channel.pipeline.fireUserInboundEventTriggered(RelayHandshakeTimedOut())
+        }
+    }
 
-        let handshake = RelayHandshake()
+    /// The HTTP part of the pipeline: codec, ``RelayRequestGate`` and the WebSocket upgrade (which
+    /// installs the ``RelayTunnelHandler``). The metrics listener uses it too, with conditions
+    /// that route `/metrics` only.
+    static func addHTTPHandlers(
+        to channel: any Channel, handshake: RelayHandshake, relay: RelayContext,
+        conditions: RelayRequestRouter.ConnectionConditions
+    ) throws {
+        let configuration = relay.configuration
         let boundHandshake = NIOLoopBound(handshake, eventLoop: channel.eventLoop)
-        let relay = self.relay
         let upgrader = RelayWebSocketUpgrader(
             responseHeaders: { _ in Self.responseHeaders(for: boundHandshake.value.accepted) },
             installTunnel: { channel in
@@ -62,23 +111,19 @@ struct RelayChannelInitializer: Sendable {
             extraHTTPHandlers: [decoder, gate],
             upgradeCompletionHandler: { _ in }
         )
-        try sync.addHandlers([encoder, decoder, gate, upgradeHandler])
-
-        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.handshakeTimeout)) {
-            channel.pipeline.fireUserInboundEventTriggered(RelayHandshakeTimedOut())
-        }
-        handshake.timeout = timeout
+        try channel.pipeline.syncOperations.addHandlers([encoder, decoder, gate, upgradeHandler])
     }
 
-    /// Why a connection must be refused at accept, if it must: the global and per-address
-    /// connection caps, then the per-address rate limit (a capped connection takes no token).
-    private func refusal(open: (total: Int, fromAddress: Int), address: SocketAddress?) -> RelayRejection? {
+    /// Why a connection must be refused once its client is known, if it must: the per-address
+    /// connection cap, then the per-address rate limit (a capped connection takes no token).
+    private func refusal(_ channel: any Channel, client: RelayClientAddress?) -> RelayRejection? {
+        guard let client else { return nil }
         let configuration = relay.configuration
-        if open.total > configuration.maxConnections { return .connectionLimit }
-        if configuration.maxConnectionsPerIP > 0, open.fromAddress > configuration.maxConnectionsPerIP {
+        let open = relay.tracker.count(channel, from: client)
+        if configuration.maxConnectionsPerIP > 0, open > configuration.maxConnectionsPerIP {
             return .addressConnectionLimit
         }
-        if !rateLimiter.allow(address, now: .now()) { return .rateLimited }
+        if !rateLimiter.allow(client, now: .now()) { return .rateLimited }
         return nil
     }
 

@@ -47,19 +47,21 @@ public struct RelayConfiguration: Sendable {
     /// Most pending (unpaired) tunnels; further `/cable/new` requests get 503. Default: derived
     /// from the descriptor limit (``RelayDefaultLimits``).
     public var maxPendingTunnels: Int = RelayDefaultLimits.current.maxPendingTunnels
-    /// Most pending tunnels opened from one IP address (503 beyond), so that one client cannot
-    /// take ``maxPendingTunnels`` from everyone; 0 = no per-address cap.
+    /// Most pending tunnels opened from one client address (an IPv4 address or an IPv6 /64; 429
+    /// beyond), so that one client cannot take ``maxPendingTunnels`` from everyone; 0 = no cap.
     public var maxPendingTunnelsPerIP: Int = RelayDefaultLimits.current.maxPendingTunnelsPerIP
     /// Most open TCP connections; connections beyond it are answered 503 and closed at once.
     /// Default: the descriptor limit minus a reserve (``RelayDefaultLimits``).
     public var maxConnections: Int = RelayDefaultLimits.current.maxConnections
-    /// Most open connections from one IP address; beyond it, 503 and closed at once. 0 = no cap.
+    /// Most open connections from one client address (an IPv4 address or an IPv6 /64); beyond
+    /// it, 429 and closed at once. 0 = no cap.
     public var maxConnectionsPerIP: Int = RelayDefaultLimits.current.maxConnectionsPerIP
     /// Bytes waiting to be written to one connection above which it counts as not writable: the
     /// relay then stops reading from it and from its peer, and answers no control frames.
     public var outboundHighWaterMark: Int = 64 << 10
-    /// New connections allowed per second from one IP address (token bucket); 0 disables the
-    /// limit (do that behind a proxy, where every connection comes from the proxy's address).
+    /// New connections allowed per second from one IP address, or IPv6 /64 (token bucket); 0
+    /// disables the limit (behind a proxy, turn on ``proxyProtocol`` instead, or every connection
+    /// counts as the proxy's).
     public var connectionsPerSecondPerIP: Double = 50
     /// Bucket size of the per-IP rate limit (the burst allowed).
     public var connectionBurstPerIP: Int = 100
@@ -84,6 +86,16 @@ public struct RelayConfiguration: Sendable {
     public var backlog: Int32 = 4096
     /// Serve `/metrics` in Prometheus text format.
     public var metricsEnabled: Bool = true
+    /// Serve `/metrics` on a listener of its own at ``metricsHost``:`metricsPort` (0: the OS
+    /// picks, see ``RelayServer/metricsPort``) and not on the tunnel listener, so that a load
+    /// balancer forwarding the tunnel port cannot expose it. `nil`: `/metrics` on the tunnel port.
+    public var metricsPort: Int?
+    /// Address of the metrics listener: loopback unless an operator opens it wider.
+    public var metricsHost: String = "127.0.0.1"
+    /// Every connection starts with a PROXY protocol v2 header (HAProxy `send-proxy-v2`) naming
+    /// the client, and the per-address limits count that client instead of the proxy. A
+    /// connection without a valid header is closed. Turn on only behind a proxy that sends it.
+    public var proxyProtocol: Bool = false
 
     /// Paths of a PEM certificate chain and its private key.
     public struct TLSFiles: Sendable, Equatable {

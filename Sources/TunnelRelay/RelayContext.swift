@@ -81,6 +81,9 @@ final class RelayHandshake {
 
     /// The gate's decision for the upgrade request, once made.
     var accepted: Accepted?
+    /// The client the per-address limits count this connection against: the socket's peer, or
+    /// the source a PROXY header named (``RelayConfiguration/proxyProtocol``).
+    var client: RelayClientAddress?
     /// Closes connections that are not upgraded or answered in time.
     var timeout: Scheduled<Void>?
 }

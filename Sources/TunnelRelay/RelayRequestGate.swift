@@ -74,7 +74,7 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
             respond(channelContext, rejection: rejection)
         case .new(let tunnelID):
             let channel = channelContext.channel
-            switch context.registry.register(tunnelID: tunnelID, channel: channel, now: .now()) {
+            switch context.registry.register(tunnelID: tunnelID, channel: channel, address: handshake.client, now: .now()) {
             case .duplicate:
                 respond(channelContext, rejection: .duplicateTunnel)
             case .full:
@@ -136,7 +136,7 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
         context.metrics.rejected(rejection)
         context.logger.debug(
             "request rejected",
-            metadata: ["reject.reason": "\(rejection.rawValue)", "peer.address": "\(channelContext.remoteAddress?.ipAddress ?? "?")"]
+            metadata: ["reject.reason": "\(rejection.rawValue)", "peer.address": "\(handshake.client?.key ?? "?")"]
         )
         respond(channelContext, status: rejection.status, body: rejection.message + "\n")
     }

@@ -31,13 +31,16 @@ public enum RelayRejection: String, Sendable, CaseIterable {
     case shuttingDown = "shutting_down"
     /// The request handshake took too long.
     case handshakeTimeout = "handshake_timeout"
+    /// ``RelayConfiguration/proxyProtocol`` is on and the connection did not start with a valid
+    /// PROXY v2 header (closed without an answer).
+    case missingProxyHeader = "missing_proxy_header"
     /// Nothing here (a non-tunnel path such as `/favicon.ico`).
     case notFound = "not_found"
 
     /// The HTTP status sent for this rejection.
     public var status: HTTPResponseStatus {
         switch self {
-        case .badRequest, .badPath, .missingSubprotocol: .badRequest
+        case .badRequest, .badPath, .missingSubprotocol, .missingProxyHeader: .badRequest
         case .methodNotAllowed: .methodNotAllowed
         case .duplicateTunnel: .conflict
         case .unknownTunnel, .notFound: .notFound
@@ -65,6 +68,7 @@ public enum RelayRejection: String, Sendable, CaseIterable {
         case .rateLimited: "too many connections from this address"
         case .shuttingDown: "relay is shutting down"
         case .handshakeTimeout: "request took too long"
+        case .missingProxyHeader: "expected a PROXY protocol v2 header"
         case .notFound: "not found"
         }
     }
@@ -103,11 +107,18 @@ enum RelayRequestRouter {
         /// Graceful shutdown has begun (``RelayHealth``): `/healthz` fails, the rest still works.
         var draining = false
         var metricsEnabled = true
+        /// The connection came to the metrics listener (``RelayConfiguration/metricsPort``),
+        /// which serves `/metrics` and nothing else.
+        var metricsListener = false
     }
 
     static func route(_ head: HTTPRequestHead, conditions: ConnectionConditions) -> RelayRoute {
         // A query string is ignored: only the path before "?" is parsed.
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        if conditions.metricsListener {
+            guard path == "/metrics" else { return .reject(.notFound) }
+            return head.method == .GET ? .metrics : .reject(.methodNotAllowed)
+        }
         if path == "/healthz" {
             guard head.method == .GET else { return .reject(.methodNotAllowed) }
             return conditions.draining || conditions.shuttingDown ? .draining : .health

@@ -17,13 +17,19 @@ import ServiceLifecycle
 public final class RelayServer: Service, Sendable {
     /// The bound address (with the real port when the configuration asked for port 0).
     public let localAddress: SocketAddress
+    /// The metrics listener's address, when ``RelayConfiguration/metricsPort`` asked for one.
+    public let metricsAddress: SocketAddress?
     private let serverChannel: any Channel
+    private let metricsChannel: (any Channel)?
     private let relay: RelayContext
     private let shuttingDown: NIOLockedValueBox<Bool>
     private let health: RelayHealth
 
     /// The bound port.
     public var port: Int { localAddress.port ?? 0 }
+
+    /// The metrics listener's port, if there is one.
+    public var metricsPort: Int? { metricsAddress?.port }
 
     /// Current number of pending and paired tunnels.
     public var tunnelCounts: (pending: Int, paired: Int) { relay.registry.counts }
@@ -57,11 +63,14 @@ public final class RelayServer: Service, Sendable {
     public var isDraining: Bool { health.isDraining }
 
     init(
-        serverChannel: any Channel, relay: RelayContext, shuttingDown: NIOLockedValueBox<Bool>, health: RelayHealth
+        serverChannel: any Channel, metricsChannel: (any Channel)?, relay: RelayContext,
+        shuttingDown: NIOLockedValueBox<Bool>, health: RelayHealth
     ) throws {
         guard let address = serverChannel.localAddress else { throw ChannelError.inappropriateOperationForState }
         self.localAddress = address
+        self.metricsAddress = metricsChannel?.localAddress
         self.serverChannel = serverChannel
+        self.metricsChannel = metricsChannel
         self.relay = relay
         self.shuttingDown = shuttingDown
         self.health = health
@@ -130,6 +139,7 @@ public final class RelayServer: Service, Sendable {
             forced.cancel()
         }
         relay.pingSweepers.stop()
+        try? await metricsChannel?.close()
         logger.info("relay stopped")
     }
 }
@@ -219,10 +229,43 @@ func buildRelay(
         }
         .bind(host: configuration.host, port: configuration.port)
         .get()
-    let server = try RelayServer(serverChannel: serverChannel, relay: relay, shuttingDown: shuttingDown, health: health)
+    let metricsChannel: (any Channel)?
+    do {
+        metricsChannel = try await bindMetricsListener(relay: relay)
+    } catch {
+        try? await serverChannel.close()
+        throw error
+    }
+    let server = try RelayServer(
+        serverChannel: serverChannel, metricsChannel: metricsChannel, relay: relay, shuttingDown: shuttingDown, health: health
+    )
     logger.info(
         "relay listening",
-        metadata: ["address": "\(server.localAddress)", "routing.prefix": "\(configuration.routingIDPrefix)"]
+        metadata: [
+            "address": "\(server.localAddress)", "routing.prefix": "\(configuration.routingIDPrefix)",
+            "metrics.address": "\(server.metricsAddress.map { "\($0)" } ?? "tunnel listener")",
+            "proxy_protocol": "\(configuration.proxyProtocol)",
+        ]
     )
     return server
+}
+
+/// The listener of ``RelayConfiguration/metricsPort`` (none without it): `/metrics` and nothing
+/// else, through the same request gate as the tunnel listener; no limits, no TLS, no tracking.
+private func bindMetricsListener(relay: RelayContext) async throws -> (any Channel)? {
+    let configuration = relay.configuration
+    guard configuration.metricsEnabled, let port = configuration.metricsPort else { return nil }
+    return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                var conditions = RelayRequestRouter.ConnectionConditions()
+                conditions.metricsListener = true
+                let handshake = RelayHandshake()
+                RelayChannelInitializer.startHandshakeTimer(channel, handshake: handshake, configuration: configuration)
+                try RelayChannelInitializer.addHTTPHandlers(to: channel, handshake: handshake, relay: relay, conditions: conditions)
+            }
+        }
+        .bind(host: configuration.metricsHost, port: port)
+        .get()
 }

@@ -11,8 +11,8 @@ final class TunnelPairing: Sendable {
     let routingID: RoutingID
     /// The `/cable/new` connection.
     let newChannel: any Channel
-    /// The IP address that opened `/cable/new` (for the per-address pending cap).
-    let ownerAddress: String?
+    /// The client that opened `/cable/new` (for the per-address pending cap).
+    let ownerAddress: RelayClientAddress?
     /// When `/cable/new` registered, for the pairing-latency histogram.
     let createdAt: NIODeadline
 
@@ -24,7 +24,7 @@ final class TunnelPairing: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    init(tunnelID: TunnelID, routingID: RoutingID, newChannel: any Channel, ownerAddress: String? = nil, createdAt: NIODeadline) {
+    init(tunnelID: TunnelID, routingID: RoutingID, newChannel: any Channel, ownerAddress: RelayClientAddress? = nil, createdAt: NIODeadline) {
         self.tunnelID = tunnelID
         self.routingID = routingID
         self.newChannel = newChannel

@@ -8,7 +8,7 @@ import NIOCore
 /// Operations are O(1) dictionary work under the lock; nothing is awaited or written while it is
 /// held. Paired tunnels are not stored here: their two connections hold the ``TunnelPairing``.
 final class TunnelRegistry: Sendable {
-    /// Outcome of ``register(tunnelID:channel:now:)``.
+    /// Outcome of ``register(tunnelID:channel:address:now:)``.
     enum Registration {
         case registered(TunnelPairing)
         case duplicate
@@ -19,7 +19,7 @@ final class TunnelRegistry: Sendable {
 
     private struct State: Sendable {
         var pending: [TunnelID: TunnelPairing] = [:]
-        var pendingPerAddress: [String: Int] = [:]
+        var pendingPerAddress: [RelayClientAddress: Int] = [:]
         var paired = 0
         var random: any RandomNumberGenerator & Sendable
     }
@@ -46,9 +46,8 @@ final class TunnelRegistry: Sendable {
 
     /// Registers a pending tunnel for `/cable/new/<tunnelID>` with a fresh routing ID: the instance
     /// prefix, then two random bytes. At most ``maxPendingPerAddress`` (when positive) per client
-    /// IP address.
-    func register(tunnelID: TunnelID, channel: any Channel, now: NIODeadline) -> Registration {
-        let address = channel.remoteAddress?.ipAddress
+    /// `address` (`nil` when unknown: not counted).
+    func register(tunnelID: TunnelID, channel: any Channel, address: RelayClientAddress?, now: NIODeadline) -> Registration {
         let (result, pendingCount): (Registration, Int) = state.withLockedValue { state in
             guard state.pending[tunnelID] == nil else { return (.duplicate, state.pending.count) }
             let fromAddress = address.map { state.pendingPerAddress[$0, default: 0] } ?? 0

@@ -15,7 +15,7 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             Authenticators open /cable/new/<tunnel ID> and get a routing ID in X-caBLE-Routing-ID; clients \
             open /cable/connect/<routing ID>/<tunnel ID>; the relay forwards binary WebSocket messages \
             between them without reading them. /cable/contact answers 501. Also serves /healthz and \
-            /metrics (Prometheus). SIGTERM or SIGINT: /healthz answers 503 "draining" for --drain-delay \
+            /metrics (Prometheus; with --metrics-port on a loopback listener of its own instead). SIGTERM or SIGINT: /healthz answers 503 "draining" for --drain-delay \
             while everything else still works (a load balancer stops sending new tunnels), then stop \
             accepting, let tunnels finish up to --shutdown-grace, then close them with code 1001.
 
@@ -26,7 +26,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             Limits. At start the soft descriptor limit (RLIMIT_NOFILE) is raised to the hard one, and the \
             connection and pending-tunnel caps default to values derived from it: connections = limit - \
             max(32, 2 %), per IP address 1/16 of that (8-4096); pending tunnels = connections / 2, per IP \
-            1/64 of that (4-1024). Connections beyond a cap or the rate limit are answered at once and closed. \
+            1/64 of that (4-1024). An IPv6 client counts by its /64 prefix. Behind HAProxy, --proxy-protocol \
+            (with send-proxy-v2) makes the per-IP limits count the real client instead of the proxy. \
+            Connections beyond a cap or the rate limit are answered at once and closed. \
             The relay stops reading from a socket while its peer's socket is full, while its own socket is \
             full (then it answers no pings), and while its pre-pairing queue is full; a client that never \
             reads is closed after two silent ping intervals, one that sends more than --max-pings pings \
@@ -97,19 +99,19 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Most pending tunnels (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING]")
     var maxPending: Int? = env("MAX_PENDING").flatMap { Int($0) }
 
-    @Option(help: "Most pending tunnels per IP address (429 beyond), 0 = no cap (use 0 behind a proxy); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]")
+    @Option(help: "Most pending tunnels per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]")
     var maxPendingPerIP: Int? = env("MAX_PENDING_PER_IP").flatMap { Int($0) }
 
     @Option(help: "Most open connections (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS]")
     var maxConnections: Int? = env("MAX_CONNECTIONS").flatMap { Int($0) }
 
-    @Option(help: "Most open connections per IP address (429 beyond), 0 = no cap (use 0 behind a proxy); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]")
+    @Option(help: "Most open connections per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]")
     var maxConnectionsPerIP: Int? = env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) }
 
     @Option(help: "Bytes waiting to be written to a socket above which it counts as full. [env: TUNNEL_RELAY_OUTBOUND_HIGH_WATER]")
     var outboundHighWater: Int = env("OUTBOUND_HIGH_WATER").flatMap { Int($0) } ?? (64 << 10)
 
-    @Option(help: "New connections per second per client IP, 0 = unlimited (use 0 behind a proxy). [env: TUNNEL_RELAY_RATE_PER_IP]")
+    @Option(help: "New connections per second per client IP, 0 = unlimited (behind a proxy: --proxy-protocol). [env: TUNNEL_RELAY_RATE_PER_IP]")
     var ratePerIP: Double = env("RATE_PER_IP").flatMap { Double($0) } ?? 50
 
     @Option(help: "Burst size of the per-IP rate limit. [env: TUNNEL_RELAY_BURST_PER_IP]")
@@ -136,6 +138,15 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Flag(help: "Do not serve /metrics. [env: TUNNEL_RELAY_NO_METRICS=1]")
     var noMetrics: Bool = env("NO_METRICS") == "1"
 
+    @Option(help: "Serve /metrics on this port of --metrics-host only, not on the tunnel port (0: the OS picks). Use it behind a load balancer. [env: TUNNEL_RELAY_METRICS_PORT]")
+    var metricsPort: Int? = env("METRICS_PORT").flatMap { Int($0) }
+
+    @Option(help: "Address of the --metrics-port listener. [env: TUNNEL_RELAY_METRICS_HOST]")
+    var metricsHost: String = env("METRICS_HOST") ?? "127.0.0.1"
+
+    @Flag(help: "Every connection starts with a PROXY protocol v2 header (HAProxy send-proxy-v2); per-IP limits count the client it names. Connections without one are closed. [env: TUNNEL_RELAY_PROXY_PROTOCOL=1]")
+    var proxyProtocol: Bool = env("PROXY_PROTOCOL") == "1"
+
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: TUNNEL_RELAY_LOG_LEVEL]")
     var logLevel: String = env("LOG_LEVEL") ?? "info"
 
@@ -148,7 +159,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         guard (tlsCertificatePath == nil) == (tlsKeyPath == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together")
         }
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        guard (0...65_535).contains(port), (0...65_535).contains(metricsPort ?? 0) else {
+            throw ValidationError("--port and --metrics-port must be 0-65535")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for (name, value) in [("--pending-ttl", pendingTTL), ("--tunnel-lifetime", tunnelLifetime),
                               ("--handshake-timeout", handshakeTimeout), ("--ping-interval", pingInterval)]
@@ -203,6 +216,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         configuration.shutdownGracePeriod = .seconds(shutdownGrace)
         configuration.drainDelay = .seconds(drainDelay)
         configuration.metricsEnabled = !noMetrics
+        configuration.metricsPort = metricsPort
+        configuration.metricsHost = metricsHost
+        configuration.proxyProtocol = proxyProtocol
         return configuration
     }
 
@@ -232,6 +248,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         let relay = try await buildRelay(configuration: configuration, logger: logger)
         // Unbuffered, so a harness reading a pipe sees it at once.
         FileHandle.standardOutput.write(Data("listening on \(host):\(relay.port)\n".utf8))
+        if let metricsPort = relay.metricsPort {
+            FileHandle.standardOutput.write(Data("metrics on \(metricsHost):\(metricsPort)\n".utf8))
+        }
         let group = ServiceGroup(
             configuration: .init(services: [relay], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )

@@ -10,10 +10,73 @@ import Testing
 /// ends both arrive through the balancer must meet on the instance named by the routing ID.
 @Suite(.timeLimit(.minutes(1)), .enabled(if: HAProxyProcess.isInstalled, "haproxy is not installed at /usr/sbin/haproxy"))
 struct RelayHAProxyTests {
+    /// An instance as deploy/haproxy.cfg expects it: its routing prefix, and the PROXY v2 header
+    /// that `send-proxy-v2` puts before every connection.
+    static func behindHAProxy(_ configuration: inout RelayConfiguration, prefix: UInt8) {
+        configuration.routingIDPrefix = prefix
+        configuration.proxyProtocol = true
+    }
+
+    /// Runs `body` with one relay in all three slots of deploy/haproxy.cfg, once HAProxy has it up.
+    static func withOneRelayBehindHAProxy(
+        _ configure: @escaping (inout RelayConfiguration) -> Void = { _ in },
+        _ body: (RelayServer, HAProxyProcess) async throws -> Void
+    ) async throws {
+        try await RelayTest.withRelay({
+            behindHAProxy(&$0, prefix: 0x01)
+            configure(&$0)
+        }) { relay, _ async throws in
+            try await HAProxyProcess.with(instancePorts: Array(repeating: relay.port, count: 3)) { haproxy in
+                for name in ["relay01", "relay02", "relay03"] { try await haproxy.waitFor(name, state: .up) }
+                try await body(relay, haproxy)
+            }
+        }
+    }
+
+    /// The frontend forwards tunnel paths only: `/metrics` (every counter of the instance) and
+    /// `/healthz` are not reachable through it, however they are spelled.
+    @Test func frontendDoesNotExposeMetricsOrHealth() async throws {
+        try await Self.withOneRelayBehindHAProxy { relay, haproxy in
+            for path in ["/metrics", "/healthz", "/metrics?x=1", "//metrics", "/cable/../metrics"] {
+                let answer = try await RawConnection.with(port: haproxy.frontendPort) { raw async throws in
+                    try await raw.send("GET \(path) HTTP/1.1\r\nHost: relay.example\r\nConnection: close\r\n\r\n")
+                    return try await raw.readResponseHead() + String(decoding: await raw.readToEnd(), as: UTF8.self)
+                }
+                #expect(answer.httpStatus != 200, "\(path) through HAProxy: \(answer)")
+                #expect(!answer.contains("relay_"), "\(path) through HAProxy leaked metrics")
+                #expect(!answer.contains("pending="), "\(path) through HAProxy leaked the health answer")
+            }
+        }
+    }
+
+    /// Behind HAProxy every connection comes from HAProxy's address; the PROXY v2 header names
+    /// the client, so the per-address pending cap (2) stops the client at 127.0.0.2 and not the
+    /// one at 127.0.0.3.
+    @Test func perClientLimitsWorkBehindHAProxy() async throws {
+        try await Self.withOneRelayBehindHAProxy({ $0.maxPendingTunnelsPerIP = 2 }) { relay, haproxy in
+            let port = haproxy.frontendPort
+            func newTunnel(from source: String, _ body: (Int?) async throws -> Void) async throws {
+                try await RawConnection.with(port: port, from: source) { raw async throws in
+                    let path = TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath
+                    try await raw.send(RawConnection.upgradeRequest(path: path))
+                    try await body(try await raw.readResponseHead().httpStatus)
+                }
+            }
+            try await newTunnel(from: "127.0.0.2") { status async throws in
+                #expect(status == 101)
+                try await newTunnel(from: "127.0.0.2") { status async throws in
+                    #expect(status == 101)
+                    try await newTunnel(from: "127.0.0.2") { #expect($0 == 429) }
+                    try await newTunnel(from: "127.0.0.3") { #expect($0 == 101) }
+                }
+            }
+        }
+    }
+
     @Test func threeInstancesBehindHAProxy() async throws {
-        try await RelayTest.withRelay({ $0.routingIDPrefix = 0x01 }) { first, _ async throws in
-            try await RelayTest.withRelay({ $0.routingIDPrefix = 0x02 }) { second, _ async throws in
-                try await RelayTest.withRelay({ $0.routingIDPrefix = 0x03 }) { third, _ async throws in
+        try await RelayTest.withRelay({ Self.behindHAProxy(&$0, prefix: 0x01) }) { first, _ async throws in
+            try await RelayTest.withRelay({ Self.behindHAProxy(&$0, prefix: 0x02) }) { second, _ async throws in
+                try await RelayTest.withRelay({ Self.behindHAProxy(&$0, prefix: 0x03) }) { third, _ async throws in
                     try await HAProxyProcess.with(instancePorts: [first.port, second.port, third.port]) { haproxy in
                         for name in ["relay01", "relay02", "relay03"] { try await haproxy.waitFor(name, state: .up) }
                         let balancer = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: haproxy.frontendPort)

@@ -32,7 +32,9 @@ final class RelayInstanceProcess: @unchecked Sendable {
         process.executableURL = binary
         process.arguments = [
             "--host", "127.0.0.1", "--port", String(port), "--routing-prefix", String(routingPrefix),
-            "--rate-per-ip", "0", "--max-connections-per-ip", "0", "--max-pending-per-ip", "0", "--drain-delay", String(drainDelay), "--shutdown-grace", "60",
+            "--rate-per-ip", "0", "--max-connections-per-ip", "0", "--max-pending-per-ip", "0",
+            // deploy/haproxy.cfg sends a PROXY v2 header on every connection.
+            "--proxy-protocol", "--drain-delay", String(drainDelay), "--shutdown-grace", "60",
             "--log-level", "error",
         ]
         let output = Pipe()

@@ -1,13 +1,13 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Counts and remembers every open connection, in total and per client IP address, so the relay
+/// Counts and remembers every open connection, in total and per client (``RelayClientAddress``), so the relay
 /// can enforce its connection limits and close everything at shutdown, and knows when the last
 /// connection has gone.
 final class ConnectionTracker: Sendable {
     private struct State: Sendable {
         var channels: [ObjectIdentifier: any Channel] = [:]
-        var perAddress: [String: Int] = [:]
+        var perAddress: [RelayClientAddress: Int] = [:]
         var drainedPromise: EventLoopPromise<Void>?
     }
 
@@ -18,26 +18,17 @@ final class ConnectionTracker: Sendable {
         self.metrics = metrics
     }
 
-    /// Adds `channel` until it closes. Returns the number of open connections including it, in
-    /// total and from its IP address (0 when the address is unknown).
-    func track(_ channel: any Channel) -> (total: Int, fromAddress: Int) {
+    /// Adds `channel` until it closes. Returns the number of open connections including it.
+    func track(_ channel: any Channel) -> Int {
         let id = ObjectIdentifier(channel)
-        let address = channel.remoteAddress?.ipAddress
-        let counts: (Int, Int) = state.withLockedValue { state in
+        let total: Int = state.withLockedValue { state in
             state.channels[id] = channel
-            guard let address else { return (state.channels.count, 0) }
-            let fromAddress = state.perAddress[address, default: 0] + 1
-            state.perAddress[address] = fromAddress
-            return (state.channels.count, fromAddress)
+            return state.channels.count
         }
-        metrics.openConnections.record(counts.0)
+        metrics.openConnections.record(total)
         channel.closeFuture.whenComplete { _ in
             let (count, drained): (Int, EventLoopPromise<Void>?) = self.state.withLockedValue { state in
                 state.channels[id] = nil
-                if let address {
-                    let left = state.perAddress[address, default: 1] - 1
-                    state.perAddress[address] = left > 0 ? left : nil
-                }
                 guard state.channels.isEmpty, let promise = state.drainedPromise else {
                     return (state.channels.count, nil)
                 }
@@ -47,7 +38,24 @@ final class ConnectionTracker: Sendable {
             self.metrics.openConnections.record(count)
             drained?.succeed()
         }
-        return counts
+        return total
+    }
+
+    /// Counts `channel` (already tracked) against `address` until it closes: at accept, or once a
+    /// PROXY header named the client. Returns the open connections from `address` including it.
+    func count(_ channel: any Channel, from address: RelayClientAddress) -> Int {
+        let fromAddress: Int = state.withLockedValue { state in
+            let count = state.perAddress[address, default: 0] + 1
+            state.perAddress[address] = count
+            return count
+        }
+        channel.closeFuture.whenComplete { _ in
+            self.state.withLockedValue { state in
+                let left = state.perAddress[address, default: 1] - 1
+                state.perAddress[address] = left > 0 ? left : nil
+            }
+        }
+        return fromAddress
     }
 
     /// A snapshot of the open connections.

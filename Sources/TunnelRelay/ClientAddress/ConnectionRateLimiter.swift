@@ -1,14 +1,15 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Token bucket per client IP address: `rate` new connections per second, bursts of `burst`.
+/// Token bucket per client (``RelayClientAddress``: an IPv4 address, an IPv6 /64): `rate` new
+/// connections per second, bursts of `burst`.
 final class ConnectionRateLimiter: Sendable {
     private struct Bucket: Sendable {
         var tokens: Double
         var updated: NIODeadline
     }
 
-    private let buckets = NIOLockedValueBox([String: Bucket]())
+    private let buckets = NIOLockedValueBox([RelayClientAddress: Bucket]())
     private let rate: Double
     private let burst: Double
     /// Above this many tracked addresses, full buckets are dropped.
@@ -21,8 +22,8 @@ final class ConnectionRateLimiter: Sendable {
 
     /// Takes a token for `address`. Returns `false` if its bucket is empty. Always `true` when
     /// the rate is 0 (disabled) or the address is unknown.
-    func allow(_ address: SocketAddress?, now: NIODeadline) -> Bool {
-        guard rate > 0, let ip = address?.ipAddress else { return true }
+    func allow(_ address: RelayClientAddress?, now: NIODeadline) -> Bool {
+        guard rate > 0, let ip = address else { return true }
         return buckets.withLockedValue { buckets in
             if buckets.count > pruneThreshold { prune(&buckets, now: now) }
             var bucket = buckets[ip] ?? Bucket(tokens: burst, updated: now)
@@ -43,7 +44,7 @@ final class ConnectionRateLimiter: Sendable {
         bucket.updated = now
     }
 
-    private func prune(_ buckets: inout [String: Bucket], now: NIODeadline) {
+    private func prune(_ buckets: inout [RelayClientAddress: Bucket], now: NIODeadline) {
         buckets = buckets.filter { _, bucket in
             var bucket = bucket
             refill(&bucket, now: now)
