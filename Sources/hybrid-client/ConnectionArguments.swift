@@ -21,6 +21,11 @@ struct ConnectionArguments: ParsableArguments {
     @Option(help: "Also write the QR code to this file (.svg for SVG, else PNG).")
     var qrFile: String?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Show the QR code in a window (with a Cancel button) when DISPLAY or WAYLAND_DISPLAY is set.")
+    var window = false
+
     @Option(help: "Seconds to wait for the whole ceremony. Default: the options' timeout, else 120.")
     var timeout: Double?
 
