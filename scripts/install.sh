@@ -98,13 +98,22 @@ fi
 [ -z "$destdir" ] || [ $dry_run -eq 1 ] || mkdir -p "$destdir"
 
 # ---- the binary.
+# The build runs as the user who ran sudo (the clone's .build stays theirs). sudo's secure_path
+# often lacks the toolchain: look in that user's login PATH, then /opt/swift.
 as_builder() { if [ -n "${SUDO_USER:-}" ] && [ "$(id -u)" -eq 0 ]; then sudo -u "$SUDO_USER" "$@"; else "$@"; fi; }
+swift_command() {
+    command -v swift && return
+    [ -n "${SUDO_USER:-}" ] && sudo -u "$SUDO_USER" -i sh -c 'command -v swift' && return
+    [ -x /opt/swift/usr/bin/swift ] && echo /opt/swift/usr/bin/swift && return
+    die "swift not found (install the Swift toolchain, or use --no-build --bin-dir DIR)"
+}
 if [ $build -eq 1 ]; then
-    say "building the release binary (several minutes)"
-    (cd "$repo" && run as_builder swift build -c release --product hybrid-security-key)
+    swift=$(swift_command)
+    say "building the release binary with $swift (several minutes)"
+    (cd "$repo" && run as_builder "$swift" build -c release --product hybrid-security-key)
 fi
 if [ -z "$bin_dir" ]; then
-    bin_dir=$(cd "$repo" && as_builder swift build -c release --show-bin-path)
+    bin_dir=$(cd "$repo" && as_builder "$(swift_command)" build -c release --show-bin-path)
 fi
 [ -x "$bin_dir/hybrid-security-key" ] || [ $dry_run -eq 1 ] || die "$bin_dir/hybrid-security-key not built (drop --no-build)"
 
@@ -130,7 +139,7 @@ put() {
     make_dirs "$(dirname "$path")"
     run install -m "$mode" "$source" "$destdir$path"
     record file "$path"
-    say "installed $path"
+    [ $dry_run -eq 1 ] || say "installed $path"
 }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hybrid-install.XXXXXX")
