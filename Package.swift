@@ -134,8 +134,15 @@ let package = Package(
             ] + crypto
         ),
         .executableTarget(
-            name: "hybrid-client", dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
+            name: "hybrid-client",
+            dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", "HybridQRWindow", argumentParser, logging]
         ),
+
+        // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
+        // side that runs GTK on its own thread. Only the executables link it; the libraries stay GTK-free.
+        .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
+        .target(name: "CGTKQRWindow", dependencies: ["CGTK"]),
+        .target(name: "HybridQRWindow", dependencies: ["CGTKQRWindow", "HybridClient"]),
 
         // The phone as a FIDO2 security key for every Linux program: CTAPHID over /dev/uhid (C shim
         // for linux/uhid.h), each request forwarded to the phone through HybridClient.
@@ -146,7 +153,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "hybrid-security-key",
-            dependencies: ["HybridSecurityKey", "HybridClient", "HybridCore", "HybridBluetooth", argumentParser, logging]
+            dependencies: [
+                "HybridSecurityKey", "HybridClient", "HybridCore", "HybridBluetooth", "HybridQRWindow", argumentParser, logging,
+            ]
         ),
 
         // Benchmark: the bridge's own overhead per request (scripts/bench-security-key.sh).
@@ -217,7 +226,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HybridSecurityKeyTests",
-            dependencies: ["HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "TestSeededRandom"]
+            dependencies: ["HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "HybridQRWindow", "TestSeededRandom"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -30,6 +30,12 @@ ci/run-ble-proof.sh
 
 echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm guest)"
 ci/run-seckey-proof.sh
+# Install proof (issue 21): DESTDIR staging, the .deb (lintian, dpkg -i, --purge), install.sh
+# --uninstall, the self-check in the blevm guest, the QR window under Xvfb. Packages the debug
+# build above (no release build). About 1-2 minutes, most of it the VM boot.
+echo "== install.sh, the .deb, the self-check (blevm guest) and the QR window (Xvfb)"
+ci/run-install-proof.sh "$bin_dir"
+
 echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
 ci/run-chromium-interop.sh
 

@@ -25,6 +25,11 @@ struct ConnectionArguments: ParsableArguments {
     @Flag(name: .customLong("print-qr-url"), help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs).")
     var printQRURL = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Show the QR code in a window (with a Cancel button) when DISPLAY or WAYLAND_DISPLAY is set.")
+    var window = false
+
     @Option(help: "Seconds to wait for the whole ceremony. Default: the options' timeout, else 120.")
     var timeout: Double?
 

@@ -9,6 +9,8 @@ enum ExitStatus {
     static let timedOut: Int32 = 2
     /// The phone answered with a CTAP2 error status (no credentials, denied, …).
     static let ctapError: Int32 = 3
+    /// The person cancelled in the QR window (`--window`: Cancel or Escape).
+    static let cancelled: Int32 = 4
     /// Bad arguments or options file (ArgumentParser's own validation status).
     static let usage: Int32 = ExitCode.validationFailure.rawValue
     /// Interrupted by SIGINT (128 + 2, as shells report it).

@@ -24,10 +24,18 @@ func cancellingOnInterrupt<Result: Sendable>(
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
-    return try await withThrowingTaskGroup(of: Result?.self) { group in
+    return try await cancelling(on: interrupts, throwing: Interrupted(), body)
+}
+
+/// Runs `body`; the first element of `triggers` cancels it (structured, as above) and then
+/// throws `error`.
+func cancelling<Result: Sendable>(
+    on triggers: AsyncStream<Void>, throwing error: some Error, _ body: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
         group.addTask { try await body() }
         group.addTask {
-            for await _ in interrupts { throw Interrupted() }
+            for await _ in triggers { throw error }
             return nil
         }
         defer { group.cancelAll() }

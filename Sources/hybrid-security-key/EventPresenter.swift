@@ -65,6 +65,7 @@ final class EventPresenter: Sendable {
     func report(_ event: SecurityKeyEvent) {
         switch event {
         case .ceremony(let progress): ceremony(progress)
+        case .forwarding: break  // the QR event follows (WindowPresenter names the RP ID)
         case .done(let command, let status):
             ceremonyRunning.withLock { $0 = false }
             qrImage.removeImage()

@@ -3,6 +3,7 @@ import Foundation
 import HybridBluetooth
 import HybridClient
 import HybridCore
+import HybridQRWindow
 import HybridSecurityKey
 import Logging
 
@@ -15,7 +16,8 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             Creates a virtual USB security key (/dev/uhid). Firefox, Chromium, OpenSSH (ssh-keygen -t \
             ecdsa-sk), pam_u2f and every libfido2 program see it like a plugged-in key. Each \
             registration or sign-in they send is carried to your phone over FIDO hybrid: a QR code \
-            appears (in this terminal, as a desktop notification and as an image file); scan it \
+            appears (in a window naming the site when a display is present, unless --no-window; in \
+            this terminal; as a desktop notification and as an image file); scan it \
             with the phone's camera and approve there. Runs until Ctrl-C or SIGTERM, then removes \
             the device.
 
@@ -67,6 +69,11 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     @Flag(help: "Do not show desktop notifications.")
     var noNotifications = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Show each ceremony's QR code in a window (with a Cancel button) when DISPLAY or WAYLAND_DISPLAY is set.")
+    var window = true
+
     @Option(help: "The uhid device node.")
     var uhid = "/dev/uhid"
 
@@ -105,6 +112,8 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"),
             printQRURL: printQRURL)
 
+        let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
+
         let device: UHIDDevice
         do {
             device = try UHIDDevice(path: uhid)
@@ -118,8 +127,12 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             output: { report in
                 do { try device.send(report) } catch { logger.warning("\(error)") }
             },
-            events: { presenter.report($0) }
+            events: { event in
+                presenter.report(event)
+                windows?.report(event)
+            }
         )
+        windows?.onCancel { Task { await bridge.cancelPhoneCeremonies() } }
         try await SignalHandling.untilInterrupted {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await bridge.runTimers() }

@@ -92,6 +92,33 @@ import Testing
         #expect(await cancellations.next() != nil)  // the phone's task saw the cancellation
     }
 
+    /// The QR window's Cancel: the program gets CTAP2_ERR_KEEPALIVE_CANCEL (0x2D, CTAP 2.2 §8.2.1
+    /// status table) as after its own CTAPHID_CANCEL, and the phone's task is cancelled.
+    @Test func cancelOnThisComputerAnswersKeepaliveCancel() async throws {
+        let harness = BridgeHarness([.waitForCancel])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, Self.getAssertion(rp: "github.com"), on: channel)
+        var events = harness.events.makeAsyncIterator()
+        #expect(await events.next() == .forwarding(command: .getAssertion, rpID: "github.com"))
+        await harness.bridge.cancelPhoneCeremonies()
+        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x2D]))
+        var cancellations = harness.phone.cancellations.makeAsyncIterator()
+        #expect(await cancellations.next() != nil)
+        while let event = await events.next() {
+            guard case .failed(let command, let status, _) = event else { continue }
+            #expect(command == .getAssertion && status == .keepaliveCancel)
+            break
+        }
+    }
+
+    /// The RP ID the window names: makeCredential's rp.id (key 2), getAssertion's rpId (key 1).
+    @Test func relyingPartyIDIsReadFromTheRequest() {
+        #expect(BridgeRequestPolicy.relyingPartyID(of: Self.makeCredential()) == "example.com")
+        #expect(BridgeRequestPolicy.relyingPartyID(of: Self.getAssertion(rp: "ssh:")) == "ssh:")
+        #expect(BridgeRequestPolicy.relyingPartyID(of: [0x04]) == nil)
+        #expect(BridgeRequestPolicy.relyingPartyID(of: [0x02, 0xFF]) == nil)
+    }
+
     @Test func closingTheDeviceEndsTheCeremony() async throws {
         let harness = BridgeHarness([.waitForCancel])
         let channel = try await harness.allocate()

@@ -63,6 +63,17 @@ public enum BridgeRequestPolicy {
         }
     }
 
+    /// The RP ID a makeCredential (`rp.id`, key 2) or getAssertion (`rpId`, key 1) names, for
+    /// showing the person what is asked; nil for other commands or malformed requests.
+    public static func relyingPartyID(of request: [UInt8]) -> String? {
+        guard let first = request.first, let map = try? CBORDecoder.decode(request.dropFirst()) else { return nil }
+        switch CTAPCommand(rawValue: first) {
+        case .makeCredential: return map[intKey: 2]?[textKey: "id"]?.textValue
+        case .getAssertion: return map[intKey: 1]?.textValue
+        default: return nil
+        }
+    }
+
     private static func makeCredential(_ map: CBORValue) -> BridgeDecision {
         guard map[intKey: 1]?.bytesValue != nil else { return missing("clientDataHash") }
         guard let rp = map[intKey: 2], rp.mapEntries != nil else { return missing("rp") }

@@ -18,6 +18,8 @@ public actor SecurityKeyBridge {
     private let output: @Sendable ([UInt8]) -> Void
     private let events: @Sendable (SecurityKeyEvent) -> Void
     private var ongoing: [UInt64: Task<Void, Never>] = [:]
+    /// The command of each request forwarded to the phone and not yet answered.
+    private var forwarded: [UInt64: CTAPCommand] = [:]
     /// The ceremony whose answer is out and whose tunnel lingers (§7.5).
     private var lingering: (id: UInt64, task: Task<Void, Never>)?
     private var timerWake: AsyncStream<Void>.Continuation?
@@ -85,6 +87,16 @@ public actor SecurityKeyBridge {
         }
     }
 
+    /// The person cancelled on this computer (the QR window's Cancel): every request waiting for
+    /// the phone ends, its program gets CTAP2_ERR_KEEPALIVE_CANCEL (as after its own CTAPHID_CANCEL)
+    /// and the ceremony's tunnel closes.
+    public func cancelPhoneCeremonies() {
+        for (id, command) in forwarded {
+            ongoing[id]?.cancel()
+            finished(id: id, command: command, request: nil, result: .failure(CancelledOnThisComputer()))
+        }
+    }
+
     /// Cancels every ceremony and ends the linger (on exit).
     public func shutdown() {
         for task in ongoing.values { task.cancel() }
@@ -106,6 +118,7 @@ public actor SecurityKeyBridge {
             case .startRequest(let id, _, let payload):
                 start(id: id, request: payload)
             case .cancelRequest(let id, let reason):
+                forwarded[id] = nil
                 ongoing.removeValue(forKey: id)?.cancel()
                 events(.cancelled(reason))
             case .wink:
@@ -143,6 +156,8 @@ public actor SecurityKeyBridge {
             }
         case .forward(let requestType):
             endLinger()
+            forwarded[id] = command
+            events(.forwarding(command: command, rpID: BridgeRequestPolicy.relyingPartyID(of: request)))
             let driver = self.driver
             let events = self.events
             ongoing[id] = Task {
@@ -190,6 +205,7 @@ public actor SecurityKeyBridge {
 
     /// A ceremony (or hold) ended. `request` is nil for a hold (never cached, no done event).
     private func finished(id: UInt64, command: CTAPCommand, request: [UInt8]?, result: Result<[UInt8], any Error>) {
+        forwarded[id] = nil
         guard ongoing.removeValue(forKey: id) != nil else { return }  // cancelled meanwhile
         switch result {
         case .success(let reply):

@@ -4,6 +4,9 @@ import HybridCore
 /// What the bridge reports while it serves programs; the executable shows these (terminal,
 /// JSON lines, desktop notifications). Never carries request or response payloads.
 public enum SecurityKeyEvent: Sendable, Equatable {
+    /// A request goes to the phone: `command` for `rpID` (nil if the request names none). The
+    /// ceremony's events follow.
+    case forwarding(command: CTAPCommand, rpID: String?)
     /// Progress of the phone ceremony for a request (the QR code first).
     case ceremony(HybridClientEvent)
     /// The phone answered a forwarded request with `status` (success or the phone's error).

@@ -1,0 +1,45 @@
+import HybridCore
+import HybridQRWindow
+import HybridSecurityKey
+import Synchronization
+
+/// The QR window for each request the bridge forwards to the phone: opened at the QR code with
+/// what the program asks for which RP ID, following the ceremony, closed when it ends (after
+/// showing the outcome briefly). Its Cancel ends the request with CTAP2_ERR_KEEPALIVE_CANCEL.
+final class WindowPresenter: Sendable {
+    private let current = Mutex<CeremonyWindow?>(nil)
+    private let cancel = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// What the window's Cancel does (set once the bridge exists).
+    func onCancel(_ body: @escaping @Sendable () -> Void) { cancel.withLock { $0 = body } }
+
+    func report(_ event: SecurityKeyEvent) {
+        switch event {
+        case .forwarding(let command, let rpID):
+            let operation: QRWindowText.Operation = command == .makeCredential ? .register : .signIn
+            let window = CeremonyWindow(text: QRWindowText(operation: operation, rpID: rpID)) { [weak self] in
+                self?.cancel.withLock { $0 }?()
+            }
+            close(replacingWith: window)
+        case .ceremony(let progress):
+            current.withLock { $0 }?.report(progress)
+        case .done(_, let status):
+            close(state: status.isSuccess ? "Done" : "Your phone declined (\(status))", after: .seconds(status.isSuccess ? 1 : 3))
+        case .failed(_, _, let message):
+            close(state: "Failed: \(message)", after: .seconds(4))
+        case .cancelled:
+            close(state: "Cancelled by the program", after: .seconds(1))
+        case .answeredLocally, .wink, .tunnelClosed:
+            break
+        }
+    }
+
+    private func close(replacingWith next: CeremonyWindow? = nil, state: String? = nil, after delay: Duration = .zero) {
+        let previous = current.withLock { window in
+            defer { window = next }
+            return window
+        }
+        guard let previous else { return }
+        Task { await previous.close(state: state, after: delay) }
+    }
+}

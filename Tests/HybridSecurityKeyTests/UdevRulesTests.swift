@@ -1,0 +1,95 @@
+import Foundation
+@testable import HybridSecurityKey
+import Testing
+
+/// deploy/security-key/70-hybrid-security-key.rules grants least privilege (issue 20 item 5):
+/// /dev/uhid and the key's hidraw node to the seated user only, through `TAG+="uaccess"`, and to
+/// no group. Checked with a parser of udev(7)'s rule syntax (`KEY[{attr}]OP"value"`, comma
+/// separated, `#` comments), since `udevadm test` needs the device in sysfs.
+@Suite struct UdevRulesTests {
+    static let rulesFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("deploy/security-key/70-hybrid-security-key.rules")
+
+    static func rules() throws -> [[UdevToken]] {
+        try UdevToken.parseRules(String(contentsOf: rulesFile, encoding: .utf8))
+    }
+
+    @Test func uhidIsTaggedForTheSeatedUserAndGivenToNoGroup() throws {
+        let uhid = try Self.rules().filter { $0.contains(UdevToken(key: "KERNEL", op: "==", value: "uhid")) }
+        #expect(uhid.count == 1)
+        for rule in uhid {
+            #expect(rule.contains(UdevToken(key: "TAG", op: "+=", value: "uaccess")))
+        }
+    }
+
+    @Test func theKeysHidrawNodeMatchesOurIdentityAndIsTaggedForTheSeatedUser() throws {
+        let identity = UHIDDevice.Identity()
+        // hid-core names the device BUS:VENDOR:PRODUCT.INSTANCE in upper-case hex (hid_add_device).
+        let kernels = String(format: "%04X:%04X:%04X.*", identity.bus, identity.vendor, identity.product)
+        let hidraw = try Self.rules().filter { $0.contains(UdevToken(key: "SUBSYSTEM", op: "==", value: "hidraw")) }
+        #expect(hidraw.count == 1)
+        for rule in hidraw {
+            #expect(rule.contains(UdevToken(key: "KERNELS", op: "==", value: kernels)))
+            #expect(rule.contains(UdevToken(key: "TAG", op: "+=", value: "uaccess")))
+        }
+    }
+
+    @Test func noRuleWidensOwnershipOrMode() throws {
+        for token in try Self.rules().joined() {
+            // No group (uhid, plugdev, …), no owner, no mode: the nodes stay root:root 0600 and
+            // logind's ACL reaches the seated user alone.
+            #expect(!["GROUP", "OWNER", "MODE"].contains(token.key), "\(token)")
+            #expect(!(token.key == "RUN" || token.key == "PROGRAM"), "\(token)")
+        }
+    }
+
+    @Test func everyLineParses() throws {
+        let rules = try Self.rules()
+        #expect(rules.count == 2)
+        #expect(throws: UdevToken.ParseError.self) { try UdevToken.parseRules(#"KERNEL=="uhid", GROUP"#) }
+        #expect(throws: UdevToken.ParseError.self) { try UdevToken.parseRules(#"KERNEL=="uhid" TAG+="uaccess""#) }
+    }
+}
+
+/// One `KEY OP "value"` of a udev rule line.
+struct UdevToken: Equatable, CustomStringConvertible {
+    let key: String
+    let op: String
+    let value: String
+
+    struct ParseError: Error { let line: String }
+
+    var description: String { "\(key)\(op)\"\(value)\"" }
+
+    /// The rule lines of `text`: comments and blank lines skipped, `\` continuations joined.
+    static func parseRules(_ text: String) throws -> [[UdevToken]] {
+        let joined = text.replacingOccurrences(of: "\\\n", with: "")
+        return try joined.split(separator: "\n").compactMap { raw -> [UdevToken]? in
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { return nil }
+            return try parseLine(line)
+        }
+    }
+
+    private static let operators = ["==", "!=", "+=", "-=", ":=", "="]
+
+    static func parseLine(_ line: String) throws -> [UdevToken] {
+        var tokens: [UdevToken] = []
+        var rest = Substring(line)
+        while true {
+            rest = rest.drop { $0 == " " || $0 == "\t" }
+            guard let opStart = rest.firstIndex(where: { "=!+-:".contains($0) }) else { throw ParseError(line: line) }
+            let key = String(rest[..<opStart]).trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "{" || $0 == "}" || $0.isNumber }),
+                let op = operators.first(where: { rest[opStart...].hasPrefix($0) })
+            else { throw ParseError(line: line) }
+            rest = rest[rest.index(opStart, offsetBy: op.count)...].drop { $0 == " " }
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { throw ParseError(line: line) }
+            tokens.append(UdevToken(key: key, op: op, value: String(rest[rest.index(after: rest.startIndex)..<close])))
+            rest = rest[rest.index(after: close)...].drop { $0 == " " || $0 == "\t" }
+            if rest.isEmpty { return tokens }
+            guard rest.first == "," else { throw ParseError(line: line) }
+            rest = rest.dropFirst()
+        }
+    }
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Installs your phone as a FIDO2 security key (hybrid-security-key) in one command:
+#   sudo scripts/install.sh                 (for the user who runs sudo)
+#   scripts/install.sh --user NAME          (as root, for NAME)
+#   sudo scripts/install.sh --uninstall     (removes exactly what the install created)
+# It builds the release binary (unless --no-build), installs it under PREFIX/bin, the udev rule
+# (/etc/udev/rules.d: uhid and the key's hidraw node for the seated user, TAG+="uaccess"),
+# /etc/modules-load.d/hybrid-security-key.conf (loads uhid), the systemd user unit under
+# PREFIX/lib/systemd/user, enabled for that user and bound to graphical-session.target; then
+# reloads udev, loads uhid and runs the self-check (scripts/security-key-self-check.sh).
+# Every file and directory it creates is listed in the manifest
+# /var/lib/hybrid-security-key/install-manifest, which --uninstall follows (and nothing else).
+#
+# Options: --prefix DIR (default /usr/local), --user NAME, --no-build, --bin-dir DIR (binaries
+# to install; default: the release build's bin path), --dry-run (print, change nothing),
+# --no-self-check, --uninstall. DESTDIR=DIR stages every file under DIR (for packagers): no
+# system change, no user unit enabling, no self-check, no root needed.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+prefix=/usr/local
+user=""
+build=1
+bin_dir=""
+dry_run=0
+self_check=1
+uninstall=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) prefix=${2:?--prefix needs a directory}; shift 2 ;;
+        --prefix=*) prefix=${1#*=}; shift ;;
+        --user) user=${2:?--user needs a name}; shift 2 ;;
+        --user=*) user=${1#*=}; shift ;;
+        --no-build) build=0; shift ;;
+        --bin-dir) bin_dir=${2:?--bin-dir needs a directory}; shift 2 ;;
+        --bin-dir=*) bin_dir=${1#*=}; shift ;;
+        --dry-run) dry_run=1; shift ;;
+        --no-self-check) self_check=0; shift ;;
+        --uninstall) uninstall=1; shift ;;
+        -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
+    esac
+done
+case "$prefix" in /*) ;; *) echo "install.sh: --prefix must be absolute" >&2; exit 64 ;; esac
+prefix=${prefix%/}
+destdir=${DESTDIR:-}
+destdir=${destdir%/}
+manifest_path=/var/lib/hybrid-security-key/install-manifest
+manifest="$destdir$manifest_path"
+
+die() { echo "install.sh: $*" >&2; exit 1; }
+say() { echo "install.sh: $*"; }
+# run CMD...: runs it, or prints it with --dry-run.
+run() {
+    if [ $dry_run -eq 1 ]; then echo "would run: $*"; else "$@"; fi
+}
+# try CMD...: like run, but a failure is a warning (no udevd or module in a container).
+try() {
+    if [ $dry_run -eq 1 ]; then echo "would run: $*"; return 0; fi
+    "$@" || say "warning: '$*' failed (exit $?)"
+}
+
+if [ -z "$destdir" ] && [ "$(id -u)" -ne 0 ] && [ $dry_run -eq 0 ]; then
+    die "run it with sudo (or as root with --user NAME), or stage with DESTDIR=DIR"
+fi
+
+# ---- uninstall: the manifest, newest entry first; directories only when empty.
+if [ $uninstall -eq 1 ]; then
+    [ -f "$manifest" ] || die "nothing to uninstall: $manifest not found"
+    mapfile -t recorded < <(tac "$manifest")
+    run rm -f "$manifest"
+    for entry in "${recorded[@]}"; do
+        kind=${entry%% *}
+        path=${entry#* }
+        target="$destdir$path"
+        case "$kind" in
+            file | link) if [ -e "$target" ] || [ -L "$target" ]; then run rm -f "$target" && say "removed $path"; fi ;;
+            dir) if [ -d "$target" ] && [ -z "$(ls -A "$target")" ]; then run rmdir "$target"; fi ;;
+        esac
+    done
+    if [ -z "$destdir" ]; then
+        try udevadm control --reload
+    fi
+    say "uninstalled"
+    exit 0
+fi
+
+# ---- whom the user unit is for.
+if [ -z "$destdir" ]; then
+    if [ -z "$user" ]; then
+        user=${SUDO_USER:-}
+        [ -n "$user" ] || die "as root, name the user: --user NAME"
+    fi
+    user_home=$(getent passwd "$user" | cut -d: -f6) || die "no such user: $user"
+    [ -d "$user_home" ] || die "$user's home $user_home does not exist"
+fi
+[ -f "$manifest" ] && die "already installed ($manifest); run --uninstall first"
+[ -z "$destdir" ] || [ $dry_run -eq 1 ] || mkdir -p "$destdir"
+
+# ---- the binary.
+# The build runs as the user who ran sudo (the clone's .build stays theirs). sudo's secure_path
+# often lacks the toolchain: look in that user's login PATH, then /opt/swift.
+as_builder() { if [ -n "${SUDO_USER:-}" ] && [ "$(id -u)" -eq 0 ]; then sudo -u "$SUDO_USER" "$@"; else "$@"; fi; }
+swift_command() {
+    command -v swift && return
+    [ -n "${SUDO_USER:-}" ] && sudo -u "$SUDO_USER" -i sh -c 'command -v swift' && return
+    [ -x /opt/swift/usr/bin/swift ] && echo /opt/swift/usr/bin/swift && return
+    die "swift not found (install the Swift toolchain, or use --no-build --bin-dir DIR)"
+}
+if [ $build -eq 1 ]; then
+    swift=$(swift_command)
+    say "building the release binary with $swift (several minutes)"
+    (cd "$repo" && run as_builder "$swift" build -c release --product hybrid-security-key)
+fi
+if [ -z "$bin_dir" ]; then
+    bin_dir=$(cd "$repo" && as_builder "$(swift_command)" build -c release --show-bin-path)
+fi
+[ -x "$bin_dir/hybrid-security-key" ] || [ $dry_run -eq 1 ] || die "$bin_dir/hybrid-security-key not built (drop --no-build)"
+
+# ---- files, each recorded in the manifest.
+entries=()
+record() { entries+=("$1 $2"); }
+# make_dirs DIR: creates DIR's missing ancestors, recording each one created.
+make_dirs() {
+    local dir=$1 missing=()
+    while [ ! -d "$destdir$dir" ] && [ "$dir" != / ]; do
+        missing=("$dir" "${missing[@]}")
+        dir=$(dirname "$dir")
+    done
+    for dir in "${missing[@]}"; do
+        run mkdir -m 755 "$destdir$dir"
+        record dir "$dir"
+    done
+}
+# put MODE SOURCE PATH: installs SOURCE as PATH (refuses to overwrite a file it did not create).
+put() {
+    local mode=$1 source=$2 path=$3
+    [ -e "$destdir$path" ] && die "$path exists already and is not ours; remove it or uninstall first"
+    make_dirs "$(dirname "$path")"
+    run install -m "$mode" "$source" "$destdir$path"
+    record file "$path"
+    [ $dry_run -eq 1 ] || say "installed $path"
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hybrid-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+sed "s|/usr/local/bin/|$prefix/bin/|" "$repo/deploy/security-key/hybrid-security-key.service" >"$work/unit"
+echo uhid >"$work/modules"
+unit_path="$prefix/lib/systemd/user/hybrid-security-key.service"
+
+put 755 "$bin_dir/hybrid-security-key" "$prefix/bin/hybrid-security-key"
+put 644 "$repo/deploy/security-key/70-hybrid-security-key.rules" /etc/udev/rules.d/70-hybrid-security-key.rules
+put 644 "$work/modules" /etc/modules-load.d/hybrid-security-key.conf
+put 644 "$work/unit" "$unit_path"
+
+# ---- enable the user unit for $user: the symlink `systemctl --user enable` would make.
+if [ -z "$destdir" ]; then
+    wants="$user_home/.config/systemd/user/graphical-session.target.wants"
+    link="$wants/hybrid-security-key.service"
+    [ -e "$link" ] || [ -L "$link" ] && die "$link exists already"
+    missing=()
+    dir=$wants
+    while [ ! -d "$dir" ]; do missing=("$dir" "${missing[@]}"); dir=$(dirname "$dir"); done
+    for dir in "${missing[@]}"; do
+        run install -d -m 755 -o "$user" -g "$(id -gn "$user")" "$dir"
+        record dir "$dir"
+    done
+    run ln -s "$unit_path" "$link"
+    [ $dry_run -eq 1 ] || chown -h "$user:$(id -gn "$user")" "$link"
+    record link "$link"
+    say "enabled hybrid-security-key.service for $user (graphical-session.target)"
+fi
+
+# ---- the manifest, then the system: udev, uhid, the user's systemd.
+make_dirs "$(dirname "$manifest_path")"
+if [ $dry_run -eq 1 ]; then
+    printf 'would record: %s\n' "${entries[@]}"
+else
+    printf '%s\n' "${entries[@]}" >"$manifest"
+    chmod 644 "$manifest"
+fi
+if [ -n "$destdir" ]; then
+    say "staged into $destdir (nothing on this system changed)"
+    exit 0
+fi
+try udevadm control --reload
+try modprobe uhid
+try udevadm trigger --subsystem-match=misc --sysname-match=uhid
+uid=$(id -u "$user")
+if [ -S "/run/user/$uid/bus" ]; then
+    try sudo -u "$user" XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user daemon-reload
+    try sudo -u "$user" XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user start hybrid-security-key.service
+    say "started hybrid-security-key.service for $user (if a graphical session runs; else at the next login)"
+else
+    say "$user has no running systemd user session: the key starts at $user's next graphical login"
+fi
+if [ $self_check -eq 1 ]; then
+    run "$repo/scripts/security-key-self-check.sh" "$prefix/bin/hybrid-security-key"
+fi
+say "done. Log out and in again if the key does not appear; undo with: sudo $0 --uninstall"

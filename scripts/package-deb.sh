@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Builds hybrid-security-key_<version>_<arch>.deb with dpkg-deb: the binary, the udev rule, the
+# modules-load.d file for uhid, the systemd user unit (enabled for every user with
+# `systemctl --global`, bound to graphical-session.target), a man page made from --help
+# (help2man), copyright and changelog; postinst reloads udev and loads uhid, prerm disables the
+# unit, postrm reloads udev. The .deb's path is the LAST line of output (stable for harnesses).
+# Usage: scripts/package-deb.sh [--no-build] [--bin-dir DIR] [--out DIR] [--version V]
+#   default: a release build (several minutes), output in .build/deb. DEBFULLNAME/DEBEMAIL name
+#   the maintainer.
+# The binary links the Swift runtime of the toolchain that built it (RUNPATH /opt/swift/…; a
+# --static-swift-stdlib link fails on FoundationInternationalization's ICU symbols with
+# Swift 6.3 here), so the package runs where that toolchain is installed at the same path.
+# lintian, accepted (overridden or warnings): custom-library-search-path (that RUNPATH),
+# maintainer-script-calls-systemctl (`systemctl --global enable` of the user unit, without
+# debhelper), appstream-metadata-missing-modalias-provide (no AppStream metadata for a virtual
+# device).
+#   CI packages the debug build scripts/test.sh made: --no-build --bin-dir "$(swift build --show-bin-path)".
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build=1
+bin_dir=""
+out="$repo/.build/deb"
+version=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-build) build=0; shift ;;
+        --bin-dir) bin_dir=${2:?}; shift 2 ;;
+        --out) out=${2:?}; shift 2 ;;
+        --version) version=${2:?}; shift 2 ;;
+        -h | --help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "package-deb.sh: unknown option $1" >&2; exit 64 ;;
+    esac
+done
+die() { echo "package-deb.sh: $*" >&2; exit 1; }
+for tool in dpkg-deb dpkg-shlibdeps gzip; do command -v "$tool" >/dev/null || die "$tool missing (apt install dpkg-dev)"; done
+cd "$repo"
+if [ $build -eq 1 ]; then
+    swift build -c release --product hybrid-security-key >&2 || die "swift build failed"
+fi
+[ -n "$bin_dir" ] || bin_dir=$(swift build -c release --show-bin-path)
+binary="$bin_dir/hybrid-security-key"
+[ -x "$binary" ] || die "$binary not built"
+
+package=hybrid-security-key
+arch=$(dpkg --print-architecture)
+if [ -z "$version" ]; then
+    # 0.1.0 plus the commit, so that every build from a clone has a distinct, ordered version.
+    version="0.1.0+git$(git log -1 --format=%cd --date=format:%Y%m%d%H%M 2>/dev/null || date +%Y%m%d).$(git rev-parse --short=7 HEAD 2>/dev/null || echo local)"
+fi
+date_rfc=$(git log -1 --format=%cD 2>/dev/null || date -R)
+maintainer="${DEBFULLNAME:-swift-hybrid-transport developers} <${DEBEMAIL:-hybrid-transport@users.noreply.github.com}>"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/package-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root="$work/root"
+umask 022
+install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/udev/rules.d" "$root/usr/lib/modules-load.d" \
+    "$root/usr/lib/systemd/user" "$root/usr/share/man/man1" "$root/usr/share/doc/$package" \
+    "$root/usr/share/lintian/overrides"
+# Stripped: debug info is large and lintian wants stripped binaries.
+strip --strip-unneeded -o "$root/usr/bin/$package" "$binary"
+chmod 755 "$root/usr/bin/$package"
+install -m 644 deploy/security-key/70-hybrid-security-key.rules "$root/lib/udev/rules.d/"
+echo uhid >"$root/usr/lib/modules-load.d/$package.conf"
+sed "s|/usr/local/bin/|/usr/bin/|" deploy/security-key/hybrid-security-key.service >"$root/usr/lib/systemd/user/$package.service"
+
+if command -v help2man >/dev/null; then
+    help2man --no-info --no-discard-stderr --version-string="$version" \
+        --name="your phone as a FIDO2 security key" "$root/usr/bin/$package" >"$work/$package.1"
+else
+    # No help2man: the --help text as a plain man page.
+    { echo ".TH HYBRID-SECURITY-KEY 1"; echo ".SH NAME"; echo "$package \\- your phone as a FIDO2 security key"
+      echo ".SH DESCRIPTION"; echo ".nf"; "$root/usr/bin/$package" --help | sed 's/\\/\\\\/g; s/^\./\\\&./'; echo ".fi"; } >"$work/$package.1"
+fi
+gzip -9n <"$work/$package.1" >"$root/usr/share/man/man1/$package.1.gz"
+
+cat >"$root/usr/share/doc/$package/copyright" <<EOF
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: swift-hybrid-transport
+Comment: hybrid-security-key, built from the swift-hybrid-transport sources.
+
+Files: *
+Copyright: 2026 swift-hybrid-transport developers
+License: Apache-2.0
+ On Debian systems, the full text of the Apache License 2.0 is in
+ /usr/share/common-licenses/Apache-2.0.
+EOF
+cat >"$work/changelog" <<EOF
+$package ($version) unstable; urgency=medium
+
+  * Built from commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo local).
+
+ -- $maintainer  $date_rfc
+EOF
+gzip -9n <"$work/changelog" >"$root/usr/share/doc/$package/changelog.gz"
+if readelf -d "$root/usr/bin/$package" | grep RUNPATH >/dev/null; then
+    # The toolchain's Swift runtime (see the header): no Debian package provides it.
+    echo "$package: custom-library-search-path" >"$root/usr/share/lintian/overrides/$package"
+else
+    rmdir "$root/usr/share/lintian/overrides" "$root/usr/share/lintian"
+fi
+
+# Library dependencies, as dpkg-shlibdeps finds them. Libraries outside Debian (a debug build's
+# Swift runtime) have no package: --ignore-missing-info leaves them out.
+mkdir -p "$work/shlibs/debian"
+printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" >"$work/shlibs/debian/control"
+depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -e "$root/usr/bin/$package" 2>/dev/null |
+    sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
+
+cat >"$root/DEBIAN/control" <<EOF
+Package: $package
+Version: $version
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Depends: $depends, udev, kmod
+Recommends: fido2-tools, bluez
+Section: utils
+Priority: optional
+Homepage: https://github.com/swift-hybrid-transport/swift-hybrid-transport
+Description: your phone as a FIDO2 security key over FIDO hybrid (caBLE v2)
+ hybrid-security-key creates a virtual USB security key (/dev/uhid). Firefox,
+ Chromium, OpenSSH, pam_u2f and every libfido2 program use it like a plugged-in
+ key; each registration or sign-in is carried to your phone: scan the QR code
+ shown in a window (or a notification) and approve on the phone.
+ .
+ The user unit starts it in every graphical session; the udev rule gives
+ /dev/uhid and the key's hidraw node to the user at the seat only.
+EOF
+cat >"$root/DEBIAN/postinst" <<'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = configure ]; then
+    modprobe uhid 2>/dev/null || true
+    if [ -d /run/udev ]; then
+        udevadm control --reload || true
+        udevadm trigger --subsystem-match=misc --sysname-match=uhid || true
+    fi
+    systemctl --global enable hybrid-security-key.service >/dev/null 2>&1 || true
+fi
+EOF
+cat >"$root/DEBIAN/prerm" <<'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = remove ] || [ "$1" = purge ]; then
+    systemctl --global disable hybrid-security-key.service >/dev/null 2>&1 || true
+fi
+EOF
+cat >"$root/DEBIAN/postrm" <<'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = remove ] || [ "$1" = purge ]; then
+    rm -f /etc/systemd/user/graphical-session.target.wants/hybrid-security-key.service
+    rmdir --ignore-fail-on-non-empty /etc/systemd/user/graphical-session.target.wants 2>/dev/null || true
+    if [ -d /run/udev ]; then udevadm control --reload || true; fi
+fi
+EOF
+chmod 755 "$root/DEBIAN/postinst" "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
+chmod 644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control"
+
+mkdir -p "$out"
+deb="$out/${package}_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zgzip --build "$root" "$deb" >&2
+echo "$deb"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Self-check of an installed hybrid-security-key: /dev/uhid exists, the virtual key appears as a
+# hidraw node, `fido2-token -L` lists it (when fido2-tools is present) and the key answers
+# getInfo (`fido2-token -I`). Starts its own instance (no window, no notifications) and stops it.
+# Usage: scripts/security-key-self-check.sh [BINARY]   (default: hybrid-security-key on PATH)
+# Prints "self-check: hidraw NODE" and "self-check: PASS"; exits non-zero on any failure.
+set -euo pipefail
+binary=${1:-hybrid-security-key}
+die() { echo "self-check: FAIL: $*" >&2; exit 1; }
+[ -c /dev/uhid ] || die "/dev/uhid is missing (sudo modprobe uhid)"
+[ -r /dev/uhid ] && [ -w /dev/uhid ] || die "no access to /dev/uhid as $(id -un): log in again at the seat (udev uaccess)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/self-check.XXXXXX")
+pid=""
+cleanup() {
+    [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+mkfifo "$work/events"
+"$binary" --json --no-window --no-notifications >"$work/events" 2>"$work/stderr" &
+pid=$!
+exec 7<"$work/events"
+ready=""
+# The first line is the ready event (or an error); bounded so a hung start fails.
+IFS= read -r -t 20 ready <&7 || die "no ready event from $binary: $(cat "$work/stderr")"
+hidraw=$(printf '%s' "$ready" | sed -n 's/.*"hidraw":"\([^"]*\)".*/\1/p')
+[ -n "$hidraw" ] || die "the key did not appear: $ready $(cat "$work/stderr")"
+[ -c "$hidraw" ] || die "$hidraw is not a character device"
+echo "self-check: hidraw $hidraw"
+if command -v fido2-token >/dev/null; then
+    fido2-token -L | grep "^$hidraw:" >/dev/null || die "fido2-token -L does not list $hidraw"
+    echo "self-check: fido2-token -L lists it"
+    info=$(fido2-token -I "$hidraw") || die "fido2-token -I $hidraw failed (no getInfo answer)"
+    grep -q "FIDO_2_0" <<<"$info" || die "getInfo has no FIDO_2_0 version: $info"
+    echo "self-check: getInfo answered ($(grep -m1 '^version strings' <<<"$info"))"
+else
+    echo "self-check: fido2-token not found (apt install fido2-tools): getInfo not checked"
+fi
+echo "self-check: PASS"
