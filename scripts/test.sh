@@ -27,6 +27,8 @@ ci/run-ble-proof.sh
 
 echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm guest)"
 ci/run-seckey-proof.sh
+echo "== the phone as a security key in Firefox ESR, Chromium and python-fido2 2.x (blevm guest, cases 1-7 of issue 19)"
+ci/run-browser-seckey-proof.sh
 echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
 ci/run-chromium-interop.sh
 
