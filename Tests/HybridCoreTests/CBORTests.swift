@@ -31,6 +31,42 @@ import Testing
         #expect(checked == 44)
     }
 
+    /// The decode for hosts' requests (``CBORDecoder/MapKeyOrder/anyOrder``) forgives key order
+    /// only: every other invalid vector still fails with its own error, and the unsorted ones
+    /// re-encode to canonical bytes with the same items.
+    @Test func anyKeyOrderForgivesOnlyKeyOrder() throws {
+        let file = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("cbor.json"))))
+        guard case .object(let object) = file, case .array(let cases)? = object["cases"] else {
+            Issue.record("cbor.json unreadable")
+            return
+        }
+        var unsorted = 0
+        for case .object(let testCase) in cases {
+            guard case .string(let detail)? = testCase["cborError"], case .string(let hex)? = testCase["cbor"] else { continue }
+            let bytes = try Hex.decode(hex)
+            let strictError: CBORError
+            do {
+                _ = try CBORDecoder.decode(bytes)
+                continue
+            } catch {
+                strictError = error
+            }
+            if detail == "unsorted" {
+                let value = try CBORDecoder.decode(bytes, mapKeys: .anyOrder)
+                // Re-encoded: strictly valid, and the same items (same length, only the order moved).
+                let canonical = CBOREncoder.encode(value)
+                #expect(throws: Never.self, "\(hex)") { try CBORDecoder.decode(canonical) }
+                #expect(canonical.count == bytes.count && canonical.sorted() == bytes.sorted(), "\(hex)")
+                unsorted += 1
+            } else {
+                #expect(throws: strictError, "\(hex)") { try CBORDecoder.decode(bytes, mapKeys: .anyOrder) }
+            }
+        }
+        #expect(unsorted > 0)
+        // A duplicate key that is not adjacent to its twin (only order-free checking sees it).
+        #expect(throws: CBORError.duplicateKey) { try CBORDecoder.decode([0xA3, 0x02, 0x00, 0x01, 0x00, 0x02, 0x00], mapKeys: .anyOrder) }
+    }
+
     /// Chromium's components/cbor reader accepts byte-string map keys (its phone code needs them for
     /// prf's `evalByCredential`), ordered like every key: major type, then length, then bytewise.
     @Test func byteStringKeysInCanonicalOrder() throws {
