@@ -7,6 +7,21 @@ import Testing
 @Suite struct CBORTests {
     @Test func sharedVectors() { VectorFiles.expectAllPass("cbor.json") }
 
+    /// The invalid cases of the shared `cbor.json`: their `cborError` and hex bytes.
+    static func invalidVectors() throws -> [(detail: String, hex: String)] {
+        let file = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("cbor.json"))))
+        guard case .object(let object) = file, case .array(let cases)? = object["cases"] else {
+            Issue.record("cbor.json unreadable")
+            return []
+        }
+        var vectors: [(detail: String, hex: String)] = []
+        for case .object(let testCase) in cases {
+            guard case .string(let detail)? = testCase["cborError"], case .string(let hex)? = testCase["cbor"] else { continue }
+            vectors.append((detail, hex))
+        }
+        return vectors
+    }
+
     /// Every invalid vector is rejected with the specific typed error its `cborError` names.
     @Test func invalidVectorsGiveTheirTypedError() throws {
         let expected: [String: CBORError] = [
@@ -16,14 +31,8 @@ import Testing
             "key-type": .invalidKeyType, "utf8": .invalidUTF8, "int-range": .integerOutOfRange,
             "depth": .nestingTooDeep,
         ]
-        let file = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("cbor.json"))))
-        guard case .object(let object) = file, case .array(let cases)? = object["cases"] else {
-            Issue.record("cbor.json unreadable")
-            return
-        }
         var checked = 0
-        for case .object(let testCase) in cases {
-            guard case .string(let detail)? = testCase["cborError"], case .string(let hex)? = testCase["cbor"] else { continue }
+        for (detail, hex) in try Self.invalidVectors() {
             let want = try #require(expected[detail], "unknown cborError \(detail)")
             #expect(throws: want, "\(hex)") { try CBORDecoder.decode(try Hex.decode(hex)) }
             checked += 1
@@ -35,14 +44,8 @@ import Testing
     /// only: every other invalid vector still fails with its own error, and the unsorted ones
     /// re-encode to canonical bytes with the same items.
     @Test func anyKeyOrderForgivesOnlyKeyOrder() throws {
-        let file = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("cbor.json"))))
-        guard case .object(let object) = file, case .array(let cases)? = object["cases"] else {
-            Issue.record("cbor.json unreadable")
-            return
-        }
         var unsorted = 0
-        for case .object(let testCase) in cases {
-            guard case .string(let detail)? = testCase["cborError"], case .string(let hex)? = testCase["cbor"] else { continue }
+        for (detail, hex) in try Self.invalidVectors() {
             let bytes = try Hex.decode(hex)
             let strictError: CBORError
             do {

@@ -34,19 +34,18 @@ public struct KnownCredentialsFile: Sendable {
             if errno == ENOENT { return KnownCredentials() }
             throw .io(operation: "open", path: path, errno: errno)
         }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(operation: "read", path: path, errno: errno)
-            }
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-            guard bytes.count <= Self.maximumSize else { throw .tooLarge(path: path) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
+        guard info.st_size <= Self.maximumSize else { throw .tooLarge(path: path) }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: Self.maximumSize + 1) ?? Data()
+        } catch {
+            throw .io(operation: "read", path: path, errno: EIO)
         }
+        guard data.count <= Self.maximumSize else { throw .tooLarge(path: path) }
+        let bytes = [UInt8](data)
         return KnownCredentials(serialized: bytes)
     }
 
