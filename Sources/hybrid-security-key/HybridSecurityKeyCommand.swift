@@ -63,6 +63,13 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     @Flag(help: "Do not show desktop notifications.")
     var noNotifications = false
 
+    @Option(
+        help: ArgumentHelp(
+            "File of the credential IDs the phone returned, per site (IDs only; mode 0600). "
+                + "Default: $XDG_STATE_HOME/hybrid-security-key/known-credentials (~/.local/state/... when unset).",
+            valueName: "path"))
+    var knownCredentials: String?
+
     @Option(help: "The uhid device node.")
     var uhid = "/dev/uhid"
 
@@ -108,8 +115,19 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         defer { device.destroy() }
+        let knownFile = KnownCredentialsFile(path: knownCredentials ?? KnownCredentialsFile.defaultPath())
+        var policy = BridgeRequestPolicy()
+        do {
+            policy = BridgeRequestPolicy(knownCredentials: try knownFile.load())
+        } catch {
+            logger.warning("known credential IDs not loaded (probes claim the first listed ID): \(error)")
+        }
         let bridge = SecurityKeyBridge(
             driver: HybridPhoneDriver(runner: HybridClientRunner(options: options, logger: logger)),
+            policy: policy,
+            knownCredentialsChanged: { credentials in
+                do { try knownFile.save(credentials) } catch { logger.warning("known credential IDs not saved: \(error)") }
+            },
             output: { report in
                 do { try device.send(report) } catch { logger.warning("\(error)") }
             },
