@@ -3,7 +3,7 @@
 # CTAPHID report it reads or writes, for ci/browser-seckey/ctaphid_trace.py), one
 # `hybrid-authenticator` per QR code as the phone (a plaintext store per program), and a chroot
 # made of the host's /usr and /etc (9p, read-only) in which each program runs its cases:
-# driver.py fido2 | chromium | firefox (SECKEY_PROGRAMS, default all three, in that order).
+# driver.py firefox | chromium | fido2 (SECKEY_PROGRAMS, default all three, in that order).
 # Records go to /out (a host share); the host judges them. Prints "browser-seckey-in-vm: DONE".
 . /usr/bin/blevm-lib.sh
 
@@ -44,30 +44,45 @@ port=$(ceremony_wait_line "$w/relay.out" 's/.*listening on [0-9.]*:\([0-9][0-9]*
 
 # The key's events, each line stamped with the guest's uptime (driver.py reads the same clock).
 stamp() { while IFS= read -r line; do read -r up _ </proc/uptime; echo "$up $line" >>"$w/bridge.ts"; echo "$line"; done; }
-# --timeout 60: a request the phone never answers fails within a minute rather than ten.
+# --timeout 120: a request the phone never answers fails within two minutes rather than ten.
 strace -f -ttt -xx -s 8192 -e trace=read,write,readv,writev -P /dev/uhid -o "$w/uhid.strace" \
-    sh -c 'echo $$ >/tmp/seckey/key.pid; exec "$0" "$@"' /usr/local/bin/hybrid-security-key --ble hci --adapter hci1 --json --no-notifications --timeout 60 \
+    sh -c 'echo $$ >/tmp/seckey/key.pid; exec "$0" "$@"' /usr/local/bin/hybrid-security-key --ble hci --adapter hci1 --json --no-notifications --timeout 120 \
     --tunnel-override "0=ws://127.0.0.1:$port" 2>"$w/bridge.err" | stamp >"$w/bridge.out" &
 dev=$(ceremony_wait_line "$w/bridge.out" 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "the bridge did not report ready with a hidraw node"
 mark "bridge ready on $dev"
 
 # The phone: one hybrid-authenticator per QR code, with the store of the program now running
-# (store-name, written by driver.py). Plaintext store: the encrypted one runs scrypt at production
-# cost, 20-30 s per ceremony under TCG, which the CI budget cannot pay for ~50 ceremonies.
+# (store-name, written by driver.py). Encrypted store: only it verifies the user (uv true), as every
+# real phone does; a plaintext store answers requests with uv=true CTAP2_ERR_INVALID_OPTION, which
+# is not what a program meets with a phone. It costs scrypt at production cost per ceremony (about
+# 10-30 s under TCG). SECKEY_PHONE_STORE=plaintext: quicker local runs of the no-UV paths only.
+plaintext=
+[ "${SECKEY_PHONE_STORE:-encrypted}" = plaintext ] && plaintext=--insecure-plaintext-store
+export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
 (
     n=1
     while [ ! -f "$w/stop" ]; do
         qr=$(sed -n 's/^[0-9.]* \(.*"event":"qr".*\)/\1/p' "$w/bridge.ts" | sed -n "${n}p" | sed -n 's/.*"url":"\(FIDO:\/[0-9]*\)".*/\1/p')
         if [ -z "$qr" ]; then sleep 0.1; continue; fi
+        # A new QR code while the previous phone still runs (its request was cancelled or timed
+        # out): the user gives up on the old one and scans the new one, so it is stopped first.
+        [ -f "$w/phone.pid" ] && kill "$(cat "$w/phone.pid")" 2>/dev/null
+        [ -n "${phone:-}" ] && wait "$phone"
         store=$(cat "$w/store-name" 2>/dev/null || echo none)
         read -r up _ </proc/uptime
         echo "== phone: ceremony $n for $store at $up" >>"$w/phone.log"
-        /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci --adapter hci0 \
-            --yes --json --insecure-plaintext-store --store "$w/store-$store.json" >>"$w/phone.log" 2>&1
-        rc=$?
-        read -r up _ </proc/uptime
-        echo "== phone: ceremony $n exit $rc at $up" >>"$w/phone.log"
+        (
+            /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci --adapter hci0 \
+                --yes --json $plaintext --store "$w/store-$store.json" >>"$w/phone.log" 2>&1 &
+            echo $! >"$w/phone.pid"
+            wait $!
+            rc=$?
+            rm -f "$w/phone.pid"
+            read -r up _ </proc/uptime
+            echo "== phone: ceremony $n exit $rc at $up" >>"$w/phone.log"
+        ) &
+        phone=$!
         n=$((n + 1))
     done
 ) &
@@ -75,10 +90,10 @@ mark "bridge ready on $dev"
 # The relying party's page on http://localhost:8000 (a secure context).
 chroot $r /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 --directory /proof >"$out/http.log" 2>&1 &
 
-for program in ${SECKEY_PROGRAMS:-fido2 chromium firefox}; do
+for program in ${SECKEY_PROGRAMS:-firefox chromium fido2}; do
     mark "$program: start"
     chroot $r /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home XDG_RUNTIME_DIR=/tmp/xdg LANG=C.UTF-8 \
-        SECKEY_DIR=/run/seckey SECKEY_HIDRAW="$dev" PYTHONPATH=/opt/pyfido2 \
+        SECKEY_DIR=/run/seckey SECKEY_HIDRAW="$dev" PYTHONPATH=/opt/pyfido2 SECKEY_STEP_LIMIT=150 \
         ${SECKEY_UNKNOWN_COUNT:+SECKEY_UNKNOWN_COUNT=$SECKEY_UNKNOWN_COUNT} \
         /usr/bin/python3 /proof/driver.py "$program" --out /out/records.jsonl || echo "driver $program exited $?"
     for f in firefox.log chromium.log; do [ -f $r/tmp/$f ] && cp $r/tmp/$f "$out/$f"; done

@@ -114,6 +114,8 @@ class Judge:
                 return False, "the harness never saw the phone ceremony start, so it did not cancel"
             if record["program"] != "fido2" and name != "AbortError":
                 return False, "%s (expected AbortError)" % name
+            if record["program"] == "fido2" and "KEEPALIVE_CANCEL" not in result.get("message", ""):
+                return False, "python-fido2 did not end with KEEPALIVE_CANCEL: %s" % result.get("message")
             bridge = record.get("bridge_cancel_after_abort")
             phone = record.get("phone_exit_after_abort")
             if bridge is None or bridge > 1.0:
