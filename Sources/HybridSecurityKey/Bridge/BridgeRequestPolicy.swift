@@ -189,6 +189,14 @@ public struct BridgeRequestPolicy: Sendable {
     /// "already registered" from the probe alone — and with the restored list the phone answers
     /// CTAP2_ERR_CREDENTIAL_EXCLUDED only when it really holds one.
     ///
+    /// Only for WebAuthn RP IDs (domains, ``isWebAuthnRPID(_:)``). An RP ID with a colon is an
+    /// AppID URL (Firefox and Chromium probe the `appid` extension's URL first and switch the real
+    /// request to it on success: a claim would send the phone an RP it never registered), OpenSSH's
+    /// `ssh:` or pam_u2f's `pam://`: those hosts probe only to find which of several plugged-in
+    /// keys holds a credential, and a claim would take it from the real key. There the key claims
+    /// only IDs the phone returned before, and otherwise answers CTAP2_ERR_NO_CREDENTIALS (not a
+    /// miss for ``touch(at:)``).
+    ///
     /// One exception: a full chunk (``SecurityKeyInfo/maxCredentialCountInList`` IDs or more)
     /// with no known ID is answered CTAP2_ERR_NO_CREDENTIALS, because hosts probe longer lists
     /// chunk by chunk and stop at the first claim: answering "none" lets the next chunk come, and
@@ -211,6 +219,9 @@ public struct BridgeRequestPolicy: Sendable {
         let rpIDHash = AuthenticatorData.rpIDHash(rpID)
         if let known = ids.first(where: { knownCredentials.contains($0, rpIDHash: rpIDHash) }) {
             return claim(known, rpIDHash: rpIDHash, reason: "silent probe: claims a listed ID the phone returned before")
+        }
+        guard Self.isWebAuthnRPID(rpID) else {
+            return Self.answer(.noCredentials, "silent probe for a non-WebAuthn RP ID with no ID the phone returned: a real key may hold it")
         }
         if ids.count < Int(SecurityKeyInfo.maxCredentialCountInList) {
             return claim(ids[0], rpIDHash: rpIDHash, reason: "silent probe: claims the first listed ID; the phone chooses from the whole list")
@@ -271,6 +282,10 @@ public struct BridgeRequestPolicy: Sendable {
         let ids = listedIDs(map[intKey: 3])
         return ids.count == 1 ? ids[0] : nil
     }
+
+    /// Whether `rpID` is a WebAuthn RP ID (a domain): no colon, unlike AppID URLs (`https://…`),
+    /// OpenSSH's `ssh:…` and pam_u2f's `pam://…`.
+    static func isWebAuthnRPID(_ rpID: String) -> Bool { !rpID.contains(":") }
 
     /// An empty pinUvAuthParam (key 8 in makeCredential, 6 in getAssertion): CTAP 2.1's
     /// "touch the key" request.
