@@ -14,12 +14,15 @@ public enum BridgeDecision: Hashable, Sendable {
 /// A request as it goes to the phone: the command byte and canonical CBOR, after the rewrites
 /// listed in `rewrites` (empty when the program's request went unchanged).
 public struct PhoneRequest: Hashable, Sendable {
+    /// The command byte and the canonical CBOR parameters.
     public var bytes: [UInt8]
+    /// The request type the QR code announces.
     public var type: HybridRequestType
     /// What was changed, one short phrase each, for logs.
     public var rewrites: [String]
 
-    public init(bytes: [UInt8], type: HybridRequestType, rewrites: [String] = []) {
+    /// A request as the policy built it (tests build the expected one).
+    package init(bytes: [UInt8], type: HybridRequestType, rewrites: [String] = []) {
         self.bytes = bytes
         self.type = type
         self.rewrites = rewrites
@@ -61,10 +64,10 @@ public struct BridgeRequestPolicy: Sendable {
     /// How long a probe's list is kept to restore the real request that follows it, and how long
     /// after a miss a touch request ends at once. Hosts send the real request (or the touch)
     /// right after the probe, within milliseconds; 10 s leaves room for a loaded machine.
-    public static let probeWindow: Duration = .seconds(10)
+    package static let probeWindow: Duration = .seconds(10)
     /// RP IDs hosts use for a "touch the key" makeCredential: Chromium and libfido2 (`.dummy`),
     /// Firefox's authenticator-rs (`make.me.blink`, `dummy_make_credentials_cmd`).
-    public static let touchRPIDs: Set<String> = [".dummy", "make.me.blink"]
+    package static let touchRPIDs: Set<String> = [".dummy", "make.me.blink"]
 
     /// Credential IDs the phone returned through the key, per RP ID hash (persisted by the
     /// caller, see ``KnownCredentialsFile``).
@@ -75,6 +78,8 @@ public struct BridgeRequestPolicy: Sendable {
     /// program's "collect a touch, then fail" (``touch(at:)``).
     private var lastMiss: Duration?
 
+    /// A policy that starts with `knownCredentials` (loaded from ``KnownCredentialsFile``) and no
+    /// recent probes.
     public init(knownCredentials: KnownCredentials = KnownCredentials()) {
         self.knownCredentials = knownCredentials
     }
