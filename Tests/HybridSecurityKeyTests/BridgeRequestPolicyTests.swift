@@ -103,6 +103,23 @@ import Testing
         #expect(Self.status(policy.decide(Self.probe([]), at: .zero)) == 0x2E)
     }
 
+    /// AppID URLs (Firefox probes the appid extension's RP first and switches to it on success),
+    /// OpenSSH's `ssh:` and pam_u2f's `pam://` get a claim only for an ID the phone returned:
+    /// those probes choose between plugged-in keys. Not a miss: a touch afterwards is still held.
+    @Test func nonWebAuthnRPIDsAreClaimedOnlyForKnownIDs() {
+        let policy = PolicyUnderTest()
+        for rpID in ["https://example.com/u2f/facets", "ssh:", "pam://host"] {
+            #expect(Self.status(policy.decide(Self.probe([Self.idA], rpID: rpID), at: .zero)) == 0x2E)
+        }
+        #expect(policy.decide(Self.firefoxBlink, at: .milliseconds(1)) == .hold)
+        var known = KnownCredentials()
+        known.remember(Self.idB, rpIDHash: try! Hex.decode("e30610e8a162115960fe1ec223e6529c9f4b6e80200dcb5e5c321c8af1e2b1bf"))
+        let sshKnown = PolicyUnderTest(knownCredentials: known)
+        // SHA-256("ssh:") above (sha256sum); the known ID is claimed with that rpIdHash.
+        guard case .answer(let bytes, _) = sshKnown.decide(Self.probe([Self.idA, Self.idB], rpID: "ssh:"), at: .zero) else { return }
+        #expect(bytes == H.syntheticAssertion(Self.idB, rpIDHash: try! Hex.decode("e30610e8a162115960fe1ec223e6529c9f4b6e80200dcb5e5c321c8af1e2b1bf")))
+    }
+
     /// Firefox after the claim sends only the claimed ID; the phone gets the whole list.
     @Test func reducedSignInGetsTheProbesListBack() {
         let policy = PolicyUnderTest()

@@ -235,3 +235,36 @@ extension SecurityKeyBridgeTests {
         #expect(harness.phone.requests.count == 2)
     }
 }
+
+extension SecurityKeyBridgeTests {
+    /// Through CTAPHID: a probe answered "none" (a full chunk of unknown IDs), then Firefox's
+    /// `make.me.blink` touch: answered OPERATION_DENIED at once, not held for 30 s.
+    @Test func touchAfterAProbeMissEndsAtOnce() async throws {
+        typealias H = HandCBOR
+        let harness = BridgeHarness([])
+        let channel = try await harness.allocate()
+        let ids = (0..<64).map { H.descriptor([0xF0, UInt8($0)]) }
+        await harness.send(.cbor, H.getAssertion(clientDataHash: H.emptyHash, allow: ids, options: H.upFalse), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x2E])
+        await harness.send(.cbor, BridgeRequestPolicyTests.firefoxBlink, on: channel)
+        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x27]))
+        #expect(harness.phone.requests.isEmpty)
+    }
+
+    /// The rewrites made on the way to the phone are reported (phrases only, no payload).
+    @Test(.timeLimit(.minutes(1)))
+    func rewritesAreReported() async throws {
+        typealias H = HandCBOR
+        let harness = BridgeHarness([.reply(Self.phoneReply)])
+        let channel = try await harness.allocate()
+        let request = H.getAssertion(clientDataHash: [UInt8](repeating: 3, count: 32), allow: [H.descriptorWithUSB([1, 2, 3])], options: nil)
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage().payload == Self.phoneReply)
+        for await event in harness.events {
+            if case .rewritten(let command, let rewrites) = event {
+                #expect(command == .getAssertion && rewrites == ["transports removed from the allow list"])
+                break
+            }
+        }
+    }
+}

@@ -14,12 +14,15 @@ public enum BridgeDecision: Hashable, Sendable {
 /// A request as it goes to the phone: the command byte and canonical CBOR, after the rewrites
 /// listed in `rewrites` (empty when the program's request went unchanged).
 public struct PhoneRequest: Hashable, Sendable {
+    /// The command byte and the canonical CBOR parameters.
     public var bytes: [UInt8]
+    /// The request type the QR code announces.
     public var type: HybridRequestType
     /// What was changed, one short phrase each, for logs.
     public var rewrites: [String]
 
-    public init(bytes: [UInt8], type: HybridRequestType, rewrites: [String] = []) {
+    /// A request as the policy built it (tests build the expected one).
+    package init(bytes: [UInt8], type: HybridRequestType, rewrites: [String] = []) {
         self.bytes = bytes
         self.type = type
         self.rewrites = rewrites
@@ -61,10 +64,10 @@ public struct BridgeRequestPolicy: Sendable {
     /// How long a probe's list is kept to restore the real request that follows it, and how long
     /// after a miss a touch request ends at once. Hosts send the real request (or the touch)
     /// right after the probe, within milliseconds; 10 s leaves room for a loaded machine.
-    public static let probeWindow: Duration = .seconds(10)
+    package static let probeWindow: Duration = .seconds(10)
     /// RP IDs hosts use for a "touch the key" makeCredential: Chromium and libfido2 (`.dummy`),
     /// Firefox's authenticator-rs (`make.me.blink`, `dummy_make_credentials_cmd`).
-    public static let touchRPIDs: Set<String> = [".dummy", "make.me.blink"]
+    package static let touchRPIDs: Set<String> = [".dummy", "make.me.blink"]
 
     /// Credential IDs the phone returned through the key, per RP ID hash (persisted by the
     /// caller, see ``KnownCredentialsFile``).
@@ -75,6 +78,8 @@ public struct BridgeRequestPolicy: Sendable {
     /// program's "collect a touch, then fail" (``touch(at:)``).
     private var lastMiss: Duration?
 
+    /// A policy that starts with `knownCredentials` (loaded from ``KnownCredentialsFile``) and no
+    /// recent probes.
     public init(knownCredentials: KnownCredentials = KnownCredentials()) {
         self.knownCredentials = knownCredentials
     }
@@ -189,6 +194,14 @@ public struct BridgeRequestPolicy: Sendable {
     /// "already registered" from the probe alone — and with the restored list the phone answers
     /// CTAP2_ERR_CREDENTIAL_EXCLUDED only when it really holds one.
     ///
+    /// Only for WebAuthn RP IDs (domains, ``isWebAuthnRPID(_:)``). An RP ID with a colon is an
+    /// AppID URL (Firefox and Chromium probe the `appid` extension's URL first and switch the real
+    /// request to it on success: a claim would send the phone an RP it never registered), OpenSSH's
+    /// `ssh:` or pam_u2f's `pam://`: those hosts probe only to find which of several plugged-in
+    /// keys holds a credential, and a claim would take it from the real key. There the key claims
+    /// only IDs the phone returned before, and otherwise answers CTAP2_ERR_NO_CREDENTIALS (not a
+    /// miss for ``touch(at:)``).
+    ///
     /// One exception: a full chunk (``SecurityKeyInfo/maxCredentialCountInList`` IDs or more)
     /// with no known ID is answered CTAP2_ERR_NO_CREDENTIALS, because hosts probe longer lists
     /// chunk by chunk and stop at the first claim: answering "none" lets the next chunk come, and
@@ -211,6 +224,9 @@ public struct BridgeRequestPolicy: Sendable {
         let rpIDHash = AuthenticatorData.rpIDHash(rpID)
         if let known = ids.first(where: { knownCredentials.contains($0, rpIDHash: rpIDHash) }) {
             return claim(known, rpIDHash: rpIDHash, reason: "silent probe: claims a listed ID the phone returned before")
+        }
+        guard Self.isWebAuthnRPID(rpID) else {
+            return Self.answer(.noCredentials, "silent probe for a non-WebAuthn RP ID with no ID the phone returned: a real key may hold it")
         }
         if ids.count < Int(SecurityKeyInfo.maxCredentialCountInList) {
             return claim(ids[0], rpIDHash: rpIDHash, reason: "silent probe: claims the first listed ID; the phone chooses from the whole list")
@@ -271,6 +287,10 @@ public struct BridgeRequestPolicy: Sendable {
         let ids = listedIDs(map[intKey: 3])
         return ids.count == 1 ? ids[0] : nil
     }
+
+    /// Whether `rpID` is a WebAuthn RP ID (a domain): no colon, unlike AppID URLs (`https://…`),
+    /// OpenSSH's `ssh:…` and pam_u2f's `pam://…`.
+    static func isWebAuthnRPID(_ rpID: String) -> Bool { !rpID.contains(":") }
 
     /// An empty pinUvAuthParam (key 8 in makeCredential, 6 in getAssertion): CTAP 2.1's
     /// "touch the key" request.

@@ -6,11 +6,11 @@ import HybridCore
 /// type: the policy holds it, ``KnownCredentialsFile`` persists it.
 public struct KnownCredentials: Hashable, Sendable {
     /// Relying parties remembered, most recent first.
-    public static let maximumRelyingParties = 64
+    package static let maximumRelyingParties = 64
     /// IDs remembered per relying party (several phones, several accounts).
-    public static let maximumIDsPerRelyingParty = 16
+    package static let maximumIDsPerRelyingParty = 16
     /// Longer IDs are not remembered (``SecurityKeyInfo/maxCredentialIDLength``).
-    public static let maximumIDLength = Int(SecurityKeyInfo.maxCredentialIDLength)
+    package static let maximumIDLength = Int(SecurityKeyInfo.maxCredentialIDLength)
 
     struct Entry: Hashable, Sendable {
         var rpIDHash: [UInt8]
@@ -21,6 +21,7 @@ public struct KnownCredentials: Hashable, Sendable {
     /// Most recent first.
     private(set) var entries: [Entry] = []
 
+    /// Nothing remembered.
     public init() {}
 
     /// Whether the phone returned `id` for the RP whose ID hashes to `rpIDHash`.
@@ -51,7 +52,7 @@ public struct KnownCredentials: Hashable, Sendable {
     static let header = "# hybrid-security-key known credential IDs v1: rpIdHash then IDs, hex, most recent first"
 
     /// The text form: a header line, then one line per RP, `rpIdHash id id …` in lowercase hex.
-    public var serialized: [UInt8] {
+    package var serialized: [UInt8] {
         var text = Self.header + "\n"
         for entry in entries {
             text += ([entry.rpIDHash] + entry.ids).map { Hex.encode($0) }.joined(separator: " ") + "\n"
@@ -61,7 +62,7 @@ public struct KnownCredentials: Hashable, Sendable {
 
     /// Reads ``serialized`` text. Lines that do not parse are skipped (a damaged file loses
     /// those lines, nothing else); the bounds are applied as if the IDs were remembered anew.
-    public init(serialized bytes: [UInt8]) {
+    package init(serialized bytes: [UInt8]) {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         for line in lines.reversed() where !line.hasPrefix("#") {
             let fields = line.split(separator: " ").map { try? Hex.decode($0) }

@@ -10,15 +10,19 @@ import Foundation
 /// directory. The only I/O around the sans-IO policy: load once at start, save after each change.
 /// The file holds credential IDs and RP ID hashes, nothing that signs or decrypts, but they say
 /// which sites the user signs in to, so they are kept private like everything else.
-public struct KnownCredentialsFile: Sendable {
+package struct KnownCredentialsFile: Sendable {
     /// Larger files are not read (64 RPs × 16 IDs × 2 KiB of hex is 2 MiB at the very worst).
-    public static let maximumSize = 4 << 20
+    package static let maximumSize = 4 << 20
 
-    public let path: String
+    /// The file's path.
+    package let path: String
 
-    public init(path: String) { self.path = path }
+    /// The file at `path` (nothing is read or created yet).
+    package init(path: String) { self.path = path }
 
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    /// `$XDG_STATE_HOME/hybrid-security-key/known-credentials`, where an unset, empty or relative
+    /// XDG_STATE_HOME means `~/.local/state`.
+    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         var base = environment["XDG_STATE_HOME"] ?? ""
         if !base.hasPrefix("/") {
             let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
@@ -28,7 +32,7 @@ public struct KnownCredentialsFile: Sendable {
     }
 
     /// The stored IDs; empty when there is no file yet.
-    public func load() throws(KnownCredentialsFileError) -> KnownCredentials {
+    package func load() throws(KnownCredentialsFileError) -> KnownCredentials {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return KnownCredentials() }
@@ -51,7 +55,7 @@ public struct KnownCredentialsFile: Sendable {
 
     /// Replaces the file with `credentials` (write a 0600 temporary file, rename it over the
     /// target), creating the directory with mode 0700 first.
-    public func save(_ credentials: KnownCredentials) throws(KnownCredentialsFileError) {
+    package func save(_ credentials: KnownCredentials) throws(KnownCredentialsFileError) {
         let directory = (path as NSString).deletingLastPathComponent
         try Self.createPrivateDirectory(directory)
         let temporary = path + ".tmp-\(getpid())"
@@ -92,11 +96,13 @@ public struct KnownCredentialsFile: Sendable {
 
 /// Why the known-credentials file could not be read or written. The key works without it
 /// (probes then claim the first listed ID).
-public enum KnownCredentialsFileError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum KnownCredentialsFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A system call failed with this errno.
     case io(operation: String, path: String, errno: Int32)
+    /// The file is larger than ``KnownCredentialsFile/maximumSize``.
     case tooLarge(path: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .io(let operation, let path, let code): "\(operation) \(path): \(String(cString: strerror(code)))"
         case .tooLarge(let path): "\(path) is larger than \(KnownCredentialsFile.maximumSize) bytes"
