@@ -11,8 +11,8 @@ phone store's credential count. Nothing is judged here: ci/browser-seckey/judge.
 each record, verifying every credential and assertion with py_webauthn.
 
 Environment: SECKEY_DIR (the guest script's work dir: bridge.ts, phone.log, store-name, stores),
-SECKEY_HIDRAW (the key's hidraw node), SECKEY_UNKNOWN_COUNT (unknown IDs in case 3, default 65:
-longer than one probe chunk of the key's maxCredentialCountInList 64).
+SECKEY_HIDRAW (the key's hidraw node), SECKEY_UNKNOWN_COUNT (unknown IDs in case 3, default 20:
+Firefox refuses allow lists of more than 64 with SecurityError before any request, so a list longer than the key's probe chunk needs maxCredentialCountInList below 21).
 """
 import argparse
 import base64
@@ -24,7 +24,7 @@ import threading
 import time
 
 WORK = os.environ.get("SECKEY_DIR", "/run/seckey")
-UNKNOWN_COUNT = int(os.environ.get("SECKEY_UNKNOWN_COUNT", "65"))
+UNKNOWN_COUNT = int(os.environ.get("SECKEY_UNKNOWN_COUNT", "20"))
 STEP_LIMIT = float(os.environ.get("SECKEY_STEP_LIMIT", "60"))
 
 
