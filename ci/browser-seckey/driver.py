@@ -126,7 +126,18 @@ class BiDi:
                 return message["result"]
 
 
-class Firefox:
+class BrowserProcess:
+    """A browser started by us; close() ends it (TERM, then KILL after 10 s)."""
+
+    def close(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class Firefox(BrowserProcess):
     name = "firefox"
 
     def __init__(self, origin):
@@ -164,12 +175,6 @@ class Firefox:
             raise RuntimeError("script.evaluate: %s" % json.dumps(result)[:500])
         return result["result"].get("value")
 
-    def close(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 # Prefs that keep Firefox from blocking on a prompt or reaching the network; listed in the README
@@ -208,7 +213,7 @@ class CDP:
                 return message["result"]
 
 
-class Chromium:
+class Chromium(BrowserProcess):
     name = "chromium"
 
     def __init__(self, origin):
@@ -265,12 +270,6 @@ class Chromium:
             raise RuntimeError("Runtime.evaluate: %s" % json.dumps(result["exceptionDetails"])[:500])
         return result["result"].get("value")
 
-    def close(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 class BrowserRunner:
