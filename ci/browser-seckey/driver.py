@@ -81,12 +81,25 @@ class Bridge:
             time.sleep(0.05)
         return None
 
-    def phone_exits(self):
-        try:
-            with open(os.path.join(WORK, "phone.log")) as f:
-                return [line for line in f if line.startswith("== phone: ceremony") and " exit " in line]
-        except FileNotFoundError:
-            return []
+    def phone_exit_after(self, begin, limit):
+        """When the first phone started at or after `begin` (guest uptime) exited, waiting up to
+        `limit` s for it; None if it did not. phone.log: "== phone: ceremony N for STORE at T" and
+        "== phone: ceremony N exit RC at T"."""
+        deadline = time.monotonic() + limit
+        while True:
+            try:
+                with open(os.path.join(WORK, "phone.log")) as f:
+                    lines = [line.split() for line in f if line.startswith("== phone: ceremony ")]
+            except FileNotFoundError:
+                lines = []
+            starts = [(w[3], float(w[-1])) for w in lines if len(w) >= 8 and w[4] == "for"]
+            number = next((n for n, t in starts if t >= begin), None)
+            ends = [float(w[-1]) for w in lines if len(w) >= 8 and w[4] == "exit" and w[3] == number]
+            if ends:
+                return ends[0]
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.05)
 
     def store_count(self):
         try:
@@ -406,7 +419,6 @@ class Session:
             # 45 s: the phone's encrypted store alone costs 10-30 s under TCG before it connects.
             options = dict(options, timeout=45000)
         mark = self.bridge.mark()
-        phones = len(self.bridge.phone_exits())
         count = self.bridge.store_count()
         record = {"program": self.program, "case": case, "step": step, "kind": kind, "expect": expect,
                   "note": note, "options": options, "tab": tab}
@@ -441,11 +453,8 @@ class Session:
             # case 6: the bridge's end of the phone ceremony, and the phone process's exit.
             hit = self.bridge.wait_for(mark, lambda e: e.get("event") in ("error", "cancelled") , 5)
             record["bridge_cancel_after_abort"] = (hit[0] - aborted_at) if hit else None
-            deadline = time.monotonic() + 5
-            while len(self.bridge.phone_exits()) == phones and time.monotonic() < deadline:
-                time.sleep(0.05)
-            exits = self.bridge.phone_exits()[phones:]
-            record["phone_exit_after_abort"] = (_exit_time(exits[0]) - aborted_at) if exits and _exit_time(exits[0]) else None
+            exited = self.bridge.phone_exit_after(begin, 5)
+            record["phone_exit_after_abort"] = (exited - aborted_at) if exited is not None else None
         else:
             time.sleep(0.3)  # the bridge's "done" line follows the answer by a moment
         record.update({"result": result, "begin": begin, "wall": end - begin,
@@ -457,15 +466,6 @@ class Session:
         self.out.write(json.dumps(record) + "\n")
         self.out.flush()
         return result
-
-
-def _exit_time(line):
-    # "== phone: ceremony N exit RC at UPTIME"
-    parts = line.split()
-    try:
-        return float(parts[parts.index("at") + 1])
-    except (ValueError, IndexError):
-        return None
 
 
 def _short(event):
