@@ -17,7 +17,7 @@ fail() {
     save
     exit 1
 }
-save() { for f in bridge.out bridge.ts bridge.err phone.log uhid.strace; do [ -f "$w/$f" ] && cp "$w/$f" "$out/$f"; done; }
+save() { for f in bridge.out bridge.ts bridge.err phone.log; do [ -f "$w/$f" ] && cp "$w/$f" "$out/$f"; done; }
 . /blevm/work/ceremony-in-vm.sh
 
 mark "guest userspace ready"
@@ -45,7 +45,7 @@ port=$(ceremony_wait_line "$w/relay.out" 's/.*listening on [0-9.]*:\([0-9][0-9]*
 # The key's events, each line stamped with the guest's uptime (driver.py reads the same clock).
 stamp() { while IFS= read -r line; do read -r up _ </proc/uptime; echo "$up $line" >>"$w/bridge.ts"; echo "$line"; done; }
 # --timeout 120: a request the phone never answers fails within two minutes rather than ten.
-strace -f -ttt -xx -s 8192 -e trace=read,write,readv,writev -P /dev/uhid -o "$w/uhid.strace" \
+strace -f -ttt -xx -s 8192 -e trace=read,write,readv,writev -P /dev/uhid -o "$out/uhid.strace" \
     sh -c 'echo $$ >/tmp/seckey/key.pid; exec "$0" "$@"' /usr/local/bin/hybrid-security-key --ble hci --adapter hci1 --json --no-notifications --timeout 120 \
     --tunnel-override "0=ws://127.0.0.1:$port" 2>"$w/bridge.err" | stamp >"$w/bridge.out" &
 dev=$(ceremony_wait_line "$w/bridge.out" 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
