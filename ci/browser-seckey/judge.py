@@ -118,6 +118,8 @@ class Judge:
                 return False, "python-fido2 did not end with KEEPALIVE_CANCEL: %s" % result.get("message")
             bridge = record.get("bridge_cancel_after_abort")
             phone = record.get("phone_exit_after_abort")
+            if (bridge is not None and bridge < -0.5) or (phone is not None and phone < -0.5):
+                return False, "timing error: an end before the cancel (key %s s, phone %s s)" % (bridge, phone)
             if bridge is None or bridge > 1.0:
                 return False, "the key reported the cancel %s s after it" % bridge
             if phone is None or phone > 1.0:
