@@ -149,7 +149,7 @@ let package = Package(
         .target(name: "CUHID"),
         .target(
             name: "HybridSecurityKey",
-            dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", "CUHID", logging]
+            dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", "CUHID", logging] + crypto
         ),
         .executableTarget(
             name: "hybrid-security-key",

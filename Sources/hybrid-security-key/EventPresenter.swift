@@ -88,6 +88,8 @@ final class EventPresenter: Sendable {
             if json {
                 line(["event": "local", "command": Self.name(command), "status": Int(status.rawValue), "reason": reason])
             }
+        case .rewritten(let command, let rewrites):
+            if json { line(["event": "rewritten", "command": Self.name(command), "rewrites": rewrites]) }
         case .cancelled(let reason):
             let wasRunning = ceremonyRunning.withLock { running in
                 defer { running = false }

@@ -26,7 +26,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
 
             With --json, one JSON object per line on stdout: {"event":"ready","hidraw":…}, \
             {"event":"qr","url":"FIDO:/…"} per phone ceremony, and one {"event":"done",…} or \
-            {"event":"error","message":…} per request that reached the phone. After the answer the \
+            {"event":"error","message":…} per request that reached the phone; {"event":"local",…} \
+            for a request answered without the phone, {"event":"rewritten",…} for one changed on its \
+            way to the phone (see README, "What the key does with each request"). After the answer the \
             phone's tunnel stays open for a late update (--linger); {"event":"closed",…} tells how it \
             ended. The next request that needs the phone ends a lingering tunnel.
             """
@@ -73,6 +75,13 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
         inversion: .prefixedNo,
         help: "Show each ceremony's QR code in a window (with a Cancel button) when DISPLAY or WAYLAND_DISPLAY is set.")
     var window = true
+
+    @Option(
+        help: ArgumentHelp(
+            "File of the credential IDs the phone returned, per site (IDs only; mode 0600). "
+                + "Default: $XDG_STATE_HOME/hybrid-security-key/known-credentials (~/.local/state/... when unset).",
+            valueName: "path"))
+    var knownCredentials: String?
 
     @Option(help: "The uhid device node.")
     var uhid = "/dev/uhid"
@@ -122,8 +131,19 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         defer { device.destroy() }
+        let knownFile = KnownCredentialsFile(path: knownCredentials ?? KnownCredentialsFile.defaultPath())
+        var policy = BridgeRequestPolicy()
+        do {
+            policy = BridgeRequestPolicy(knownCredentials: try knownFile.load())
+        } catch {
+            logger.warning("known credential IDs not loaded (probes claim the first listed ID): \(error)")
+        }
         let bridge = SecurityKeyBridge(
             driver: HybridPhoneDriver(runner: HybridClientRunner(options: options, logger: logger)),
+            policy: policy,
+            knownCredentialsChanged: { credentials in
+                do { try knownFile.save(credentials) } catch { logger.warning("known credential IDs not saved: \(error)") }
+            },
             output: { report in
                 do { try device.send(report) } catch { logger.warning("\(error)") }
             },

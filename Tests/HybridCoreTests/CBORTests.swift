@@ -7,6 +7,21 @@ import Testing
 @Suite struct CBORTests {
     @Test func sharedVectors() { VectorFiles.expectAllPass("cbor.json") }
 
+    /// The invalid cases of the shared `cbor.json`: their `cborError` and hex bytes.
+    static func invalidVectors() throws -> [(detail: String, hex: String)] {
+        let file = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("cbor.json"))))
+        guard case .object(let object) = file, case .array(let cases)? = object["cases"] else {
+            Issue.record("cbor.json unreadable")
+            return []
+        }
+        var vectors: [(detail: String, hex: String)] = []
+        for case .object(let testCase) in cases {
+            guard case .string(let detail)? = testCase["cborError"], case .string(let hex)? = testCase["cbor"] else { continue }
+            vectors.append((detail, hex))
+        }
+        return vectors
+    }
+
     /// Every invalid vector is rejected with the specific typed error its `cborError` names.
     @Test func invalidVectorsGiveTheirTypedError() throws {
         let expected: [String: CBORError] = [
@@ -16,19 +31,43 @@ import Testing
             "key-type": .invalidKeyType, "utf8": .invalidUTF8, "int-range": .integerOutOfRange,
             "depth": .nestingTooDeep,
         ]
-        let file = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("cbor.json"))))
-        guard case .object(let object) = file, case .array(let cases)? = object["cases"] else {
-            Issue.record("cbor.json unreadable")
-            return
-        }
         var checked = 0
-        for case .object(let testCase) in cases {
-            guard case .string(let detail)? = testCase["cborError"], case .string(let hex)? = testCase["cbor"] else { continue }
+        for (detail, hex) in try Self.invalidVectors() {
             let want = try #require(expected[detail], "unknown cborError \(detail)")
             #expect(throws: want, "\(hex)") { try CBORDecoder.decode(try Hex.decode(hex)) }
             checked += 1
         }
         #expect(checked == 44)
+    }
+
+    /// The decode for hosts' requests (``CBORDecoder/MapKeyOrder/anyOrder``) forgives key order
+    /// only: every other invalid vector still fails with its own error, and the unsorted ones
+    /// re-encode to canonical bytes with the same items.
+    @Test func anyKeyOrderForgivesOnlyKeyOrder() throws {
+        var unsorted = 0
+        for (detail, hex) in try Self.invalidVectors() {
+            let bytes = try Hex.decode(hex)
+            let strictError: CBORError
+            do {
+                _ = try CBORDecoder.decode(bytes)
+                continue
+            } catch {
+                strictError = error
+            }
+            if detail == "unsorted" {
+                let value = try CBORDecoder.decode(bytes, mapKeys: .anyOrder)
+                // Re-encoded: strictly valid, and the same items (same length, only the order moved).
+                let canonical = CBOREncoder.encode(value)
+                #expect(throws: Never.self, "\(hex)") { try CBORDecoder.decode(canonical) }
+                #expect(canonical.count == bytes.count && canonical.sorted() == bytes.sorted(), "\(hex)")
+                unsorted += 1
+            } else {
+                #expect(throws: strictError, "\(hex)") { try CBORDecoder.decode(bytes, mapKeys: .anyOrder) }
+            }
+        }
+        #expect(unsorted > 0)
+        // A duplicate key that is not adjacent to its twin (only order-free checking sees it).
+        #expect(throws: CBORError.duplicateKey) { try CBORDecoder.decode([0xA3, 0x02, 0x00, 0x01, 0x00, 0x02, 0x00], mapKeys: .anyOrder) }
     }
 
     /// Chromium's components/cbor reader accepts byte-string map keys (its phone code needs them for

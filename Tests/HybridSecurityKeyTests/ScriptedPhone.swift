@@ -119,8 +119,14 @@ struct BridgeHarness {
     private let reports: AsyncStream<[UInt8]>.Iterator.Box
     /// The bridge's events, in order.
     let events: AsyncStream<SecurityKeyEvent>
+    /// What the bridge last asked to persist (``SecurityKeyBridge`` `knownCredentialsChanged`).
+    let saved = Saved()
 
-    init(_ steps: [ScriptedPhone.Step]) {
+    final class Saved: Sendable {
+        let credentials = Mutex<KnownCredentials?>(nil)
+    }
+
+    init(_ steps: [ScriptedPhone.Step], policy: BridgeRequestPolicy = .init()) {
         let phone = ScriptedPhone(steps)
         let clock = ManualClock()
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
@@ -129,8 +135,11 @@ struct BridgeHarness {
         self.clock = clock
         self.reports = .init(stream.makeAsyncIterator())
         self.events = events
+        let saved = self.saved
         bridge = SecurityKeyBridge(
-            driver: phone, clock: clock.clock, output: { continuation.yield($0) },
+            driver: phone, clock: clock.clock, policy: policy,
+            knownCredentialsChanged: { credentials in saved.credentials.withLock { $0 = credentials } },
+            output: { continuation.yield($0) },
             events: { eventContinuation.yield($0) })
     }
 

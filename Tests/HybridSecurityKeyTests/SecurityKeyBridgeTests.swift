@@ -1,6 +1,7 @@
 import HybridClient
 import HybridCore
 import HybridSecurityKey
+import Synchronization
 import Testing
 
 /// The bridge's request policy against a scripted phone: what reaches the phone, what is
@@ -19,7 +20,7 @@ import Testing
             + CBOREncoder.encode(
                 .map([
                     CBORMapEntry(1, .bytes([UInt8](repeating: 0x22, count: 32))),
-                    CBORMapEntry(2, .map([CBORMapEntry(.text("id"), .text("example.com"))])),
+                    CBORMapEntry(2, .map([CBORMapEntry(.text("id"), .text("example.com")), CBORMapEntry(.text("name"), .text("Example"))])),
                     CBORMapEntry(3, .map([CBORMapEntry(.text("id"), .bytes([1, 2, 3]))])),
                     CBORMapEntry(
                         4,
@@ -42,7 +43,7 @@ import Testing
         #expect(info.aaguid == SecurityKeyInfo.aaguid)
         #expect(info.options?["uv"] == true && info.options?["rk"] == true && info.options?["up"] == true)
         #expect(info.options?["clientPin"] == nil)
-        #expect(info.pinUvAuthProtocols == nil)
+        #expect(info.pinUvAuthProtocols == [1])
         #expect(info.maxMessageSize == 7609)
         #expect((info.maxCredentialCountInList ?? 0) >= 32)
         #expect(harness.phone.requests.isEmpty)
@@ -219,5 +220,78 @@ extension SecurityKeyBridgeTests {
         #expect(statuses.allSatisfy { $0 == 1 || $0 == 2 })
         await harness.send(.cancel, [], on: channel)
         #expect(try await harness.nextMessage().payload == [0x2D])
+    }
+}
+
+extension SecurityKeyBridgeTests {
+    /// Firefox's sign-in with an allow list, end to end through CTAPHID: the probe is claimed
+    /// locally, the real request (only the claimed ID, options `{"uv", "up"}`) reaches the phone
+    /// canonical and with the whole list, and the ID the phone used is handed over to persist.
+    @Test func firefoxAllowListSignInReachesThePhoneWithTheWholeList() async throws {
+        typealias H = HandCBOR
+        let idA = [UInt8](repeating: 0xA1, count: 16)
+        let idB = [UInt8](repeating: 0xB2, count: 16)
+        let cdh = [UInt8](repeating: 0x11, count: 32)
+        let reply: [UInt8] = [0x00, 0xA3, 0x01] + H.descriptor(idB) + [0x02] + H.bytes(H.exampleRPIDHash + [0x05, 0, 0, 0, 9]) + [0x03] + H.bytes([0x30, 0x00])
+        let harness = BridgeHarness([.reply(reply)])
+        let channel = try await harness.allocate()
+        await harness.send(.cbor, H.getAssertion(clientDataHash: H.emptyHash, allow: [H.descriptor(idA), H.descriptor(idB)], options: H.upFalse), on: channel)
+        #expect(try await harness.nextMessage().payload == H.syntheticAssertion(idA))
+        #expect(harness.phone.requests.isEmpty)
+        await harness.send(.cbor, H.getAssertion(clientDataHash: cdh, allow: [H.descriptor(idA)], options: H.firefoxUVUP), on: channel)
+        #expect(try await harness.nextMessage().payload == reply)
+        #expect(harness.phone.requests == [H.getAssertion(clientDataHash: cdh, allow: [H.descriptor(idA), H.descriptor(idB)], options: H.canonicalUPUV)])
+        #expect(harness.saved.credentials.withLock { $0 }?.contains(idB, rpIDHash: H.exampleRPIDHash) == true)
+    }
+
+    /// Two programs one after another (other client data): each gets its own ceremony, with the
+    /// rewrites; the identical request repeated is answered from the cache.
+    @Test func twoProgramsGetTwoCeremoniesAndARepeatIsCached() async throws {
+        typealias H = HandCBOR
+        let harness = BridgeHarness([.reply(Self.phoneReply), .reply([0x00, 0xA0])])
+        let first = try await harness.allocate()
+        let second = try await harness.allocate()
+        let programA = H.getAssertion(clientDataHash: [UInt8](repeating: 1, count: 32), allow: [], options: H.firefoxUVUP)
+        let programB = H.getAssertion(clientDataHash: [UInt8](repeating: 2, count: 32), allow: [], options: H.firefoxUVUP)
+        await harness.send(.cbor, programA, on: first)
+        #expect(try await harness.nextMessage().payload == Self.phoneReply)
+        await harness.send(.cbor, programB, on: second)
+        #expect(try await harness.nextMessage().payload == [0x00, 0xA0])
+        await harness.send(.cbor, programA, on: first)
+        #expect(try await harness.nextMessage().payload == Self.phoneReply)
+        #expect(harness.phone.requests.count == 2)
+    }
+}
+
+extension SecurityKeyBridgeTests {
+    /// Through CTAPHID: a probe answered "none" (a full chunk of unknown IDs), then Firefox's
+    /// `make.me.blink` touch: answered OPERATION_DENIED at once, not held for 30 s.
+    @Test func touchAfterAProbeMissEndsAtOnce() async throws {
+        typealias H = HandCBOR
+        let harness = BridgeHarness([])
+        let channel = try await harness.allocate()
+        let ids = (0..<64).map { H.descriptor([0xF0, UInt8($0)]) }
+        await harness.send(.cbor, H.getAssertion(clientDataHash: H.emptyHash, allow: ids, options: H.upFalse), on: channel)
+        #expect(try await harness.nextMessage().payload == [0x2E])
+        await harness.send(.cbor, BridgeRequestPolicyTests.firefoxBlink, on: channel)
+        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x27]))
+        #expect(harness.phone.requests.isEmpty)
+    }
+
+    /// The rewrites made on the way to the phone are reported (phrases only, no payload).
+    @Test(.timeLimit(.minutes(1)))
+    func rewritesAreReported() async throws {
+        typealias H = HandCBOR
+        let harness = BridgeHarness([.reply(Self.phoneReply)])
+        let channel = try await harness.allocate()
+        let request = H.getAssertion(clientDataHash: [UInt8](repeating: 3, count: 32), allow: [H.descriptorWithUSB([1, 2, 3])], options: nil)
+        await harness.send(.cbor, request, on: channel)
+        #expect(try await harness.nextMessage().payload == Self.phoneReply)
+        for await event in harness.events {
+            if case .rewritten(let command, let rewrites) = event {
+                #expect(command == .getAssertion && rewrites == ["transports removed from the allow list"])
+                break
+            }
+        }
     }
 }

@@ -13,7 +13,23 @@ public enum CBORDecoder {
 
     /// Decodes `bytes`, which must hold exactly one item.
     public static func decode(_ bytes: some Collection<UInt8>) throws(CBORError) -> CBORValue {
-        var reader = Reader(bytes: Array(bytes))
+        try decode(bytes, mapKeys: .canonicalOrder)
+    }
+
+    /// What a decode accepts for the order of map keys.
+    package enum MapKeyOrder: Sendable {
+        /// Canonical CTAP2 order, as everywhere in the protocol (the default).
+        case canonicalOrder
+        /// Any order (duplicates are still rejected). Only for requests from hosts known to
+        /// write maps out of order, e.g. Firefox (authenticator-rs serialises its getAssertion
+        /// options struct as `{"uv", "up"}`); what is decoded this way is re-encoded
+        /// canonically before it goes anywhere. Every other deviation is still rejected.
+        case anyOrder
+    }
+
+    /// Decodes `bytes`, which must hold exactly one item, accepting map keys in the given order.
+    package static func decode(_ bytes: some Collection<UInt8>, mapKeys: MapKeyOrder) throws(CBORError) -> CBORValue {
+        var reader = Reader(bytes: Array(bytes), requireSortedKeys: mapKeys == .canonicalOrder)
         let value = try reader.readItem(depth: 0)
         guard reader.isAtEnd else { throw .trailingBytes }
         return value
@@ -30,9 +46,14 @@ public enum CBORDecoder {
 
 private struct Reader {
     let bytes: [UInt8]
+    /// False only for ``CBORDecoder/MapKeyOrder/anyOrder``.
+    let requireSortedKeys: Bool
     var offset = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], requireSortedKeys: Bool = true) {
+        self.bytes = bytes
+        self.requireSortedKeys = requireSortedKeys
+    }
 
     var isAtEnd: Bool { offset == bytes.count }
     var remaining: Int { bytes.count - offset }
@@ -108,6 +129,8 @@ private struct Reader {
         var entries: [CBORMapEntry] = []
         entries.reserveCapacity(Int(count))
         var previousKey: ArraySlice<UInt8>? = nil
+        // Unsorted maps: every key seen, to reject duplicates without relying on order.
+        var seenKeys: Set<ArraySlice<UInt8>> = []
         for _ in 0..<count {
             let keyStart = offset
             let key = try readItem(depth: depth + 1)
@@ -117,7 +140,9 @@ private struct Reader {
             default: throw .invalidKeyType
             }
             let encodedKey = bytes[keyStart..<offset]
-            if let previousKey {
+            if !requireSortedKeys {
+                guard seenKeys.insert(encodedKey).inserted else { throw .duplicateKey }
+            } else if let previousKey {
                 if previousKey.elementsEqual(encodedKey) { throw .duplicateKey }
                 guard CBOREncoder.canonicalKeyOrder(Array(previousKey), Array(encodedKey)) else { throw .unsortedKeys }
             }

@@ -13,19 +13,24 @@ import HybridCore
 public actor SecurityKeyBridge {
     private var machine: CTAPHIDStateMachine
     private var cache: BridgeResponseCache
+    private var policy: BridgeRequestPolicy
+    private let knownCredentialsChanged: @Sendable (KnownCredentials) -> Void
     private let driver: any PhoneCeremonyDriver
     private let clock: SecurityKeyClock
     private let output: @Sendable ([UInt8]) -> Void
     private let events: @Sendable (SecurityKeyEvent) -> Void
     private var ongoing: [UInt64: Task<Void, Never>] = [:]
     /// The command of each request forwarded to the phone and not yet answered.
-    private var forwarded: [UInt64: CTAPCommand] = [:]
+    private var awaitingPhone: [UInt64: CTAPCommand] = [:]
     /// The ceremony whose answer is out and whose tunnel lingers (§7.5).
     private var lingering: (id: UInt64, task: Task<Void, Never>)?
     private var timerWake: AsyncStream<Void>.Continuation?
     private var sleeping: (deadline: Duration, task: Task<Void, any Error>)?
 
     /// - Parameters:
+    ///   - policy: the request policy with its remembered credential IDs (loaded by the caller).
+    ///   - knownCredentialsChanged: called with the policy's IDs after the phone taught it a new
+    ///     one, to persist them (``KnownCredentialsFile``).
     ///   - output: writes one 64-byte input report to the host, in order.
     ///   - events: progress for the user; called from any task.
     public init(
@@ -33,11 +38,15 @@ public actor SecurityKeyBridge {
         clock: SecurityKeyClock = .continuous(),
         configuration: CTAPHIDStateMachine.Configuration = .init(),
         cache: BridgeResponseCache = .init(),
+        policy: BridgeRequestPolicy = .init(),
+        knownCredentialsChanged: @escaping @Sendable (KnownCredentials) -> Void = { _ in },
         output: @escaping @Sendable ([UInt8]) -> Void,
         events: @escaping @Sendable (SecurityKeyEvent) -> Void = { _ in }
     ) {
         self.machine = CTAPHIDStateMachine(configuration: configuration)
         self.cache = cache
+        self.policy = policy
+        self.knownCredentialsChanged = knownCredentialsChanged
         self.driver = driver
         self.clock = clock
         self.output = output
@@ -91,9 +100,9 @@ public actor SecurityKeyBridge {
     /// the phone ends, its program gets CTAP2_ERR_KEEPALIVE_CANCEL (as after its own CTAPHID_CANCEL)
     /// and the ceremony's tunnel closes.
     public func cancelPhoneCeremonies() {
-        for (id, command) in forwarded {
+        for (id, command) in awaitingPhone {
             ongoing[id]?.cancel()
-            finished(id: id, command: command, request: nil, result: .failure(CancelledOnThisComputer()))
+            finished(id: id, command: command, forwarded: nil, result: .failure(CancelledOnThisComputer()))
         }
     }
 
@@ -118,7 +127,7 @@ public actor SecurityKeyBridge {
             case .startRequest(let id, _, let payload):
                 start(id: id, request: payload)
             case .cancelRequest(let id, let reason):
-                forwarded[id] = nil
+                awaitingPhone[id] = nil
                 ongoing.removeValue(forKey: id)?.cancel()
                 events(.cancelled(reason))
             case .wink:
@@ -142,7 +151,7 @@ public actor SecurityKeyBridge {
             events(.answeredLocally(command: command, status: .ok, reason: "the same request was answered moments ago"))
             return respond(id: id, cached)
         }
-        switch BridgeRequestPolicy.decide(request) {
+        switch policy.decide(request, at: now) {
         case .answer(let bytes, let reason):
             events(.answeredLocally(command: command, status: CTAPStatusCode(rawValue: bytes.first ?? 0), reason: reason))
             respond(id: id, bytes)
@@ -152,35 +161,37 @@ public actor SecurityKeyBridge {
             let deadline = now + BridgeRequestPolicy.selectionHoldLimit
             ongoing[id] = Task {
                 guard (try? await clock.sleep(deadline)) != nil else { return }
-                await self.finished(id: id, command: command, request: nil, result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
+                await self.finished(id: id, command: command, forwarded: nil, result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
             }
-        case .forward(let requestType):
+        case .forward(let phoneRequest):
             endLinger()
-            forwarded[id] = command
-            events(.forwarding(command: command, rpID: BridgeRequestPolicy.relyingPartyID(of: request)))
+            awaitingPhone[id] = command
+            events(.forwarding(command: command, rpID: BridgeRequestPolicy.relyingPartyID(of: phoneRequest.bytes)))
+            if !phoneRequest.rewrites.isEmpty { events(.rewritten(command: command, rewrites: phoneRequest.rewrites)) }
+            let forwarded = Forwarded(host: request, phone: phoneRequest)
             let driver = self.driver
             let events = self.events
             ongoing[id] = Task {
                 do {
-                    let end = try await driver.forward(request, requestType: requestType) { event in
+                    let end = try await driver.forward(phoneRequest.bytes, requestType: phoneRequest.type) { event in
                         events(.ceremony(event))
                         if case .qr = event { Task { await self.userNeeded(id: id) } }
                     } onReply: { reply in
-                        await self.replied(id: id, command: command, request: request, reply: reply)
+                        await self.replied(id: id, command: command, forwarded: forwarded, reply: reply)
                     }
                     await self.tunnelClosed(id: id, command: command, end: end)
                 } catch {
-                    await self.finished(id: id, command: command, request: request, result: .failure(error))
+                    await self.finished(id: id, command: command, forwarded: forwarded, result: .failure(error))
                 }
             }
         }
     }
 
     /// The phone replied: the host gets the answer now, and the ceremony's task lingers.
-    private func replied(id: UInt64, command: CTAPCommand, request: [UInt8], reply: [UInt8]) {
+    private func replied(id: UInt64, command: CTAPCommand, forwarded: Forwarded, reply: [UInt8]) {
         guard let task = ongoing[id] else { return }  // cancelled meanwhile
         lingering = (id, task)
-        finished(id: id, command: command, request: request, result: .success(reply))
+        finished(id: id, command: command, forwarded: forwarded, result: .success(reply))
     }
 
     /// The tunnel of ceremony `id` closed after its linger.
@@ -188,7 +199,7 @@ public actor SecurityKeyBridge {
         if lingering?.id == id { lingering = nil }
         // A driver that ended without a reply: the host still gets an answer.
         finished(
-            id: id, command: command, request: [],
+            id: id, command: command, forwarded: nil,
             result: .failure(HybridClientError.invalidResponse("the ceremony ended without a reply")))
         events(.tunnelClosed(end))
     }
@@ -203,14 +214,23 @@ public actor SecurityKeyBridge {
         machine.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
     }
 
-    /// A ceremony (or hold) ended. `request` is nil for a hold (never cached, no done event).
-    private func finished(id: UInt64, command: CTAPCommand, request: [UInt8]?, result: Result<[UInt8], any Error>) {
-        forwarded[id] = nil
+    /// A forwarded request: as the program sent it (the cache's key) and as the phone got it.
+    private struct Forwarded: Sendable {
+        var host: [UInt8]
+        var phone: PhoneRequest
+    }
+
+    /// A ceremony (or hold) ended. `forwarded` is nil for a hold (never cached, no done event)
+    /// and for a ceremony that ended without a reply.
+    private func finished(id: UInt64, command: CTAPCommand, forwarded: Forwarded?, result: Result<[UInt8], any Error>) {
+        awaitingPhone[id] = nil
         guard ongoing.removeValue(forKey: id) != nil else { return }  // cancelled meanwhile
         switch result {
         case .success(let reply):
-            if let request {
-                cache.store(reply, for: request, at: clock.now())
+            if let forwarded {
+                let now = clock.now()
+                cache.store(reply, for: forwarded.host, at: now)
+                if policy.phoneReplied(reply, to: forwarded.phone, at: now) { knownCredentialsChanged(policy.knownCredentials) }
                 events(.done(command: command, status: CTAPStatusCode(rawValue: reply.first ?? 0)))
             }
             respond(id: id, reply)

@@ -9,6 +9,9 @@ public enum SecurityKeyEvent: Sendable, Equatable {
     case forwarding(command: CTAPCommand, rpID: String?)
     /// Progress of the phone ceremony for a request (the QR code first).
     case ceremony(HybridClientEvent)
+    /// A request goes to the phone with these rewrites (``PhoneRequestNormalizer``, a list
+    /// restored after a probe); one short phrase each.
+    case rewritten(command: CTAPCommand, rewrites: [String])
     /// The phone answered a forwarded request with `status` (success or the phone's error).
     case done(command: CTAPCommand, status: CTAPStatusCode)
     /// A forwarded request failed before the phone answered; the program got `status`.

@@ -14,14 +14,34 @@ public enum SecurityKeyInfo {
     /// Longest credential ID a host may list (hosts drop longer ones from the list).
     public static let maxCredentialIDLength: UInt64 = 1023
 
+    /// The PIN/UV auth protocols listed: protocol 1 only.
+    ///
+    /// Why list one at all when the key never runs a PIN protocol: python-fido2 2.x constructs a
+    /// `ClientPin` (which needs a protocol both sides support) whenever it decides to use UV, and
+    /// with `uv: true` and an empty list it stops with "No compatible PIN/UV protocols
+    /// supported!" before sending anything. With a protocol listed, and neither `clientPin` nor
+    /// `pinUvAuthToken` among the options, every host we checked takes the built-in-UV path and
+    /// sends no clientPIN command at all: python-fido2 (`_get_token`: no token support, so
+    /// `uv: true` on the request), Firefox (authenticator-rs `get_pin_uv_auth_param`: CTAP 2.0
+    /// fallback, `uv: true`; it asks for a shared secret only for hmac-secret, which we do not
+    /// list), Chromium (no `pinUvAuthToken`: internal UV) and libfido2 (no `pinUvAuthToken`: the
+    /// `uv` option). clientPIN itself is still answered CTAP1_ERR_INVALID_COMMAND
+    /// (``BridgeRequestPolicy``): a phone runs no PIN protocol over hybrid.
+    ///
+    /// `makeCredUvNotRqd` is deliberately not reported: Chromium then downgrades makeCredential
+    /// to "discouraged" UV whenever it has no pinUvAuth token, which is every time here.
+    public static let pinUvAuthProtocols: [UInt64] = [1]
+
     /// The response map. As phones report (protocol.md §8.3): FIDO 2.0 and 2.1, options rk, up
-    /// and uv true (the phone verifies its user), and no clientPin and no pinUvAuthProtocols.
-    /// maxMsgSize is the CTAPHID maximum (7609); transports `usb`, as the host reaches us.
+    /// and uv true (the phone verifies its user), and no clientPin; pinUvAuthProtocols [1] (see
+    /// ``pinUvAuthProtocols``). maxMsgSize is the CTAPHID maximum (7609); transports `usb`, as the
+    /// host reaches us.
     public static let response = AuthenticatorGetInfoResponse(
         versions: ["FIDO_2_0", "FIDO_2_1"],
         aaguid: aaguid,
         options: ["rk": true, "up": true, "uv": true, "plat": false],
         maxMessageSize: UInt64(CTAPHIDPacket.maximumMessageLength),
+        pinUvAuthProtocols: pinUvAuthProtocols,
         maxCredentialCountInList: maxCredentialCountInList,
         maxCredentialIDLength: maxCredentialIDLength,
         transports: ["usb"]

@@ -1,0 +1,550 @@
+#!/usr/bin/python3
+"""Runs the issue-19 cases through hybrid-security-key with one program, in the blevm guest's chroot.
+
+  driver.py firefox|chromium|fido2 --out FILE [--origin http://localhost:PORT]
+
+Programs: real Firefox ESR (WebDriver BiDi on --remote-debugging-port), real Chromium (DevTools
+protocol), python-fido2 2.x from PyPI (Fido2Client over hidraw, userVerification "preferred").
+Every step writes one record to FILE (JSON lines): the options sent, the outcome, the wall time,
+the bridge's JSON events during the step (timestamped by /proc/uptime in the guest script) and the
+phone store's credential count. Nothing is judged here: ci/browser-seckey/judge.py (host) checks
+each record, verifying every credential and assertion with py_webauthn.
+
+Environment: SECKEY_DIR (the guest script's work dir: bridge.ts, phone.log, store-name, stores),
+SECKEY_HIDRAW (the key's hidraw node), SECKEY_UNKNOWN_COUNT (unknown IDs in case 3, default 20:
+Firefox refuses allow lists of more than 64 with SecurityError before any request, so a list longer than the key's probe chunk needs maxCredentialCountInList below 21).
+"""
+import argparse
+import base64
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+WORK = os.environ.get("SECKEY_DIR", "/run/seckey")
+UNKNOWN_COUNT = int(os.environ.get("SECKEY_UNKNOWN_COUNT", "20"))
+STEP_LIMIT = float(os.environ.get("SECKEY_STEP_LIMIT", "60"))
+
+
+def uptime():
+    with open("/proc/uptime") as f:
+        return float(f.read().split()[0])
+
+
+def b64u(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64u(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def log(message):
+    print("[%8.2f] driver: %s" % (uptime(), message), flush=True)
+
+
+class Bridge:
+    """The key's JSON events (bridge.ts: "UPTIME {json}" lines) and the phone's log and store."""
+
+    def __init__(self, program):
+        self.program = program
+
+    def lines(self):
+        try:
+            with open(os.path.join(WORK, "bridge.ts")) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in text.splitlines():
+            stamp, _, rest = line.partition(" ")
+            try:
+                out.append((float(stamp), json.loads(rest)))
+            except ValueError:
+                out.append((float(stamp) if stamp.replace(".", "").isdigit() else 0.0, {"raw": rest}))
+        return out
+
+    def mark(self):
+        return len(self.lines())
+
+    def since(self, mark):
+        return self.lines()[mark:]
+
+    def wait_for(self, mark, predicate, limit):
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            for stamp, event in self.since(mark):
+                if predicate(event):
+                    return stamp, event
+            time.sleep(0.05)
+        return None
+
+    def phone_exit_after(self, begin, limit):
+        """When the first phone started at or after `begin` (guest uptime) exited, waiting up to
+        `limit` s for it; None if it did not. phone.log: "== phone: ceremony N for STORE at T" and
+        "== phone: ceremony N exit RC at T"."""
+        deadline = time.monotonic() + limit
+        while True:
+            try:
+                with open(os.path.join(WORK, "phone.log")) as f:
+                    lines = [line.split() for line in f if line.startswith("== phone: ceremony ")]
+            except FileNotFoundError:
+                lines = []
+            starts = [(w[3], float(w[-1])) for w in lines if len(w) >= 8 and w[4] == "for"]
+            number = next((n for n, t in starts if t >= begin), None)
+            ends = [float(w[-1]) for w in lines if len(w) >= 8 and w[4] == "exit" and w[3] == number]
+            if ends:
+                return ends[0]
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.05)
+
+    def store_count(self):
+        try:
+            with open(os.path.join(WORK, "store-%s.json" % self.program)) as f:
+                return len(json.load(f).get("credentials", []))
+        except FileNotFoundError:
+            return 0
+
+
+# ---------------------------------------------------------------- programs
+class BiDi:
+    """Firefox over WebDriver BiDi (websocket-client, no Origin header: Firefox refuses one)."""
+
+    def __init__(self, port):
+        import websocket
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                self.ws = websocket.create_connection("ws://127.0.0.1:%d/session" % port, timeout=300,
+                                                      suppress_origin=True)
+                break
+            except Exception as error:  # Firefox still starting under TCG
+                if time.monotonic() > deadline:
+                    raise RuntimeError("Firefox's remote agent did not answer: %s" % error)
+                time.sleep(0.5)
+        self.next_id = 0
+        self.call("session.new", {"capabilities": {"alwaysMatch": {"acceptInsecureCerts": True}}})
+
+    def call(self, method, params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if message.get("type") == "error":
+                    raise RuntimeError("%s: %s %s" % (method, message.get("error"), message.get("message")))
+                return message["result"]
+
+
+class BrowserProcess:
+    """A browser started by us; close() ends it (TERM, then KILL after 10 s)."""
+
+    def close(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class Firefox(BrowserProcess):
+    name = "firefox"
+
+    def __init__(self, origin):
+        self.origin = origin
+        profile = "/tmp/ff-profile"
+        os.makedirs(profile, exist_ok=True)
+        with open(os.path.join(profile, "user.js"), "w") as f:
+            for key, value in FIREFOX_PREFS.items():
+                f.write("user_pref(%s, %s);\n" % (json.dumps(key), json.dumps(value)))
+        port = 9222
+        self.process = subprocess.Popen(
+            ["firefox-esr", "--headless", "--no-remote", "--profile", profile,
+             "--remote-debugging-port", str(port), "about:blank"],
+            stdout=open("/tmp/firefox.log", "w"), stderr=subprocess.STDOUT,
+            env=dict(os.environ, MOZ_HEADLESS="1", MOZ_CRASHREPORTER_DISABLE="1"))
+        started = time.monotonic()
+        self.bidi = BiDi(port)
+        # Headless Firefox's first window never gets focus, and WebAuthn refuses an unfocused
+        # page: each tab of ours is a new window.
+        self.contexts = [self.new_window(), None]
+        log("firefox ready after %.1f s" % (time.monotonic() - started))
+
+    def new_window(self):
+        context = self.bidi.call("browsingContext.create", {"type": "window"})["context"]
+        self.bidi.call("browsingContext.navigate", {"context": context, "url": self.origin + "/page.html", "wait": "complete"})
+        return context
+
+    def evaluate(self, expression, tab=0, gesture=False):
+        if self.contexts[tab] is None:
+            self.contexts[tab] = self.new_window()
+        result = self.bidi.call("script.evaluate", {
+            "expression": expression, "target": {"context": self.contexts[tab]},
+            "awaitPromise": False, "userActivation": gesture})
+        if result.get("type") != "success":
+            raise RuntimeError("script.evaluate: %s" % json.dumps(result)[:500])
+        return result["result"].get("value")
+
+
+
+# Prefs that keep Firefox from blocking on a prompt or reaching the network; listed in the README
+# of the proof (ci/run-browser-seckey-proof.sh).
+FIREFOX_PREFS = {
+    "security.webauth.webauthn_enable_softtoken": False,   # no built-in test token
+    "security.webauth.webauthn_enable_usbtoken": True,     # USB/HID keys (ours)
+    "security.webauthn.always_allow_direct_attestation": True,  # no attestation consent prompt
+    "security.webauthn.ctap2": True,
+    "browser.shell.checkDefaultBrowser": False,
+    "browser.startup.homepage_override.mstone": "ignore",
+    "browser.aboutwelcome.enabled": False,
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "toolkit.telemetry.reportingpolicy.firstRun": False,
+    "app.update.disabledForTesting": True,
+    "network.proxy.type": 0,
+    "browser.sessionstore.resume_from_crash": False,
+    "remote.active-protocols": 1,  # WebDriver BiDi only
+}
+
+
+class CDP:
+    def __init__(self, url):
+        import websocket
+        self.ws = websocket.create_connection(url, timeout=300, suppress_origin=True)
+        self.next_id = 0
+
+    def call(self, method, params=None):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params or {}}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError("%s: %s" % (method, message["error"]))
+                return message["result"]
+
+
+class Chromium(BrowserProcess):
+    name = "chromium"
+
+    def __init__(self, origin):
+        import urllib.request
+        self.origin = origin
+        port = 9223
+        self.process = subprocess.Popen(
+            ["chromium", "--headless=new", "--no-sandbox", "--user-data-dir=/tmp/chromium-profile",
+             "--no-first-run", "--no-default-browser-check", "--password-store=basic",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-gpu", "--disable-dev-shm-usage", "--disable-extensions",
+             # Under TCG the network service's own process was restarted as hung (the page never
+             # loaded): keep it in the browser process.
+             "--enable-features=NetworkServiceInProcess",
+             # The key is a USB key: no hybrid (caBLE) and no platform authenticator of Chromium's own.
+             "--disable-features=WebAuthenticationCable,WebAuthenticationHybridLinking,WebAuthenticationEnclaveAuthenticator",
+             "--remote-debugging-port=%d" % port, "--remote-allow-origins=*",
+             "--enable-logging=stderr", "--v=0", "--vmodule=*fido*=2,*webauthn*=2",
+             "about:blank"],
+            stdout=open("/tmp/chromium.log", "w"), stderr=subprocess.STDOUT)
+        started = time.monotonic()
+        deadline = started + 300
+        while True:
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/json/version" % port, timeout=5).read()
+                break
+            except Exception as error:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("Chromium's DevTools did not answer: %s" % error)
+                time.sleep(0.5)
+        self.port = port
+        self.tabs = [self.new_tab(), None]
+        log("chromium ready after %.1f s" % (time.monotonic() - started))
+
+    def new_tab(self):
+        import urllib.request
+        request = urllib.request.Request("http://127.0.0.1:%d/json/new?%s/page.html" % (self.port, self.origin), method="PUT")
+        target = json.loads(urllib.request.urlopen(request, timeout=240).read())
+        cdp = CDP(target["webSocketDebuggerUrl"])
+        cdp.call("Page.enable")
+        cdp.call("Emulation.setFocusEmulationEnabled", {"enabled": True})
+        deadline = time.monotonic() + 240
+        while cdp.call("Runtime.evaluate", {"expression": "typeof start", "returnByValue": True})["result"].get("value") != "function":
+            if time.monotonic() > deadline:
+                raise RuntimeError("the page did not load in Chromium")
+            time.sleep(0.2)
+        return cdp
+
+    def evaluate(self, expression, tab=0, gesture=False):
+        if self.tabs[tab] is None:
+            self.tabs[tab] = self.new_tab()
+        result = self.tabs[tab].call("Runtime.evaluate", {"expression": expression, "userGesture": gesture, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError("Runtime.evaluate: %s" % json.dumps(result["exceptionDetails"])[:500])
+        return result["result"].get("value")
+
+
+
+class BrowserRunner:
+    """start() on the page, then poll window.__result; abort() for case 6."""
+
+    def __init__(self, browser):
+        self.browser = browser
+
+    def start(self, kind, options, tab):
+        started = self.browser.evaluate("start(%s, %s)" % (json.dumps(kind), json.dumps(json.dumps(options))), tab, gesture=True)
+        if started != "started":
+            raise RuntimeError("start() returned %r" % started)
+
+    def poll(self, tab):
+        text = self.browser.evaluate("JSON.stringify(window.__result)", tab)
+        value = json.loads(text) if text else None
+        return value
+
+    def abort(self, tab):
+        self.browser.evaluate("abort()", tab)
+
+
+def jsonable(value):
+    from collections.abc import Mapping
+    from enum import Enum
+    if isinstance(value, Mapping):
+        return {k: jsonable(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bytes):
+        return b64u(value)
+    return value
+
+
+class Fido2Runner:
+    """python-fido2 2.x: Fido2Client over the key's hidraw node; a thread per ceremony so that
+    case 6 can set the cancel event. Tab 1 is a second Fido2Client on a second open of the
+    device (its own CTAPHID channel): "another program"."""
+
+    name = "fido2"
+
+    def __init__(self, origin):
+        import fido2
+        from importlib.metadata import version
+        from fido2.client import DefaultClientDataCollector, Fido2Client, UserInteraction
+        from fido2.hid import open_device
+        log("python-fido2 %s from %s" % (version("fido2"), os.path.dirname(fido2.__file__)))
+        self.origin = origin
+        path = os.environ["SECKEY_HIDRAW"]
+        self.make_client = lambda: Fido2Client(open_device(path), DefaultClientDataCollector(origin), UserInteraction())
+        self.clients = [self.make_client(), None]
+        self.results = [None, None]
+        self.events = [None, None]
+
+    def start(self, kind, options, tab):
+        if self.clients[tab] is None:
+            self.clients[tab] = self.make_client()
+        client = self.clients[tab]
+        event = threading.Event()
+        self.events[tab] = event
+        self.results[tab] = None
+        started = time.monotonic()
+
+        def run():
+            try:
+                if kind == "create":
+                    response = client.make_credential(options, event=event)
+                else:
+                    response = client.get_assertion(options, event=event).get_response(0)
+                result = {"ok": True, "credential": jsonable(dict(response))}
+            except Exception as error:
+                cause = getattr(error, "cause", None)
+                result = {"ok": False, "name": type(error).__name__,
+                          "code": str(getattr(error, "code", "")), "message": "%s (cause: %r)" % (error, cause)}
+            result["ms"] = (time.monotonic() - started) * 1000
+            self.results[tab] = result
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def poll(self, tab):
+        return self.results[tab]
+
+    def abort(self, tab):
+        self.events[tab].set()
+
+    def close(self):
+        pass
+
+
+# ---------------------------------------------------------------- cases
+def creation_options(name, resident, exclude=()):
+    options = {
+        "challenge": b64u(os.urandom(32)),
+        "rp": {"id": "localhost", "name": "seckey proof"},
+        "user": {"id": b64u(os.urandom(16)), "name": name, "displayName": name},
+        "pubKeyCredParams": [{"type": "public-key", "alg": -7}],
+        "authenticatorSelection": {"residentKey": "required" if resident else "discouraged",
+                                   "requireResidentKey": resident, "userVerification": "preferred"},
+        "attestation": "none",
+        "timeout": 60000,
+    }
+    if exclude:
+        options["excludeCredentials"] = [{"type": "public-key", "id": i} for i in exclude]
+    return options
+
+
+def request_options(allow=(), uv="preferred", challenge=None):
+    options = {"challenge": challenge or b64u(os.urandom(32)), "rpId": "localhost",
+               "userVerification": uv, "timeout": 60000}
+    if allow:
+        options["allowCredentials"] = [{"type": "public-key", "id": i} for i in allow]
+    return options
+
+
+def unknown_ids(count):
+    return [b64u(os.urandom(32)) for _ in range(count)]
+
+
+class Session:
+    def __init__(self, runner, program, out):
+        self.runner = runner
+        self.program = program
+        self.bridge = Bridge(program)
+        self.out = out
+        self.credentials = {}
+
+    def step(self, case, step, kind, options, expect, tab=0, abort_on=None, note=""):
+        """Runs one ceremony and records it. expect: "ok" or the error the program must report."""
+        if expect in ("excluded", "notallowed"):
+            # Chromium shows its error sheet and rejects only when it is dismissed or the request
+            # times out; a short timeout bounds the step (the judge still wants the right error).
+            # 45 s: the phone's encrypted store alone costs 10-30 s under TCG before it connects.
+            options = dict(options, timeout=45000)
+        mark = self.bridge.mark()
+        count = self.bridge.store_count()
+        record = {"program": self.program, "case": case, "step": step, "kind": kind, "expect": expect,
+                  "note": note, "options": options, "tab": tab}
+        log("%s %s: %s (%s)" % (case, step, kind, note))
+        begin = uptime()
+        result = None
+        aborted_at = None
+        try:
+            self.runner.start(kind, options, tab)
+            deadline = time.monotonic() + STEP_LIMIT
+            while result is None and time.monotonic() < deadline:
+                if abort_on and aborted_at is None:
+                    hit = abort_on(self.bridge.since(mark))
+                    if hit:
+                        self.runner.abort(tab)
+                        aborted_at = uptime()
+                        record["aborted_at"] = aborted_at - begin
+                result = self.runner.poll(tab)
+                if result is None:
+                    time.sleep(0.2)
+            if result is None:
+                result = {"ok": False, "name": "HarnessTimeout", "message": "no result within %.0f s" % STEP_LIMIT}
+                if hasattr(self.runner, "abort"):
+                    try:
+                        self.runner.abort(tab)
+                    except Exception:
+                        pass
+        except Exception as error:
+            result = {"ok": False, "name": "HarnessError", "message": repr(error)}
+        end = uptime()
+        if aborted_at is not None:
+            # case 6: the bridge's end of the phone ceremony, and the phone process's exit.
+            hit = self.bridge.wait_for(mark, lambda e: e.get("event") in ("error", "cancelled") , 5)
+            record["bridge_cancel_after_abort"] = (hit[0] - aborted_at) if hit else None
+            exited = self.bridge.phone_exit_after(begin, 5)
+            record["phone_exit_after_abort"] = (exited - aborted_at) if exited is not None else None
+        else:
+            time.sleep(0.3)  # the bridge's "done" line follows the answer by a moment
+        record.update({"result": result, "begin": begin, "wall": end - begin,
+                       "events": [[round(t - begin, 2), e] for t, e in self.bridge.since(mark)],
+                       "store_before": count, "store_after": self.bridge.store_count()})
+        log("  -> %s %s in %.1f s; events: %s" % ("ok" if result.get("ok") else "error",
+            result.get("name", ""), end - begin,
+            ", ".join(_short(e) for _, e in self.bridge.since(mark))))
+        self.out.write(json.dumps(record) + "\n")
+        self.out.flush()
+        return result
+
+
+def _short(event):
+    parts = [str(event.get(k)) for k in ("event", "command", "stage", "status", "reason") if k in event]
+    return "/".join(parts)
+
+
+def credential_id(result):
+    return result["credential"]["rawId"] if result and result.get("ok") else None
+
+
+def run_cases(session):
+    s = session
+    # 1: discoverable
+    r = s.step("1", "create discoverable", "create", creation_options("alice-rk", True), "ok")
+    discoverable = credential_id(r)
+    s.step("1", "get, empty allow list, uv preferred", "get", request_options(), "ok", note="discoverable %s" % discoverable)
+    s.step("1", "get, empty allow list, uv discouraged", "get", request_options(uv="discouraged"), "ok")
+    # 2: non-discoverable
+    r = s.step("2", "create non-discoverable", "create", creation_options("bob", False), "ok")
+    plain = credential_id(r) or b64u(os.urandom(32))
+    s.step("2", "get, allow=[it]", "get", request_options([plain]), "ok")
+    # 3: long lists
+    s.step("3", "get, allow=[%d unknown, real last]" % UNKNOWN_COUNT, "get",
+           request_options(unknown_ids(UNKNOWN_COUNT) + [plain]), "ok")
+    s.step("3", "get, allow=[real first, %d unknown]" % UNKNOWN_COUNT, "get",
+           request_options([plain] + unknown_ids(UNKNOWN_COUNT)), "ok")
+    s.step("3", "get, allow=[unknown, real, unknown]", "get",
+           request_options(unknown_ids(1) + [plain] + unknown_ids(1)), "ok")
+    # 4: exclude lists
+    s.step("4", "create, exclude=[existing]", "create", creation_options("bob", False, [plain]), "excluded")
+    s.step("4", "create, exclude=[3 unknown]", "create", creation_options("carol", False, unknown_ids(3)), "ok")
+    # 5: a credential the phone does not have
+    s.step("5", "get, allow=[unknown]", "get", request_options(unknown_ids(1)), "notallowed")
+
+    # 6: cancel mid-ceremony, then a request at once
+    def phone_started(events):
+        seen_qr = any(e.get("event") == "qr" for _, e in events)
+        return seen_qr and any(e.get("event") == "progress" and e.get("stage") in ("connecting", "handshake", "waitingForApproval") for _, e in events)
+    s.step("6", "get, cancelled once the phone connects", "get", request_options([plain]), "aborted", abort_on=phone_started)
+    s.step("6", "get right after the cancel", "get", request_options([plain]), "ok")
+    # 7: two tabs / programs one after another; an identical repeat answered from the cache
+    s.step("7", "get from program/tab A", "get", request_options([plain]), "ok", tab=0)
+    repeat = request_options([plain])
+    s.step("7", "get from program/tab B", "get", repeat, "ok", tab=1)
+    s.step("7", "same request again from B (cache)", "get", repeat, "cached", tab=1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("program", choices=["firefox", "chromium", "fido2"])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--origin", default="http://localhost:8000")
+    args = parser.parse_args()
+    with open(os.path.join(WORK, "store-name"), "w") as f:
+        f.write(args.program)
+    started = time.monotonic()
+    with open(args.out, "a") as out:
+        # The clock of the key's strace (epoch) against the records' (guest uptime).
+        out.write(json.dumps({"clock": {"epoch": time.time(), "uptime": uptime()}}) + "\n")
+        try:
+            if args.program == "fido2":
+                runner = Fido2Runner(args.origin)
+                program = runner
+            else:
+                program = (Firefox if args.program == "firefox" else Chromium)(args.origin)
+                runner = BrowserRunner(program)
+        except Exception as error:
+            out.write(json.dumps({"program": args.program, "case": "start", "step": "start the program",
+                                  "expect": "ok", "result": {"ok": False, "name": "HarnessError", "message": repr(error)}}) + "\n")
+            log("could not start %s: %r" % (args.program, error))
+            return 1
+        try:
+            run_cases(Session(runner, args.program, out))
+        finally:
+            program.close()
+    log("%s: all steps in %.1f s" % (args.program, time.monotonic() - started))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
