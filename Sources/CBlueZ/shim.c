@@ -223,18 +223,22 @@ static struct sockaddr_l2 le_address(const uint8_t address[6], uint8_t type, uin
     return sa;
 }
 
+/* Closes `fd` after a failed call and returns -1 with that call's errno. */
+static int close_failed(int fd) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
 int CBlueZ_l2capListenLE(const uint8_t local[6], uint16_t *psm) {
     int fd = socket(AF_BLUETOOTH, SOCK_SEQPACKET | SOCK_CLOEXEC, BTPROTO_L2CAP);
     if (fd < 0) return -1;
     struct sockaddr_l2 sa = le_address(local, BDADDR_LE_PUBLIC, 0);
     socklen_t length = sizeof(sa);
     if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &length) < 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
+        getsockname(fd, (struct sockaddr *)&sa, &length) < 0)
+        return close_failed(fd);
     *psm = btohs(sa.l2_psm);
     return fd;
 }
@@ -251,12 +255,8 @@ int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t
     struct sockaddr_l2 source = le_address(local, BDADDR_LE_PUBLIC, 0);
     struct sockaddr_l2 target = le_address(peer, peerType, psm);
     if (bind(fd, (struct sockaddr *)&source, sizeof(source)) < 0 ||
-        connect(fd, (struct sockaddr *)&target, sizeof(target)) < 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
+        connect(fd, (struct sockaddr *)&target, sizeof(target)) < 0)
+        return close_failed(fd);
     return fd;
 }
 
