@@ -208,7 +208,9 @@ let package = Package(
 
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance", "TestSeededRandom"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
-        .testTarget(name: "HybridBluetoothTests", dependencies: ["HybridBluetooth", "TestChildProcess", "TestSeededRandom"]),
+        .testTarget(
+            name: "HybridBluetoothTests", dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom"] + crypto
+        ),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [

@@ -4,10 +4,13 @@
 #                  HYBRID_BLE_PROOF=hci runs KernelHCITests.
 #   2. ceremony over raw HCI: fresh btvirt; relay + hybrid-authenticator (hci0) + hybrid-client
 #                  (hci1) register and sign in (ci/ceremony-in-vm.sh).
+#   2b. l2cap:     fresh btvirt with the mgmt LE setting on and hci0 advertising connectable;
+#                  HYBRID_BLE_PROOF=l2cap runs KernelL2CAPTests (a hybrid session over an LE
+#                  credit-based L2CAP channel, CTAP 2.3, no relay).
 #   3. bluetoothd: fresh btvirt, dbus-daemon and bluetoothd;
 #                  HYBRID_BLE_PROOF=bluez runs KernelBlueZTests.
 #   4. ceremony over bluetoothd: the same ceremony with --ble bluez on both ends.
-# Optional argument: the phases to run, from `hci ceremony-hci bluez ceremony-bluez` (default: all).
+# Optional argument: the phases to run, from `hci ceremony-hci l2cap bluez ceremony-bluez` (default: all).
 # Prints a GUEST-MARK line after each step (run-ble-proof.sh turns the gaps between them into
 # durations with host timestamps: the guest clock under TCG can jump while the kernel recalibrates
 # its TSC) and the tests' TIMING lines; exits non-zero if either phase fails.
@@ -21,8 +24,8 @@ mark() { echo "GUEST-MARK $1 (guest uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 fail() { echo "ble-in-vm: FAIL: $*" >&2; [ -f /tmp/btvirt.log ] && cat /tmp/btvirt.log >&2; exit 1; }
 
 mark "guest userspace ready"
-phases=${*:-hci ceremony-hci bluez ceremony-bluez}
-rc_hci=0 rc_bluez=0 rc_ceremony_hci=0 rc_ceremony_bluez=0
+phases=${*:-hci ceremony-hci l2cap bluez ceremony-bluez}
+rc_hci=0 rc_bluez=0 rc_ceremony_hci=0 rc_ceremony_bluez=0 rc_l2cap=0
 
 # Fresh btvirt (hci0 + hci1) with both controllers up, no daemons.
 fresh_air() {
@@ -63,6 +66,23 @@ ceremony_run hci
 rc_ceremony_hci=$?
 ;; esac
 
+# ---- phase 2b: CTAP 2.3 data channel over an LE L2CAP channel ----------------------------------
+case " $phases " in *" l2cap "*)
+fresh_air
+# The kernel opens LE L2CAP channels only with the mgmt LE setting on (else ECONNREFUSED at once);
+# mgmt may answer "Invalid Index" for a moment after btvirt starts.
+i=0; until blevm_nostdin btmgmt --index 0 info 2>&1 | grep -q 'current settings'; do
+    i=$((i + 1)); [ $i -gt 50 ] && fail "mgmt does not know hci0"; sleep 0.1
+done
+for index in 0 1; do blevm_nostdin btmgmt --index $index le on >/dev/null || fail "btmgmt le on (hci$index)"; done
+blevm_nostdin btmgmt --index 0 connectable on >/dev/null && blevm_nostdin btmgmt --index 0 advertising on >/dev/null ||
+    fail "hci0 did not start connectable advertising"
+mark "btvirt + mgmt LE on + hci0 connectable"
+HYBRID_BLE_PROOF=l2cap "$bundle" --testing-library swift-testing --filter KernelL2CAPTests
+rc_l2cap=$?
+mark "L2CAP channel tests"
+;; esac
+
 # ---- phase 3: bluetoothd over D-Bus --------------------------------------------------------
 case " $phases " in *" bluez "*)
 bluez_stack
@@ -81,6 +101,6 @@ rc_ceremony_bluez=$?
 ;; esac
 [ -n "${BLE_PROOF_VERBOSE:-}" ] && [ -f /tmp/bluetoothd.log ] && { echo "---- bluetoothd log"; cat /tmp/bluetoothd.log; }
 
-echo "ble-in-vm: raw HCI exit $rc_hci, ceremony over HCI exit $rc_ceremony_hci," \
+echo "ble-in-vm: raw HCI exit $rc_hci, ceremony over HCI exit $rc_ceremony_hci, L2CAP exit $rc_l2cap," \
     "bluetoothd exit $rc_bluez, ceremony over bluetoothd exit $rc_ceremony_bluez"
-[ $rc_hci -eq 0 ] && [ $rc_ceremony_hci -eq 0 ] && [ $rc_bluez -eq 0 ] && [ $rc_ceremony_bluez -eq 0 ]
+[ $rc_hci -eq 0 ] && [ $rc_ceremony_hci -eq 0 ] && [ $rc_l2cap -eq 0 ] && [ $rc_bluez -eq 0 ] && [ $rc_ceremony_bluez -eq 0 ]

@@ -5,11 +5,13 @@
 #   raw HCI:  our HCIAdvertiser on hci0 -> our HCIScanner on hci1 (legacy, extended, automatic);
 #   ceremony: tunnel-relay on the guest's loopback, hybrid-authenticator --ble hci --adapter hci0 and
 #             hybrid-client --ble hci --adapter hci1 register a passkey and sign in with it;
+#   L2CAP:    a hybrid session (handshake, request, response) over an LE L2CAP channel hci1 -> hci0,
+#             the PSM taken from the advert suffix (CTAP 2.3), no relay;
 #   D-Bus:    our BlueZDBusAdvertiser on hci0 -> our BlueZDBusScanner on hci1 through bluetoothd;
 #   ceremony: the same ceremony with --ble bluez on both ends.
 # The four client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Arguments: guest phases
-# to run (hci, ceremony-hci, bluez, ceremony-bluez; default all).
+# to run (hci, ceremony-hci, l2cap, bluez, ceremony-bluez; default all).
 # Env: BLEVM_DIR (default Tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
 #      BLE_PROOF_VERBOSE=1 (print bluetoothd's log from the guest).
 set -euo pipefail
@@ -114,4 +116,4 @@ for backend in hci bluez; do
   echo "== py_webauthn verified the $backend ceremony (registration, then authentication with that passkey)"
   verified=$((verified + 1))
 done
-echo "run-ble-proof: PASS (guest phases: ${*:-hci ceremony-hci bluez ceremony-bluez}; $verified ceremonies verified by py_webauthn)"
+echo "run-ble-proof: PASS (guest phases: ${*:-hci ceremony-hci l2cap bluez ceremony-bluez}; $verified ceremonies verified by py_webauthn)"

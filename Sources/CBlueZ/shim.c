@@ -208,3 +208,61 @@ void CBlueZ_unguardAdvertising(int deviceID, int extended, uint8_t handle) {
         if (atomic_compare_exchange_strong(&guard_slots[i], &expected, 0)) return;
     }
 }
+
+/* ---- LE L2CAP connection-oriented channels ---------------------------------------------------- */
+
+#include <bluetooth/l2cap.h>
+
+static struct sockaddr_l2 le_address(const uint8_t address[6], uint8_t type, uint16_t psm) {
+    struct sockaddr_l2 sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.l2_family = AF_BLUETOOTH;
+    memcpy(sa.l2_bdaddr.b, address, 6);
+    sa.l2_bdaddr_type = type;
+    sa.l2_psm = htobs(psm);
+    return sa;
+}
+
+/* Closes `fd` after a failed call and returns -1 with that call's errno. */
+static int close_failed(int fd) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+int CBlueZ_l2capListenLE(const uint8_t local[6], uint16_t *psm) {
+    int fd = socket(AF_BLUETOOTH, SOCK_SEQPACKET | SOCK_CLOEXEC, BTPROTO_L2CAP);
+    if (fd < 0) return -1;
+    struct sockaddr_l2 sa = le_address(local, BDADDR_LE_PUBLIC, 0);
+    socklen_t length = sizeof(sa);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &length) < 0)
+        return close_failed(fd);
+    *psm = btohs(sa.l2_psm);
+    return fd;
+}
+
+int CBlueZ_l2capAccept(int listener) {
+    struct sockaddr_l2 sa;
+    socklen_t length = sizeof(sa);
+    return accept4(listener, (struct sockaddr *)&sa, &length, SOCK_CLOEXEC);
+}
+
+int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t peerType, uint16_t psm) {
+    int fd = socket(AF_BLUETOOTH, SOCK_SEQPACKET | SOCK_CLOEXEC, BTPROTO_L2CAP);
+    if (fd < 0) return -1;
+    struct sockaddr_l2 source = le_address(local, BDADDR_LE_PUBLIC, 0);
+    struct sockaddr_l2 target = le_address(peer, peerType, psm);
+    if (bind(fd, (struct sockaddr *)&source, sizeof(source)) < 0 ||
+        connect(fd, (struct sockaddr *)&target, sizeof(target)) < 0)
+        return close_failed(fd);
+    return fd;
+}
+
+int CBlueZ_l2capSendMTU(int descriptor) {
+    uint16_t mtu = 0;
+    socklen_t length = sizeof(mtu);
+    if (getsockopt(descriptor, SOL_BLUETOOTH, BT_SNDMTU, &mtu, &length) < 0) return -1;
+    return mtu;
+}

@@ -11,6 +11,9 @@ import Foundation
 enum KernelBluetoothEnvironment {
     enum Proof: String {
         case hci, bluez
+        /// An LE L2CAP channel between hci0 and hci1: needs the mgmt LE setting and hci0
+        /// advertising connectable (ci/ble-in-vm.sh sets both), so it runs only when requested.
+        case l2cap
     }
 
     static let requested: Set<String> = Set(
@@ -21,6 +24,7 @@ enum KernelBluetoothEnvironment {
 
     static func shouldRun(_ proof: Proof) async -> Bool {
         if !requested.isEmpty { return requested.contains(proof.rawValue) }
+        if proof == .l2cap { return false }
         guard kernelHasBluetooth, HCIAdapter.allIDs().count >= 2 else { return false }
         // Raw HCI fights bluetoothd for the controller, so each proof needs its own setup.
         return await BluetoothdProbe.isReachable() == (proof == .bluez)

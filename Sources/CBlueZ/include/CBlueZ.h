@@ -56,4 +56,25 @@ int CBlueZ_writeCommand(int descriptor, uint16_t opcode, const uint8_t *paramete
 int CBlueZ_guardAdvertising(int deviceID, int extended, uint8_t handle);
 void CBlueZ_unguardAdvertising(int deviceID, int extended, uint8_t handle);
 
+/*
+ * LE L2CAP connection-oriented channels (credit-based flow control), for the CTAP 2.3 hybrid data
+ * channel. Sockets are SOCK_SEQPACKET at the kernel's default security (BT_SECURITY_LOW: no pairing,
+ * the "insecure CoC" of CTAP 2.3; BT_SECURITY_SDP is refused on LE). Addresses are little-endian as
+ * on HCI; `peerType` 1 = LE public, 2 = LE random (the kernel's BDADDR_LE_*). The kernel needs the
+ * adapter's mgmt LE setting on, or connect fails at once with ECONNREFUSED (protocol.md §10.9).
+ */
+
+/* Listens on the adapter at `local` (LE public) on a dynamic LE PSM the kernel picks, written to
+   `psm`. Returns the listening descriptor. */
+int CBlueZ_l2capListenLE(const uint8_t local[6], uint16_t *psm);
+
+/* Accepts one channel on a listening descriptor. Returns its descriptor. */
+int CBlueZ_l2capAccept(int listener);
+
+/* Connects from the adapter at `local` (LE public) to `peer` on `psm` (blocking). Returns the descriptor. */
+int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t peerType, uint16_t psm);
+
+/* The channel's send MTU (BT_SNDMTU: the largest SDU one write may carry). */
+int CBlueZ_l2capSendMTU(int descriptor);
+
 #endif

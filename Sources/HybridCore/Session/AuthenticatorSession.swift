@@ -45,6 +45,19 @@ public struct AuthenticatorSession: Sendable {
         public var revision: HybridProtocolRevision = .one
         /// The crypter construction (§10.3): `.new`; `.old` imitates a pre-2022 Chromium phone.
         public var construction: TransportCrypter.Construction = .new
+        /// The channels the QR code offered (key 6), if it had the key.
+        public var qrChannels: [DataTransferChannel]?
+        /// The PSM of this phone's insecure LE L2CAP channel, if it listens on one. It is advertised
+        /// in the CTAP 2.3 suffix only when ``qrChannels`` includes BLE L2CAP: a phone never
+        /// appends a suffix the QR code did not ask for (§3.4).
+        public var l2capPSM: UInt16?
+
+        /// The suffix to append to the advert: `{1: PSM}` when the QR code asked for L2CAP and
+        /// this phone listens, else none.
+        public var advertSuffix: AdvertSuffix? {
+            guard let l2capPSM, qrChannels?.contains(.bleL2CAP) == true else { return nil }
+            return AdvertSuffix(psm: l2capPSM)
+        }
 
         public init(
             qrSecret: QRSecret, clientIdentityKey: P256.KeyAgreement.PublicKey, domainID: TunnelDomainID,
@@ -130,7 +143,8 @@ public struct AuthenticatorSession: Sendable {
         guard case .openingTunnel = state else { throw outOfOrder(.tunnelOpened) }
         let plaintext = AdvertPlaintext(nonce: advertNonce, routingID: routingID, domainID: configuration.domainID)
         state = .awaitingHandshake(psk: configuration.qrSecret.psk(eidPlaintext: plaintext))
-        return [.startAdvertising(serviceData: configuration.qrSecret.eidKey.encrypt(plaintext))]
+        let suffix = configuration.advertSuffix?.encoded ?? []
+        return [.startAdvertising(serviceData: configuration.qrSecret.eidKey.encrypt(plaintext) + suffix)]
     }
 
     /// One binary message arrived from the client.

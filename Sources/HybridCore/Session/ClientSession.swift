@@ -23,10 +23,15 @@ public struct ClientSession: Sendable {
         public var identityKey: P256.KeyAgreement.PrivateKey
         /// The QR secret (QR key 1).
         public var qrSecret: QRSecret
+        /// Whether the QR code offered BLE L2CAP (key 6 holds 1). Only then does an advert longer
+        /// than 20 bytes match: its first 20 bytes are trial-decrypted and the rest is read as the
+        /// CTAP 2.3 suffix (§3.4). Otherwise such adverts are ignored, as Chromium does.
+        public var acceptsAdvertSuffix: Bool
 
-        public init(identityKey: P256.KeyAgreement.PrivateKey, qrSecret: QRSecret) {
+        public init(identityKey: P256.KeyAgreement.PrivateKey, qrSecret: QRSecret, acceptsAdvertSuffix: Bool = false) {
             self.identityKey = identityKey
             self.qrSecret = qrSecret
+            self.acceptsAdvertSuffix = acceptsAdvertSuffix
         }
     }
 
@@ -73,6 +78,9 @@ public struct ClientSession: Sendable {
 
     /// The matched advert, once one has arrived.
     public private(set) var advert: AdvertPlaintext?
+    /// The CTAP 2.3 suffix of the matched advert, if it had one that parsed: its PSM is the
+    /// phone's L2CAP channel (§3.4). Always `nil` unless ``Configuration/acceptsAdvertSuffix``.
+    public private(set) var advertSuffix: AdvertSuffix?
     /// The Noise handshake hash, once the handshake is done.
     public private(set) var handshakeHash: [UInt8]?
 
@@ -92,10 +100,20 @@ public struct ClientSession: Sendable {
     }
 
     /// Service data seen under UUID 0xFFF9 or 0xFDE2. Adverts that are not for this QR code, and
-    /// every advert after the first match, are ignored (§3.2).
+    /// every advert after the first match, are ignored (§3.2). With
+    /// ``Configuration/acceptsAdvertSuffix``, the bytes after the first 20 are the CTAP 2.3
+    /// suffix; one that does not parse leaves ``advertSuffix`` `nil` (the tunnel still works).
     public mutating func advertReceived(serviceData: [UInt8]) -> [Action] {
-        guard case .awaitingAdvert = state, let plaintext = eidKey.trialDecrypt(serviceData) else { return [] }
+        guard case .awaitingAdvert = state else { return [] }
+        var encrypted = serviceData
+        var suffix: [UInt8] = []
+        if configuration.acceptsAdvertSuffix, let split = try? AdvertServiceData(serviceData) {
+            encrypted = split.advert
+            suffix = split.suffix
+        }
+        guard let plaintext = eidKey.trialDecrypt(encrypted) else { return [] }
         advert = plaintext
+        advertSuffix = suffix.isEmpty ? nil : try? AdvertSuffix(decoding: suffix)
         state = .connecting(psk: configuration.qrSecret.psk(eidPlaintext: plaintext))
         let url = TunnelURL.connect(
             domain: plaintext.domainID, routingID: plaintext.routingID, tunnelID: configuration.qrSecret.tunnelID)

@@ -1,0 +1,79 @@
+import CBlueZ
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One LE L2CAP connection-oriented channel (credit-based), the CTAP 2.3 hybrid data channel
+/// (protocol.md §3.4, §10.9): a kernel `SOCK_SEQPACKET` socket at the default, pairing-free security.
+///
+/// Blocking: call it from a ``BlockingActivity`` thread or a test. Framing is
+/// `HybridCore.L2CAPFraming`'s job; this type moves SDUs.
+package final class L2CAPChannel: @unchecked Sendable {
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { close(descriptor) }
+
+    /// Connects from `adapter` to `peer`'s `psm` (an LE public address). The kernel scans for the
+    /// peer's connectable advert, connects, then opens the channel.
+    ///
+    /// - Throws: ``BluetoothError/systemCallFailed(operation:errno:)`` (`ECONNREFUSED` at once when
+    ///   the adapter's LE setting is off or the PSM is not listened on).
+    package static func connect(from adapter: BLEAddress, to peer: BLEAddress, psm: UInt16) throws(BluetoothError) -> L2CAPChannel {
+        let fd = CBlueZ_l2capConnectLE(adapter.littleEndianBytes, peer.littleEndianBytes, 1, psm)
+        guard fd >= 0 else { throw .systemCallFailed(operation: "connect L2CAP PSM \(psm)", errno: errno) }
+        return L2CAPChannel(descriptor: fd)
+    }
+
+    /// The largest SDU one write may carry (the peer's MTU).
+    package func sendMTU() throws(BluetoothError) -> Int {
+        let mtu = CBlueZ_l2capSendMTU(descriptor)
+        guard mtu >= 0 else { throw .systemCallFailed(operation: "getsockopt(BT_SNDMTU)", errno: errno) }
+        return Int(mtu)
+    }
+
+    /// Writes one SDU (at most ``sendMTU()`` bytes).
+    package func write(_ sdu: [UInt8]) throws(BluetoothError) {
+        let sent = sdu.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == sdu.count else { throw .systemCallFailed(operation: "send L2CAP SDU", errno: sent < 0 ? errno : EMSGSIZE) }
+    }
+
+    /// Reads one SDU, waiting at most `timeoutMilliseconds`. `nil` on timeout; `[]` when the peer closed.
+    package func read(timeoutMilliseconds: Int32) throws(BluetoothError) -> [UInt8]? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, timeoutMilliseconds)
+        guard ready >= 0 else { throw .systemCallFailed(operation: "poll L2CAP", errno: errno) }
+        guard ready > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count >= 0 else { throw .systemCallFailed(operation: "recv L2CAP", errno: errno) }
+        return Array(buffer[..<count])
+    }
+
+    /// A listening socket on a dynamic LE PSM.
+    package final class Listener: @unchecked Sendable {
+        private let descriptor: Int32
+        /// The PSM the kernel picked (0x0080–0x00FF), for the advert suffix.
+        package let psm: UInt16
+
+        /// Listens on `adapter` (its LE public address).
+        package init(adapter: BLEAddress) throws(BluetoothError) {
+            var psm: UInt16 = 0
+            let fd = CBlueZ_l2capListenLE(adapter.littleEndianBytes, &psm)
+            guard fd >= 0 else { throw .systemCallFailed(operation: "listen on an LE L2CAP PSM", errno: errno) }
+            descriptor = fd
+            self.psm = psm
+        }
+
+        deinit { close(descriptor) }
+
+        /// Waits for one channel.
+        package func accept() throws(BluetoothError) -> L2CAPChannel {
+            let fd = CBlueZ_l2capAccept(descriptor)
+            guard fd >= 0 else { throw .systemCallFailed(operation: "accept L2CAP", errno: errno) }
+            return L2CAPChannel(descriptor: fd)
+        }
+    }
+}

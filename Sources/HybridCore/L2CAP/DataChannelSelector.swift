@@ -1,0 +1,116 @@
+/// The client's choice between the tunnel and a phone's L2CAP channel, and the fallback, as a
+/// sans-IO state machine with an injected clock (protocol.md §3.4).
+///
+/// ```
+/// advertMatched(psm: nil)            → connectTunnel                  (auto, tunnel)
+/// advertMatched(psm: p)              → connectL2CAP(p, deadline)      (auto, l2cap)
+/// l2capConnected (before deadline)   → use(.l2cap)
+/// l2capFailed / timePassed(deadline) → abandonL2CAP, connectTunnel    (auto; l2cap: fail)
+/// l2capConnected (after fallback)    → abandonL2CAP                   (the tunnel stays)
+/// tunnelConnected                    → use(.tunnel)
+/// ```
+///
+/// `Instant` is whatever clock the driver uses; tests pass their own.
+public struct DataChannelSelector<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
+    /// What the driver must do next.
+    public enum Action: Hashable, Sendable {
+        /// Open an LE credit-based channel to the advertiser on `psm`; call
+        /// ``DataChannelSelector/timePassed(_:)`` at `deadline` if nothing happened by then.
+        case connectL2CAP(psm: UInt16, deadline: Instant)
+        /// Give up the L2CAP attempt: cancel it, or close the channel if it connects after all.
+        case abandonL2CAP
+        /// Connect to the tunnel named in the advert.
+        case connectTunnel
+        /// Run the session on this channel (and report which one in the JSON event).
+        case use(DataChannelKind)
+        /// No channel is possible.
+        case fail(DataChannelSelectionError)
+    }
+
+    private enum State: Sendable {
+        case awaitingAdvert
+        case tryingL2CAP(deadline: Instant)
+        case connectingTunnel
+        case chosen(DataChannelKind)
+        case failed
+    }
+
+    /// The mode (`--channel`).
+    public let mode: DataChannelMode
+    /// How long an L2CAP attempt may take before the tunnel is used instead.
+    public let l2capTimeout: Duration
+    private var state: State = .awaitingAdvert
+
+    /// - Parameters:
+    ///   - mode: `--channel`.
+    ///   - l2capTimeout: The L2CAP attempt's budget, from the matched advert to a connected channel.
+    public init(mode: DataChannelMode, l2capTimeout: Duration) {
+        self.mode = mode
+        self.l2capTimeout = l2capTimeout
+    }
+
+    /// The channel in use, once chosen.
+    public var chosen: DataChannelKind? {
+        if case .chosen(let kind) = state { return kind }
+        return nil
+    }
+
+    /// The client's advert matched; `psm` is the suffix's PSM, if any.
+    public mutating func advertMatched(psm: UInt16?, at now: Instant) -> [Action] {
+        guard case .awaitingAdvert = state else { return [] }
+        switch (mode, psm) {
+        case (.tunnel, _), (.auto, nil):
+            state = .connectingTunnel
+            return [.connectTunnel]
+        case (.l2cap, nil):
+            state = .failed
+            return [.fail(.noPSMInAdvert)]
+        case (.auto, let psm?), (.l2cap, let psm?):
+            let deadline = now.advanced(by: l2capTimeout)
+            state = .tryingL2CAP(deadline: deadline)
+            return [.connectL2CAP(psm: psm, deadline: deadline)]
+        }
+    }
+
+    /// The L2CAP channel is connected. Counts only before the deadline.
+    public mutating func l2capConnected(at now: Instant) -> [Action] {
+        guard case .tryingL2CAP(let deadline) = state else {
+            // A channel that connects after the fallback (or after a failure) is not used.
+            if case .chosen(.l2cap) = state { return [] }
+            return [.abandonL2CAP]
+        }
+        guard now < deadline else { return giveUpL2CAP() }
+        state = .chosen(.l2cap)
+        return [.use(.l2cap)]
+    }
+
+    /// The L2CAP connection failed (refused, unreachable, closed before use).
+    public mutating func l2capFailed(at now: Instant) -> [Action] {
+        guard case .tryingL2CAP = state else { return [] }
+        return giveUpL2CAP()
+    }
+
+    /// The clock moved on. Falls back when the L2CAP attempt's deadline passed.
+    public mutating func timePassed(_ now: Instant) -> [Action] {
+        guard case .tryingL2CAP(let deadline) = state, now >= deadline else { return [] }
+        return giveUpL2CAP()
+    }
+
+    /// The tunnel WebSocket is open.
+    public mutating func tunnelConnected() -> [Action] {
+        guard case .connectingTunnel = state else { return [] }
+        state = .chosen(.tunnel)
+        return [.use(.tunnel)]
+    }
+
+    private mutating func giveUpL2CAP() -> [Action] {
+        switch mode {
+        case .auto:
+            state = .connectingTunnel
+            return [.abandonL2CAP, .connectTunnel]
+        case .l2cap, .tunnel:
+            state = .failed
+            return [.abandonL2CAP, .fail(.l2capUnavailable)]
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Crypto
+import HybridCore
+import Testing
+
+/// A clock for the selector: whole milliseconds, moved by hand.
+private struct TestInstant: InstantProtocol, Sendable {
+    var milliseconds: Int64
+    func advanced(by duration: Duration) -> TestInstant {
+        TestInstant(milliseconds: milliseconds + duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+    func duration(to other: TestInstant) -> Duration { .milliseconds(other.milliseconds - milliseconds) }
+    static func < (lhs: TestInstant, rhs: TestInstant) -> Bool { lhs.milliseconds < rhs.milliseconds }
+}
+
+private typealias Selector = DataChannelSelector<TestInstant>
+
+/// The channel choice and its fallback (protocol.md §3.4; issue 24: "if the connection fails within
+/// a short, configurable time, fall back to the tunnel named in the advert").
+@Suite struct DataChannelSelectorTests {
+    private let start = TestInstant(milliseconds: 1_000)
+    private let deadline = TestInstant(milliseconds: 4_000)
+
+    @Test func autoWithoutPSMUsesTheTunnel() {
+        var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
+        #expect(selector.advertMatched(psm: nil, at: start) == [.connectTunnel])
+        #expect(selector.tunnelConnected() == [.use(.tunnel)])
+        #expect(selector.chosen == .tunnel)
+    }
+
+    @Test func autoWithPSMTriesL2CAPFirst() {
+        var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
+        #expect(selector.advertMatched(psm: 130, at: start) == [.connectL2CAP(psm: 130, deadline: deadline)])
+        #expect(selector.timePassed(TestInstant(milliseconds: 3_999)) == [])
+        #expect(selector.l2capConnected(at: TestInstant(milliseconds: 3_999)) == [.use(.l2cap)])
+        #expect(selector.chosen == .l2cap)
+        #expect(selector.timePassed(TestInstant(milliseconds: 9_000)) == [])
+    }
+
+    @Test func autoFallsBackWhenL2CAPFails() {
+        var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
+        _ = selector.advertMatched(psm: 130, at: start)
+        #expect(selector.l2capFailed(at: TestInstant(milliseconds: 1_200)) == [.abandonL2CAP, .connectTunnel])
+        #expect(selector.tunnelConnected() == [.use(.tunnel)])
+    }
+
+    @Test func autoFallsBackAtTheDeadlineAndDropsALateChannel() {
+        var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
+        _ = selector.advertMatched(psm: 130, at: start)
+        #expect(selector.timePassed(deadline) == [.abandonL2CAP, .connectTunnel])
+        #expect(selector.l2capConnected(at: TestInstant(milliseconds: 4_500)) == [.abandonL2CAP])
+        #expect(selector.tunnelConnected() == [.use(.tunnel)])
+        #expect(selector.chosen == .tunnel)
+    }
+
+    @Test func aConnectionReportedAtTheDeadlineIsTooLate() {
+        var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
+        _ = selector.advertMatched(psm: 130, at: start)
+        #expect(selector.l2capConnected(at: deadline) == [.abandonL2CAP, .connectTunnel])
+    }
+
+    @Test func tunnelModeIgnoresThePSM() {
+        var selector = Selector(mode: .tunnel, l2capTimeout: .seconds(3))
+        #expect(selector.advertMatched(psm: 130, at: start) == [.connectTunnel])
+    }
+
+    @Test func l2capModeNeverFallsBack() {
+        var noPSM = Selector(mode: .l2cap, l2capTimeout: .seconds(3))
+        #expect(noPSM.advertMatched(psm: nil, at: start) == [.fail(.noPSMInAdvert)])
+
+        var refused = Selector(mode: .l2cap, l2capTimeout: .seconds(3))
+        _ = refused.advertMatched(psm: 130, at: start)
+        #expect(refused.l2capFailed(at: start) == [.abandonL2CAP, .fail(.l2capUnavailable)])
+        #expect(refused.tunnelConnected() == [])
+
+        var slow = Selector(mode: .l2cap, l2capTimeout: .seconds(3))
+        _ = slow.advertMatched(psm: 130, at: start)
+        #expect(slow.timePassed(deadline) == [.abandonL2CAP, .fail(.l2capUnavailable)])
+        #expect(slow.chosen == nil)
+    }
+
+    @Test func onlyTheFirstAdvertCounts() {
+        var selector = Selector(mode: .auto, l2capTimeout: .milliseconds(500))
+        #expect(selector.advertMatched(psm: 130, at: start) == [.connectL2CAP(psm: 130, deadline: TestInstant(milliseconds: 1_500))])
+        #expect(selector.advertMatched(psm: 131, at: start) == [])
+    }
+}
+
+/// QR key 6 (protocol.md §1.3): `[0, 1]` only when the adapter can do LE connections and receive
+/// extended adverts; never otherwise, since Play Services before CTAP 2.3 rejects an array.
+@Suite struct QRChannelOfferTests {
+    private let able = BluetoothCapabilities(leConnections: true, extendedAdvertisingReception: true)
+
+    @Test func anAbleAdapterOffersTunnelAndL2CAP() throws {
+        #expect(try QRChannelOffer.channels(mode: .auto, capabilities: able)?.map(\.rawValue) == [0, 1])
+        #expect(try QRChannelOffer.channels(mode: .l2cap, capabilities: able)?.map(\.rawValue) == [0, 1])
+    }
+
+    @Test func tunnelModeSendsNoKey6() throws {
+        #expect(try QRChannelOffer.channels(mode: .tunnel, capabilities: able) == nil)
+    }
+
+    @Test func anAdapterMissingEitherAbilitySendsNoKey6() throws {
+        for capabilities in [
+            BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: true),
+            BluetoothCapabilities(leConnections: true, extendedAdvertisingReception: false),
+            BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false),
+        ] {
+            #expect(try QRChannelOffer.channels(mode: .auto, capabilities: capabilities) == nil)
+            #expect(throws: DataChannelSelectionError.adapterCannotOfferL2CAP) {
+                try QRChannelOffer.channels(mode: .l2cap, capabilities: capabilities)
+            }
+        }
+    }
+
+    @Test func theOfferIsWrittenAsACBORArrayAtKey6() throws {
+        let payload = QRCodePayload(
+            identityKey: P256.KeyAgreement.PrivateKey().publicKey, secret: QRSecret(bytes: [UInt8](repeating: 1, count: 16))!,
+            timestamp: 0, requestType: .getAssertion,
+            channels: try QRChannelOffer.channels(mode: .auto, capabilities: able))
+        // Key 6 → array [0, 1]: 06 82 00 01 (RFC 8949 major types 0 and 4), the last entry.
+        #expect(payload.cbor.suffix(4) == [0x06, 0x82, 0x00, 0x01])
+    }
+}
