@@ -119,27 +119,36 @@ public final class UHIDDevice: Sendable {
         return nil
     }
 
+    /// Reads events until ``destroy()``. uhid has no flow control: the host's writes queue in the
+    /// kernel (UHID_BUFSIZE, 32 events) and what does not fit is dropped ("Output queue is full"),
+    /// while a host sends a long request (a 64-ID allow list is ~60 reports) without waiting. So
+    /// after each wake-up the loop drains the queue with non-blocking reads, one syscall per
+    /// event, and polls again only when it is empty.
     private static func readLoop(fd: Int32, state: DeviceState, continuation: AsyncStream<UHIDEvent>.Continuation) {
         defer { continuation.finish() }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !state.value.withLock({ $0.stop }) {
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&entry, 1, 100)
             if ready < 0 && errno != EINTR { return }
             guard ready > 0 else { continue }
-            var kind: Int32 = 0
-            var size = 0
-            let result = buffer.withUnsafeMutableBufferPointer { CUHID_read_event(fd, &kind, $0.baseAddress, $0.count, &size) }
-            if result == -EINTR || result == -EAGAIN { continue }
-            guard result == 0 else { return }
-            switch Int(kind) {
-            case Int(CUHID_EVENT_START): continuation.yield(.start)
-            case Int(CUHID_EVENT_STOP): continuation.yield(.stop)
-            case Int(CUHID_EVENT_OPEN): continuation.yield(.open)
-            case Int(CUHID_EVENT_CLOSE): continuation.yield(.close)
-            case Int(CUHID_EVENT_OUTPUT):
-                continuation.yield(.output(Self.stripReportID(Array(buffer[0..<size]))))
-            default: break
+            while true {
+                var kind: Int32 = 0
+                var size = 0
+                let result = buffer.withUnsafeMutableBufferPointer { CUHID_read_event(fd, &kind, $0.baseAddress, $0.count, &size) }
+                if result == -EINTR { continue }
+                if result == -EAGAIN || result == -EWOULDBLOCK { break }
+                guard result == 0 else { return }
+                switch Int(kind) {
+                case Int(CUHID_EVENT_START): continuation.yield(.start)
+                case Int(CUHID_EVENT_STOP): continuation.yield(.stop)
+                case Int(CUHID_EVENT_OPEN): continuation.yield(.open)
+                case Int(CUHID_EVENT_CLOSE): continuation.yield(.close)
+                case Int(CUHID_EVENT_OUTPUT):
+                    continuation.yield(.output(Self.stripReportID(Array(buffer[0..<size]))))
+                default: break
+                }
             }
         }
     }
