@@ -21,6 +21,13 @@ struct StoreOptions: ParsableArguments {
             valueName: "fd"))
     var passphraseFD: Int32?
 
+    @Flag(
+        name: .customLong("insecure-fast-store-kdf"),
+        help: ArgumentHelp(
+            "TEST ONLY: create a new store with the cheapest accepted scrypt cost (N=2^14, 16 MiB) "
+                + "instead of N=2^17. An existing store keeps the cost written in it."))
+    var insecureFastStoreKDF = false
+
     /// The store file to use.
     var path: String { store ?? FilePasskeyStore.defaultPath() }
 
@@ -36,13 +43,15 @@ struct StoreOptions: ParsableArguments {
     /// Opens (or prepares) the store: plaintext with `--insecure-plaintext-store`, else with the
     /// passphrase from `--passphrase-fd`, ``passphraseVariable`` (then removed from the process
     /// environment through `unsetVariable`) or a no-echo prompt (asked twice for a new store).
-    /// `newStoreParameters` is the scrypt cost of a store created now (tests lower it).
+    /// `newStoreParameters` is the scrypt cost of a store created now (default: `--insecure-fast-store-kdf`'s
+    /// choice; tests lower it).
     func open(
         console: any TerminalConsole = DeviceTerminal(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
         unsetVariable: (String) -> Void = { unsetenv($0) },
-        newStoreParameters: ScryptParameters = .recommended
+        newStoreParameters: ScryptParameters? = nil
     ) async throws(StoreAccessError) -> FilePasskeyStore {
+        let newStoreParameters = newStoreParameters ?? (insecureFastStoreKDF ? .insecureFastForTesting : .recommended)
         if environment[Self.passphraseVariable] != nil { unsetVariable(Self.passphraseVariable) }
         let path = self.path
         let existing: FilePasskeyStore.StoredProtection?

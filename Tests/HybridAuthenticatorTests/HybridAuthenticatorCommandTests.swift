@@ -233,6 +233,35 @@ struct HybridAuthenticatorCommandTests {
         #expect(getenv(StoreOptions.passphraseVariable) == nil)
     }
 
+    /// `--insecure-fast-store-kdf` (CI's phone under TCG): a new store gets scrypt N = 2^14, the
+    /// smallest the format accepts (read back from the file's JSON, not from our types); without
+    /// it N = 2^17 (OWASP's recommendation); an existing store keeps the cost written in it.
+    @Test func theFastKDFFlagOnlyLowersTheCostOfANewStore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        func scryptN(_ path: String) throws -> Int? {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+            return (json?["protection"] as? [String: Any])?["scryptN"] as? Int
+        }
+        let environment = [StoreOptions.passphraseVariable: "pass"]
+        let fast = directory.file("fast.json")
+        let fastOptions = try StoreOptions.parse(["--store", fast, "--insecure-fast-store-kdf"])
+        try await fastOptions.open(console: ScriptedConsole([]), environment: environment, unsetVariable: { _ in })
+            .add(Fixtures.passkey(id: Array(repeating: 1, count: 16), user: [1], name: "alice"))
+        #expect(try scryptN(fast) == 1 << 14)
+
+        let recommended = directory.file("recommended.json")
+        try await StoreOptions.parse(["--store", recommended]).open(
+            console: ScriptedConsole([]), environment: environment, unsetVariable: { _ in }
+        ).add(Fixtures.passkey(id: Array(repeating: 2, count: 16), user: [2], name: "bob"))
+        #expect(try scryptN(recommended) == 1 << 17)
+
+        let reopened = try await StoreOptions.parse(["--store", recommended, "--insecure-fast-store-kdf"]).open(
+            console: ScriptedConsole([]), environment: environment, unsetVariable: { _ in })
+        try await reopened.add(Fixtures.passkey(id: Array(repeating: 3, count: 16), user: [3], name: "carol"))
+        #expect(try scryptN(recommended) == 1 << 17)
+    }
+
     /// `--passphrase-fd N`: the first line of descriptor N is the passphrase (a pipe here); the
     /// environment and the terminal are not consulted.
     @Test func thePassphraseComesFromADescriptor() async throws {
