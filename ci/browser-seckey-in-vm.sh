@@ -1,7 +1,7 @@
 # Guest half of ci/run-browser-seckey-proof.sh (busybox sh in the blevm guest): btvirt (hci0 +
 # hci1), tunnel-relay on loopback, `hybrid-security-key --json` on /dev/uhid under strace (every
 # CTAPHID report it reads or writes, for ci/browser-seckey/ctaphid_trace.py), one
-# `hybrid-authenticator` per QR code as the phone (a plaintext store per program), and a chroot
+# `hybrid-authenticator` per QR code as the phone (an encrypted store per program), and a chroot
 # made of the host's /usr and /etc (9p, read-only) in which each program runs its cases:
 # driver.py firefox | chromium | fido2 (SECKEY_PROGRAMS, default all three, in that order).
 # Records go to /out (a host share); the host judges them. Prints "browser-seckey-in-vm: DONE".
@@ -45,7 +45,9 @@ port=$(ceremony_wait_line "$w/relay.out" 's/.*listening on [0-9.]*:\([0-9][0-9]*
 # The key's events, each line stamped with the guest's uptime (driver.py reads the same clock).
 stamp() { while IFS= read -r line; do read -r up _ </proc/uptime; echo "$up $line" >>"$w/bridge.ts"; echo "$line"; done; }
 # --timeout 120: a request the phone never answers fails within two minutes rather than ten.
-strace -f -ttt -xx -s 8192 -e trace=read,write,readv,writev -P /dev/uhid -o "$out/uhid.strace" \
+# --seccomp-bpf: the key stops only at the traced syscalls, not at every poll and futex (a
+# ptrace stop costs milliseconds under TCG, and uhid drops reports the key does not read in time).
+strace -f --seccomp-bpf -ttt -xx -s 8192 -e trace=read,write,readv,writev -P /dev/uhid -o "$out/uhid.strace" \
     sh -c 'echo $$ >/tmp/seckey/key.pid; exec "$0" "$@"' /usr/local/bin/hybrid-security-key --ble hci --adapter hci1 --json --no-notifications --timeout 120 \
     --tunnel-override "0=ws://127.0.0.1:$port" 2>"$w/bridge.err" | stamp >"$w/bridge.out" &
 dev=$(ceremony_wait_line "$w/bridge.out" 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
@@ -55,9 +57,10 @@ mark "bridge ready on $dev"
 # The phone: one hybrid-authenticator per QR code, with the store of the program now running
 # (store-name, written by driver.py). Encrypted store: only it verifies the user (uv true), as every
 # real phone does; a plaintext store answers requests with uv=true CTAP2_ERR_INVALID_OPTION, which
-# is not what a program meets with a phone. It costs scrypt at production cost per ceremony (about
-# 10-30 s under TCG). SECKEY_PHONE_STORE=plaintext: quicker local runs of the no-UV paths only.
-plaintext=
+# is not what a program meets with a phone. Created with --insecure-fast-store-kdf (scrypt N=2^14,
+# the cheapest the format accepts): at the production N=2^17 each ceremony's unlock alone took
+# 10-30 s under TCG. SECKEY_PHONE_STORE=plaintext: quicker local runs of the no-UV paths only.
+plaintext=--insecure-fast-store-kdf
 [ "${SECKEY_PHONE_STORE:-encrypted}" = plaintext ] && plaintext=--insecure-plaintext-store
 export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
 (
