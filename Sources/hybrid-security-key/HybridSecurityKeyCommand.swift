@@ -28,7 +28,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             {"event":"qr","url":"FIDO:/…"} per phone ceremony, and one {"event":"done",…} or \
             {"event":"error","message":…} per request that reached the phone; {"event":"local",…} \
             for a request answered without the phone, {"event":"rewritten",…} for one changed on its \
-            way to the phone (see README, "What the key does with each request"). After the answer the \
+            way to the phone (see docs/security-key.md, "What the key does with each request"). After the answer the \
             phone's tunnel stays open for a late update (--linger); {"event":"closed",…} tells how it \
             ended. The next request that needs the phone ends a lingering tunnel.
             """

@@ -1,6 +1,6 @@
 /// The checks of `hybrid-conformance relay`, in the order they run (protocol.md §5).
 ///
-/// IDs are stable; the README lists them from here.
+/// IDs are stable; docs/conformance-relay.md lists them from here.
 public enum RelayChecks {
     // MARK: The upgrade (§5.2)
 

@@ -30,7 +30,7 @@ public struct PhoneRequest: Hashable, Sendable {
 }
 
 /// What the bridge does with each request a program sends, decided sans-IO: the request bytes,
-/// the time (injected) and the state below. README.md "What the key does with each request"
+/// the time (injected) and the state below. docs/security-key.md "What the key does with each request"
 /// tells users the same.
 ///
 /// - getInfo: answered locally (``SecurityKeyInfo``).

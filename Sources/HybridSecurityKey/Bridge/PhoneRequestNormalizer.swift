@@ -2,7 +2,7 @@ import Crypto
 import HybridCore
 
 /// The rewrites a request gets before it goes to a phone, all found with real phones and hosts;
-/// everything else is forwarded unchanged (README.md "What the key does with each request").
+/// everything else is forwarded unchanged (docs/security-key.md "What the key does with each request").
 ///
 /// - `transports` is removed from every allow-list and exclude-list descriptor: browsers add the
 ///   key's own transport (`usb`), and an iPhone then answers "No passkeys found"
