@@ -29,7 +29,7 @@ final class WindowPresenter: Sendable {
             close(state: "Failed: \(message)", after: .seconds(4))
         case .cancelled:
             close(state: "Cancelled by the program", after: .seconds(1))
-        case .answeredLocally, .wink, .tunnelClosed:
+        case .answeredLocally, .rewritten, .wink, .tunnelClosed:
             break
         }
     }
