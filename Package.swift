@@ -25,7 +25,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
-        .library(name: "HybridConformance", targets: ["HybridConformance"]),
         .library(name: "HybridTransport", targets: ["HybridTransport"]),
         .library(name: "HybridBluetooth", targets: ["HybridBluetooth"]),
         .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
@@ -54,7 +53,8 @@ let package = Package(
     targets: [
         // The protocol: sans-IO, depends on swift-crypto only.
         .target(name: "HybridCore", dependencies: crypto),
-        // Runs SCHEMA.md vector files against the core (library, so tests and the CLI share it).
+        // Runs SCHEMA.md vector files against the core (internal target, so tests and the CLI share it;
+        // every declaration is `package`, not a library product).
         .target(name: "HybridConformance", dependencies: ["HybridCore"] + crypto),
         .executableTarget(
             name: "hybrid-conformance",
