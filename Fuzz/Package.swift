@@ -8,18 +8,16 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "swift-hybrid-transport", path: ".."),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
     ],
     targets: [
         // The shared libFuzzer driver: FUZZ_TARGET picks the parser.
         .target(name: "FuzzDriver"),
-        // Every HybridCore parser (Targets.swift).
+        // Every HybridCore parser (HybridCore's CoreFuzzEntryPoints, behind @_spi(Fuzzing)).
         .executableTarget(
             name: "hybrid-core-fuzz",
             dependencies: [
                 "FuzzDriver",
                 .product(name: "HybridCore", package: "swift-hybrid-transport"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/HybridCoreFuzz"
         ),

@@ -1,3 +1,6 @@
+// HybridCore's parsers (the targets live in HybridCore/Fuzz/CoreFuzzEntryPoints.swift, behind SPI, so
+// that the parsers need not be public).
 import FuzzDriver
+@_spi(Fuzzing) import HybridCore
 
-runFuzzer(FuzzTargets.all)
+runFuzzer(CoreFuzzEntryPoints.all)

@@ -31,7 +31,7 @@ public struct AttestationObject: Hashable, Sendable {
              authenticatorData: authenticatorData)
     }
 
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         ["fmt": .text(format), "attStmt": attestationStatement, "authData": .bytes(authenticatorData.encoded)]
     }
 
@@ -50,7 +50,7 @@ public struct AttestationObject: Hashable, Sendable {
 }
 
 /// Attestation statement format identifiers (WebAuthn §8).
-public enum AttestationFormat {
-    public static let none = "none"
-    public static let packed = "packed"
+package enum AttestationFormat {
+    package static let none = "none"
+    package static let packed = "packed"
 }

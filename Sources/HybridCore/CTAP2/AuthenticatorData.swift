@@ -51,10 +51,10 @@ public struct AuthenticatorData: Hashable, Sendable {
     }
     /// The exact bytes ``init(bytes:)`` parsed, or `nil` for a value built in code or modified
     /// since. ``encoded`` returns them as they are.
-    public private(set) var receivedBytes: [UInt8]?
+    package private(set) var receivedBytes: [UInt8]?
 
     /// The fixed part: rpIdHash, flags and counter.
-    public static let minimumLength = 37
+    package static let minimumLength = 37
 
     /// - Parameter flags: UP, UV, BE, BS (and RFU bits); AT and ED are set from the other arguments.
     public init(
@@ -134,7 +134,7 @@ public struct AttestedCredentialData: Hashable, Sendable {
     public var credentialPublicKey: CBORValue
 
     /// The longest credential ID WebAuthn allows.
-    public static let maximumCredentialIDLength = 1023
+    package static let maximumCredentialIDLength = 1023
 
     public init(aaguid: [UInt8], credentialID: [UInt8], credentialPublicKey: CBORValue) {
         self.aaguid = aaguid

@@ -42,7 +42,7 @@ public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
     }
 
     /// The response map (canonical once encoded).
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         func number(_ value: UInt64?) -> CBORValue? { value.map { .int(Int64(clamping: $0)) } }
         func texts(_ value: [String]?) -> CBORValue? { value.map { .array($0.map(CBORValue.text)) } }
         var entries: [CBORMapEntry] = [CBORMapEntry(1, .array(versions.map(CBORValue.text)))]
@@ -64,7 +64,7 @@ public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
 
     /// Parses the map strictly: versions (array of text) and a 16-byte aaguid are required;
     /// every modelled key must have its type; option values must be booleans.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "getInfo")
         guard let versions = try reader.textArray(1, "versions") else { throw .missingParameter(field: reader.fieldPath("versions")) }
         let aaguid = try reader.requiredBytes(3, "aaguid")

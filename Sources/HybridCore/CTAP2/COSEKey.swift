@@ -9,9 +9,9 @@ public struct COSEKey: Hashable, Sendable {
     public let x963Representation: [UInt8]
 
     /// COSE key type EC2.
-    public static let keyTypeEC2: Int64 = 2
+    package static let keyTypeEC2: Int64 = 2
     /// COSE curve P-256.
-    public static let curveP256: Int64 = 1
+    package static let curveP256: Int64 = 1
 
     public init(_ publicKey: P256.Signing.PublicKey) {
         self.publicKey = publicKey
@@ -22,7 +22,7 @@ public struct COSEKey: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) { hasher.combine(x963Representation) }
 
     /// The canonical COSE_Key map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         .map([
             CBORMapEntry(1, .int(Self.keyTypeEC2)),
             CBORMapEntry(3, .int(COSEAlgorithm.es256)),
@@ -38,7 +38,7 @@ public struct COSEKey: Hashable, Sendable {
     /// Parses an ES256 COSE_Key: kty 2, alg -7, crv 1 are required with these values (other
     /// values are ``CTAPError/unsupportedAlgorithm(field:)``), x and y must be 32 bytes each and
     /// form a point on P-256. Other keys are ignored.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "credentialPublicKey")
         guard try reader.requiredInt(1, "kty") == Self.keyTypeEC2 else { throw .unsupportedAlgorithm(field: reader.fieldPath("kty")) }
         guard try reader.requiredInt(3, "alg") == COSEAlgorithm.es256 else { throw .unsupportedAlgorithm(field: reader.fieldPath("alg")) }

@@ -33,7 +33,7 @@ public struct GetAssertionRequest: Hashable, Sendable {
     }
 
     /// The parameter map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry(1, .text(rpID)), CBORMapEntry(2, .bytes(clientDataHash))]
         entries.append(3, allowList.map { .array($0.map(\.cbor)) })
         entries.append(4, extensions)
@@ -48,7 +48,7 @@ public struct GetAssertionRequest: Hashable, Sendable {
 
     /// Parses the parameter map strictly: required keys 1 and 2, every known key of its type,
     /// clientDataHash 32 bytes, extensions a map.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "getAssertion")
         let rpID = try reader.requiredText(1, "rpId")
         let clientDataHash = try reader.requiredBytes(2, "clientDataHash")

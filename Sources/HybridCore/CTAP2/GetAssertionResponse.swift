@@ -29,7 +29,7 @@ public struct GetAssertionResponse: Hashable, Sendable {
     }
 
     /// The response map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = []
         entries.append(1, credential?.cbor)
         entries.append(2, .bytes(authenticatorData.encoded))
@@ -47,7 +47,7 @@ public struct GetAssertionResponse: Hashable, Sendable {
 
     /// Parses the map strictly: authData and signature are required; every other known key
     /// must have its type.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "getAssertionResponse")
         let credential = try reader.value(1).map { (value) throws(CTAPError) in
             try PublicKeyCredentialDescriptor(cbor: value, path: reader.fieldPath("credential"))

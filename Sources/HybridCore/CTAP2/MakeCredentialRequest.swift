@@ -44,7 +44,7 @@ public struct MakeCredentialRequest: Hashable, Sendable {
     }
 
     /// The parameter map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [
             CBORMapEntry(1, .bytes(clientDataHash)),
             CBORMapEntry(2, rp.cbor),
@@ -65,7 +65,7 @@ public struct MakeCredentialRequest: Hashable, Sendable {
 
     /// Parses the parameter map strictly: required keys 1–4, every known key of its type,
     /// clientDataHash 32 bytes, user id 1–64 bytes, extensions a map.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "makeCredential")
         let clientDataHash = try reader.requiredBytes(1, "clientDataHash")
         guard clientDataHash.count == 32 else { throw .invalidLength(field: reader.fieldPath("clientDataHash")) }

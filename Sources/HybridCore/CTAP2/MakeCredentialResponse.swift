@@ -29,7 +29,7 @@ public struct MakeCredentialResponse: Hashable, Sendable {
     }
 
     /// The response map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [
             CBORMapEntry(1, .text(format)),
             CBORMapEntry(2, .bytes(authenticatorData.encoded)),
@@ -46,7 +46,7 @@ public struct MakeCredentialResponse: Hashable, Sendable {
 
     /// Parses the map strictly: keys 1–3 are required, attStmt and unsignedExtensionOutputs are
     /// maps, authData parses strictly (``AuthenticatorData/init(bytes:)``).
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "makeCredentialResponse")
         let format = try reader.requiredText(1, "fmt")
         let authenticatorData = try AuthenticatorData(bytes: try reader.requiredBytes(2, "authData"))

@@ -19,13 +19,13 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
     /// The same descriptor without transport hints. Use this for descriptors sent to a phone:
     /// iOS rejects descriptors carrying `transports: ["usb"]` (protocol.md §10.5), and the
     /// authenticator does not need the hints.
-    public var withoutTransports: Self { Self(type: type, id: id, transports: nil) }
+    package var withoutTransports: Self { Self(type: type, id: id, transports: nil) }
 
     /// Whether this is a `"public-key"` descriptor, the only type an authenticator matches.
-    public var isPublicKey: Bool { type == Self.publicKeyType }
+    package var isPublicKey: Bool { type == Self.publicKeyType }
 
     /// `{"id", "type", "transports"?}`.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry("id", .bytes(id)), CBORMapEntry("type", .text(type))]
         entries.append("transports", transports.map { .array($0.map(CBORValue.text)) })
         return .map(entries)
@@ -33,7 +33,7 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
 
     /// Parses the map: `type` (text) and `id` (bytes) are required, `transports` must be an
     /// array of text if present. Unknown keys are ignored.
-    public init(cbor: CBORValue, path: String = "credential") throws(CTAPError) {
+    package init(cbor: CBORValue, path: String = "credential") throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         self.init(
             type: try reader.requiredText("type", "type"),

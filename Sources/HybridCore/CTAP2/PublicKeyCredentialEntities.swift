@@ -11,14 +11,14 @@ public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
     }
 
     /// `{"id", "name"?}`.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry("id", .text(id))]
         entries.append("name", name.map(CBORValue.text))
         return .map(entries)
     }
 
     /// Parses the map; `icon` and unknown keys are ignored.
-    public init(cbor: CBORValue, path: String = "rp") throws(CTAPError) {
+    package init(cbor: CBORValue, path: String = "rp") throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         self.init(id: try reader.requiredText("id", "id"), name: try reader.text("name", "name"))
     }
@@ -33,7 +33,7 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     public var displayName: String?
 
     /// The longest user handle WebAuthn allows.
-    public static let maximumIDLength = 64
+    package static let maximumIDLength = 64
 
     public init(id: [UInt8], name: String? = nil, displayName: String? = nil) {
         self.id = id
@@ -42,7 +42,7 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     }
 
     /// `{"id", "name"?, "displayName"?}`.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry("id", .bytes(id))]
         entries.append("name", name.map(CBORValue.text))
         entries.append("displayName", displayName.map(CBORValue.text))
@@ -50,7 +50,7 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     }
 
     /// Parses the map; the id must be 1 to 64 bytes. `icon` and unknown keys are ignored.
-    public init(cbor: CBORValue, path: String = "user") throws(CTAPError) {
+    package init(cbor: CBORValue, path: String = "user") throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         let id = try reader.requiredBytes("id", "id")
         guard (1...Self.maximumIDLength).contains(id.count) else { throw .invalidLength(field: reader.fieldPath("id")) }
@@ -71,10 +71,10 @@ public struct PublicKeyCredentialParameters: Hashable, Sendable {
     }
 
     /// `{"alg", "type"}`.
-    public var cbor: CBORValue { ["alg": .int(algorithm), "type": .text(type)] }
+    package var cbor: CBORValue { ["alg": .int(algorithm), "type": .text(type)] }
 
     /// Parses the map; both members are required.
-    public init(cbor: CBORValue, path: String) throws(CTAPError) {
+    package init(cbor: CBORValue, path: String) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         self.init(type: try reader.requiredText("type", "type"), algorithm: try reader.requiredInt("alg", "alg"))
     }

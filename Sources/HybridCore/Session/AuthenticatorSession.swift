@@ -39,12 +39,12 @@ public struct AuthenticatorSession: Sendable {
         public var linking: PhoneLinkingIdentity?
         /// Send the update when the client shuts down instead of right after the post-handshake
         /// message, as Chromium's test phone `LateLinkingDevice` does (§5.4, §7.5).
-        public var sendsUpdateLate = false
+        package var sendsUpdateLate = false
         /// The protocol revision to speak (§10.2): `.one`; `.zero` imitates a legacy phone (padded
         /// post-handshake map, no type bytes, no update, no shutdown).
-        public var revision: HybridProtocolRevision = .one
+        package var revision: HybridProtocolRevision = .one
         /// The crypter construction (§10.3): `.new`; `.old` imitates a pre-2022 Chromium phone.
-        public var construction: TransportCrypter.Construction = .new
+        package var construction: TransportCrypter.Construction = .new
         /// The channels the QR code offered (key 6), if it had the key.
         public var qrChannels: [DataTransferChannel]?
         /// The PSM of this phone's insecure LE L2CAP channel, if it listens on one. It is advertised

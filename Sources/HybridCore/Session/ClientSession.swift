@@ -77,7 +77,7 @@ public struct ClientSession: Sendable {
     package var followUpRequest: HybridPayload?
 
     /// The matched advert, once one has arrived.
-    public private(set) var advert: AdvertPlaintext?
+    package private(set) var advert: AdvertPlaintext?
     /// The CTAP 2.3 suffix of the matched advert, if it had one that parsed: its PSM is the
     /// phone's L2CAP channel (§3.4). Always `nil` unless ``Configuration/acceptsAdvertSuffix``.
     public private(set) var advertSuffix: AdvertSuffix?
