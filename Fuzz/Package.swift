@@ -12,12 +12,13 @@ let package = Package(
     targets: [
         // The shared libFuzzer driver: FUZZ_TARGET picks the parser.
         .target(name: "FuzzDriver"),
-        // Every HybridCore parser (HybridCore's CoreFuzzEntryPoints, behind @_spi(Fuzzing)).
+        // Every HybridCore and HybridCTAP parser (their FuzzEntryPoints, behind @_spi(Fuzzing)).
         .executableTarget(
             name: "hybrid-core-fuzz",
             dependencies: [
                 "FuzzDriver",
                 .product(name: "HybridCore", package: "swift-hybrid-transport"),
+                .product(name: "HybridCTAP", package: "swift-hybrid-transport"),
             ],
             path: "Sources/HybridCoreFuzz"
         ),
@@ -35,6 +36,7 @@ let package = Package(
                 .product(name: "HybridClient", package: "swift-hybrid-transport"),
                 .product(name: "HybridSecurityKey", package: "swift-hybrid-transport"),
                 .product(name: "HybridCore", package: "swift-hybrid-transport"),
+                .product(name: "HybridCTAP", package: "swift-hybrid-transport"),
             ],
             path: "Sources/HybridClientFuzz"
         ),

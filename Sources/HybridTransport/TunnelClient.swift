@@ -209,7 +209,7 @@ public struct TunnelClient: Sendable {
         case let error as NIOHTTPClientUpgradeError: .upgradeRejected("\(error)")
         case is IOError: .connectionClosed
         case let error as ChannelError where error == .eof || error == .ioOnClosedChannel: .connectionClosed
-        default: .protocolViolation("\(error)")
+        default: .protocolViolation(.rejected(UnexpectedError(error)))
         }
     }
 

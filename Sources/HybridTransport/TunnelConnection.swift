@@ -118,7 +118,7 @@ public struct TunnelMessages: AsyncSequence, Sendable {
             } catch let error as TunnelClientError {
                 throw error
             } catch {
-                throw .protocolViolation("\(error)")
+                throw .protocolViolation(.rejected(UnexpectedError(error)))
             }
         }
     }

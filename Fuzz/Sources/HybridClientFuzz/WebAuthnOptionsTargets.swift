@@ -1,5 +1,6 @@
 import Foundation
 import FuzzDriver
+import HybridCTAP
 import HybridClient
 import HybridCore
 

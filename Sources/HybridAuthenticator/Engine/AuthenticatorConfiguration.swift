@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// What the authenticator says about itself and how it attests.

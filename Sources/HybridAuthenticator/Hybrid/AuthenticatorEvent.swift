@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// Progress of one ``AuthenticatorRunner`` run, in the order it happens. The library never

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HybridCTAP
 import HybridCore
 
 /// What the store knows about a passkey apart from its private key. Nothing here is secret,

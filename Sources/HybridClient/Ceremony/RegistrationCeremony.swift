@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// One `navigator.credentials.create()` call as a browser runs it over hybrid: the checked RP ID,

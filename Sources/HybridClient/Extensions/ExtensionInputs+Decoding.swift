@@ -1,3 +1,6 @@
+import HybridCTAP
+import HybridCore
+
 /// Decoding of the extension inputs from the options JSON, with the checks browsers make before a
 /// request starts (Blink's `CredentialsContainer` and Chromium's `AuthenticatorCommonImpl`).
 
@@ -65,8 +68,8 @@ extension RegistrationExtensionInputs: Decodable {
             }
             largeBlob = blob.support.map { $0 == LargeBlobSupport.required.rawValue ? .required : .preferred }
         }
-        credentialProtectionPolicy = try container.decodeLenientEnum(
-            CredentialProtectionPolicy.self, forKey: .credentialProtectionPolicy)
+        credentialProtectionPolicy = try container.decodeIfPresent(String.self, forKey: .credentialProtectionPolicy)
+            .flatMap(CredentialProtectionPolicy.init(webAuthnName:))
         enforceCredentialProtectionPolicy =
             try container.decodeIfPresent(Bool.self, forKey: .enforceCredentialProtectionPolicy) ?? false
     }

@@ -1,3 +1,6 @@
+import HybridCTAP
+import HybridCore
+
 /// The extension inputs of `create()` and `get()` that this client processes (WebAuthn L3 §9–10,
 /// CTAP 2.1 §12), in their JSON form (`AuthenticationExtensionsClientInputsJSON`). Other extension
 /// identifiers are listed in the options' `ignoredExtensions` and otherwise ignored, as browsers do.
@@ -17,22 +20,6 @@ public struct PRFInputs: Sendable, Hashable {
 public enum LargeBlobSupport: String, Sendable, Hashable {
     case required
     case preferred
-}
-
-/// `credentialProtectionPolicy` (CTAP 2.1 §12.1) and its CTAP `credProtect` level.
-public enum CredentialProtectionPolicy: String, Sendable, Hashable, CaseIterable {
-    case userVerificationOptional
-    case userVerificationOptionalWithCredentialIDList
-    case userVerificationRequired
-
-    /// The CTAP `credProtect` value: 1, 2 or 3.
-    public var level: Int64 {
-        switch self {
-        case .userVerificationOptional: 1
-        case .userVerificationOptionalWithCredentialIDList: 2
-        case .userVerificationRequired: 3
-        }
-    }
 }
 
 /// Extension inputs of `create()`.

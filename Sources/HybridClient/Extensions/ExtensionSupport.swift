@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// What the phone's getInfo says about extensions (Chromium's `AuthenticatorSupportedOptions`).

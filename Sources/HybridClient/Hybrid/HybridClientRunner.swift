@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HybridBluetooth
+import HybridCTAP
 import HybridCore
 import HybridTransport
 import Logging
@@ -322,10 +323,10 @@ public struct HybridClientRunner: Sendable {
                     pending += try session.send(.ctap(ctapRequest))
                     await emit(.waitingForApproval)
                 case .deliverResponse(let payload):
-                    guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse("not CTAP") }
+                    guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse(.notCTAP) }
                     reply = bytes
                 case .finish:
-                    guard let reply, let handshake else { throw HybridClientError.invalidResponse("no reply") }
+                    guard let reply, let handshake else { throw HybridClientError.invalidResponse(.noReply) }
                     return (reply, handshake)
                 case .updateReceived, .connectTunnel:
                     break  // updates carry nothing this client uses; connectTunnel only answers an advert
@@ -366,10 +367,10 @@ public struct HybridClientRunner: Sendable {
         do {
             decoded = try CTAPResponse.decode(reply)
         } catch {
-            throw .invalidResponse("\(error)")
+            throw .invalidResponse(.ctap(error))
         }
         guard decoded.status.isSuccess else { throw HybridClientError(status: decoded.status) }
-        guard let body = decoded.body else { throw .invalidResponse("success without a response map") }
+        guard let body = decoded.body else { throw .invalidResponse(.missingResponseMap) }
         return try request.response(to: body, authenticatorInfo: authenticatorInfo)
     }
 }

@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// Judges a getAssertion reply for the credential the makeCredential created (CTAP 2.2 §6.2;

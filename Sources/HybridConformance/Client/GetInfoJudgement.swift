@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// Judges the authenticator's getInfo from its post-handshake message (CTAP 2.2 §6.4).

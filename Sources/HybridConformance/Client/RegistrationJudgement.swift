@@ -1,4 +1,5 @@
 import Crypto
+import HybridCTAP
 import HybridCore
 
 /// The credential a makeCredential created, as the getAssertion that follows needs it.

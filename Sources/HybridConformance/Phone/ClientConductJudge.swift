@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HybridCTAP
 import HybridCore
 
 /// Judges what a client under test sends on the tunnel, message by message, as a strict phone

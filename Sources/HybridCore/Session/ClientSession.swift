@@ -28,6 +28,7 @@ public struct ClientSession: Sendable {
         /// CTAP 2.3 suffix (§3.4). Otherwise such adverts are ignored, as Chromium does.
         public var acceptsAdvertSuffix: Bool
 
+        /// The client's identity key and QR secret (both in the QR code it showed).
         public init(identityKey: P256.KeyAgreement.PrivateKey, qrSecret: QRSecret, acceptsAdvertSuffix: Bool = false) {
             self.identityKey = identityKey
             self.qrSecret = qrSecret

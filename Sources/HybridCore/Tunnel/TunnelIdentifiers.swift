@@ -44,6 +44,7 @@ public struct RoutingID: Hashable, Sendable, CustomStringConvertible {
     /// Upper-case hex, as Chromium writes it in URLs and headers.
     package var hex: String { Hex.encode(bytes, uppercase: true) }
 
+    /// The ID in hex, for logs.
     public var description: String { "RoutingID(\(Hex.encode(bytes)))" }
 }
 
@@ -76,5 +77,6 @@ public struct TunnelDomainID: Hashable, Sendable, CustomStringConvertible {
     /// Whether this ID names a hashed domain (≥ 256) rather than an assigned one.
     package var isHashed: Bool { rawValue >= Self.firstHashed }
 
+    /// `domain N`, for logs.
     public var description: String { "domain \(rawValue)" }
 }

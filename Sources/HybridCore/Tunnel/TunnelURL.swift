@@ -28,5 +28,6 @@ public struct TunnelURL: Hashable, Sendable, CustomStringConvertible {
         TunnelURL(origin: TunnelServerOrigin(domain: domain), path: .contact(contactID))
     }
 
+    /// The URL as text, e.g. `wss://cable.ua5v.com/cable/connect/…`.
     public var description: String { origin.description + path.canonicalPath }
 }

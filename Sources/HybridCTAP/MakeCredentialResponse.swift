@@ -1,15 +1,22 @@
+import HybridCore
+
 /// The authenticatorMakeCredential response map (CTAP 2.1 §6.1): 1 fmt, 2 authData, 3 attStmt,
 /// 4 epAtt, 5 largeBlobKey, 6 unsignedExtensionOutputs.
 public struct MakeCredentialResponse: Hashable, Sendable {
     /// The attestation statement format, e.g. `"none"` or `"packed"`.
     public var format: String
+    /// Key 2: the authenticator data, with the new credential.
     public var authenticatorData: AuthenticatorData
     /// The attestation statement map (`{}` for `"none"`).
     public var attestationStatement: CBORValue
+    /// Key 4: whether enterprise attestation was returned.
     public var enterpriseAttestation: Bool?
+    /// Key 5: the credential's largeBlobKey.
     public var largeBlobKey: [UInt8]?
+    /// Key 6: unsigned extension outputs.
     public var unsignedExtensionOutputs: CBORValue?
 
+    /// A response from its fields; `nil` leaves a key out.
     public init(
         format: String, authenticatorData: AuthenticatorData, attestationStatement: CBORValue,
         enterpriseAttestation: Bool? = nil, largeBlobKey: [UInt8]? = nil, unsignedExtensionOutputs: CBORValue? = nil

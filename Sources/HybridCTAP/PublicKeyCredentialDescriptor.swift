@@ -1,3 +1,5 @@
+import HybridCore
+
 /// A credential reference: excludeList and allowList entries, and getAssertion's response key 1.
 public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
     /// The only credential type WebAuthn defines.
@@ -10,6 +12,7 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
     /// Transport hints (`"usb"`, `"nfc"`, `"ble"`, `"internal"`, `"hybrid"`, …), or `nil` if absent.
     public var transports: [String]?
 
+    /// A descriptor; the type defaults to `"public-key"`.
     public init(type: String = Self.publicKeyType, id: [UInt8], transports: [String]? = nil) {
         self.type = type
         self.id = id

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The `options` map of makeCredential (key 7) and getAssertion (key 5): `rk`, `up`, `uv`.
 ///
 /// Each is `nil` when absent; CTAP2 defines the defaults (rk false, up true, uv false), which
@@ -10,6 +12,7 @@ public struct CTAPRequestOptions: Hashable, Sendable {
     /// User verification.
     public var userVerification: Bool?
 
+    /// Options; `nil` leaves an option out (its default applies).
     public init(residentKey: Bool? = nil, userPresence: Bool? = nil, userVerification: Bool? = nil) {
         self.residentKey = residentKey
         self.userPresence = userPresence

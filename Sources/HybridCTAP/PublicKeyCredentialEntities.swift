@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The relying party of a makeCredential request (`PublicKeyCredentialRpEntity`).
 public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
     /// The RP ID, e.g. `"example.com"`.
@@ -5,6 +7,7 @@ public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
     /// A name for people. iOS requires it (protocol.md §10.5), so clients should send it.
     public var name: String?
 
+    /// A relying party from its ID and optional name.
     public init(id: String, name: String? = nil) {
         self.id = id
         self.name = name
@@ -28,6 +31,7 @@ public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
 public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     /// The user handle: 1 to 64 bytes (WebAuthn §5.4.3).
     public var id: [UInt8]
+    /// The account name (e.g. an email address).
     public var name: String?
     /// iOS requires it in makeCredential (protocol.md §10.5).
     public var displayName: String?
@@ -35,6 +39,7 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     /// The longest user handle WebAuthn allows.
     package static let maximumIDLength = 64
 
+    /// A user from its handle and optional names.
     public init(id: [UInt8], name: String? = nil, displayName: String? = nil) {
         self.id = id
         self.name = name
@@ -65,6 +70,7 @@ public struct PublicKeyCredentialParameters: Hashable, Sendable {
     /// A COSE algorithm identifier, e.g. ``COSEAlgorithm/es256``.
     public var algorithm: Int64
 
+    /// Parameters; the type defaults to `"public-key"`.
     public init(type: String = PublicKeyCredentialDescriptor.publicKeyType, algorithm: Int64) {
         self.type = type
         self.algorithm = algorithm

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The status byte that starts every CTAP2 response (CTAP 2.1 §8.2 "Status codes").
 ///
 /// A struct rather than an enum, because a peer may send any byte, including vendor and
@@ -5,8 +7,10 @@
 /// human message. Note the CBOR-related values: 0x11 is an unexpected CBOR type, 0x12 invalid
 /// CBOR, 0x14 a missing parameter.
 public struct CTAPStatusCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The status byte.
     public let rawValue: UInt8
 
+    /// A status from its byte; any byte is accepted.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The spec name (`CTAP2_ERR_NO_CREDENTIALS`), or `nil` for a code outside the CTAP 2.1 list.
@@ -22,6 +26,7 @@ public struct CTAPStatusCode: RawRepresentable, Hashable, Sendable, CustomString
         }
     }
 
+    /// `0x2E CTAP2_ERR_NO_CREDENTIALS: …`, for logs.
     public var description: String {
         "0x" + Hex.encode([rawValue]) + " " + (name ?? "unknown") + ": " + message
     }
@@ -31,8 +36,11 @@ public struct CTAPStatusCode: RawRepresentable, Hashable, Sendable, CustomString
 }
 
 extension CTAPStatusCode {
+    /// CTAP2_OK (0x00): success.
     public static let ok = Self(rawValue: 0x00)
+    /// CTAP1_ERR_INVALID_COMMAND (0x01).
     public static let invalidCommand = Self(rawValue: 0x01)
+    /// CTAP1_ERR_INVALID_PARAMETER (0x02).
     public static let invalidParameter = Self(rawValue: 0x02)
     package static let invalidLength = Self(rawValue: 0x03)
     package static let invalidSequence = Self(rawValue: 0x04)
@@ -41,25 +49,36 @@ extension CTAPStatusCode {
     package static let lockRequired = Self(rawValue: 0x0A)
     package static let invalidChannel = Self(rawValue: 0x0B)
     package static let cborUnexpectedType = Self(rawValue: 0x11)
+    /// CTAP2_ERR_INVALID_CBOR (0x12).
     public static let invalidCBOR = Self(rawValue: 0x12)
+    /// CTAP2_ERR_MISSING_PARAMETER (0x14).
     public static let missingParameter = Self(rawValue: 0x14)
     package static let limitExceeded = Self(rawValue: 0x15)
     package static let fingerprintDatabaseFull = Self(rawValue: 0x17)
     package static let largeBlobStorageFull = Self(rawValue: 0x18)
+    /// CTAP2_ERR_CREDENTIAL_EXCLUDED (0x19).
     public static let credentialExcluded = Self(rawValue: 0x19)
     package static let processing = Self(rawValue: 0x21)
     package static let invalidCredential = Self(rawValue: 0x22)
     package static let userActionPending = Self(rawValue: 0x23)
     package static let operationPending = Self(rawValue: 0x24)
     package static let noOperations = Self(rawValue: 0x25)
+    /// CTAP2_ERR_UNSUPPORTED_ALGORITHM (0x26).
     public static let unsupportedAlgorithm = Self(rawValue: 0x26)
+    /// CTAP2_ERR_OPERATION_DENIED (0x27).
     public static let operationDenied = Self(rawValue: 0x27)
     package static let keyStoreFull = Self(rawValue: 0x28)
+    /// CTAP2_ERR_UNSUPPORTED_OPTION (0x2B).
     public static let unsupportedOption = Self(rawValue: 0x2B)
+    /// CTAP2_ERR_INVALID_OPTION (0x2C).
     public static let invalidOption = Self(rawValue: 0x2C)
+    /// CTAP2_ERR_KEEPALIVE_CANCEL (0x2D).
     public static let keepaliveCancel = Self(rawValue: 0x2D)
+    /// CTAP2_ERR_NO_CREDENTIALS (0x2E).
     public static let noCredentials = Self(rawValue: 0x2E)
+    /// CTAP2_ERR_USER_ACTION_TIMEOUT (0x2F).
     public static let userActionTimeout = Self(rawValue: 0x2F)
+    /// CTAP2_ERR_NOT_ALLOWED (0x30).
     public static let notAllowed = Self(rawValue: 0x30)
     package static let pinInvalid = Self(rawValue: 0x31)
     package static let pinBlocked = Self(rawValue: 0x32)

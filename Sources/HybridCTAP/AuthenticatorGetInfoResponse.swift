@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The authenticatorGetInfo (0x04) response map (CTAP 2.1 §6.4). Over hybrid it also travels,
 /// without its status byte, in key 1 of the post-handshake message (protocol.md §7.2, §8.3).
 ///
@@ -7,20 +9,28 @@
 public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
     /// e.g. `["FIDO_2_0", "FIDO_2_1"]`. Required.
     public var versions: [String]
+    /// Key 2: the extensions the authenticator supports.
     public var extensions: [String]?
     /// 16 bytes. Required.
     public var aaguid: [UInt8]
     /// e.g. `["rk": true, "up": true, "uv": true]`.
     public var options: [String: Bool]?
+    /// Key 5: the largest message it accepts, in bytes.
     public var maxMessageSize: UInt64?
+    /// Key 6: the PIN/UV auth protocols it supports, in order of preference.
     public var pinUvAuthProtocols: [UInt64]?
+    /// Key 7: the most credentials an allow or exclude list may hold.
     public var maxCredentialCountInList: UInt64?
+    /// Key 8: the longest credential ID it makes or accepts.
     public var maxCredentialIDLength: UInt64?
     /// e.g. `["internal", "hybrid"]`.
     public var transports: [String]?
+    /// Key 10: the credential algorithms it supports, in order of preference.
     public var algorithms: [PublicKeyCredentialParameters]?
+    /// Key 14: the firmware version.
     public var firmwareVersion: UInt64?
 
+    /// A getInfo response from its fields; `nil` leaves a key out.
     public init(
         versions: [String], extensions: [String]? = nil, aaguid: [UInt8], options: [String: Bool]? = nil,
         maxMessageSize: UInt64? = nil, pinUvAuthProtocols: [UInt64]? = nil,

@@ -1,4 +1,5 @@
 import Crypto
+import HybridCore
 
 /// An ES256 credential public key as a COSE_Key (RFC 9053 §7.1.1, WebAuthn §6.5.1.1):
 /// `{1: 2 (kty EC2), 3: -7 (alg ES256), -1: 1 (crv P-256), -2: x (32 bytes), -3: y (32 bytes)}`.
@@ -13,12 +14,15 @@ public struct COSEKey: Hashable, Sendable {
     /// COSE curve P-256.
     package static let curveP256: Int64 = 1
 
+    /// The COSE form of a P-256 signing key.
     public init(_ publicKey: P256.Signing.PublicKey) {
         self.publicKey = publicKey
         self.x963Representation = Array(publicKey.x963Representation)
     }
 
+    /// Equal when the keys are the same point.
     public static func == (a: Self, b: Self) -> Bool { a.x963Representation == b.x963Representation }
+    /// Hashes the point.
     public func hash(into hasher: inout Hasher) { hasher.combine(x963Representation) }
 
     /// The canonical COSE_Key map.

@@ -1,11 +1,17 @@
+import HybridCore
+
 /// The WebAuthn attestation object (WebAuthn §6.5.4): the canonical CBOR map
 /// `{"fmt": text, "attStmt": map, "authData": bytes}` a client builds from a makeCredential
 /// response.
 public struct AttestationObject: Hashable, Sendable {
+    /// The attestation statement format (`fmt`), e.g. `"none"` or `"packed"`.
     public var format: String
+    /// The attestation statement (`attStmt`), `{}` for `"none"`.
     public var attestationStatement: CBORValue
+    /// The authenticator data (`authData`).
     public var authenticatorData: AuthenticatorData
 
+    /// An attestation object from its three fields.
     public init(format: String, attestationStatement: CBORValue, authenticatorData: AuthenticatorData) {
         self.format = format
         self.attestationStatement = attestationStatement
