@@ -33,6 +33,7 @@ public enum TunnelClientError: Error, Equatable, Sendable, CustomStringConvertib
     /// ``TunnelConnection/messages`` was iterated a second time (it is single-pass).
     case messagesAlreadyIterated
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .unreachable(let detail): "tunnel server unreachable: \(detail)"

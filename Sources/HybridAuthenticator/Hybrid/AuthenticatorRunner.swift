@@ -14,7 +14,9 @@ import Logging
 /// the tunnel after its answer. Advertising is switched off on every exit: success, error,
 /// timeout and cancellation. Progress goes to the `onEvent` callback; nothing is printed.
 public struct AuthenticatorRunner: Sendable {
+    /// Timeouts, tunnel and QR checks for each run.
     public let options: Options
+    /// The CTAP2 engine that answers the client's request.
     public let authenticator: CTAPAuthenticator
     private let advertiser: (any BLEAdvertiser)?
     private let random: RandomSource

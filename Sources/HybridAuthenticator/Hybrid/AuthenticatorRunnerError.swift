@@ -40,6 +40,7 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
     /// An error of a type the runner does not classify.
     case unexpected(UnexpectedError)
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .invalidQRCode(let error):
