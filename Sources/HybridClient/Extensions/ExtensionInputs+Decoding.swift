@@ -7,6 +7,7 @@ import HybridCore
 extension PRFInputs: Decodable {
     private enum CodingKeys: String, CodingKey { case eval, evalByCredential }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         eval = try container.decodeIfPresent(PRFValues.self, forKey: .eval)
@@ -53,6 +54,7 @@ extension RegistrationExtensionInputs: Decodable {
         case prf, credProps, largeBlob, credentialProtectionPolicy, enforceCredentialProtectionPolicy
     }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         prf = try container.decodeIfPresent(PRFInputs.self, forKey: .prf)
@@ -97,6 +99,7 @@ extension RegistrationExtensionInputs: Decodable {
 extension AuthenticationExtensionInputs: Decodable {
     private enum CodingKeys: String, CodingKey { case prf, largeBlob }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         prf = try container.decodeIfPresent(PRFInputs.self, forKey: .prf)

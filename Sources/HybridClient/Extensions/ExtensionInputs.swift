@@ -7,9 +7,12 @@ import HybridCore
 
 /// `prf` inputs: a default input and per-credential inputs (keys are credential IDs).
 public struct PRFInputs: Sendable, Hashable {
+    /// Inputs for any credential.
     public var eval: PRFValues?
+    /// Inputs per credential ID (get() only).
     public var evalByCredential: [[UInt8]: PRFValues]
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(eval: PRFValues? = nil, evalByCredential: [[UInt8]: PRFValues] = [:]) {
         self.eval = eval
         self.evalByCredential = evalByCredential
@@ -30,9 +33,12 @@ public struct RegistrationExtensionInputs: Sendable, Hashable {
     public var credProps: Bool
     /// `largeBlob.support`; `nil` when not requested.
     public var largeBlob: LargeBlobSupport?
+    /// The credProtect policy asked for.
     public var credentialProtectionPolicy: CredentialProtectionPolicy?
+    /// Whether creation fails if the phone cannot apply the policy.
     public var enforceCredentialProtectionPolicy: Bool
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(
         prf: PRFInputs? = nil, credProps: Bool = false, largeBlob: LargeBlobSupport? = nil,
         credentialProtectionPolicy: CredentialProtectionPolicy? = nil, enforceCredentialProtectionPolicy: Bool = false
@@ -59,6 +65,7 @@ public struct AuthenticationExtensionInputs: Sendable, Hashable {
     /// `largeBlob.write`: the blob to store (uncompressed).
     public var largeBlobWrite: [UInt8]?
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(prf: PRFInputs? = nil, largeBlobRead: Bool = false, largeBlobWrite: [UInt8]? = nil) {
         self.prf = prf
         self.largeBlobRead = largeBlobRead

@@ -58,6 +58,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .timedOut(let stage, let after):

@@ -24,9 +24,11 @@ import Synchronization
 ///
 /// Cancelling the calling task ends the ceremony cleanly (scanning stops, the tunnel closes).
 public struct HybridClientRunner: Sendable {
+    /// The options of every ceremony this runner drives.
     public let options: HybridClientOptions
     private let logger: Logger
 
+    /// A runner with these options, logging to `logger` (silent by default).
     public init(
         options: HybridClientOptions,
         logger: Logger = Logger(label: "hybrid-client", factory: { _ in SwiftLogNoOpLogHandler() })
