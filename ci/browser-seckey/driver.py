@@ -255,6 +255,8 @@ class Chromium(BrowserProcess):
              "--enable-features=NetworkServiceInProcess",
              # The key is a USB key: no hybrid (caBLE) and no platform authenticator of Chromium's own.
              "--disable-features=WebAuthenticationCable,WebAuthenticationHybridLinking,WebAuthenticationEnclaveAuthenticator",
+             # Its WebAuthn sheet animates; under TCG every frame is drawn in software.
+             "--force-prefers-reduced-motion", "--disable-renderer-backgrounding",
              "--remote-debugging-port=%d" % port, "--remote-allow-origins=*",
              "--enable-logging=stderr", "--v=0", "--vmodule=*fido*=2,*webauthn*=2",
              "about:blank"],
@@ -555,7 +557,7 @@ def main():
         f.write(args.program)
     started = time.monotonic()
     with open(args.out, "a") as out:
-        # The clock of the key's strace (epoch) against the records' (guest uptime).
+        # The clock of the key's report trace (epoch) against the records' (guest uptime).
         out.write(json.dumps({"clock": {"epoch": time.time(), "uptime": uptime()}}) + "\n")
         try:
             if args.program == "fido2":
