@@ -255,8 +255,11 @@ class Chromium(BrowserProcess):
              "--enable-features=NetworkServiceInProcess",
              # The key is a USB key: no hybrid (caBLE) and no platform authenticator of Chromium's own.
              "--disable-features=WebAuthenticationCable,WebAuthenticationHybridLinking,WebAuthenticationEnclaveAuthenticator",
-             # Its WebAuthn sheet animates; under TCG every frame is drawn in software.
-             "--force-prefers-reduced-motion", "--disable-renderer-backgrounding",
+             # Under TCG its WebAuthn sheet's drawing took most of the guest's CPU (browser and GPU
+             # process), starving the key and the phone: no GPU rasterization, no SwiftShader,
+             # software compositing, reduced motion.
+             "--disable-gpu-rasterization", "--disable-software-rasterizer", "--disable-gpu-compositing",
+             "--force-prefers-reduced-motion",
              "--remote-debugging-port=%d" % port, "--remote-allow-origins=*",
              "--enable-logging=stderr", "--v=0", "--vmodule=*fido*=2,*webauthn*=2",
              "about:blank"],
