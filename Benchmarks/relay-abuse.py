@@ -69,7 +69,8 @@ def tunnel_id():
     return os.urandom(16).hex().upper()
 
 
-async def open_conn(port, source="127.0.0.1", rcvbuf=None):
+async def open_conn(port, source="127.0.0.1", rcvbuf=None, tls=None):
+    """A TCP connection to the relay on loopback; with `tls` (an `ssl.SSLContext`), wss to "localhost"."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if rcvbuf:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
@@ -77,7 +78,9 @@ async def open_conn(port, source="127.0.0.1", rcvbuf=None):
     sock.bind((source, 0))
     sock.setblocking(False)
     await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
-    return await asyncio.open_connection(sock=sock)
+    if tls is None:
+        return await asyncio.open_connection(sock=sock)
+    return await asyncio.open_connection(sock=sock, ssl=tls, server_hostname="localhost")
 
 
 async def read_head(reader):
@@ -99,11 +102,12 @@ async def read_frame(reader):
             return b0 & 0x0F, payload
 
 
-async def ceremony(port):
-    """One ceremony; returns its duration in seconds (raises on failure)."""
+async def ceremony(port, tls=None):
+    """One ceremony (over TLS with `tls`, an `ssl.SSLContext`); returns its duration in seconds
+    (raises on failure, including any message that does not arrive byte for byte)."""
     start = time.perf_counter()
     tid = tunnel_id()
-    pr, pw = await open_conn(port)
+    pr, pw = await open_conn(port, tls=tls)
     cw = None
     try:
         pw.write(upgrade(f"/cable/new/{tid}"))
@@ -111,7 +115,7 @@ async def ceremony(port):
         match = re.search(r"(?i)x-cable-routing-id:\s*([0-9a-f]{6})", head)
         if " 101 " not in head.split("\r\n")[0] or not match:
             raise RuntimeError("new: " + head.split("\r\n")[0])
-        cr, cw = await open_conn(port)
+        cr, cw = await open_conn(port, tls=tls)
         cw.write(upgrade(f"/cable/connect/{match.group(1)}/{tid}"))
         head = await read_head(cr)
         if " 101 " not in head.split("\r\n")[0]:
