@@ -4,12 +4,15 @@ terminating TLS in front of a plain relay, and the TLS crypto floor (issue 23).
 
 Usage: Benchmarks/relay-ceremony.py --relay BINARY [--baseline BINARY] [--ceremonies N]
            [--concurrency 16] [--processes 4] [--rounds 3] [--cert ec|rsa] [--rows a,b,...]
+           [--client-suites boringssl|openssl] [--perf ROW,... [--perf-prefix PATH-]]
 
 A ceremony is the one of Benchmarks/relay-abuse.py: /cable/new and /cable/connect (two
 connections, two WebSocket upgrades, over TLS for wss rows), seven messages of 48-528 B each
 checked byte for byte at the other end, a close that reaches the phone. Every row runs 200
 warm-up ceremonies, then N at the given concurrency, spread over --processes load-generator
-processes (asyncio + the ssl module, full TLS 1.3 handshakes with X25519, no resumption). A
+processes (asyncio + the ssl module, full TLS 1.3 handshakes with X25519, no resumption,
+offering TLS 1.3 suites in the order of --client-suites: by default BoringSSL's, as Chrome and
+Android phones do, so AES-128-GCM-SHA256 is chosen; OpenSSL's order gets AES-256-GCM-SHA384). A
 row's cost is the user+system CPU, from /proc, of the processes the row is about, divided by
 N: for relay rows the relay's; for nginx/HAProxy rows the proxy's own (master and workers),
 with the plain relay behind it printed as upstream_us. Rows:
@@ -26,7 +29,9 @@ crypto floor is 2 x (X25519 key generation + X25519 shared secret + ECDSA P-256 
 figure for it), measured before the first and after the last round. Output: one
 "summary round=R row=..." line per measured row, then one "summary row=..." line per row with
 the median, min and max over rounds and its ratios to nginx-wss and the floor, and the load
-average. Exit status 1 if any ceremony failed.
+average. Exit status 1 if any ceremony failed. --perf runs `perf record -g` on the measured
+process of the rows named during their measured ceremonies (perf's own cost inflates those
+rows' CPU: profile in a separate run from the one you quote).
 
 Needs haproxy and nginx (`apt-get install nginx-light haproxy`); rows whose binary is missing
 are skipped with a note. Results and how to read them: Benchmarks/RESULTS.md.
@@ -38,6 +43,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import signal
 import socket
 import ssl
 import statistics
@@ -252,9 +258,27 @@ async def run_ceremonies(port, tls, count, concurrency):
     return failed, first
 
 
+# TLS 1.3 suites in the order BoringSSL clients (Chrome, Android) offer them. Python's ssl cannot
+# set them; OpenSSL reads them from its configuration file when a fresh process starts.
+CLIENT_SUITES = {
+    "boringssl": "TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384",
+    "openssl": "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256",
+}
+
+
+def client_openssl_config(directory, suites):
+    path = os.path.join(directory, "client-openssl.cnf")
+    with open(path, "w") as f:
+        f.write("openssl_conf = default_conf\n[default_conf]\nssl_conf = ssl_sect\n[ssl_sect]\n"
+                "system_default = system_default_sect\n[system_default_sect]\n"
+                f"Ciphersuites = {CLIENT_SUITES[suites]}\n")
+    return path
+
+
 class LoadGenerator:
-    def __init__(self, processes, cafile):
-        context = multiprocessing.get_context("fork")
+    def __init__(self, processes, cafile, openssl_config):
+        os.environ["OPENSSL_CONF"] = openssl_config  # read by the spawned processes' OpenSSL
+        context = multiprocessing.get_context("spawn")
         self.pipes, self.processes = [], []
         for _ in range(processes):
             parent, child = context.Pipe()
@@ -293,8 +317,16 @@ def row_targets(row, servers):
 def measure(row, servers, load, args):
     port, tls, server, upstream = row_targets(row, servers)
     failed, first = load.run(port, tls, WARM_UP, args.concurrency)
+    perf = None
+    if row in args.perf:
+        perf = subprocess.Popen(["perf", "record", "-q", "-g", "-F", "1999", "-p", str(server.process.pid),
+                                 "-o", f"{args.perf_prefix}{row}.data"], stdout=subprocess.DEVNULL)
+        time.sleep(0.5)
     before = server.cpu(), upstream.cpu() if upstream else 0, time.monotonic()
     more, error = load.run(port, tls, args.ceremonies, args.concurrency)
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        perf.wait()
     failed, first = failed + more, first or error
     spent, upstream_spent = server.cpu() - before[0], (upstream.cpu() - before[1]) if upstream else 0
     elapsed = time.monotonic() - before[2]
@@ -311,8 +343,14 @@ def main():
     parser.add_argument("--processes", type=int, default=4, help="load-generator processes")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cert", choices=["ec", "rsa"], default="ec", help="ECDSA P-256 or RSA 2048 certificate")
+    parser.add_argument("--client-suites", choices=sorted(CLIENT_SUITES), default="boringssl",
+                        help="TLS 1.3 suite order the clients offer: boringssl (Chrome, Android: AES-128-GCM-SHA256 first) "
+                             "or openssl (AES-256-GCM-SHA384 first)")
     parser.add_argument("--rows", default=",".join(r for r in ALL_ROWS if not r.startswith("base")))
+    parser.add_argument("--perf", default="", help="rows to profile: perf record -g on the measured process")
+    parser.add_argument("--perf-prefix", default="perf-", help="perf data files: PREFIX + row + .data")
     args = parser.parse_args()
+    args.perf = set(filter(None, args.perf.split(",")))
     rows = [r for r in args.rows.split(",") if r]
     if args.baseline and not any(r.startswith("base") for r in rows):
         rows += ["base-ws", "base-wss"]
@@ -339,7 +377,7 @@ def main():
             servers["nginx"] = start_nginx(directory, cert, key, upstream)
         if any(r.startswith("haproxy") for r in rows):
             servers["haproxy"] = start_haproxy(directory, cert, key, upstream)
-        load = LoadGenerator(args.processes, cert)
+        load = LoadGenerator(args.processes, cert, client_openssl_config(directory, args.client_suites))
 
         floors = [crypto_floor_us()]
         results = {row: [] for row in rows}
@@ -347,7 +385,7 @@ def main():
             for row in rows if round_number % 2 else list(reversed(rows)):
                 r = measure(row, servers, load, args)
                 results[row].append(r)
-                print(f"summary round={round_number} row={row} cert={args.cert} ceremonies={args.ceremonies} "
+                print(f"summary round={round_number} row={row} cert={args.cert} suites={args.client_suites} ceremonies={args.ceremonies} "
                       f"concurrency={args.concurrency} failed={r['failed']} cpu_us_per_ceremony={r['cpu_us']:.0f} "
                       f"upstream_us={r['upstream_us']:.0f} ceremonies_per_s={r['rate']:.0f} load={load_average()}"
                       + (f" first_error={r['error']!r}" if r["error"] else ""), flush=True)
@@ -361,7 +399,7 @@ def main():
             ratios = f" x_floor={medians[row] / floor:.2f}"
             if "nginx-wss" in medians and row.endswith("wss"):
                 ratios += f" x_nginx_wss={medians[row] / medians['nginx-wss']:.2f}"
-            print(f"summary row={row} cert={args.cert} rounds={len(rs)} failed={sum(r['failed'] for r in rs)} "
+            print(f"summary row={row} cert={args.cert} suites={args.client_suites} rounds={len(rs)} failed={sum(r['failed'] for r in rs)} "
                   f"cpu_us_median={medians[row]:.0f} min={min(costs):.0f} max={max(costs):.0f} "
                   f"upstream_us_median={statistics.median(r['upstream_us'] for r in rs):.0f}{ratios} "
                   f"per_core_second={1e6 / medians[row]:.0f} load={load_average()}")
