@@ -4,7 +4,7 @@ terminating TLS in front of a plain relay, and the TLS crypto floor (issue 23).
 
 Usage: Benchmarks/relay-ceremony.py --relay BINARY [--baseline BINARY] [--ceremonies N]
            [--concurrency 16] [--processes 4] [--rounds 3] [--cert ec|rsa] [--rows a,b,...]
-           [--client-suites boringssl|openssl] [--perf ROW,... [--perf-prefix PATH-]]
+           [--client-suites boringssl|openssl] [--hold TUNNELS] [--perf ROW,... [--perf-prefix PATH-]]
 
 A ceremony is the one of Benchmarks/relay-abuse.py: /cable/new and /cable/connect (two
 connections, two WebSocket upgrades, over TLS for wss rows), seven messages of 48-528 B each
@@ -29,7 +29,9 @@ crypto floor is 2 x (X25519 key generation + X25519 shared secret + ECDSA P-256 
 figure for it), measured before the first and after the last round. Output: one
 "summary round=R row=..." line per measured row, then one "summary row=..." line per row with
 the median, min and max over rounds and its ratios to nginx-wss and the floor, and the load
-average. Exit status 1 if any ceremony failed. --perf runs `perf record -g` on the measured
+average. --hold N then opens N paired tunnels (one message each way) on the plain and on the TLS
+relay, held open, and prints the relay's RSS growth per paired tunnel (the relays have run the
+rounds before, so their allocators are warm). Exit status 1 if any ceremony failed. --perf runs `perf record -g` on the measured
 process of the rows named during their measured ceremonies (perf's own cost inflates those
 rows' CPU: profile in a separate run from the one you quote).
 
@@ -77,6 +79,13 @@ def tree_cpu_seconds(pid):
     for task in os.listdir(f"/proc/{pid}/task"):
         children += open(f"/proc/{pid}/task/{task}/children").read().split()
     return cpu_seconds(pid) + sum(cpu_seconds(int(child)) for child in children)
+
+
+def rss_bytes(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
 
 
 def load_average():
@@ -229,15 +238,43 @@ def crypto_floor_us():
 # ---------------------------------------------------------------- load generator processes
 
 def worker(connection, cafile):
-    """A load-generator process: runs jobs (port, tls, count, concurrency) sent on `connection`,
-    answers (failures, first error)."""
+    """A load-generator process: runs jobs sent on `connection`: ("run", port, tls, count,
+    concurrency) answers (failures, first error); ("hold", port, tls, count) opens `count` paired
+    tunnels, answers (failures, first error) and keeps them until the next message."""
     context = ssl.create_default_context(cafile=cafile)
     while True:
         job = connection.recv()
         if job is None:
             return
-        port, tls, count, concurrency = job
-        connection.send(asyncio.run(run_ceremonies(port, context if tls else None, count, concurrency)))
+        kind, port, tls, count = job[:4]
+        if kind == "run":
+            connection.send(asyncio.run(run_ceremonies(port, context if tls else None, count, job[4])))
+        else:
+            asyncio.run(hold_tunnels(connection, port, context if tls else None, count))
+
+
+async def hold_tunnels(connection, port, tls, count):
+    """Opens `count` paired tunnels 16 at a time, one message each way on each; reports, then
+    holds them until `connection` says otherwise."""
+    writers, failed, first = [], 0, None
+    slots = asyncio.Semaphore(16)
+
+    async def one():
+        nonlocal failed, first
+        async with slots:
+            try:
+                ends = await abuse.open_tunnel(port, tls, writers)
+                await abuse.exchange(ends, "client", 81)
+                await abuse.exchange(ends, "phone", 81)
+            except Exception as error:  # noqa: BLE001
+                failed += 1
+                first = first or f"{type(error).__name__}: {str(error)[:80]}"
+
+    await asyncio.gather(*(one() for _ in range(count)))
+    connection.send((failed, first))
+    await asyncio.get_running_loop().run_in_executor(None, connection.recv)
+    for writer in writers:
+        writer.close()
 
 
 async def run_ceremonies(port, tls, count, concurrency):
@@ -291,7 +328,22 @@ class LoadGenerator:
         """`count` ceremonies at `concurrency`, split evenly over the processes; (failed, first error)."""
         n = len(self.pipes)
         for i, pipe in enumerate(self.pipes):
-            pipe.send((port, tls, count // n + (i < count % n), concurrency // n + (i < concurrency % n)))
+            pipe.send(("run", port, tls, count // n + (i < count % n), concurrency // n + (i < concurrency % n)))
+        return self.collect()
+
+    def hold(self, port, tls, count):
+        """Opens `count` paired tunnels across the processes and keeps them until ``release``."""
+        n = len(self.pipes)
+        for i, pipe in enumerate(self.pipes):
+            pipe.send(("hold", port, tls, count // n + (i < count % n)))
+        return self.collect()
+
+    def release(self):
+        for pipe in self.pipes:
+            pipe.send("release")
+        time.sleep(1)  # the workers close their sockets
+
+    def collect(self):
         results = [pipe.recv() for pipe in self.pipes]
         return sum(r[0] for r in results), next((r[1] for r in results if r[1]), None)
 
@@ -347,6 +399,9 @@ def main():
                         help="TLS 1.3 suite order the clients offer: boringssl (Chrome, Android: AES-128-GCM-SHA256 first) "
                              "or openssl (AES-256-GCM-SHA384 first)")
     parser.add_argument("--rows", default=",".join(r for r in ALL_ROWS if not r.startswith("base")))
+    parser.add_argument("--hold", type=int, default=0,
+                        help="after the rounds, open this many paired tunnels on relay-ws and relay-wss, one message "
+                             "each way, and print the relay's RSS growth per paired tunnel")
     parser.add_argument("--perf", default="", help="rows to profile: perf record -g on the measured process")
     parser.add_argument("--perf-prefix", default="perf-", help="perf data files: PREFIX + row + .data")
     args = parser.parse_args()
@@ -403,7 +458,20 @@ def main():
                   f"cpu_us_median={medians[row]:.0f} min={min(costs):.0f} max={max(costs):.0f} "
                   f"upstream_us_median={statistics.median(r['upstream_us'] for r in rs):.0f}{ratios} "
                   f"per_core_second={1e6 / medians[row]:.0f} load={load_average()}")
-        return 1 if any(r["failed"] for rs in results.values() for r in rs) else 0
+        held_failed = 0
+        for row in [r for r in ("relay-ws", "relay-wss") if r in rows] if args.hold else []:
+            server = servers[row]
+            before = rss_bytes(server.process.pid)
+            failed, first = load.hold(server.ports["port"], row.endswith("wss"), args.hold)
+            time.sleep(1)
+            after = rss_bytes(server.process.pid)
+            load.release()
+            held_failed += failed
+            print(f"summary row={row}-rss tunnels={args.hold} failed={failed} "
+                  f"rss_bytes_per_paired_tunnel={(after - before) / args.hold:.0f} load={load_average()}"
+                  + (f" first_error={first!r}" if first else ""), flush=True)
+        failed_any = held_failed or any(r["failed"] for rs in results.values() for r in rs)
+        return 1 if failed_any else 0
     finally:
         if load:
             load.stop()
