@@ -69,7 +69,8 @@ def tunnel_id():
     return os.urandom(16).hex().upper()
 
 
-async def open_conn(port, source="127.0.0.1", rcvbuf=None):
+async def open_conn(port, source="127.0.0.1", rcvbuf=None, tls=None):
+    """A TCP connection to the relay on loopback; with `tls` (an `ssl.SSLContext`), wss to "localhost"."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if rcvbuf:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
@@ -77,7 +78,9 @@ async def open_conn(port, source="127.0.0.1", rcvbuf=None):
     sock.bind((source, 0))
     sock.setblocking(False)
     await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
-    return await asyncio.open_connection(sock=sock)
+    if tls is None:
+        return await asyncio.open_connection(sock=sock)
+    return await asyncio.open_connection(sock=sock, ssl=tls, server_hostname="localhost")
 
 
 async def read_head(reader):
@@ -99,41 +102,56 @@ async def read_frame(reader):
             return b0 & 0x0F, payload
 
 
-async def ceremony(port):
-    """One ceremony; returns its duration in seconds (raises on failure)."""
+async def ceremony(port, tls=None):
+    """One ceremony (over TLS with `tls`, an `ssl.SSLContext`); returns its duration in seconds
+    (raises on failure, including any message that does not arrive byte for byte)."""
     start = time.perf_counter()
-    tid = tunnel_id()
-    pr, pw = await open_conn(port)
-    cw = None
+    writers = []
     try:
-        pw.write(upgrade(f"/cable/new/{tid}"))
-        head = await read_head(pr)
-        match = re.search(r"(?i)x-cable-routing-id:\s*([0-9a-f]{6})", head)
-        if " 101 " not in head.split("\r\n")[0] or not match:
-            raise RuntimeError("new: " + head.split("\r\n")[0])
-        cr, cw = await open_conn(port)
-        cw.write(upgrade(f"/cable/connect/{match.group(1)}/{tid}"))
-        head = await read_head(cr)
-        if " 101 " not in head.split("\r\n")[0]:
-            raise RuntimeError("connect: " + head.split("\r\n")[0])
-        ends = {"client": (cr, cw), "phone": (pr, pw)}
+        ends = await open_tunnel(port, tls, writers)
+        (_, cw), (pr, _) = ends["client"], ends["phone"]
         for sender, size in CEREMONY_MESSAGES:
-            payload = os.urandom(size)
-            _, writer = ends[sender]
-            reader, _ = ends["phone" if sender == "client" else "client"]
-            writer.write(frame(0x2, payload))
-            opcode, got = await read_frame(reader)
-            if opcode != 0x2 or got != payload:
-                raise RuntimeError("message lost or changed")
+            await exchange(ends, sender, size)
         cw.write(frame(0x8, struct.pack(">H", 1000)))
         opcode, _ = await read_frame(pr)  # the phone learns the peer closed
         if opcode != 0x8:
             raise RuntimeError("no close")
         return time.perf_counter() - start
     finally:
-        for writer in (pw, cw):
-            if writer:
-                writer.close()
+        for writer in writers:
+            writer.close()
+
+
+async def open_tunnel(port, tls, writers):
+    """Opens /cable/new, then /cable/connect with the routing ID it got (over TLS with `tls`);
+    returns {"phone": (reader, writer), "client": (reader, writer)}. Appends each writer to
+    `writers` as soon as it exists: the caller closes them, also when this raises."""
+    tid = tunnel_id()
+    pr, pw = await open_conn(port, tls=tls)
+    writers.append(pw)
+    pw.write(upgrade(f"/cable/new/{tid}"))
+    head = await read_head(pr)
+    match = re.search(r"(?i)x-cable-routing-id:\s*([0-9a-f]{6})", head)
+    if " 101 " not in head.split("\r\n")[0] or not match:
+        raise RuntimeError("new: " + head.split("\r\n")[0])
+    cr, cw = await open_conn(port, tls=tls)
+    writers.append(cw)
+    cw.write(upgrade(f"/cable/connect/{match.group(1)}/{tid}"))
+    head = await read_head(cr)
+    if " 101 " not in head.split("\r\n")[0]:
+        raise RuntimeError("connect: " + head.split("\r\n")[0])
+    return {"client": (cr, cw), "phone": (pr, pw)}
+
+
+async def exchange(ends, sender, size):
+    """`sender` ("client" or "phone") sends `size` random bytes; the other end must get them intact."""
+    payload = os.urandom(size)
+    _, writer = ends[sender]
+    reader, _ = ends["phone" if sender == "client" else "client"]
+    writer.write(frame(0x2, payload))
+    opcode, got = await read_frame(reader)
+    if opcode != 0x2 or got != payload:
+        raise RuntimeError("message lost or changed")
 
 
 async def ceremonies(port, seconds, concurrency=3, period=0.15):

@@ -1,5 +1,5 @@
 # Guest half of ci/run-browser-seckey-proof.sh (busybox sh in the blevm guest): btvirt (hci0 +
-# hci1), tunnel-relay on loopback, `hybrid-security-key --json` on /dev/uhid under strace (every
+# hci1), tunnel-relay on loopback, `hybrid-security-key --json` on /dev/uhid with --trace-reports (every
 # CTAPHID report it reads or writes, for ci/browser-seckey/ctaphid_trace.py), one
 # `hybrid-authenticator` per QR code as the phone (an encrypted store per program), and a chroot
 # made of the host's /usr and /etc (9p, read-only) in which each program runs its cases:
@@ -17,7 +17,7 @@ fail() {
     save
     exit 1
 }
-save() { for f in bridge.out bridge.ts bridge.err phone.log; do [ -f "$w/$f" ] && cp "$w/$f" "$out/$f"; done; }
+save() { for f in bridge.out bridge.ts bridge.err phone.log reports.trace top.log; do [ -f "$w/$f" ] && cp "$w/$f" "$out/$f"; done; }
 . /blevm/work/ceremony-in-vm.sh
 
 mark "guest userspace ready"
@@ -45,11 +45,11 @@ port=$(ceremony_wait_line "$w/relay.out" 's/.*listening on [0-9.]*:\([0-9][0-9]*
 # The key's events, each line stamped with the guest's uptime (driver.py reads the same clock).
 stamp() { while IFS= read -r line; do read -r up _ </proc/uptime; echo "$up $line" >>"$w/bridge.ts"; echo "$line"; done; }
 # --timeout 120: a request the phone never answers fails within two minutes rather than ten.
-# --seccomp-bpf: the key stops only at the traced syscalls, not at every poll and futex (a
-# ptrace stop costs milliseconds under TCG, and uhid drops reports the key does not read in time).
-strace -f --seccomp-bpf -ttt -xx -s 8192 -e trace=read,write,readv,writev -P /dev/uhid -o "$out/uhid.strace" \
-    sh -c 'echo $$ >/tmp/seckey/key.pid; exec "$0" "$@"' /usr/local/bin/hybrid-security-key --ble hci --adapter hci1 --json --no-notifications --timeout 120 \
-    --tunnel-override "0=ws://127.0.0.1:$port" 2>"$w/bridge.err" | stamp >"$w/bridge.out" &
+# --trace-reports: every CTAPHID report, in-process (an strace of /dev/uhid stopped the key at every
+# read, and uhid dropped what it could not queue: python-fido2's 66-ID list arrived cut at 32
+# reports).
+sh -c 'echo $$ >/tmp/seckey/key.pid; exec "$0" "$@"' /usr/local/bin/hybrid-security-key --ble hci --adapter hci1 --json --no-notifications --timeout 120 \
+    --trace-reports "$w/reports.trace" --tunnel-override "0=ws://127.0.0.1:$port" 2>"$w/bridge.err" | stamp >"$w/bridge.out" &
 dev=$(ceremony_wait_line "$w/bridge.out" 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "the bridge did not report ready with a hidraw node"
 mark "bridge ready on $dev"
@@ -89,6 +89,9 @@ export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
         n=$((n + 1))
     done
 ) &
+
+# What uses the guest's CPU, every 20 s (top.log in the kept records: BROWSER_SECKEY_KEEP).
+( while [ ! -f "$w/stop" ]; do { read -r up _ </proc/uptime; echo "== $up"; top -b -n 1 | head -n 14; } >>"$w/top.log"; sleep 20; done ) &
 
 # The relying party's page on http://localhost:8000 (a secure context).
 chroot $r /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 --directory /proof >"$out/http.log" 2>&1 &

@@ -6,7 +6,7 @@
 # (9p, read-only), driven by ci/browser-seckey/driver.py. Cases 1-7 of the issue per program.
 # Here: every credential and assertion is verified with py_webauthn (ci/browser-seckey/judge.py),
 # each failing step is shown with the CTAP requests the program sent and the key's answers
-# (strace of the key's /dev/uhid, decoded by ci/browser-seckey/ctaphid_trace.py), and a PASS/FAIL
+# (the key's --trace-reports file, decoded by ci/browser-seckey/ctaphid_trace.py), and a PASS/FAIL
 # table per program ends with "N passed, M failed". Fails loudly, never skips.
 # Env: BLEVM_DIR (default Tools/blevm), SECKEY_PROGRAMS (default "firefox chromium fido2"),
 #      BROWSER_SECKEY_TIMEOUT (VM limit, default 2700 s), BROWSER_SECKEY_KEEP=DIR (keep records),
@@ -18,8 +18,8 @@ die() { echo "run-browser-seckey-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" || die "blevm host setup failed"
 "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-for tool in firefox-esr chromium strace /usr/bin/python3; do
-    command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs firefox-esr, chromium and strace)"
+for tool in firefox-esr chromium /usr/bin/python3; do
+    command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs firefox-esr and chromium)"
 done
 /usr/bin/python3 -c "import websocket, cbor2" 2>/dev/null || die "python3-websocket / python3-cbor2 missing (scripts/setup.sh)"
 python3 -c "import webauthn" 2>/dev/null || die "py_webauthn missing (scripts/setup.sh)"
@@ -53,7 +53,7 @@ BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic clockso
   -e "SECKEY_PROGRAMS=${SECKEY_PROGRAMS:-firefox chromium fido2}" -e "SECKEY_PHONE_STORE=${SECKEY_PHONE_STORE:-encrypted}" \
   ${SECKEY_UNKNOWN_COUNT:+-e SECKEY_UNKNOWN_COUNT=$SECKEY_UNKNOWN_COUNT} \
   -s /usr:/host/usr:ro -s /etc:/host/etc:ro -s "$work/pyfido2:/opt/pyfido2:ro" -s "$work/out:/out" \
-  -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" -b "$(command -v strace)" \
+  -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
   -f ci/ceremony-in-vm.sh -f ci/browser-seckey -S ci/browser-seckey-in-vm.sh 2>&1 |
   while IFS= read -r line; do
     printf '[+%6.1fs] %s\n' "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{print b-a}')" "$line"
@@ -71,8 +71,8 @@ grep -q "Output queue is full" "$work/out/console.log" 2>/dev/null &&
 [ $rc -eq 125 ] && die "the blevm VM could not start; this is not a skip"
 [ -s "$work/out/records.jsonl" ] || die "the guest wrote no records (exit $rc)"
 # The table also after a guest failure or timeout: the steps that ran are judged, the rest FAIL.
-touch "$work/out/uhid.strace"
-/usr/bin/python3 ci/browser-seckey/ctaphid_trace.py "$work/out/uhid.strace" >"$work/out/ctap.jsonl" ||
+touch "$work/out/reports.trace"
+/usr/bin/python3 ci/browser-seckey/ctaphid_trace.py "$work/out/reports.trace" >"$work/out/ctap.jsonl" ||
     die "could not decode the key's CTAPHID trace"
 judged=0
 python3 ci/browser-seckey/judge.py --records "$work/out/records.jsonl" --ctap "$work/out/ctap.jsonl" \

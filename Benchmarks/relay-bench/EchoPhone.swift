@@ -24,7 +24,6 @@ enum EchoPhone {
         let (channel, upgrade): (any Channel, EventLoopFuture<RoutingID?>) = try await ClientBootstrap(
             group: MultiThreadedEventLoopGroup.singleton
         )
-        .channelOption(.socketOption(.tcp_nodelay), value: 1)
         .channelOption(.socketOption(.so_reuseaddr), value: 1)
         .bind(to: localAddress)
         .connect(host: relayHost, port: relayPort) { channel in

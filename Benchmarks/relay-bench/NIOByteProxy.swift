@@ -10,13 +10,11 @@ enum NIOByteProxy {
     static func serve(upstreamPort: Int) async throws -> Never {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await ServerBootstrap(group: group)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
             .childChannelOption(.autoRead, value: false)
             .childChannelInitializer { client in
                 ClientBootstrap(group: client.eventLoop)
-                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
                     .channelOption(.maxMessagesPerRead, value: 4)
                     .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
                     .connect(host: "127.0.0.1", port: upstreamPort)

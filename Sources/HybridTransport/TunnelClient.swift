@@ -98,9 +98,10 @@ public struct TunnelClient: Sendable {
         let upgradeFuture: EventLoopFuture<UpgradeResult>
         let channel: any Channel
         do {
+            // ClientBootstrap sets TCP_NODELAY itself. (`.socketOption(.tcp_nodelay)` would be
+            // SO_DEBUG, level SOL_SOCKET, which fails without CAP_NET_ADMIN: no connection at all.)
             var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(TimeAmount(configuration.connectTimeout))
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
             if let localAddress = configuration.localAddress {
                 bootstrap = bootstrap.channelOption(.socketOption(.so_reuseaddr), value: 1).bind(to: localAddress)
             }

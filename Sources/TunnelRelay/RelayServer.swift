@@ -37,6 +37,9 @@ public final class RelayServer: Service, Sendable {
     /// Current number of open connections.
     public var connectionCount: Int { relay.tracker.count }
 
+    /// The accepted connections now open (tests read their socket options).
+    var openConnections: [any Channel] { relay.tracker.channels }
+
     /// Returns once no connection is open (at once if none is).
     func allConnectionsClosed() async throws {
         try await relay.tracker.drained(on: serverChannel.eventLoop).get()
@@ -214,7 +217,9 @@ func buildRelay(
     let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.backlog, value: configuration.backlog)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        // No TCP_NODELAY here: ServerBootstrap sets it on the listening socket and accepted
+        // sockets inherit it (no setsockopt per connection). `.socketOption(.tcp_nodelay)` was
+        // SO_DEBUG (level SOL_SOCKET), which needs CAP_NET_ADMIN: without it every connection failed.
         .childChannelOption(.maxMessagesPerRead, value: 4)
         // Each connection keeps its receive buffer between reads. NIO starts it at 2 KiB; an
         // upgrade request and small tunnel messages fit in 512 bytes, and it still grows (to

@@ -78,6 +78,13 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Append every CTAPHID report the programs send and the key answers to this file "
+                + "(mode 0600; it holds user names and credential IDs, never the QR code), for diagnosing a host.",
+            valueName: "path"))
+    var traceReports: String?
+
+    @Option(
+        help: ArgumentHelp(
             "File of the credential IDs the phone returned, per site (IDs only; mode 0600). "
                 + "Default: $XDG_STATE_HOME/hybrid-security-key/known-credentials (~/.local/state/... when unset).",
             valueName: "path"))
@@ -123,8 +130,10 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
 
         let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
 
+        let trace: ReportTrace?
         let device: UHIDDevice
         do {
+            trace = try traceReports.map { path throws(PrivateFileError) in try ReportTrace(path: path) }
             device = try UHIDDevice(path: uhid)
         } catch {
             presenter.fatal("\(error)")
@@ -145,6 +154,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                 do { try knownFile.save(credentials) } catch { logger.warning("known credential IDs not saved: \(error)") }
             },
             output: { report in
+                trace?.record(report, fromProgram: false)
                 do { try device.send(report) } catch { logger.warning("\(error)") }
             },
             events: { event in
@@ -161,7 +171,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                         switch event {
                         case .start:
                             presenter.ready(hidraw: { device.hidrawPath() }, backend: backend.name)
-                        case .output(let report): await bridge.reportReceived(report)
+                        case .output(let report):
+                            trace?.record(report, fromProgram: true)
+                            await bridge.reportReceived(report)
                         case .close: await bridge.deviceClosed()
                         case .open, .stop: break
                         }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Turns an strace of hybrid-security-key's /dev/uhid (strace -f -ttt -xx -s 8192 -e
-trace=read,write,readv,writev -P /dev/uhid) into the CTAPHID messages exchanged, one JSON object a
-line: {"t": epoch, "dir": "program"|"key", "cid", "cmd", "bytes": hex, "ctap": decoded}.
+"""Turns hybrid-security-key's `--trace-reports` file ("EPOCH program|key HEX" a line), or an
+strace of its /dev/uhid (strace -f -ttt -xx -s 8192 -e trace=read,write,readv,writev -P
+/dev/uhid), into the CTAPHID messages exchanged, one JSON object a line:
+{"t": epoch, "dir": "program"|"key", "cid", "cmd", "bytes": hex, "ctap": decoded}.
 
 uhid events: UHID_OUTPUT (6) carries what the program wrote to hidraw (the key reads it),
 UHID_INPUT2 (12) what the key answers. CTAPHID packets are reassembled per direction and channel
@@ -29,11 +30,16 @@ STATUS = {0x00: "OK", 0x01: "INVALID_COMMAND", 0x11: "CBOR_UNEXPECTED_TYPE", 0x1
 
 LINE = re.compile(r'^(?P<pid>\d+)\s+(?P<t>\d+\.\d+)\s+(?:(?P<call>read|write|readv|writev)\(|<\.\.\. (?P<resumed>read|write|readv|writev) resumed>)(?P<rest>.*)$')
 DATA = re.compile(r'"((?:\\x[0-9a-f]{2})*)"')
+TRACE = re.compile(r'^(?P<t>\d+\.\d+) (?P<dir>program|key) (?P<hex>[0-9a-f]*)$')
 
 
 def events(lines):
-    """(t, direction, report bytes) for every uhid event in the strace."""
+    """(t, direction, report bytes) for every report in the trace or uhid event in the strace."""
     for line in lines:
+        r = TRACE.match(line.strip())
+        if r:
+            yield float(r.group("t")), r.group("dir"), bytes.fromhex(r.group("hex"))
+            continue
         m = LINE.match(line)
         if not m:
             continue

@@ -255,6 +255,11 @@ class Chromium(BrowserProcess):
              "--enable-features=NetworkServiceInProcess",
              # The key is a USB key: no hybrid (caBLE) and no platform authenticator of Chromium's own.
              "--disable-features=WebAuthenticationCable,WebAuthenticationHybridLinking,WebAuthenticationEnclaveAuthenticator",
+             # Under TCG its WebAuthn sheet's drawing took most of the guest's CPU (browser and GPU
+             # process), starving the key and the phone: no GPU rasterization, no SwiftShader,
+             # software compositing, reduced motion.
+             "--disable-gpu-rasterization", "--disable-software-rasterizer", "--disable-gpu-compositing",
+             "--force-prefers-reduced-motion",
              "--remote-debugging-port=%d" % port, "--remote-allow-origins=*",
              "--enable-logging=stderr", "--v=0", "--vmodule=*fido*=2,*webauthn*=2",
              "about:blank"],
@@ -427,7 +432,23 @@ class Session:
         return _key_answer(self.bridge.since(mark))
 
     def step(self, case, step, kind, options, expect, tab=0, abort_on=None, note=""):
-        """Runs one ceremony and records it. expect: "ok" or the error the program must report."""
+        """Runs one ceremony and records it. expect: "ok" or the error the program must report.
+
+        A request the kernel cut short (CTAPHID INVALID_SEQ or TIMEOUT: uhid dropped reports it
+        could not queue, see docs/security-key.md, "A known limit of uhid") is run once more,
+        and the record keeps the first attempt's error for the judge to show."""
+        record = self.attempt(case, step, kind, options, expect, tab, abort_on, note)
+        message = record["result"].get("message", "")
+        if not record["result"].get("ok") and ("INVALID_SEQ" in message or "0x05 - TIMEOUT" in message):
+            log("  the request was cut short in uhid; once more")
+            first = record["result"]
+            record = self.attempt(case, step, kind, options, expect, tab, abort_on, note)
+            record["uhid_retry"] = first
+        self.out.write(json.dumps(record) + "\n")
+        self.out.flush()
+        return record["result"]
+
+    def attempt(self, case, step, kind, options, expect, tab, abort_on, note):
         if expect in ("excluded", "notallowed"):
             # Chromium shows its error sheet and rejects only when it is dismissed or the request
             # times out; a short timeout bounds the step (the judge still wants the right error).
@@ -487,9 +508,7 @@ class Session:
         log("  -> %s %s in %.1f s; events: %s" % ("ok" if result.get("ok") else "error",
             result.get("name", ""), end - begin,
             ", ".join(_short(e) for _, e in self.bridge.since(mark))))
-        self.out.write(json.dumps(record) + "\n")
-        self.out.flush()
-        return result
+        return record
 
 
 def _key_answer(events):
@@ -555,7 +574,7 @@ def main():
         f.write(args.program)
     started = time.monotonic()
     with open(args.out, "a") as out:
-        # The clock of the key's strace (epoch) against the records' (guest uptime).
+        # The clock of the key's report trace (epoch) against the records' (guest uptime).
         out.write(json.dumps({"clock": {"epoch": time.time(), "uptime": uptime()}}) + "\n")
         try:
             if args.program == "fido2":
