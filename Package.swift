@@ -25,7 +25,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
-        .library(name: "HybridConformance", targets: ["HybridConformance"]),
+        .library(name: "HybridCTAP", targets: ["HybridCTAP"]),
         .library(name: "HybridTransport", targets: ["HybridTransport"]),
         .library(name: "HybridBluetooth", targets: ["HybridBluetooth"]),
         .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
@@ -54,8 +54,11 @@ let package = Package(
     targets: [
         // The protocol: sans-IO, depends on swift-crypto only.
         .target(name: "HybridCore", dependencies: crypto),
-        // Runs SCHEMA.md vector files against the core (library, so tests and the CLI share it).
-        .target(name: "HybridConformance", dependencies: ["HybridCore"] + crypto),
+        // CTAP2 messages (requests, responses, authenticator data, status codes): sans-IO, on HybridCore's CBOR.
+        .target(name: "HybridCTAP", dependencies: ["HybridCore"] + crypto),
+        // Runs SCHEMA.md vector files against the core (internal target, so tests and the CLI share it;
+        // every declaration is `package`, not a library product).
+        .target(name: "HybridConformance", dependencies: ["HybridCore", "HybridCTAP"] + crypto),
         .executableTarget(
             name: "hybrid-conformance",
             dependencies: [
@@ -113,12 +116,12 @@ let package = Package(
         .target(
             name: "HybridAuthenticator",
             dependencies: [
-                "HybridCore", "HybridTransport", "HybridBluetooth", "CZBar", "CPNG", "CTurboJPEG", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CZBar", "CPNG", "CTurboJPEG", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-authenticator",
-            dependencies: ["HybridAuthenticator", "HybridCore", "HybridBluetooth", argumentParser, logging]
+            dependencies: ["HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", argumentParser, logging]
         ),
 
         // The desktop's side.
@@ -130,12 +133,12 @@ let package = Package(
         .target(
             name: "HybridClient",
             dependencies: [
-                "HybridCore", "HybridTransport", "HybridBluetooth", "CQREncode", "CPSL", "CZlib", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CQREncode", "CPSL", "CZlib", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-client",
-            dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", "HybridQRWindow", argumentParser, logging]
+            dependencies: ["HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser, logging]
         ),
 
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
@@ -149,12 +152,12 @@ let package = Package(
         .target(name: "CUHID"),
         .target(
             name: "HybridSecurityKey",
-            dependencies: ["HybridClient", "HybridCore", "HybridBluetooth", "CUHID", logging] + crypto
+            dependencies: ["HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "CUHID", logging] + crypto
         ),
         .executableTarget(
             name: "hybrid-security-key",
             dependencies: [
-                "HybridSecurityKey", "HybridClient", "HybridCore", "HybridBluetooth", "HybridQRWindow", argumentParser, logging,
+                "HybridSecurityKey", "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser, logging,
             ]
         ),
 
@@ -179,14 +182,14 @@ let package = Package(
         .target(
             name: "HybridConformanceLive",
             dependencies: [
-                "HybridConformance", "HybridCore", "HybridTransport", "HybridBluetooth", "HybridClient",
+                "HybridConformance", "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridClient",
                 "HybridAuthenticator", logging,
             ] + nio + crypto
         ),
         .testTarget(
             name: "HybridConformanceTests",
             dependencies: [
-                "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridTransport",
+                "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridCTAP", "HybridTransport",
                 "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess",
                 "TestLoopbackRelay", logging,
             ] + nio + crypto
@@ -206,7 +209,7 @@ let package = Package(
             name: "TestLoopbackRelay", dependencies: ["TunnelRelay", "HybridCore", logging], path: "Tests/TestLoopbackRelay"
         ),
 
-        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridConformance", "TestSeededRandom"] + crypto),
+        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCTAP", "HybridConformance", "TestSeededRandom"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests", dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom"] + crypto
@@ -214,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
-                "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridTransport", "HybridBluetooth",
+                "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth",
                 "TestChildProcess", "TestLoopbackRelay", "TestSeededRandom", logging,
             ],
             exclude: ["Fixtures"]
@@ -222,13 +225,13 @@ let package = Package(
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
-                "HybridClient", "HybridCore", "hybrid-client", "HybridTransport", "HybridBluetooth", "HybridAuthenticator",
+                "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth", "HybridAuthenticator",
                 "TestChildProcess", "TestLoopbackRelay", logging,
             ] + crypto
         ),
         .testTarget(
             name: "HybridSecurityKeyTests",
-            dependencies: ["HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "HybridQRWindow", "TestSeededRandom"]
+            dependencies: ["HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "HybridCTAP", "HybridQRWindow", "TestSeededRandom"]
         ),
     ],
     swiftLanguageModes: [.v6]

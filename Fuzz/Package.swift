@@ -8,18 +8,17 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "swift-hybrid-transport", path: ".."),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
     ],
     targets: [
         // The shared libFuzzer driver: FUZZ_TARGET picks the parser.
         .target(name: "FuzzDriver"),
-        // Every HybridCore parser (Targets.swift).
+        // Every HybridCore and HybridCTAP parser (their FuzzEntryPoints, behind @_spi(Fuzzing)).
         .executableTarget(
             name: "hybrid-core-fuzz",
             dependencies: [
                 "FuzzDriver",
                 .product(name: "HybridCore", package: "swift-hybrid-transport"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HybridCTAP", package: "swift-hybrid-transport"),
             ],
             path: "Sources/HybridCoreFuzz"
         ),
@@ -37,6 +36,7 @@ let package = Package(
                 .product(name: "HybridClient", package: "swift-hybrid-transport"),
                 .product(name: "HybridSecurityKey", package: "swift-hybrid-transport"),
                 .product(name: "HybridCore", package: "swift-hybrid-transport"),
+                .product(name: "HybridCTAP", package: "swift-hybrid-transport"),
             ],
             path: "Sources/HybridClientFuzz"
         ),

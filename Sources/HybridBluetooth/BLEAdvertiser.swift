@@ -55,6 +55,7 @@ public struct BLEServiceDataAdvert: Sendable, Hashable {
     /// The default interval: 100 ms, close to Android's `ADVERTISE_MODE_LOW_LATENCY`.
     public static let defaultInterval: Duration = .milliseconds(100)
 
+    /// An advert of `serviceData` under `uuid16` (FIDO by default), sent every `interval`.
     public init(uuid16: UInt16 = BLEServiceUUID.fido, serviceData: [UInt8], interval: Duration = Self.defaultInterval) {
         self.uuid16 = uuid16
         self.serviceData = serviceData

@@ -47,6 +47,7 @@ public enum BLEBackendArgumentError: Error, Equatable, Sendable, CustomStringCon
     /// `sim` without `HYBRID_ALLOW_SIMULATED_AIR=1`.
     case simulatedAirNotAllowed
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .unknown(let name): "--ble must be hci, bluez or sim, not \"\(name)\""

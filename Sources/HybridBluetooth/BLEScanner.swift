@@ -41,6 +41,7 @@ public struct BLEAdvertisement: Sendable, Hashable, CustomStringConvertible {
     /// Received signal strength in dBm, or `nil` when the controller does not report one.
     public var rssi: Int8?
 
+    /// An advertisement from its fields.
     public init(
         address: BLEAddress,
         addressType: BLEAddressType? = nil,

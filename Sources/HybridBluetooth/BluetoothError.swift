@@ -48,6 +48,7 @@ public enum BluetoothError: Error, Equatable, Sendable, CustomStringConvertible 
         case notAnAdvertisingReport
     }
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .noAdapter(let name?):

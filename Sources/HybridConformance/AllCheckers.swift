@@ -1,6 +1,6 @@
 extension VectorRunner {
     /// Every vector kind this package checks, one line per kind.
-    public static let allCheckers: [any VectorKindChecker] = [
+    package static let allCheckers: [any VectorKindChecker] = [
         CBORChecker(),
         RPIDHashChecker(),
         DigitsChecker(),

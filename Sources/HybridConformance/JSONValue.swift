@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value as read from a vector file (SCHEMA.md §1–2).
-public enum JSONValue: Sendable, Equatable, Decodable {
+package enum JSONValue: Sendable, Equatable, Decodable {
     case null
     case bool(Bool)
     case number(Double)
@@ -9,7 +9,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -27,12 +27,12 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     }
 
     /// Parses one JSON document.
-    public static func parse(_ data: Data) throws -> JSONValue {
+    package static func parse(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
     /// Compact JSON-like text for mismatch messages.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .null: return "null"
         case .bool(let b): return String(b)

@@ -1,15 +1,15 @@
 import HybridCore
 
 /// One case of a vector file: the common keys of SCHEMA.md §2 plus typed access to the others.
-public struct VectorCase: Sendable {
+package struct VectorCase: Sendable {
     /// The case's `name`, unique within its file.
-    public let name: String
+    package let name: String
     /// Whether the inputs must be accepted (`true`) or rejected (`false`).
-    public let valid: Bool
+    package let valid: Bool
     /// Error classes (SCHEMA.md §3) a rejection may report: `error` first, then `errorAlternatives`.
-    public let acceptableErrors: [String]
+    package let acceptableErrors: [String]
     /// Every key of the case object.
-    public let fields: [String: JSONValue]
+    package let fields: [String: JSONValue]
 
     init(_ value: JSONValue) throws(VectorMismatch) {
         guard case .object(let fields) = value else { throw VectorMismatch("case is not an object") }
@@ -28,61 +28,61 @@ public struct VectorCase: Sendable {
     }
 
     /// Whether `key` is present and not JSON null.
-    public func has(_ key: String) -> Bool {
+    package func has(_ key: String) -> Bool {
         if let value = fields[key], value != .null { return true }
         return false
     }
 
     /// A required value.
-    public func value(_ key: String) throws(VectorMismatch) -> JSONValue {
+    package func value(_ key: String) throws(VectorMismatch) -> JSONValue {
         guard let value = fields[key] else { throw VectorMismatch("missing field \(key)") }
         return value
     }
 
     /// A required hex byte string.
-    public func bytes(_ key: String) throws(VectorMismatch) -> [UInt8] {
+    package func bytes(_ key: String) throws(VectorMismatch) -> [UInt8] {
         try value(key).bytes(key)
     }
 
     /// A hex byte string, or `nil` when absent or null.
-    public func optionalBytes(_ key: String) throws(VectorMismatch) -> [UInt8]? {
+    package func optionalBytes(_ key: String) throws(VectorMismatch) -> [UInt8]? {
         has(key) ? try bytes(key) : nil
     }
 
     /// A required string.
-    public func string(_ key: String) throws(VectorMismatch) -> String {
+    package func string(_ key: String) throws(VectorMismatch) -> String {
         guard case .string(let text) = try value(key) else { throw VectorMismatch("\(key) is not a string") }
         return text
     }
 
     /// A string, or `nil` when absent or null.
-    public func optionalString(_ key: String) throws(VectorMismatch) -> String? {
+    package func optionalString(_ key: String) throws(VectorMismatch) -> String? {
         has(key) ? try string(key) : nil
     }
 
     /// A required integer.
-    public func int(_ key: String) throws(VectorMismatch) -> Int {
+    package func int(_ key: String) throws(VectorMismatch) -> Int {
         try value(key).int(key)
     }
 
     /// An integer, or `nil` when absent or null.
-    public func optionalInt(_ key: String) throws(VectorMismatch) -> Int? {
+    package func optionalInt(_ key: String) throws(VectorMismatch) -> Int? {
         has(key) ? try int(key) : nil
     }
 
     /// A required boolean.
-    public func bool(_ key: String) throws(VectorMismatch) -> Bool {
+    package func bool(_ key: String) throws(VectorMismatch) -> Bool {
         guard case .bool(let flag) = try value(key) else { throw VectorMismatch("\(key) is not a boolean") }
         return flag
     }
 
     /// A boolean, or `nil` when absent or null.
-    public func optionalBool(_ key: String) throws(VectorMismatch) -> Bool? {
+    package func optionalBool(_ key: String) throws(VectorMismatch) -> Bool? {
         has(key) ? try bool(key) : nil
     }
 
     /// A nested object as a case-like accessor (for `session` parts), keeping this case's name.
-    public func object(_ key: String) throws(VectorMismatch) -> VectorCase {
+    package func object(_ key: String) throws(VectorMismatch) -> VectorCase {
         guard case .object(var inner) = try value(key) else { throw VectorMismatch("\(key) is not an object") }
         inner["name"] = .string(name)
         inner["valid"] = .bool(true)
@@ -92,7 +92,7 @@ public struct VectorCase: Sendable {
 
 extension JSONValue {
     /// This value as a hex byte string.
-    public func bytes(_ what: String) throws(VectorMismatch) -> [UInt8] {
+    package func bytes(_ what: String) throws(VectorMismatch) -> [UInt8] {
         guard case .string(let text) = self, let bytes = try? Hex.decode(text) else {
             throw VectorMismatch("\(what) is not a hex byte string")
         }
@@ -100,7 +100,7 @@ extension JSONValue {
     }
 
     /// This value as an integer.
-    public func int(_ what: String) throws(VectorMismatch) -> Int {
+    package func int(_ what: String) throws(VectorMismatch) -> Int {
         guard case .number(let number) = self, number == number.rounded(), abs(number) < 9.0e15 else {
             throw VectorMismatch("\(what) is not an integer")
         }

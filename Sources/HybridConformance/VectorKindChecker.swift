@@ -2,7 +2,7 @@
 ///
 /// A checker returns normally when the case passes and throws ``VectorMismatch`` saying what
 /// differed when it does not. Invalid cases must be rejected with an acceptable error class.
-public protocol VectorKindChecker: Sendable {
+package protocol VectorKindChecker: Sendable {
     /// The `kind` string of the files this checker runs.
     var kind: String { get }
     /// Whether the kind has cases that must be rejected. SCHEMA.md defines some kinds as always
@@ -14,17 +14,17 @@ public protocol VectorKindChecker: Sendable {
 }
 
 extension VectorKindChecker {
-    public var definesInvalidCases: Bool { true }
+    package var definesInvalidCases: Bool { true }
 }
 
 /// A core error that maps to one of the error classes of SCHEMA.md §3.
-public protocol VectorErrorClassifiable: Error {
+package protocol VectorErrorClassifiable: Error {
     /// The SCHEMA.md §3 class, such as `length` or `aead`.
     var vectorErrorClass: String { get }
 }
 
 /// The SCHEMA.md §3 class of `error`, or a description of an unexpected error.
-public func vectorErrorClass(of error: any Error) -> String {
+package func vectorErrorClass(of error: any Error) -> String {
     if let classified = error as? any VectorErrorClassifiable { return classified.vectorErrorClass }
     return "unclassified \(type(of: error))"
 }

@@ -1,33 +1,33 @@
 import HybridCore
 
 /// Why a case failed: the line the runner prints after the case's name.
-public struct VectorMismatch: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct VectorMismatch: Error, Sendable, CustomStringConvertible {
+    package let description: String
 
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 
     /// A field whose value differs from the expected one.
-    public static func field(_ name: String, expected: String, got: String) -> VectorMismatch {
+    package static func field(_ name: String, expected: String, got: String) -> VectorMismatch {
         VectorMismatch("\(name): expected \(expected), got \(got)")
     }
 }
 
 /// Helpers shared by the kind checkers.
-public enum Expect {
+package enum Expect {
     /// Fails unless `got == expected`.
-    public static func equal<T: Equatable>(
+    package static func equal<T: Equatable>(
         _ name: String, _ got: T, _ expected: T, show: (T) -> String = { "\($0)" }
     ) throws(VectorMismatch) {
         guard got == expected else { throw .field(name, expected: show(expected), got: show(got)) }
     }
 
     /// Fails unless the byte strings are equal; shows both as hex.
-    public static func bytes(_ name: String, _ got: [UInt8], _ expected: [UInt8]) throws(VectorMismatch) {
+    package static func bytes(_ name: String, _ got: [UInt8], _ expected: [UInt8]) throws(VectorMismatch) {
         try equal(name, got, expected, show: { Hex.encode($0) })
     }
 
     /// Runs `operation`, which must succeed; any thrown error becomes a mismatch naming its class.
-    public static func success<T>(
+    package static func success<T>(
         _ what: String, classify: (any Error) -> String, _ operation: () throws -> T
     ) throws(VectorMismatch) -> T {
         do {
@@ -40,7 +40,7 @@ public enum Expect {
     }
 
     /// Runs `operation`, which must throw an error whose class is one of the case's acceptable ones.
-    public static func failure(
+    package static func failure(
         _ testCase: VectorCase, _ what: String, classify: (any Error) -> String, _ operation: () throws -> Void
     ) throws(VectorMismatch) {
         do {

@@ -1,21 +1,21 @@
 import Foundation
 
 /// Loads vector files in the SCHEMA.md format and runs every case, including `bundle` files.
-public struct VectorRunner: Sendable {
+package struct VectorRunner: Sendable {
     private let checkers: [String: any VectorKindChecker]
 
     /// A runner over the given checkers (by default every kind this package implements).
-    public init(checkers: [any VectorKindChecker] = VectorRunner.allCheckers) {
+    package init(checkers: [any VectorKindChecker] = VectorRunner.allCheckers) {
         var byKind: [String: any VectorKindChecker] = [:]
         for checker in checkers { byKind[checker.kind] = checker }
         self.checkers = byKind
     }
 
     /// The kinds this runner can check.
-    public var kinds: [String] { checkers.keys.sorted() }
+    package var kinds: [String] { checkers.keys.sorted() }
 
     /// Runs every `.json` file named by `paths`; a directory contributes its `.json` files.
-    public func run(paths: [String]) -> VectorReport {
+    package func run(paths: [String]) -> VectorReport {
         var report = VectorReport()
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -36,7 +36,7 @@ public struct VectorRunner: Sendable {
     }
 
     /// Runs one file.
-    public func runFile(atPath path: String) -> VectorReport {
+    package func runFile(atPath path: String) -> VectorReport {
         let label = (path as NSString).lastPathComponent
         guard let data = FileManager.default.contents(atPath: path) else {
             return VectorReport(fileErrors: ["\(label): cannot read"])
@@ -51,7 +51,7 @@ public struct VectorRunner: Sendable {
     }
 
     /// Runs a parsed vector file (SCHEMA.md §1) or a bundle (§5).
-    public func run(document: JSONValue, label: String) throws(VectorMismatch) -> VectorReport {
+    package func run(document: JSONValue, label: String) throws(VectorMismatch) -> VectorReport {
         guard case .object(let file) = document,
             case .string(let kind)? = file["kind"],
             case .array(let cases)? = file["cases"], !cases.isEmpty
@@ -96,24 +96,24 @@ public struct VectorRunner: Sendable {
 }
 
 /// One failing case.
-public struct VectorFailure: Sendable, CustomStringConvertible {
-    public let file: String
-    public let name: String
-    public let reason: String
+package struct VectorFailure: Sendable, CustomStringConvertible {
+    package let file: String
+    package let name: String
+    package let reason: String
 
-    public var description: String { "FAIL \(file) \(name): \(reason)" }
+    package var description: String { "FAIL \(file) \(name): \(reason)" }
 }
 
 /// The outcome of a run.
-public struct VectorReport: Sendable {
-    public var passed = 0
-    public var failures: [VectorFailure] = []
+package struct VectorReport: Sendable {
+    package var passed = 0
+    package var failures: [VectorFailure] = []
     /// Files or kinds that could not be read at all.
-    public var fileErrors: [String] = []
+    package var fileErrors: [String] = []
 
-    public var failed: Int { failures.count }
+    package var failed: Int { failures.count }
     /// Whether every case passed and every file was read.
-    public var succeeded: Bool { failures.isEmpty && fileErrors.isEmpty }
+    package var succeeded: Bool { failures.isEmpty && fileErrors.isEmpty }
 
     mutating func merge(_ other: VectorReport) {
         passed += other.passed

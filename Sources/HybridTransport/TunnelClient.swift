@@ -27,12 +27,14 @@ public struct TunnelClient: Sendable {
         /// it to spread connections over more source ports than the ephemeral range has.
         public var localAddress: SocketAddress?
 
+        /// The defaults: 1 MiB messages, system trust roots, no local address.
         public init() {}
     }
 
     private let configuration: Configuration
     private let logger: Logger
 
+    /// A client that opens tunnels with `configuration` and logs to `logger`.
     public init(configuration: Configuration = Configuration(), logger: Logger) {
         self.configuration = configuration
         self.logger = logger
@@ -210,7 +212,7 @@ public struct TunnelClient: Sendable {
         case let error as NIOHTTPClientUpgradeError: .upgradeRejected("\(error)")
         case is IOError: .connectionClosed
         case let error as ChannelError where error == .eof || error == .ioOnClosedChannel: .connectionClosed
-        default: .protocolViolation("\(error)")
+        default: .protocolViolation(.rejected(UnexpectedError(error)))
         }
     }
 

@@ -27,12 +27,13 @@ public enum TunnelClientError: Error, Equatable, Sendable, CustomStringConvertib
     /// A message exceeds the size limit (1 MiB by default), inbound or outbound.
     case messageTooLarge
     /// The peer broke the WebSocket protocol (bad framing, bad fragment sequence).
-    case protocolViolation(String)
+    case protocolViolation(WebSocketViolation)
     /// The connection is closed; nothing more can be sent.
     case connectionClosed
     /// ``TunnelConnection/messages`` was iterated a second time (it is single-pass).
     case messagesAlreadyIterated
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .unreachable(let detail): "tunnel server unreachable: \(detail)"
@@ -47,9 +48,25 @@ public enum TunnelClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .routingIDInvalid: "\(TunnelWebSocket.routingIDHeader) header is not 6 hex digits"
         case .textFrame: "peer sent a text frame"
         case .messageTooLarge: "message exceeds the tunnel's size limit"
-        case .protocolViolation(let detail): "WebSocket protocol violation: \(detail)"
+        case .protocolViolation(let violation): "WebSocket protocol violation: \(violation)"
         case .connectionClosed: "tunnel connection is closed"
         case .messagesAlreadyIterated: "tunnel messages can be iterated only once; keep the first iterator"
+        }
+    }
+}
+
+/// How the peer broke the WebSocket protocol (``TunnelClientError/protocolViolation(_:)``).
+public enum WebSocketViolation: Hashable, Sendable, CustomStringConvertible {
+    /// A frame with an opcode the tunnel does not use (its raw value, RFC 6455 §5.2).
+    case unexpectedOpcode(UInt8)
+    /// SwiftNIO's HTTP or WebSocket layer rejected the bytes with an error of its own.
+    case rejected(UnexpectedError)
+
+    /// One line for a user.
+    public var description: String {
+        switch self {
+        case .unexpectedOpcode(let opcode): "unexpected opcode \(opcode)"
+        case .rejected(let error): error.description
         }
     }
 }

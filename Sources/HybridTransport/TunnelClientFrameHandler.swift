@@ -1,3 +1,4 @@
+import HybridCore
 import NIOCore
 import NIOWebSocket
 
@@ -46,7 +47,7 @@ final class TunnelClientFrameHandler: ChannelInboundHandler {
         case .text:
             fail(context: context, error: .textFrame, code: .policyViolation)
         default:
-            fail(context: context, error: .protocolViolation("unexpected opcode \(frame.opcode)"), code: .protocolError)
+            fail(context: context, error: .protocolViolation(.unexpectedOpcode(UInt8(webSocketOpcode: frame.opcode))), code: .protocolError)
         }
     }
 
@@ -98,7 +99,7 @@ final class TunnelClientFrameHandler: ChannelInboundHandler {
             context.fireErrorCaught(TunnelClientError.connectionClosed)
             context.close(promise: nil)
         default:
-            fail(context: context, error: .protocolViolation("\(error)"), code: .protocolError)
+            fail(context: context, error: .protocolViolation(.rejected(UnexpectedError(error))), code: .protocolError)
         }
     }
 

@@ -7,6 +7,7 @@ public struct TunnelCloseInfo: Equatable, Sendable, CustomStringConvertible {
     /// The close reason text, possibly empty.
     public var reason: String
 
+    /// A close frame's code and reason.
     public init(code: UInt16?, reason: String) {
         self.code = code
         self.reason = reason
@@ -19,5 +20,6 @@ public struct TunnelCloseInfo: Equatable, Sendable, CustomStringConvertible {
         self.init(code: code, reason: data.readString(length: data.readableBytes) ?? "")
     }
 
+    /// `close CODE REASON`, for logs.
     public var description: String { "close \(code.map(String.init) ?? "-") \(reason)" }
 }

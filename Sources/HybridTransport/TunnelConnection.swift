@@ -97,6 +97,7 @@ public struct TunnelConnection: Sendable {
 /// Single pass: make one iterator and keep it (pass it `inout` to helpers). A second iterator
 /// throws ``TunnelClientError/messagesAlreadyIterated`` instead of reading.
 public struct TunnelMessages: AsyncSequence, Sendable {
+    /// One binary WebSocket message.
     public typealias Element = [UInt8]
 
     let inbound: NIOAsyncChannelInboundStream<ByteBuffer>
@@ -106,9 +107,11 @@ public struct TunnelMessages: AsyncSequence, Sendable {
         self.inbound = inbound
     }
 
+    /// Reads the messages in order; make only one (see ``TunnelMessages``).
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator?
 
+        /// The next message, or `nil` once the tunnel closed normally.
         public mutating func next() async throws(TunnelClientError) -> [UInt8]? {
             guard var base else { throw .messagesAlreadyIterated }
             defer { self.base = base }
@@ -118,11 +121,12 @@ public struct TunnelMessages: AsyncSequence, Sendable {
             } catch let error as TunnelClientError {
                 throw error
             } catch {
-                throw .protocolViolation("\(error)")
+                throw .protocolViolation(.rejected(UnexpectedError(error)))
             }
         }
     }
 
+    /// The one iterator; a second one throws on its first read.
     public func makeAsyncIterator() -> AsyncIterator {
         let first = iterated.withLockedValue { iterated in
             defer { iterated = true }

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAuthenticator
+import HybridCTAP
 import HybridCore
 
 /// Shows runner events: one JSON object per line on standard output (`--json`), or short

@@ -1,5 +1,6 @@
 import Foundation
 import HybridClient
+import HybridCTAP
 import HybridCore
 
 /// Shows ``HybridClientEvent``s on stderr: human text with the QR code and elapsed/limit time, or

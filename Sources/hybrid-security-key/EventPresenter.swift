@@ -1,6 +1,7 @@
 import Foundation
 import HybridBluetooth
 import HybridClient
+import HybridCTAP
 import HybridCore
 import HybridSecurityKey
 import Synchronization

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HybridAuthenticator
 import HybridBluetooth
+import HybridCTAP
 import HybridCore
 import HybridTransport
 import TestLoopbackRelay
@@ -227,7 +228,7 @@ struct AuthenticatorRunnerTunnelTests {
                     } catch let error as AuthenticatorRunnerError {
                         return error
                     } catch {
-                        return .other("\(error)")
+                        return .unexpected(UnexpectedError(error))
                     }
                 }
                 for await _ in advertising { break }

@@ -1,4 +1,5 @@
 import HybridAuthenticator
+import HybridCTAP
 import HybridCore
 import TestSeededRandom
 import Testing

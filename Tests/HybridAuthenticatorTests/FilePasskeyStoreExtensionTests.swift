@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HybridAuthenticator
+import HybridCTAP
 import HybridCore
 import Testing
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridBluetooth
+import HybridCTAP
 import HybridCore
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAuthenticator
+import HybridCTAP
 import HybridCore
 import Logging
 import Testing

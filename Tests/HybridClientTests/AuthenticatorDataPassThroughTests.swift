@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 import Testing
 

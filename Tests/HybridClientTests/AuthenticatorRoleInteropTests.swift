@@ -1,6 +1,7 @@
 import Foundation
 import HybridAuthenticator
 import HybridBluetooth
+import HybridCTAP
 import HybridCore
 import TestLoopbackRelay
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCTAP
 import HybridCore
 import Testing
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridCTAP
 import HybridCore
 import Testing
 

@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func rejectsNUL() {
-        #expect(throws: QRCodeError.containsNUL) { try QRCodeMatrix(encoding: "FIDO:/1\u{0}2") }
+        #expect(throws: QRCodeMatrixError.containsNUL) { try QRCodeMatrix(encoding: "FIDO:/1\u{0}2") }
     }
 
     /// Turns half-block text back into a bitmap, `true` = dark module.

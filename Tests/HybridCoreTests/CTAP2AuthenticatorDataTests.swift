@@ -1,4 +1,5 @@
 import Crypto
+import HybridCTAP
 import HybridCore
 import TestSeededRandom
 import Testing

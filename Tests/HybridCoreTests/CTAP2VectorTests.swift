@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HybridConformance
+import HybridCTAP
 import HybridCore
 import Testing
 

@@ -1,4 +1,5 @@
 import HybridClient
+import HybridCTAP
 import HybridCore
 import HybridSecurityKey
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzDriver
+import HybridCTAP
 import HybridClient
 import HybridCore
 
@@ -85,7 +86,12 @@ enum OptionsJSONWriter {
         return serialize(object)
     }
 
-    private static func b64(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes) }
+    /// base64url without padding (RFC 4648 §5), written with Foundation rather than HybridCore's
+    /// (package) encoder, so the JSON the parser reads is not built by the code under test.
+    private static func b64(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
 
     private static func descriptor(_ descriptor: PublicKeyCredentialDescriptorJSON) -> [String: Any] {
         ["type": descriptor.type, "id": b64(descriptor.id), "transports": descriptor.transports.map(\.rawValue)]

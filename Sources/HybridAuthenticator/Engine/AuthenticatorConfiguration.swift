@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// What the authenticator says about itself and how it attests.
@@ -16,7 +17,9 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
         0x1f, 0x1a, 0x08, 0xff, 0x50, 0xda, 0x8f, 0x39, 0x7a, 0x4b, 0x65, 0x89, 0x8c, 0x7d, 0x3f, 0x0f,
     ]
 
+    /// getInfo key 3 and the AAGUID in attested credential data.
     public var aaguid: [UInt8]
+    /// How makeCredential attests (`none` or packed self-attestation).
     public var attestation: Attestation
     /// getInfo key 1.
     public var versions: [String]
@@ -29,6 +32,7 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
     /// What the engine implements: ``CredentialProtectionPolicy`` and the prf secret.
     public static let supportedExtensions = ["credProtect", "prf"]
 
+    /// A configuration; the defaults are what this program's phone sends.
     public init(
         aaguid: [UInt8] = Self.aaguid, attestation: Attestation = .none,
         versions: [String] = ["FIDO_2_0", "FIDO_2_1"], transports: [String] = ["internal", "hybrid"],

@@ -1,4 +1,5 @@
 import Crypto
+import HybridCTAP
 import HybridCore
 
 extension CTAPAuthenticator {

@@ -1,4 +1,5 @@
 import Crypto
+import HybridCTAP
 import HybridCore
 import Logging
 
@@ -13,8 +14,11 @@ import Logging
 /// - anything else: invalid command (0x01). Malformed parameters get the status of their
 ///   ``CTAPError``.
 public struct CTAPAuthenticator: Sendable {
+    /// Where the passkeys live.
     public let store: any PasskeyStore
+    /// How the user approves, chooses and verifies.
     public let userInteraction: any UserInteraction
+    /// The getInfo answer and attestation choice.
     public let configuration: AuthenticatorConfiguration
     let environment: AuthenticatorEnvironment
     let logger: Logger
@@ -25,11 +29,13 @@ public struct CTAPAuthenticator: Sendable {
         public let command: CTAPCommand?
         /// The RP ID of a makeCredential or getAssertion request that parsed.
         public let rpID: String?
+        /// The CTAP2 status sent back.
         public let status: CTAPStatusCode
         /// The bytes to send back.
         public let response: [UInt8]
     }
 
+    /// An authenticator over `store` that asks `userInteraction`.
     public init(
         store: any PasskeyStore, userInteraction: any UserInteraction,
         configuration: AuthenticatorConfiguration = AuthenticatorConfiguration(),

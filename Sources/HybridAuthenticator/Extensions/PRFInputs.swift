@@ -1,4 +1,5 @@
 import Crypto
+import HybridCTAP
 import HybridCore
 
 /// One evaluation of the `prf` extension: the salts the client already hashed

@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// Progress of one ``AuthenticatorRunner`` run, in the order it happens. The library never
@@ -33,10 +34,14 @@ public enum AuthenticatorEvent: Sendable, Hashable {
 public struct AuthenticatorRunSummary: Sendable, Hashable {
     /// One answered CTAP request.
     public struct Answer: Sendable, Hashable {
+        /// The command byte, or `nil` for an empty request.
         public var command: CTAPCommand?
+        /// The RP ID of a makeCredential or getAssertion request that parsed.
         public var rpID: String?
+        /// The CTAP2 status sent back.
         public var status: CTAPStatusCode
 
+        /// An answer from its fields.
         public init(command: CTAPCommand?, rpID: String?, status: CTAPStatusCode) {
             self.command = command
             self.rpID = rpID
@@ -47,6 +52,7 @@ public struct AuthenticatorRunSummary: Sendable, Hashable {
     /// Every request answered in this session, in order (phones answer one per session).
     public var answers: [Answer]
 
+    /// A summary of these answers.
     public init(answers: [Answer] = []) {
         self.answers = answers
     }

@@ -14,7 +14,9 @@ import Logging
 /// the tunnel after its answer. Advertising is switched off on every exit: success, error,
 /// timeout and cancellation. Progress goes to the `onEvent` callback; nothing is printed.
 public struct AuthenticatorRunner: Sendable {
+    /// Timeouts, tunnel and QR checks for each run.
     public let options: Options
+    /// The CTAP2 engine that answers the client's request.
     public let authenticator: CTAPAuthenticator
     private let advertiser: (any BLEAdvertiser)?
     private let random: RandomSource
@@ -68,7 +70,7 @@ public struct AuthenticatorRunner: Sendable {
     /// A session with a fresh advert nonce and ephemeral key from ``random``.
     func makeSession(for checked: CheckedQRCode) throws -> AuthenticatorSession {
         guard let nonce = AdvertNonce(bytes: random.bytes(AdvertNonce.byteCount)) else {
-            throw AuthenticatorRunnerError.other("the random source returned too few bytes")
+            throw AuthenticatorRunnerError.randomSourceFailed
         }
         var configuration = AuthenticatorSession.Configuration(
             qrSecret: checked.payload.secret, clientIdentityKey: checked.payload.identityKey,
@@ -80,7 +82,7 @@ public struct AuthenticatorRunner: Sendable {
 
     private func makeEphemeralKey() throws -> P256.KeyAgreement.PrivateKey {
         guard let key = P256.KeyAgreement.PrivateKey(scalarFrom: random.bytes) else {
-            throw AuthenticatorRunnerError.other("the random source gave no valid P-256 key")
+            throw AuthenticatorRunnerError.randomSourceFailed
         }
         return key
     }
@@ -93,7 +95,7 @@ public struct AuthenticatorRunner: Sendable {
         var session = session
         let first = try session.start()
         guard first.count == 1, case .openTunnel(var url) = first[0] else {
-            throw AuthenticatorRunnerError.other("internal error: the session did not start with a tunnel")
+            throw AuthenticatorRunnerError.unexpectedSessionAction
         }
         if let origin = options.tunnelOrigin { url = TunnelURL(origin: origin, path: url.path) }
         onEvent(.waitingForTunnel(origin: url.origin, domainID: domainID))
@@ -124,7 +126,7 @@ public struct AuthenticatorRunner: Sendable {
             onEvent(.tunnelOpened(routingID: routingID))
             for action in try session.tunnelOpened(routingID: tap.advertisedRoutingID(routingID)) {
                 guard case .startAdvertising(let serviceData) = action else {
-                    throw AuthenticatorRunnerError.other("internal error: unexpected action once the tunnel opened")
+                    throw AuthenticatorRunnerError.unexpectedSessionAction
                 }
                 try await advertising.start(serviceData: serviceData)
             }

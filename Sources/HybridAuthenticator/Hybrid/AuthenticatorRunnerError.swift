@@ -33,9 +33,14 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
     case unsupportedRequest(String)
     /// The run was cancelled (Ctrl-C).
     case cancelled
-    /// Anything else, described.
-    case other(String)
+    /// The random source failed: too few bytes, or no valid P-256 key from them.
+    case randomSourceFailed
+    /// The session state machine asked for an action the runner does not expect at that point (a bug).
+    case unexpectedSessionAction
+    /// An error of a type the runner does not classify.
+    case unexpected(UnexpectedError)
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .invalidQRCode(let error):
@@ -66,13 +71,17 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
         case .bluetooth(let error):
             return "\(error) (for a loopback demo use --ble sim)"
         case .session(let error):
-            return "hybrid session failed: \(Self.describe(error))"
+            return "hybrid session with the client failed: \(error)"
         case .unsupportedRequest(let what):
             return "unsupported request: \(what)"
         case .cancelled:
             return "cancelled"
-        case .other(let text):
-            return text
+        case .randomSourceFailed:
+            return "the random source failed (too few bytes, or no valid P-256 key)"
+        case .unexpectedSessionAction:
+            return "internal error: unexpected session action"
+        case .unexpected(let error):
+            return error.description
         }
     }
 
@@ -86,7 +95,7 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
         case let error as TunnelClientError: self = .tunnel(error)
         case let error as BluetoothError: self = .bluetooth(error)
         case let error as SessionError: self = .session(error)
-        default: self = .other("\(error)")
+        default: self = .unexpected(UnexpectedError(error))
         }
     }
 
@@ -101,17 +110,6 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
         case .invalidSecretLength(let length): "the secret is \(length) bytes, not 16"
         case .invalidPublicKeyLength(let length): "the public key is \(length) bytes, not 33"
         case .invalidPublicKey: "the public key is not a P-256 point"
-        }
-    }
-
-    private static func describe(_ error: SessionError) -> String {
-        switch error {
-        case .outOfOrder(let detail): "internal error: \(detail)"
-        case .handshake(let error): "handshake with the client failed (\(error))"
-        case .transport(let error): "a message from the client did not decrypt (\(error))"
-        case .invalidPostHandshake(let detail): "invalid post-handshake message (\(detail))"
-        case .invalidFrame(let detail): "invalid message from the client (\(detail))"
-        case .tunnelClosedEarly: "the tunnel closed early"
         }
     }
 }

@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 import HybridTransport
 import Logging
@@ -121,8 +122,7 @@ struct TunnelServeLoop {
             case .finish:
                 return true
             case .openTunnel, .startAdvertising:
-                throw AuthenticatorRunnerError.other(
-                    "internal error: unexpected session action after the tunnel opened")
+                throw AuthenticatorRunnerError.unexpectedSessionAction
             }
         }
         return false

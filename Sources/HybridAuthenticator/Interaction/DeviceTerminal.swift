@@ -21,8 +21,10 @@ public struct DeviceTerminal: TerminalConsole {
     /// Longest line read, in bytes; a longer one reads as no answer (`nil`), so memory stays bounded.
     public static let maximumLineLength = 4096
 
+    /// The process's controlling terminal (`/dev/tty`).
     public init() {}
 
+    /// Writes `text` to the terminal.
     public func write(_ text: String) async {
         let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC)
         let target = fd >= 0 ? fd : STDERR_FILENO
@@ -30,6 +32,7 @@ public struct DeviceTerminal: TerminalConsole {
         Self.writeAll(target, Array(text.utf8))
     }
 
+    /// Reads one line, without echo if `hidingInput`; `nil` at end of input or if there is no terminal.
     public func readLine(hidingInput: Bool) async -> String? {
         await withCheckedContinuation { continuation in
             let thread = Thread {

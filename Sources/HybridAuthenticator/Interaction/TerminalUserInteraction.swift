@@ -23,6 +23,7 @@ public struct TerminalUserInteraction: UserInteraction {
         self.maximumAttempts = max(1, maximumAttempts)
     }
 
+    /// Asks on the terminal; approved only by `y` or `yes`.
     public func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool {
         let rp = rpID.map(TerminalText.printable) ?? "this relying party"
         let account = userName.map { " as \(TerminalText.printable($0))" } ?? ""
@@ -38,6 +39,7 @@ public struct TerminalUserInteraction: UserInteraction {
         return ["y", "yes"].contains(answer.trimmingWhitespace().lowercased())
     }
 
+    /// Lists the accounts on the terminal and reads a number; `nil` if none is chosen.
     public func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? {
         var text = "Sign in to \(TerminalText.printable(rpID)) with which account?\n"
         for (index, account) in accounts.enumerated() {
@@ -55,6 +57,7 @@ public struct TerminalUserInteraction: UserInteraction {
     /// True when there is a passphrase to check (`verifyPassphrase` given).
     public var canVerifyUser: Bool { verifyPassphrase != nil }
 
+    /// Asks for the store passphrase on the terminal, without echo, a few attempts; `false` if there is none to check.
     public func verifyUser() async -> Bool {
         guard let verifyPassphrase else {
             await console.write("User verification is not available: the passkey store has no passphrase.\n")

@@ -15,10 +15,14 @@ public enum UserOperation: Hashable, Sendable {
 
 /// One account offered in ``UserInteraction/chooseAccount(rpID:accounts:)``.
 public struct AccountChoice: Hashable, Sendable {
+    /// The account's user name, if the site gave one.
     public let userName: String?
+    /// The account's display name, if the site gave one.
     public let userDisplayName: String?
+    /// When the passkey was made.
     public let createdAt: Date
 
+    /// An account choice from the passkey's names and creation time.
     public init(userName: String?, userDisplayName: String?, createdAt: Date) {
         self.userName = userName
         self.userDisplayName = userDisplayName
@@ -52,15 +56,21 @@ public protocol UserInteraction: Sendable {
 /// told to, which a caller should do only when the passphrase was already proven (the store was
 /// unlocked with it).
 public struct AutoApproveUserInteraction: UserInteraction {
+    /// Whether ``verifyUser()`` succeeds.
     public let userVerification: Bool
 
+    /// An interaction that approves everything; user verification succeeds only if `userVerification`.
     public init(userVerification: Bool = false) { self.userVerification = userVerification }
 
+    /// Always approves.
     public func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool { true }
 
+    /// Always the first account (newest), or `nil` if there is none.
     public func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? { accounts.isEmpty ? nil : 0 }
 
+    /// Succeeds only if ``userVerification``.
     public func verifyUser() async -> Bool { userVerification }
 
+    /// Whether user verification is available: ``userVerification``.
     public var canVerifyUser: Bool { userVerification }
 }

@@ -21,6 +21,7 @@ public enum QRImageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The image decoded, but zbar found no QR code in it.
     case noQRCode(path: String)
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .unreadable(let path, let errno):

@@ -20,6 +20,7 @@ public struct QRImageReader: Sendable {
     /// Largest image decoded, in pixels (64 megapixels, e.g. 8000 × 8000).
     public static let maximumPixelCount = 64_000_000
 
+    /// A reader; it keeps no state between images.
     public init() {}
 
     /// The QR code's text in the image file at `path`.

@@ -67,10 +67,13 @@ public actor FilePasskeyStore: PasskeyStore {
 
     // MARK: PasskeyStore
 
+    /// Every passkey's metadata, newest first.
     public func list() -> [PasskeyMetadata] { state.passkeys.map(\.metadata) }
 
+    /// The passkeys for `rpID`, newest first.
     public func passkeys(forRPID rpID: String) -> [Passkey] { state.passkeys.filter { $0.metadata.rpID == rpID } }
 
+    /// Adds `passkey` (replacing one for the same account) and saves the file.
     public func add(_ passkey: Passkey) throws(PasskeyStoreError) {
         try change { (passkeys) throws(PasskeyStoreError) in
             passkeys.insertReplacingSameAccount(passkey)
@@ -78,6 +81,7 @@ public actor FilePasskeyStore: PasskeyStore {
         }
     }
 
+    /// Adds one to the passkey's signature counter, saves the file, and returns the new value.
     public func incrementSignCount(credentialID: [UInt8]) throws(PasskeyStoreError) -> UInt32 {
         try change { (passkeys) throws(PasskeyStoreError) in
             guard let index = passkeys.firstIndex(where: { $0.credentialID == credentialID }) else {
@@ -89,6 +93,7 @@ public actor FilePasskeyStore: PasskeyStore {
         }
     }
 
+    /// Deletes the passkey and saves the file; `false` if there was none with this ID.
     @discardableResult
     public func delete(credentialID: [UInt8]) throws(PasskeyStoreError) -> Bool {
         try change { (passkeys) throws(PasskeyStoreError) in

@@ -119,6 +119,7 @@ public struct ScryptParameters: Hashable, Sendable {
     /// Parallelism.
     public var p: Int
 
+    /// scrypt parameters.
     public init(n: Int, r: Int, p: Int) {
         self.n = n
         self.r = r

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HybridCTAP
 import HybridCore
 
 /// What a ``FilePasskeyStore`` knows of its file: the keys that open it, and its passkeys.

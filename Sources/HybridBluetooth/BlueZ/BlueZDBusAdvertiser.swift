@@ -21,10 +21,12 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
         }
     }
 
+    /// Registers (or replaces) the advert with bluetoothd.
     public func startAdvertising(_ advert: BLEServiceDataAdvert) async throws {
         try await runner.start(advert)
     }
 
+    /// Unregisters the advert; nothing happens if none is registered.
     public func stopAdvertising() async {
         await runner.stop()
     }

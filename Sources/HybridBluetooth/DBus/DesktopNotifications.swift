@@ -8,6 +8,7 @@ public actor DesktopNotifications {
     private let applicationName: String
     private var notificationID: UInt32 = 0
 
+    /// Notifications sent as `applicationName`.
     public init(applicationName: String) {
         self.applicationName = applicationName
     }

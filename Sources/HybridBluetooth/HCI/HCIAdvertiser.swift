@@ -46,10 +46,12 @@ public struct HCIAdvertiser: BLEAdvertiser {
         }
     }
 
+    /// Starts (or replaces) the advert.
     public func startAdvertising(_ advert: BLEServiceDataAdvert) async throws {
         try await runner.start(advert)
     }
 
+    /// Stops advertising; nothing happens if it was not advertising.
     public func stopAdvertising() async {
         await runner.stop()
     }

@@ -7,6 +7,7 @@ import Logging
 public struct SimulatedAirAdvertiser: BLEAdvertiser {
     private let runner: AdvertisingRunner
 
+    /// An advertiser into `air` (a fresh, private air by default).
     public init(air: SimulatedAir = SimulatedAir(), logger: Logger) {
         let registry = SimulatedAirRegistry(directory: air.directory)
         let address = BLEAddress(littleEndian: (0..<6).map { _ in UInt8.random(in: 0...255) })
@@ -15,10 +16,12 @@ public struct SimulatedAirAdvertiser: BLEAdvertiser {
         }
     }
 
+    /// Starts (or replaces) the advert in the air.
     public func startAdvertising(_ advert: BLEServiceDataAdvert) async throws {
         try await runner.start(advert)
     }
 
+    /// Takes the advert out of the air.
     public func stopAdvertising() async {
         await runner.stop()
     }

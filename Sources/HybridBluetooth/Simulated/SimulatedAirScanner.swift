@@ -6,6 +6,7 @@ public struct SimulatedAirScanner: BLEScanner {
     private let logger: Logger
     private let runner = ScanRunner(threadName: "simulated-air-scanner")
 
+    /// A scanner of `air` (a fresh, private air by default).
     public init(air: SimulatedAir = SimulatedAir(), logger: Logger) {
         self.air = air
         self.logger = logger

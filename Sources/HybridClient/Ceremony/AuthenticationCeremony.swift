@@ -1,13 +1,17 @@
+import HybridCTAP
 import HybridCore
 
 /// One `navigator.credentials.get()` call as a browser runs it over hybrid: the checked RP ID, the
 /// client data, the single CTAP2 getAssertion to send (no silent preflight) and the mapping of the
 /// phone's answer to ``AuthenticationResponseJSON``. Sans-IO: no transport, no printing.
 public struct AuthenticationCeremony: Sendable, Hashable {
+    /// The options as the site gave them.
     public let options: PublicKeyCredentialRequestOptionsJSON
+    /// The calling origin.
     public let origin: WebOrigin
     /// `rpId`, or the origin's host, after ``RelyingPartyIDCheck``.
     public let rpID: String
+    /// The client data this ceremony sends (hashed into the request).
     public let clientData: ClientData
 
     /// Checks the RP ID against the origin and builds the client data.

@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// How WebAuthn requirements become CTAP2 `options` (Chromium's rules).

@@ -1,13 +1,17 @@
+import HybridCTAP
 import HybridCore
 
 /// One `navigator.credentials.create()` call as a browser runs it over hybrid: the checked RP ID,
 /// the client data, the CTAP2 request to send and the mapping of the phone's answer to
 /// ``RegistrationResponseJSON``. Sans-IO: no transport, no printing.
 public struct RegistrationCeremony: Sendable, Hashable {
+    /// The options as the site gave them.
     public let options: PublicKeyCredentialCreationOptionsJSON
+    /// The calling origin.
     public let origin: WebOrigin
     /// `rp.id`, or the origin's host, after ``RelyingPartyIDCheck``.
     public let rpID: String
+    /// The client data this ceremony sends (hashed into the request).
     public let clientData: ClientData
 
     /// Checks the RP ID against the origin and builds the client data.

@@ -25,6 +25,7 @@ public enum ResponseMappingError: Error, Hashable, Sendable {
 }
 
 extension ResponseMappingError: CustomStringConvertible {
+    /// One line for a user.
     public var description: String {
         switch self {
         case .rpIDHashMismatch: "the authenticator answered for another relying party (rpIdHash mismatch)"

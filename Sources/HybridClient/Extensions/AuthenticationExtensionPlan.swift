@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// A sign-in's extensions for one phone, as Chromium specializes them

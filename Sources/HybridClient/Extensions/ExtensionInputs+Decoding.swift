@@ -1,9 +1,13 @@
+import HybridCTAP
+import HybridCore
+
 /// Decoding of the extension inputs from the options JSON, with the checks browsers make before a
 /// request starts (Blink's `CredentialsContainer` and Chromium's `AuthenticatorCommonImpl`).
 
 extension PRFInputs: Decodable {
     private enum CodingKeys: String, CodingKey { case eval, evalByCredential }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         eval = try container.decodeIfPresent(PRFValues.self, forKey: .eval)
@@ -50,6 +54,7 @@ extension RegistrationExtensionInputs: Decodable {
         case prf, credProps, largeBlob, credentialProtectionPolicy, enforceCredentialProtectionPolicy
     }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         prf = try container.decodeIfPresent(PRFInputs.self, forKey: .prf)
@@ -65,8 +70,8 @@ extension RegistrationExtensionInputs: Decodable {
             }
             largeBlob = blob.support.map { $0 == LargeBlobSupport.required.rawValue ? .required : .preferred }
         }
-        credentialProtectionPolicy = try container.decodeLenientEnum(
-            CredentialProtectionPolicy.self, forKey: .credentialProtectionPolicy)
+        credentialProtectionPolicy = try container.decodeIfPresent(String.self, forKey: .credentialProtectionPolicy)
+            .flatMap(CredentialProtectionPolicy.init(webAuthnName:))
         enforceCredentialProtectionPolicy =
             try container.decodeIfPresent(Bool.self, forKey: .enforceCredentialProtectionPolicy) ?? false
     }
@@ -94,6 +99,7 @@ extension RegistrationExtensionInputs: Decodable {
 extension AuthenticationExtensionInputs: Decodable {
     private enum CodingKeys: String, CodingKey { case prf, largeBlob }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         prf = try container.decodeIfPresent(PRFInputs.self, forKey: .prf)

@@ -1,12 +1,18 @@
+import HybridCTAP
+import HybridCore
+
 /// The extension inputs of `create()` and `get()` that this client processes (WebAuthn L3 §9–10,
 /// CTAP 2.1 §12), in their JSON form (`AuthenticationExtensionsClientInputsJSON`). Other extension
 /// identifiers are listed in the options' `ignoredExtensions` and otherwise ignored, as browsers do.
 
 /// `prf` inputs: a default input and per-credential inputs (keys are credential IDs).
 public struct PRFInputs: Sendable, Hashable {
+    /// Inputs for any credential.
     public var eval: PRFValues?
+    /// Inputs per credential ID (get() only).
     public var evalByCredential: [[UInt8]: PRFValues]
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(eval: PRFValues? = nil, evalByCredential: [[UInt8]: PRFValues] = [:]) {
         self.eval = eval
         self.evalByCredential = evalByCredential
@@ -19,22 +25,6 @@ public enum LargeBlobSupport: String, Sendable, Hashable {
     case preferred
 }
 
-/// `credentialProtectionPolicy` (CTAP 2.1 §12.1) and its CTAP `credProtect` level.
-public enum CredentialProtectionPolicy: String, Sendable, Hashable, CaseIterable {
-    case userVerificationOptional
-    case userVerificationOptionalWithCredentialIDList
-    case userVerificationRequired
-
-    /// The CTAP `credProtect` value: 1, 2 or 3.
-    public var level: Int64 {
-        switch self {
-        case .userVerificationOptional: 1
-        case .userVerificationOptionalWithCredentialIDList: 2
-        case .userVerificationRequired: 3
-        }
-    }
-}
-
 /// Extension inputs of `create()`.
 public struct RegistrationExtensionInputs: Sendable, Hashable {
     /// `prf`; `nil` when absent. Only `eval` is allowed at creation.
@@ -43,9 +33,12 @@ public struct RegistrationExtensionInputs: Sendable, Hashable {
     public var credProps: Bool
     /// `largeBlob.support`; `nil` when not requested.
     public var largeBlob: LargeBlobSupport?
+    /// The credProtect policy asked for.
     public var credentialProtectionPolicy: CredentialProtectionPolicy?
+    /// Whether creation fails if the phone cannot apply the policy.
     public var enforceCredentialProtectionPolicy: Bool
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(
         prf: PRFInputs? = nil, credProps: Bool = false, largeBlob: LargeBlobSupport? = nil,
         credentialProtectionPolicy: CredentialProtectionPolicy? = nil, enforceCredentialProtectionPolicy: Bool = false
@@ -72,6 +65,7 @@ public struct AuthenticationExtensionInputs: Sendable, Hashable {
     /// `largeBlob.write`: the blob to store (uncompressed).
     public var largeBlobWrite: [UInt8]?
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(prf: PRFInputs? = nil, largeBlobRead: Bool = false, largeBlobWrite: [UInt8]? = nil) {
         self.prf = prf
         self.largeBlobRead = largeBlobRead

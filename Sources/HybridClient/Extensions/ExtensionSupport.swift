@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// What the phone's getInfo says about extensions (Chromium's `AuthenticatorSupportedOptions`).
@@ -32,6 +33,7 @@ public enum ClientExtensionError: Error, Hashable, Sendable, CustomStringConvert
     /// `largeBlob.support: "required"` but the phone does not support it, or no resident key is made.
     case largeBlobUnsupported
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .credentialProtectionUnsupported:

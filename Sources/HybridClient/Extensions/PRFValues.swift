@@ -3,9 +3,12 @@ import HybridCore
 
 /// `AuthenticationExtensionsPRFValues` (WebAuthn L3 §10.1.4): one or two PRF inputs, or results.
 public struct PRFValues: Sendable, Hashable {
+    /// The first salt input (or output), raw bytes.
     public var first: [UInt8]
+    /// The second, if given.
     public var second: [UInt8]?
 
+    /// One or two values.
     public init(first: [UInt8], second: [UInt8]? = nil) {
         self.first = first
         self.second = second
@@ -45,6 +48,7 @@ public struct PRFValues: Sendable, Hashable {
 extension PRFValues: Decodable {
     private enum CodingKeys: String, CodingKey { case first, second }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         first = try container.decodeBase64URL(forKey: .first)

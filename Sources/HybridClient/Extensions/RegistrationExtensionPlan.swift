@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// A registration's extensions for one phone, as Chromium specializes them
@@ -85,13 +86,13 @@ struct RegistrationExtensionPlan: Sendable, Hashable {
 
     /// The site's policy, or Chromium's default for an unspecified one.
     private static func credProtectLevel(_ options: PublicKeyCredentialCreationOptionsJSON) -> Int64? {
-        if let policy = options.extensions.credentialProtectionPolicy { return policy.level }
+        if let policy = options.extensions.credentialProtectionPolicy { return Int64(policy.rawValue) }
         let selection = options.authenticatorSelection
         if selection.effectiveResidentKey == .required, selection.userVerification == .preferred {
-            return CredentialProtectionPolicy.userVerificationRequired.level
+            return Int64(CredentialProtectionPolicy.userVerificationRequired.rawValue)
         }
         if selection.effectiveResidentKey != .discouraged {
-            return CredentialProtectionPolicy.userVerificationOptionalWithCredentialIDList.level
+            return Int64(CredentialProtectionPolicy.userVerificationOptionalWithCredentialIDList.rawValue)
         }
         return nil
     }

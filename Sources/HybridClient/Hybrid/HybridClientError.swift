@@ -1,4 +1,5 @@
 import HybridBluetooth
+import HybridCTAP
 import HybridCore
 import HybridTransport
 
@@ -22,7 +23,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
     /// The phone does not offer CTAP (post-handshake features lack `"ctap"`).
     case ctapUnsupported
     /// The phone's answer is malformed or does not fit the request (carries the reason).
-    case invalidResponse(String)
+    case invalidResponse(InvalidResponseReason)
     /// The site requires an extension behaviour the phone cannot provide (its getInfo says so).
     case extensionUnsupported(ClientExtensionError)
     /// Scanning for the phone's advert failed.
@@ -57,6 +58,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .timedOut(let stage, let after):
@@ -72,7 +74,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .bluetooth(let error): "Bluetooth: \(error)"
         case .scanEnded: "Bluetooth scanning stopped before the phone was found"
         case .tunnel(let error): "\(error)"
-        case .session(let error): "session failed: \(Self.describe(error))"
+        case .session(let error): "session with the phone failed: \(error)"
         }
     }
 
@@ -85,15 +87,32 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .done: "finishing"
         }
     }
+}
 
-    private static func describe(_ error: SessionError) -> String {
-        switch error {
-        case .outOfOrder(let detail): "internal error (\(detail))"
-        case .handshake(let error): "handshake failed (\(error))"
-        case .transport(let error): "could not decrypt a message from the phone (\(error))"
-        case .invalidPostHandshake(let detail): "invalid first message from the phone (\(detail))"
-        case .invalidFrame(let detail): "invalid message from the phone (\(detail))"
-        case .tunnelClosedEarly: "the tunnel closed before the phone answered"
+/// Why the phone's answer is unusable (``HybridClientError/invalidResponse(_:)``).
+public enum InvalidResponseReason: Hashable, Sendable, CustomStringConvertible {
+    /// The reply is not valid CTAP2: its status byte, its CBOR or a field of its map.
+    case ctap(CTAPError)
+    /// The reply parses but does not fit the request (wrong RP, missing fields for the ceremony).
+    case mapping(ResponseMappingError)
+    /// The phone answered a CTAP request with a non-CTAP (JSON) message.
+    case notCTAP
+    /// The session ended without a reply to the request.
+    case noReply
+    /// A success status with no response map.
+    case missingResponseMap
+    /// An error of a type the client does not classify.
+    case unexpected(UnexpectedError)
+
+    /// One line for a user.
+    public var description: String {
+        switch self {
+        case .ctap(let error): "\(error)"
+        case .mapping(let error): error.description
+        case .notCTAP: "not CTAP"
+        case .noReply: "no reply"
+        case .missingResponseMap: "success without a response map"
+        case .unexpected(let error): error.description
         }
     }
 }

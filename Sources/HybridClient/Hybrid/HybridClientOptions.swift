@@ -31,6 +31,7 @@ public struct HybridClientOptions: Sendable {
     /// The default linger: Chromium's client waits up to three minutes after its shutdown (§7.5).
     public static let defaultLinger: Duration = .seconds(180)
 
+    /// Options; the defaults are what a browser does (timeouts, linger, tunnel domains).
     public init(
         bluetooth: BLEBackend,
         timeout: Duration = Self.defaultTimeout,

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCTAP
 import HybridCore
 
 /// What ``HybridClientRunner`` carries to the phone: one WebAuthn ceremony.
@@ -48,11 +49,11 @@ public enum HybridClientRequest: Sendable, Hashable {
                         to: try GetAssertionResponse(cbor: body), authenticatorInfo: authenticatorInfo))
             }
         } catch let error as CTAPError {
-            throw .invalidResponse("\(error)")
+            throw .invalidResponse(.ctap(error))
         } catch let error as ResponseMappingError {
-            throw .invalidResponse(error.description)
+            throw .invalidResponse(.mapping(error))
         } catch {
-            throw .invalidResponse("\(error)")
+            throw .invalidResponse(.unexpected(UnexpectedError(error)))
         }
     }
 }

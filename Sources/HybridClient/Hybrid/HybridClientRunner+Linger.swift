@@ -35,7 +35,7 @@ extension HybridClientRunner {
             } catch let error as TunnelClientError {
                 failure = .tunnel(error)
             } catch {
-                failure = .invalidResponse("\(error)")
+                failure = .invalidResponse(.unexpected(UnexpectedError(error)))
             }
             let cancelled = Task.isCancelled
             group.cancelAll()

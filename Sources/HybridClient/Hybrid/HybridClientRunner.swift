@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HybridBluetooth
+import HybridCTAP
 import HybridCore
 import HybridTransport
 import Logging
@@ -23,9 +24,11 @@ import Synchronization
 ///
 /// Cancelling the calling task ends the ceremony cleanly (scanning stops, the tunnel closes).
 public struct HybridClientRunner: Sendable {
+    /// The options of every ceremony this runner drives.
     public let options: HybridClientOptions
     private let logger: Logger
 
+    /// A runner with these options, logging to `logger` (silent by default).
     public init(
         options: HybridClientOptions,
         logger: Logger = Logger(label: "hybrid-client", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -322,10 +325,10 @@ public struct HybridClientRunner: Sendable {
                     pending += try session.send(.ctap(ctapRequest))
                     await emit(.waitingForApproval)
                 case .deliverResponse(let payload):
-                    guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse("not CTAP") }
+                    guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse(.notCTAP) }
                     reply = bytes
                 case .finish:
-                    guard let reply, let handshake else { throw HybridClientError.invalidResponse("no reply") }
+                    guard let reply, let handshake else { throw HybridClientError.invalidResponse(.noReply) }
                     return (reply, handshake)
                 case .updateReceived, .connectTunnel:
                     break  // updates carry nothing this client uses; connectTunnel only answers an advert
@@ -366,10 +369,10 @@ public struct HybridClientRunner: Sendable {
         do {
             decoded = try CTAPResponse.decode(reply)
         } catch {
-            throw .invalidResponse("\(error)")
+            throw .invalidResponse(.ctap(error))
         }
         guard decoded.status.isSuccess else { throw HybridClientError(status: decoded.status) }
-        guard let body = decoded.body else { throw .invalidResponse("success without a response map") }
+        guard let body = decoded.body else { throw .invalidResponse(.missingResponseMap) }
         return try request.response(to: body, authenticatorInfo: authenticatorInfo)
     }
 }

@@ -24,6 +24,7 @@ public struct HybridSessionEnd: Sendable, Equatable {
     /// counted, not stored.
     public var lateUpdates: Int
 
+    /// An end for `reason`, after `lateUpdates` update messages.
     public init(reason: Reason, lateUpdates: Int = 0) {
         self.reason = reason
         self.lateUpdates = lateUpdates

@@ -18,6 +18,7 @@ public enum OriginError: Error, Hashable, Sendable {
 }
 
 extension OriginError: CustomStringConvertible {
+    /// One line for a user.
     public var description: String {
         switch self {
         case .malformedOrigin(let text): "\"\(text)\" is not an origin (expected https://host[:port])"

@@ -5,6 +5,7 @@
 /// user info and non-ASCII hosts are rejected. The host is lower-cased and a default port dropped,
 /// so ``serialization`` is the ASCII serialization browsers put in clientDataJSON.
 public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// The origin's scheme.
     public enum Scheme: String, Sendable, Hashable {
         case https
         case http
@@ -12,7 +13,9 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
         var defaultPort: UInt16 { self == .https ? 443 : 80 }
     }
 
+    /// `https`, or `http` for localhost.
     public let scheme: Scheme
+    /// The host.
     public let host: WebHost
     /// The port if it is not the scheme's default.
     public let port: UInt16?
@@ -54,5 +57,6 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
+    /// One line for a user.
     public var description: String { serialization }
 }

@@ -18,6 +18,7 @@ public enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible
     /// A system call failed.
     case system(operation: String, path: String, errno: Int32)
 
+    /// One line for a user.
     public var description: String {
         switch self {
         case .ownedByAnotherUser(let path, let owner):

@@ -43,7 +43,7 @@ public struct QRCodeMatrix: Sendable, Hashable {
     public let modules: [Bool]
 
     /// Encodes `text` as a QR code.
-    public init(encoding text: String, errorCorrection: QRErrorCorrection = .low) throws(QRCodeError) {
+    public init(encoding text: String, errorCorrection: QRErrorCorrection = .low) throws(QRCodeMatrixError) {
         guard !text.utf8.contains(0) else { throw .containsNUL }
         errno = 0
         guard let symbol = QRcode_encodeString(text, 0, errorCorrection.libqrencodeLevel, QR_MODE_8, 1) else {

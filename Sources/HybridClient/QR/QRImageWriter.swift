@@ -7,6 +7,7 @@ public struct QRImageWriter: Sendable {
     /// PNG pixels per module.
     public var pixelsPerModule: Int
 
+    /// A writer with a 4-module quiet zone (the QR minimum) and 8 pixels per module by default.
     public init(quietZone: Int = 4, pixelsPerModule: Int = 8) {
         precondition(quietZone >= 0 && pixelsPerModule > 0, "invalid image geometry")
         self.quietZone = quietZone

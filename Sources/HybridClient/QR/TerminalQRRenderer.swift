@@ -4,6 +4,7 @@
 /// Phones need dark modules on a light background. A glyph is drawn in the terminal's foreground
 /// colour, so what the glyphs stand for depends on ``Palette``.
 public struct TerminalQRRenderer: Sendable {
+    /// How modules are drawn on the terminal.
     public enum Palette: Sendable, Hashable {
         /// Forces black background and bright white foreground with ANSI SGR codes on every line;
         /// glyphs draw the light modules. Looks right on any terminal theme (the default).
@@ -16,8 +17,10 @@ public struct TerminalQRRenderer: Sendable {
 
     /// Light modules around the symbol; the QR specification asks for 4.
     public var quietZone: Int
+    /// The colours used.
     public var palette: Palette
 
+    /// A renderer with a 4-module quiet zone (the QR minimum) and ANSI colours by default.
     public init(quietZone: Int = 4, palette: Palette = .ansi) {
         precondition(quietZone >= 0, "quiet zone cannot be negative")
         self.quietZone = quietZone

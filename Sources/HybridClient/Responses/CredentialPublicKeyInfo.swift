@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// What `getPublicKey()` and `getPublicKeyAlgorithm()` report for a new credential.

@@ -5,11 +5,17 @@ import HybridCore
 /// `Response` is the attestation (create) or assertion (get) part. Every binary member is unpadded
 /// base64url.
 public struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+    /// The credential ID, base64url.
     public var id: String
+    /// The credential ID, base64url (the same as ``id``).
     public var rawId: String
+    /// The authenticator's response.
     public var response: Response
+    /// `cross-platform`: a phone over hybrid.
     public var authenticatorAttachment: String
+    /// The extension outputs.
     public var clientExtensionResults: ClientExtensionResults
+    /// `public-key`.
     public var type: String
 
     /// A response for a credential reached over hybrid: `cross-platform`.
@@ -36,15 +42,20 @@ public struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>: 
 public struct ClientExtensionResults: Sendable, Hashable, Codable {
     /// `prf`: `enabled` after `create()`, `results` when the PRF was evaluated.
     public struct PRF: Sendable, Hashable, Codable {
+        /// Whether prf is enabled for the credential (at creation).
         public var enabled: Bool?
+        /// The prf outputs, if evaluated.
         public var results: Results?
 
         /// `AuthenticationExtensionsPRFValuesJSON`.
         public struct Results: Sendable, Hashable, Codable {
+            /// The first output, base64url.
             public var first: String
+            /// The second output, base64url, if a second input was given.
             public var second: String?
         }
 
+        /// prf outputs; `nil` leaves a member out.
         public init(enabled: Bool? = nil, results: PRFValues? = nil) {
             self.enabled = enabled
             self.results = results.map {
@@ -61,10 +72,14 @@ public struct ClientExtensionResults: Sendable, Hashable, Codable {
 
     /// `largeBlob`: `supported` after `create()`, `blob` after a read, `written` after a write.
     public struct LargeBlob: Sendable, Hashable, Codable {
+        /// Whether the credential supports largeBlob (at creation).
         public var supported: Bool?
+        /// The blob read, base64url.
         public var blob: String?
+        /// Whether the write succeeded.
         public var written: Bool?
 
+        /// largeBlob outputs; `nil` leaves a member out.
         public init(supported: Bool? = nil, blob: [UInt8]? = nil, written: Bool? = nil) {
             self.supported = supported
             self.blob = blob.map { Base64URL.encode($0) }
@@ -72,10 +87,14 @@ public struct ClientExtensionResults: Sendable, Hashable, Codable {
         }
     }
 
+    /// prf outputs.
     public var prf: PRF?
+    /// credProps output (`rk`).
     public var credProps: CredentialProperties?
+    /// largeBlob outputs.
     public var largeBlob: LargeBlob?
 
+    /// Extension outputs; `nil` leaves one out.
     public init(prf: PRF? = nil, credProps: CredentialProperties? = nil, largeBlob: LargeBlob? = nil) {
         self.prf = prf
         self.credProps = credProps

@@ -3,8 +3,11 @@ public typealias RegistrationResponseJSON = PublicKeyCredentialJSON<Authenticato
 
 /// `AuthenticatorAttestationResponseJSON`, binary members in unpadded base64url.
 public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable {
+    /// The client data JSON the signature covers, base64url.
     public var clientDataJSON: String
+    /// The CBOR attestation object, base64url.
     public var attestationObject: String
+    /// The authenticator data, base64url.
     public var authenticatorData: String
     /// Always `["hybrid"]` here.
     public var transports: [String]
@@ -14,6 +17,7 @@ public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable 
     /// COSE algorithm of the credential key (-7 for ES256).
     public var publicKeyAlgorithm: Int64
 
+    /// A response from its base64url members.
     public init(
         clientDataJSON: String,
         attestationObject: String,

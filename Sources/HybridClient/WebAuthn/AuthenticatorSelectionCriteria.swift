@@ -1,12 +1,15 @@
 /// `AuthenticatorSelectionCriteria` (WebAuthn L3 §5.4.4), with the specification's defaults.
 public struct AuthenticatorSelectionCriteria: Sendable, Hashable {
+    /// `platform` or `cross-platform`; `nil` accepts either.
     public var authenticatorAttachment: AuthenticatorAttachment?
     /// `nil` when absent or unknown; see ``effectiveResidentKey``.
     public var residentKey: ResidentKeyRequirement?
     /// The legacy WebAuthn Level 1 flag, used only when `residentKey` is absent.
     public var requireResidentKey: Bool
+    /// `required`, `preferred` (the default) or `discouraged`.
     public var userVerification: UserVerificationRequirement
 
+    /// Criteria; the defaults are the WebAuthn defaults.
     public init(
         authenticatorAttachment: AuthenticatorAttachment? = nil,
         residentKey: ResidentKeyRequirement? = nil,
@@ -31,6 +34,7 @@ extension AuthenticatorSelectionCriteria: Decodable {
         case authenticatorAttachment, residentKey, requireResidentKey, userVerification
     }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         authenticatorAttachment = try container.decodeLenientEnum(

@@ -11,12 +11,14 @@ public struct ClientData: Sendable, Hashable {
         case get = "webauthn.get"
     }
 
+    /// `webauthn.create` or `webauthn.get`.
     public var ceremony: Ceremony
     /// The raw challenge; serialized as base64url.
     public var challenge: [UInt8]
     /// The caller's origin.
     public var origin: WebOrigin
 
+    /// Client data for `ceremony` with this challenge and origin.
     public init(ceremony: Ceremony, challenge: [UInt8], origin: WebOrigin) {
         self.ceremony = ceremony
         self.challenge = challenge

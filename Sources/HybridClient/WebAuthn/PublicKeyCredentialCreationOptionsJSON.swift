@@ -13,8 +13,10 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
     public struct RelyingParty: Sendable, Hashable {
         /// The RP ID; `nil` means "the origin's host".
         public var id: String?
+        /// The human-palatable name.
         public var name: String
 
+        /// A relying party from its ID (`nil`: the origin's host) and name.
         public init(id: String?, name: String) {
             self.id = id
             self.name = name
@@ -25,9 +27,12 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
     public struct User: Sendable, Hashable {
         /// The user handle, 1 to 64 bytes.
         public var id: [UInt8]
+        /// The human-palatable name.
         public var name: String
+        /// The user's display name.
         public var displayName: String
 
+        /// A user from its handle and names.
         public init(id: [UInt8], name: String, displayName: String) {
             self.id = id
             self.name = name
@@ -37,10 +42,12 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
 
     /// `PublicKeyCredentialParameters`: one acceptable COSE algorithm.
     public struct CredentialParameters: Sendable, Hashable {
+        /// `public-key`.
         public var type: String
         /// COSE algorithm identifier (-7 ES256, -8 EdDSA, -257 RS256, …).
         public var alg: Int64
 
+        /// Parameters for the COSE algorithm `alg`.
         public init(alg: Int64, type: String = "public-key") {
             self.type = type
             self.alg = alg
@@ -50,22 +57,30 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable {
         public static let defaults: [CredentialParameters] = [.init(alg: -7), .init(alg: -257)]
     }
 
+    /// The relying party.
     public var rp: RelyingParty
+    /// The user account.
     public var user: User
+    /// The challenge bytes (base64url in JSON).
     public var challenge: [UInt8]
     /// Only entries of type `public-key`, in the RP's order of preference.
     public var pubKeyCredParams: [CredentialParameters]
     /// Milliseconds, as the RP asked; `nil` if absent.
     public var timeout: UInt32?
+    /// Credentials the phone must not already hold.
     public var excludeCredentials: [PublicKeyCredentialDescriptorJSON]
+    /// Resident key, attachment and user verification requirements.
     public var authenticatorSelection: AuthenticatorSelectionCriteria
+    /// The attestation conveyance preference.
     public var attestation: AttestationConveyancePreference
+    /// Hints for the client's UI, in order (unknown values dropped).
     public var hints: [PublicKeyCredentialHint]
     /// The extensions this client processes.
     public var extensions: RegistrationExtensionInputs
     /// Other extension identifiers found in `extensions`, not processed; callers may warn about them.
     public var ignoredExtensions: [String]
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(
         rp: RelyingParty,
         user: User,
@@ -104,6 +119,7 @@ extension PublicKeyCredentialCreationOptionsJSON: Decodable {
         case attestation, hints, extensions
     }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         rp = try container.decode(RelyingParty.self, forKey: .rp)
@@ -136,6 +152,7 @@ extension PublicKeyCredentialCreationOptionsJSON: Decodable {
 extension PublicKeyCredentialCreationOptionsJSON.RelyingParty: Decodable {
     private enum CodingKeys: String, CodingKey { case id, name }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decodeIfPresent(String.self, forKey: .id)
@@ -146,6 +163,7 @@ extension PublicKeyCredentialCreationOptionsJSON.RelyingParty: Decodable {
 extension PublicKeyCredentialCreationOptionsJSON.User: Decodable {
     private enum CodingKeys: String, CodingKey { case id, name, displayName }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decodeBase64URL(forKey: .id)
@@ -158,6 +176,7 @@ extension PublicKeyCredentialCreationOptionsJSON.User: Decodable {
 extension PublicKeyCredentialCreationOptionsJSON.CredentialParameters: Decodable {
     private enum CodingKeys: String, CodingKey { case type, alg }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         type = try container.decode(String.self, forKey: .type)

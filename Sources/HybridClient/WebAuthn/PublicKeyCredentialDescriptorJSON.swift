@@ -8,6 +8,7 @@ public struct PublicKeyCredentialDescriptorJSON: Sendable, Hashable {
     /// Transport hints, known values only. Never forwarded to a phone (protocol.md §10.5).
     public var transports: [AuthenticatorTransport]
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(id: [UInt8], transports: [AuthenticatorTransport] = [], type: String = "public-key") {
         self.type = type
         self.id = id
@@ -20,6 +21,7 @@ extension PublicKeyCredentialDescriptorJSON: Decodable {
         case type, id, transports
     }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         type = try container.decode(String.self, forKey: .type)

@@ -7,6 +7,7 @@ import Foundation
 /// whose `type` is not `"public-key"` are skipped. The extensions in ``AuthenticationExtensionInputs``
 /// are processed; other extension identifiers are ignored (listed in ``ignoredExtensions``).
 public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable {
+    /// The challenge bytes (base64url in JSON).
     public var challenge: [UInt8]
     /// Milliseconds, as the RP asked; `nil` if absent.
     public var timeout: UInt32?
@@ -14,13 +15,16 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable {
     public var rpId: String?
     /// Empty means "any discoverable credential for this RP".
     public var allowCredentials: [PublicKeyCredentialDescriptorJSON]
+    /// `required`, `preferred` (the default) or `discouraged`.
     public var userVerification: UserVerificationRequirement
+    /// Hints for the client's UI, in order (unknown values dropped).
     public var hints: [PublicKeyCredentialHint]
     /// The extensions this client processes.
     public var extensions: AuthenticationExtensionInputs
     /// Other extension identifiers found in `extensions`, not processed; callers may warn about them.
     public var ignoredExtensions: [String]
 
+    /// Creates the value from its members; the defaults are the WebAuthn defaults.
     public init(
         challenge: [UInt8],
         timeout: UInt32? = nil,
@@ -52,6 +56,7 @@ extension PublicKeyCredentialRequestOptionsJSON: Decodable {
         case challenge, timeout, rpId, allowCredentials, userVerification, hints, extensions
     }
 
+    /// Decodes the JSON form, with the checks browsers make.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         challenge = try container.decodeBase64URL(forKey: .challenge)

@@ -29,6 +29,7 @@ public enum WebAuthnOptionsError: Error, Hashable, Sendable {
 }
 
 extension WebAuthnOptionsError: CustomStringConvertible {
+    /// One line for a user.
     public var description: String {
         switch self {
         case .malformedJSON: "the options are not valid JSON"

@@ -1,8 +1,9 @@
+import HybridCTAP
 import HybridCore
 
 /// Judges a getAssertion reply for the credential the makeCredential created (CTAP 2.2 §6.2;
 /// WebAuthn §6.1, §6.3.3), and the counter across the two.
-public enum AssertionJudgement {
+package enum AssertionJudgement {
     static let checks = ResponseJudgementSupport.Checks(
         status: ClientChecks.getAssertionStatus, canonical: ClientChecks.getAssertionCanonical,
         response: ClientChecks.getAssertionResponse, authData: ClientChecks.getAssertionAuthData,
@@ -14,7 +15,7 @@ public enum AssertionJudgement {
     /// - Parameters:
     ///   - reply: The CTAP reply (status byte + CBOR), or `nil` if none came.
     ///   - credential: The credential registered earlier, the only one in the request's allowList.
-    public static func judge(
+    package static func judge(
         reply: [UInt8]?, rpID: String, clientDataHash: [UInt8], credential: RegisteredCredential,
         getInfo: AuthenticatorGetInfoResponse?, into report: inout ConformanceReport
     ) {

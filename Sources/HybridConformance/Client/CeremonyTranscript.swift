@@ -1,19 +1,19 @@
 /// What the conformance client saw in one QR ceremony (one request): every message the
 /// authenticator sent, as inspected, the reply its session delivered, and why it ended early.
-public struct CeremonyTranscript: Sendable {
+package struct CeremonyTranscript: Sendable {
     /// The request this ceremony carried, e.g. "makeCredential".
-    public let request: String
+    package let request: String
     /// The authenticator's messages in arrival order, as ``FrameInspector`` saw them.
-    public var messages: [InspectedMessage] = []
+    package var messages: [InspectedMessage] = []
     /// The CTAP reply (status byte + CBOR) the client's session delivered.
-    public var reply: [UInt8]?
+    package var reply: [UInt8]?
     /// Why the ceremony failed before a reply (the session's error, a timeout, a closed tunnel).
-    public var failure: String?
+    package var failure: String?
 
-    public init(request: String) { self.request = request }
+    package init(request: String) { self.request = request }
 
     /// The frames that decrypted, in order.
-    public var openedFrames: [OpenedFrame] {
+    package var openedFrames: [OpenedFrame] {
         messages.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }
     }
 }

@@ -4,10 +4,10 @@ import HybridCore
 /// items 3 and 8): a silent getAssertion, a second request in one session, and a QR code without
 /// a timestamp. From the client's side "asked the user" is visible only as the UP flag, so a
 /// signature with UP clear counts as silent.
-public enum ConsentJudgement {
+package enum ConsentJudgement {
     /// The getAssertion with `up` = false: refused (any error status, or no reply at all), or
     /// signed with UP set (the user was asked). Status 00 with UP clear fails.
-    public static func judgeSilentAssertion(_ transcript: CeremonyTranscript, into report: inout ConformanceReport) {
+    package static func judgeSilentAssertion(_ transcript: CeremonyTranscript, into report: inout ConformanceReport) {
         let check = ClientChecks.silentAssertion
         guard let reply = transcript.reply, let status = reply.first else {
             report.pass(check, observed: "no reply (\(transcript.failure ?? "the session ended"))")
@@ -29,7 +29,7 @@ public enum ConsentJudgement {
 
     /// The session that sent a second getAssertion after the first reply: any second reply but
     /// status 00 passes, and so does none (the phone closed the tunnel).
-    public static func judgeSecondRequest(_ transcript: CeremonyTranscript, into report: inout ConformanceReport) {
+    package static func judgeSecondRequest(_ transcript: CeremonyTranscript, into report: inout ConformanceReport) {
         let check = ClientChecks.oneRequest
         let replies = ctapReplies(transcript)
         let failure = transcript.failure
@@ -48,7 +48,7 @@ public enum ConsentJudgement {
     }
 
     /// The QR code without key 3: passes when the authenticator never answered the handshake.
-    public static func judgeUndatedQRCode(_ transcript: CeremonyTranscript, into report: inout ConformanceReport) {
+    package static func judgeUndatedQRCode(_ transcript: CeremonyTranscript, into report: inout ConformanceReport) {
         let check = ClientChecks.undatedQRCode
         report.expect(
             check, transcript.messages.isEmpty,

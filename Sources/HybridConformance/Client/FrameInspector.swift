@@ -8,7 +8,7 @@ import HybridCore
 /// It runs beside the client's ``ClientSession`` on the same messages: the Noise handshake is
 /// deterministic for the client's ephemeral key, so re-running it on msg2 gives the same traffic
 /// keys. Sans-IO: no sockets, no clocks, no randomness.
-public struct FrameInspector: Sendable {
+package struct FrameInspector: Sendable {
     private enum State: Sendable {
         case awaitingMessage2(HandshakeInitiator)
         case opening(TransportCrypter, opened: Int)
@@ -22,7 +22,7 @@ public struct FrameInspector: Sendable {
     ///   - qrSecret: The QR secret (QR key 1).
     ///   - ephemeralKey: The handshake key the client's session used.
     ///   - advert: The authenticator's decrypted advert, which the PSK is derived from.
-    public init(
+    package init(
         identityKey: P256.KeyAgreement.PrivateKey, qrSecret: QRSecret, ephemeralKey: P256.KeyAgreement.PrivateKey,
         advert: AdvertPlaintext
     ) {
@@ -33,7 +33,7 @@ public struct FrameInspector: Sendable {
     }
 
     /// Inspects the next message from the authenticator (msg2 first, then the frames).
-    public mutating func inspect(_ message: [UInt8]) -> InspectedMessage {
+    package mutating func inspect(_ message: [UInt8]) -> InspectedMessage {
         switch state {
         case .awaitingMessage2(let initiator):
             do {
@@ -70,7 +70,7 @@ public struct FrameInspector: Sendable {
 }
 
 /// One message from the authenticator, as ``FrameInspector`` saw it.
-public enum InspectedMessage: Sendable, Equatable {
+package enum InspectedMessage: Sendable, Equatable {
     /// The handshake response; the error if the handshake failed.
     case message2(HandshakeError?)
     /// A frame that decrypted.

@@ -1,10 +1,11 @@
+import HybridCTAP
 import HybridCore
 
 /// Judges the authenticator's getInfo from its post-handshake message (CTAP 2.2 §6.4).
-public enum GetInfoJudgement {
+package enum GetInfoJudgement {
     /// Records the getInfo checks into `report` and returns the parsed getInfo, if it parses.
     @discardableResult
-    public static func judge(_ getInfo: [UInt8]?, into report: inout ConformanceReport) -> AuthenticatorGetInfoResponse?
+    package static func judge(_ getInfo: [UInt8]?, into report: inout ConformanceReport) -> AuthenticatorGetInfoResponse?
     {
         let checks = [
             ClientChecks.getInfoCanonical, ClientChecks.getInfoVersions, ClientChecks.getInfoAAGUID,

@@ -1,26 +1,26 @@
 import HybridCore
 
 /// A decrypted frame with its padding still on.
-public struct OpenedFrame: Sendable, Equatable {
+package struct OpenedFrame: Sendable, Equatable {
     /// The authenticator's write sequence number it was opened with.
-    public let sequence: UInt32
+    package let sequence: UInt32
     /// The plaintext before unpadding.
-    public let padded: [UInt8]
+    package let padded: [UInt8]
     /// The crypter construction that opened it.
-    public let construction: TransportCrypter.Construction
+    package let construction: TransportCrypter.Construction
 
-    public init(sequence: UInt32, padded: [UInt8], construction: TransportCrypter.Construction) {
+    package init(sequence: UInt32, padded: [UInt8], construction: TransportCrypter.Construction) {
         self.sequence = sequence
         self.padded = padded
         self.construction = construction
     }
 
     /// The message without its padding, or `nil` if the padding cannot be stripped.
-    public var message: [UInt8]? { try? TransportPadding.unpad(padded) }
+    package var message: [UInt8]? { try? TransportPadding.unpad(padded) }
 
     /// What is wrong with the padding's length, or `nil`: the padded length must be the smallest
     /// multiple of 32 that holds the message and the count byte (count 0–31, protocol.md §7.1).
-    public var paddingLengthProblem: String? {
+    package var paddingLengthProblem: String? {
         guard let count = padded.last else { return "seq \(sequence): empty plaintext" }
         if padded.count % TransportPadding.granularity != 0 {
             return "seq \(sequence): \(padded.count) padded bytes, not a multiple of 32"
@@ -32,7 +32,7 @@ public struct OpenedFrame: Sendable, Equatable {
     }
 
     /// Whether the bytes the count byte covers are all zero.
-    public var paddingIsZero: Bool {
+    package var paddingIsZero: Bool {
         guard let count = padded.last, Int(count) + 1 <= padded.count else { return false }
         return padded[(padded.count - Int(count) - 1)..<(padded.count - 1)].allSatisfy { $0 == 0 }
     }

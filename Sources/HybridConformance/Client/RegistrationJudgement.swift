@@ -1,13 +1,14 @@
 import Crypto
+import HybridCTAP
 import HybridCore
 
 /// The credential a makeCredential created, as the getAssertion that follows needs it.
-public struct RegisteredCredential: Sendable, Equatable {
-    public let id: [UInt8]
-    public let publicKey: COSEKey
-    public let signCount: UInt32
+package struct RegisteredCredential: Sendable, Equatable {
+    package let id: [UInt8]
+    package let publicKey: COSEKey
+    package let signCount: UInt32
 
-    public init(id: [UInt8], publicKey: COSEKey, signCount: UInt32) {
+    package init(id: [UInt8], publicKey: COSEKey, signCount: UInt32) {
         self.id = id
         self.publicKey = publicKey
         self.signCount = signCount
@@ -15,7 +16,7 @@ public struct RegisteredCredential: Sendable, Equatable {
 }
 
 /// Judges a makeCredential reply in full (CTAP 2.2 §6.1; WebAuthn §6.1, §6.5, §8).
-public enum RegistrationJudgement {
+package enum RegistrationJudgement {
     static let checks = ResponseJudgementSupport.Checks(
         status: ClientChecks.makeCredentialStatus, canonical: ClientChecks.makeCredentialCanonical,
         response: ClientChecks.makeCredentialResponse, authData: ClientChecks.makeCredentialAuthData,
@@ -33,7 +34,7 @@ public enum RegistrationJudgement {
     ///   - clientDataHash: The request's clientDataHash.
     ///   - getInfo: The authenticator's getInfo, if it parsed.
     /// - Returns: The new credential, when its ID and key are usable.
-    public static func judge(
+    package static func judge(
         reply: [UInt8]?, rpID: String, clientDataHash: [UInt8], getInfo: AuthenticatorGetInfoResponse?,
         into report: inout ConformanceReport
     ) -> RegisteredCredential? {

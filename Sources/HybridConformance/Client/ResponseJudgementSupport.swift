@@ -1,4 +1,5 @@
 import Crypto
+import HybridCTAP
 import HybridCore
 
 /// The steps makeCredential and getAssertion responses share: status, canonical CBOR, and the

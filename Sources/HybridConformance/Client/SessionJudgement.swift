@@ -2,9 +2,9 @@ import HybridCore
 
 /// Judges the session layer of the client mode's ceremonies (handshake, crypter construction,
 /// padding, post-handshake message, the reply): each check once, over every ceremony.
-public enum SessionJudgement {
+package enum SessionJudgement {
     /// Records the session checks for `ceremonies` (in the order they ran) into `report`.
-    public static func judge(_ ceremonies: [CeremonyTranscript], into report: inout ConformanceReport) {
+    package static func judge(_ ceremonies: [CeremonyTranscript], into report: inout ConformanceReport) {
         judgeHandshake(ceremonies, into: &report)
         guard ceremonies.contains(where: { !$0.openedFrames.isEmpty }) else {
             for check in [
@@ -132,7 +132,7 @@ public enum SessionJudgement {
     }
 
     /// The getInfo bytes (post-handshake key 1) of the first ceremony that delivered one.
-    public static func getInfo(_ ceremonies: [CeremonyTranscript]) -> [UInt8]? {
+    package static func getInfo(_ ceremonies: [CeremonyTranscript]) -> [UInt8]? {
         for ceremony in ceremonies {
             if let plaintext = ceremony.openedFrames.first?.message,
                 let getInfo = (try? PostHandshakeMessage(decoding: plaintext))?.getInfo

@@ -1,7 +1,7 @@
 import HybridCore
 
 extension AdvertError: VectorErrorClassifiable {
-    public var vectorErrorClass: String {
+    package var vectorErrorClass: String {
         switch self {
         case .invalidLength: return "length"
         case .authenticationFailed: return "tag"

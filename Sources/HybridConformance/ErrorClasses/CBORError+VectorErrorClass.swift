@@ -1,5 +1,5 @@
 import HybridCore
 
 extension CBORError: VectorErrorClassifiable {
-    public var vectorErrorClass: String { "cbor" }
+    package var vectorErrorClass: String { "cbor" }
 }

@@ -1,7 +1,7 @@
 import HybridCore
 
 extension DigitEncodingError: VectorErrorClassifiable {
-    public var vectorErrorClass: String {
+    package var vectorErrorClass: String {
         switch self {
         case .nonDigit: return "non-digit"
         case .invalidLength: return "length"

@@ -1,7 +1,7 @@
 import HybridCore
 
 extension HybridMessageError: VectorErrorClassifiable {
-    public var vectorErrorClass: String {
+    package var vectorErrorClass: String {
         switch self {
         case .emptyFrame, .invalidLength: return "length"
         case .unknownMessageType: return "message-type"

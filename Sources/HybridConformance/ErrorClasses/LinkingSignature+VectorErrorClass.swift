@@ -1,7 +1,7 @@
 import HybridCore
 
 extension LinkingSignatureError: VectorErrorClassifiable {
-    public var vectorErrorClass: String {
+    package var vectorErrorClass: String {
         switch self {
         case .invalidSignature: return "signature"
         }

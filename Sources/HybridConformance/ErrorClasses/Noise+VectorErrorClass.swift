@@ -1,7 +1,7 @@
 import HybridCore
 
 extension HandshakeError: VectorErrorClassifiable {
-    public var vectorErrorClass: String {
+    package var vectorErrorClass: String {
         switch self {
         case .invalidMessageLength: return "length"
         case .invalidPoint: return "point"

@@ -1,7 +1,7 @@
 import HybridCore
 
 extension QRCodeError: VectorErrorClassifiable {
-    public var vectorErrorClass: String {
+    package var vectorErrorClass: String {
         switch self {
         case .invalidPrefix: return "prefix"
         case .digits(let error): return error.vectorErrorClass

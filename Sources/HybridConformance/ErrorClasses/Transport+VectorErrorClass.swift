@@ -1,7 +1,7 @@
 import HybridCore
 
 extension TransportError: VectorErrorClassifiable {
-    public var vectorErrorClass: String {
+    package var vectorErrorClass: String {
         switch self {
         case .sequenceLimitReached: return "range"
         case .authenticationFailed: return "aead"

@@ -1,5 +1,5 @@
 import HybridCore
 
 extension TunnelPathError: VectorErrorClassifiable {
-    public var vectorErrorClass: String { "path" }
+    package var vectorErrorClass: String { "path" }
 }

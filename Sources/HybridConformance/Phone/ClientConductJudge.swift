@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HybridCTAP
 import HybridCore
 
 /// Judges what a client under test sends on the tunnel, message by message, as a strict phone
@@ -8,7 +9,7 @@ import HybridCore
 /// driver feeds it each client message (with the padded plaintext the phone's session decrypted)
 /// and the moment the reply went out; ``record(into:)`` writes the `phone.handshake.*`,
 /// `phone.transport.*`, `phone.frame.*`, `phone.ctap.*` and `phone.session.*` results.
-public struct ClientConductJudge: Sendable {
+package struct ClientConductJudge: Sendable {
     private enum Event: Sendable, Equatable {
         case request
         case shutdown
@@ -38,7 +39,7 @@ public struct ClientConductJudge: Sendable {
     ///   - revision: the revision the phone speaks (a revision-0 profile has no type bytes).
     ///   - hint: the QR code's request type, if it had one.
     ///   - phoneHangsUp: the phone closes right after its reply, so the client's shutdown cannot be judged.
-    public init(revision: HybridProtocolRevision = .one, hint: HybridRequestType? = nil, phoneHangsUp: Bool = false) {
+    package init(revision: HybridProtocolRevision = .one, hint: HybridRequestType? = nil, phoneHangsUp: Bool = false) {
         self.revision = revision
         self.hint = hint
         self.phoneHangsUp = phoneHangsUp
@@ -46,7 +47,7 @@ public struct ClientConductJudge: Sendable {
 
     /// One client message. `paddedPlaintext` is what the phone's session decrypted (`nil` for the
     /// handshake message or when it did not authenticate); `accepted` says whether the session took it.
-    public mutating func observe(_ message: [UInt8], paddedPlaintext: [UInt8]?, accepted: Bool) {
+    package mutating func observe(_ message: [UInt8], paddedPlaintext: [UInt8]?, accepted: Bool) {
         guard handshake != nil else {
             handshake = (message, accepted)
             return
@@ -66,15 +67,15 @@ public struct ClientConductJudge: Sendable {
     }
 
     /// The phone sent its reply to the request.
-    public mutating func replySent() { events.append(.reply) }
+    package mutating func replySent() { events.append(.reply) }
 
     /// Records every message check as skipped, `because` (nothing reached the tunnel).
-    public static func skipAll(because reason: String, into report: inout ConformanceReport) {
+    package static func skipAll(because reason: String, into report: inout ConformanceReport) {
         for check in checks { report.skip(check, because: reason) }
     }
 
     /// Records the results. Checks with nothing to judge are skipped with the reason.
-    public func record(into report: inout ConformanceReport) {
+    package func record(into report: inout ConformanceReport) {
         guard let handshake else {
             for check in Self.checks { report.skip(check, because: "the client sent no handshake message") }
             return

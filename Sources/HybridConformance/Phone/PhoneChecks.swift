@@ -1,115 +1,115 @@
 /// The checks of `hybrid-conformance phone`: the tool acts as a strict phone and judges the client
 /// under test (a browser, libwebauthn, hybrid-client) by its QR code and every message it sends.
-public enum PhoneChecks {
+package enum PhoneChecks {
     // MARK: The QR code
 
-    public static let qrFormat = ConformanceCheck(
+    package static let qrFormat = ConformanceCheck(
         id: "phone.qr.format", title: "the QR text is FIDO:/ followed by a valid digit encoding",
         reference: "protocol.md §1.1, §1.2")
-    public static let qrCanonicalCBOR = ConformanceCheck(
+    package static let qrCanonicalCBOR = ConformanceCheck(
         id: "phone.qr.canonical-cbor", title: "the QR payload is one canonical CBOR map with unsigned integer keys",
         reference: "protocol.md §0.2, §1.3")
-    public static let qrRequiredKeys = ConformanceCheck(
+    package static let qrRequiredKeys = ConformanceCheck(
         id: "phone.qr.required-keys",
         title: "key 0 is a 33-byte compressed P-256 point and key 1 a 16-byte secret",
         reference: "protocol.md §1.3")
-    public static let qrKeyTypes = ConformanceCheck(
+    package static let qrKeyTypes = ConformanceCheck(
         id: "phone.qr.key-types", title: "keys 2 and 3 are unsigned integers, 4 a bool and 5 a text string if present",
         reference: "protocol.md §1.3")
-    public static let qrKey4Present = ConformanceCheck(
+    package static let qrKey4Present = ConformanceCheck(
         id: "phone.qr.key4-present",
         title: "key 4 (linking) is present, so that intermediate Android phones use revision 1",
         reference: "protocol.md §10.2")
-    public static let qrKey4NoLinking = ConformanceCheck(
+    package static let qrKey4NoLinking = ConformanceCheck(
         id: "phone.qr.key4-false",
         title: "key 4 is false: WebAuthn clients no longer ask for linking (Chrome ≥ M136, Safari)",
         reference: "protocol.md §10.6", required: false)
-    public static let qrKey2Domains = ConformanceCheck(
+    package static let qrKey2Domains = ConformanceCheck(
         id: "phone.qr.key2-domains",
         title: "key 2 announces both assigned tunnel domains (2), which picks the new crypter",
         reference: "protocol.md §4.1, §10.3", required: false)
-    public static let qrKey6Type = ConformanceCheck(
+    package static let qrKey6Type = ConformanceCheck(
         id: "phone.qr.key6-type", title: "key 6, if present, is an array of unsigned channel IDs (CTAP 2.3)",
         reference: "protocol.md §1.3")
-    public static let qrKey6OnlyWithL2CAP = ConformanceCheck(
+    package static let qrKey6OnlyWithL2CAP = ConformanceCheck(
         id: "phone.qr.key6-only-with-l2cap",
         title: "key 6 is omitted unless it offers BLE L2CAP (Play Services before CTAP 2.3 rejects an array)",
         reference: "protocol.md §1.3, §10.1", required: false)
-    public static let qrRequestType = ConformanceCheck(
+    package static let qrRequestType = ConformanceCheck(
         id: "phone.qr.request-type", title: "key 5 is \"ga\", \"mc\", \"dcp\" or \"dci\"",
         reference: "protocol.md §1.3", required: false)
-    public static let qrTimestamp = ConformanceCheck(
+    package static let qrTimestamp = ConformanceCheck(
         id: "phone.qr.timestamp", title: "key 3 is the current time (within 10 minutes)",
         reference: "protocol.md §1.3", required: false)
 
     // MARK: The handshake
 
-    public static let handshakeLayout = ConformanceCheck(
+    package static let handshakeLayout = ConformanceCheck(
         id: "phone.handshake.layout",
         title: "msg1 is 81 bytes: an uncompressed P-256 point (65) and the 16-byte tag of an empty payload",
         reference: "protocol.md §6.2")
-    public static let handshakeAccepted = ConformanceCheck(
+    package static let handshakeAccepted = ConformanceCheck(
         id: "phone.handshake.keys", title: "msg1 is a KNpsk0 message under the QR identity key and the advert's PSK",
         reference: "protocol.md §2, §6.2")
 
     // MARK: Every client message after the handshake
 
-    public static let transportDecrypts = ConformanceCheck(
+    package static let transportDecrypts = ConformanceCheck(
         id: "phone.transport.decrypts",
         title: "every message decrypts with the next sequence number and the phone's construction",
         reference: "protocol.md §7.1")
-    public static let transportPadding = ConformanceCheck(
+    package static let transportPadding = ConformanceCheck(
         id: "phone.transport.padding",
         title: "every plaintext is padded with zeros to the smallest multiple of 32, then the zero count",
         reference: "protocol.md §7.1")
-    public static let frameType = ConformanceCheck(
+    package static let frameType = ConformanceCheck(
         id: "phone.frame.type", title: "every message starts with a type byte the client may send (00, 01 or 03)",
         reference: "protocol.md §7.3")
-    public static let ctapCanonicalCBOR = ConformanceCheck(
+    package static let ctapCanonicalCBOR = ConformanceCheck(
         id: "phone.ctap.canonical-cbor", title: "the CTAP request is a command byte and one canonical CBOR map",
         reference: "protocol.md §0.2, §8.1")
-    public static let ctapCommand = ConformanceCheck(
+    package static let ctapCommand = ConformanceCheck(
         id: "phone.ctap.command", title: "the request is makeCredential (01) or getAssertion (02)",
         reference: "protocol.md §8.1")
-    public static let ctapMatchesHint = ConformanceCheck(
+    package static let ctapMatchesHint = ConformanceCheck(
         id: "phone.ctap.matches-hint", title: "the request matches the QR code's request type (key 5)",
         reference: "protocol.md §1.3", required: false)
-    public static let noSilentPreflight = ConformanceCheck(
+    package static let noSilentPreflight = ConformanceCheck(
         id: "phone.ctap.no-silent-preflight", title: "no getAssertion with up = false (a silent preflight)",
         reference: "protocol.md §8.1")
-    public static let oneRequest = ConformanceCheck(
+    package static let oneRequest = ConformanceCheck(
         id: "phone.session.one-request", title: "the client sends exactly one request per session",
         reference: "protocol.md §7.5")
-    public static let shutdownAfterReply = ConformanceCheck(
+    package static let shutdownAfterReply = ConformanceCheck(
         id: "phone.session.shutdown",
         title: "after the reply the client sends shutdown (00) and then nothing more",
         reference: "protocol.md §7.3, §7.5")
 
     // MARK: How the session ended (one of these per run)
 
-    public static let sessionCompleted = ConformanceCheck(
+    package static let sessionCompleted = ConformanceCheck(
         id: "phone.session.completed",
         title: "the client completes the session: its request is answered and it ends the tunnel",
         reference: "protocol.md §7.5")
-    public static let profileTolerated = ConformanceCheck(
+    package static let profileTolerated = ConformanceCheck(
         id: "phone.profile.tolerated",
         title: "the client completes the session with this variant of a current real phone (--profile)",
         reference: "protocol.md §7.2, §7.4, §7.5, §10.5")
-    public static let legacyProfileTolerated = ConformanceCheck(
+    package static let legacyProfileTolerated = ConformanceCheck(
         id: "phone.profile.legacy-tolerated",
         title: "the client also completes the session with a legacy phone (revision 0, old crypter)",
         reference: "protocol.md §10.2, §10.3", required: false)
-    public static let lateUpdate = ConformanceCheck(
+    package static let lateUpdate = ConformanceCheck(
         id: "phone.session.late-update",
         title: "after its shutdown the client keeps the tunnel open for a late update until the phone closes",
         reference: "protocol.md §7.5, §10.8", required: false)
-    public static let faultClientFailsCleanly = ConformanceCheck(
+    package static let faultClientFailsCleanly = ConformanceCheck(
         id: "phone.fault.client-fails-cleanly",
         title: "after the phone's fault (--fault) the client ends the session within the limit",
         reference: "protocol.md §5.4, §7.1")
 
     /// The checks every run judges from the QR code and the client's messages, in report order.
-    public static let judged: [ConformanceCheck] = [
+    package static let judged: [ConformanceCheck] = [
         qrFormat, qrCanonicalCBOR, qrRequiredKeys, qrKeyTypes, qrKey4Present, qrKey4NoLinking, qrKey2Domains,
         qrKey6Type, qrKey6OnlyWithL2CAP, qrRequestType, qrTimestamp,
         handshakeLayout, handshakeAccepted,
@@ -118,6 +118,6 @@ public enum PhoneChecks {
     ]
 
     /// Every check of the mode: ``judged``, then the ones that say how a run ended.
-    public static let all: [ConformanceCheck] =
+    package static let all: [ConformanceCheck] =
         judged + [sessionCompleted, profileTolerated, legacyProfileTolerated, lateUpdate, faultClientFailsCleanly]
 }

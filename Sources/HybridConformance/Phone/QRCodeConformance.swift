@@ -3,9 +3,9 @@ import HybridCore
 
 /// Judges the QR code a client under test shows (protocol.md §1, §10.2, §10.6): the `phone.qr.*`
 /// checks of ``PhoneChecks``. Sans-IO: the text and the current time come in, results go out.
-public enum QRCodeConformance {
+package enum QRCodeConformance {
     /// Most seconds between the QR timestamp (key 3) and now that still count as current.
-    public static let timestampTolerance: Int64 = 600
+    package static let timestampTolerance: Int64 = 600
 
     /// Records the `phone.qr.*` checks for `text` into `report`.
     ///
@@ -15,7 +15,7 @@ public enum QRCodeConformance {
     /// - Returns: the parsed payload if a phone can use it (format, CBOR, required keys and key types
     ///   passed), else `nil`.
     @discardableResult
-    public static func judge(_ text: String, now: Int64, into report: inout ConformanceReport) -> QRCodePayload? {
+    package static func judge(_ text: String, now: Int64, into report: inout ConformanceReport) -> QRCodePayload? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let bytes: [UInt8]
         guard QRCodePayload.hasURLPrefix(trimmed) else {

@@ -3,26 +3,26 @@
 /// Parsed from the raw bytes through the blank line, so the judgement sees exactly what went over
 /// the wire (a second routing-ID header, a header in odd case) rather than what an HTTP library
 /// made of it.
-public struct HTTPResponseHead: Sendable, Equatable {
+package struct HTTPResponseHead: Sendable, Equatable {
     /// `HTTP/1.1`.
-    public let version: String
+    package let version: String
     /// The status code, e.g. 101 or 404.
-    public let status: Int
+    package let status: Int
     /// The reason phrase, possibly empty.
-    public let reason: String
+    package let reason: String
     /// Header fields in order, names as sent.
-    public let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.version == rhs.version && lhs.status == rhs.status && lhs.reason == rhs.reason
             && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// The largest head this parser accepts (bytes through the blank line).
-    public static let maxLength = 16 * 1024
+    package static let maxLength = 16 * 1024
 
     /// The index just past the `\r\n\r\n` that ends a head in `bytes`, or `nil` if it has not ended yet.
-    public static func endIndex(in bytes: some Collection<UInt8>) -> Int? {
+    package static func endIndex(in bytes: some Collection<UInt8>) -> Int? {
         let array = Array(bytes)
         guard array.count >= 4 else { return nil }
         for index in 0...(array.count - 4)
@@ -33,7 +33,7 @@ public struct HTTPResponseHead: Sendable, Equatable {
     }
 
     /// Parses a head (through its blank line; anything after it is ignored).
-    public init(parsing bytes: some Collection<UInt8>) throws(HTTPResponseHeadError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(HTTPResponseHeadError) {
         let array = Array(bytes)
         guard let end = Self.endIndex(in: array) else {
             throw array.count > Self.maxLength ? .tooLong : .incomplete
@@ -62,17 +62,17 @@ public struct HTTPResponseHead: Sendable, Equatable {
     }
 
     /// Every value of the header `name` (case-insensitive), in order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         let lowered = name.lowercased()
         return headers.filter { $0.name.lowercased() == lowered }.map(\.value)
     }
 
     /// The status line as sent, e.g. `404 Not Found`.
-    public var statusText: String { reason.isEmpty ? "\(status)" : "\(status) \(reason)" }
+    package var statusText: String { reason.isEmpty ? "\(status)" : "\(status) \(reason)" }
 }
 
 /// Why bytes are not an HTTP response head.
-public enum HTTPResponseHeadError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum HTTPResponseHeadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No blank line yet.
     case incomplete
     /// Longer than ``HTTPResponseHead/maxLength``.
@@ -84,7 +84,7 @@ public enum HTTPResponseHeadError: Error, Equatable, Sendable, CustomStringConve
     /// A header line without a name and colon.
     case badHeader(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .incomplete: "the response head did not end"
         case .tooLong: "the response head is longer than 16 KiB"

@@ -2,11 +2,11 @@ import Foundation
 import HybridCore
 
 /// An outcome and what was observed, ready to record against a check.
-public struct RelayVerdict: Sendable, Equatable {
-    public let outcome: CheckOutcome
-    public let observed: String
+package struct RelayVerdict: Sendable, Equatable {
+    package let outcome: CheckOutcome
+    package let observed: String
 
-    public init(_ outcome: CheckOutcome, _ observed: String) {
+    package init(_ outcome: CheckOutcome, _ observed: String) {
         self.outcome = outcome
         self.observed = observed
     }
@@ -15,14 +15,14 @@ public struct RelayVerdict: Sendable, Equatable {
 }
 
 /// Judges what a relay did (protocol.md §5): pure functions from observed exchanges to verdicts.
-public enum RelayJudge {
+package enum RelayJudge {
     /// The `Sec-WebSocket-Accept` value a server must send for `key`.
-    public static func expectedAccept(forKey key: String) -> String {
+    package static func expectedAccept(forKey key: String) -> String {
         TunnelWebSocket.acceptValue(forKey: key)
     }
 
     /// `relay.upgrade.valid`: 101, `Upgrade: websocket`, `Connection: Upgrade`, the right accept value.
-    public static func upgrade(_ outcome: RelayRequestOutcome, key: String) -> RelayVerdict {
+    package static func upgrade(_ outcome: RelayRequestOutcome, key: String) -> RelayVerdict {
         guard let head = outcome.head else { return .init(.fail, outcome.summary) }
         guard head.status == 101 else { return .init(.fail, "answered \(head.statusText), expected 101") }
         var problems: [String] = []
@@ -38,7 +38,7 @@ public enum RelayJudge {
     }
 
     /// `relay.subprotocol.echoed` and the subprotocol half of `relay.connect.pairs`.
-    public static func subprotocol(_ outcome: RelayRequestOutcome) -> RelayVerdict {
+    package static func subprotocol(_ outcome: RelayRequestOutcome) -> RelayVerdict {
         guard let head = outcome.head else { return .init(.fail, outcome.summary) }
         guard head.status == 101 else { return .init(.fail, "answered \(head.statusText), expected 101") }
         let values = head.values("Sec-WebSocket-Protocol")
@@ -46,7 +46,7 @@ public enum RelayJudge {
     }
 
     /// `relay.routing-id.header`: exactly one header, exactly 6 hex digits; returns the routing ID.
-    public static func routingIDHeader(_ outcome: RelayRequestOutcome) -> (RelayVerdict, RoutingID?) {
+    package static func routingIDHeader(_ outcome: RelayRequestOutcome) -> (RelayVerdict, RoutingID?) {
         guard let head = outcome.head, head.status == 101 else {
             return (.init(.fail, "no 101 to read it from: \(outcome.summary)"), nil)
         }
@@ -64,12 +64,12 @@ public enum RelayJudge {
     }
 
     /// `relay.routing-id.upper-case`: the header value has no lower-case hex letter.
-    public static func routingIDCase(_ value: String) -> RelayVerdict {
+    package static func routingIDCase(_ value: String) -> RelayVerdict {
         .holds(!value.contains { $0.isLowercase }, "\(TunnelWebSocket.routingIDHeader): \(value)")
     }
 
     /// A check that expects one status (404, 409).
-    public static func status(_ outcome: RelayRequestOutcome, expected: Int) -> RelayVerdict {
+    package static func status(_ outcome: RelayRequestOutcome, expected: Int) -> RelayVerdict {
         guard let head = outcome.head else { return .init(.fail, "\(outcome.summary), expected \(expected)") }
         return head.status == expected
             ? .init(.pass, head.statusText) : .init(.fail, "answered \(head.statusText), expected \(expected)")
@@ -77,7 +77,7 @@ public enum RelayJudge {
 
     /// A check that expects each labelled request to be refused (any answer but 101; a closed
     /// connection counts as refused; no answer at all fails).
-    public static func refused(_ outcomes: [(label: String, outcome: RelayRequestOutcome)]) -> RelayVerdict {
+    package static func refused(_ outcomes: [(label: String, outcome: RelayRequestOutcome)]) -> RelayVerdict {
         let upgraded = outcomes.filter { $0.outcome.upgraded }
         let failed = outcomes.filter { if case .failed = $0.outcome { true } else { false } }
         let observed = outcomes.map { "\($0.label): \($0.outcome.summary)" }.joined(separator: "; ")
@@ -91,7 +91,7 @@ public enum RelayJudge {
     /// The forwarding checks: `received` must equal `sent`, message by message.
     ///
     /// - Parameter ended: how the receiving side's stream ended early, if it did (close code, timeout).
-    public static func forwarding(sent: [[UInt8]], received: [[UInt8]], ended: String? = nil) -> RelayVerdict {
+    package static func forwarding(sent: [[UInt8]], received: [[UInt8]], ended: String? = nil) -> RelayVerdict {
         let sizes = sent.map { String($0.count) }.joined(separator: ", ")
         for (index, message) in received.enumerated() {
             guard index < sent.count else {
@@ -113,12 +113,12 @@ public enum RelayJudge {
 
     /// Close codes a relay may send a side whose tunnel ended normally: 1000, 1001, or the
     /// application range 4000–4999 (RFC 6455 §7.4; 1005 and 1006 must never be sent).
-    public static func isAcceptableCloseCode(_ code: UInt16) -> Bool {
+    package static func isAcceptableCloseCode(_ code: UInt16) -> Bool {
         code == 1000 || code == 1001 || (4000...4999).contains(code)
     }
 
     /// `relay.close.propagated` and `relay.close.drop-propagated`, one labelled observation per direction.
-    public static func closePropagated(_ observations: [(label: String, close: RelayCloseObservation)]) -> RelayVerdict {
+    package static func closePropagated(_ observations: [(label: String, close: RelayCloseObservation)]) -> RelayVerdict {
         var ok = true
         var parts: [String] = []
         for (label, close) in observations {
@@ -130,36 +130,36 @@ public enum RelayJudge {
     }
 
     /// `relay.close.echoed`: the relay answered our close frame with one.
-    public static func closeEchoed(_ close: RelayCloseObservation, sent code: UInt16) -> RelayVerdict {
+    package static func closeEchoed(_ close: RelayCloseObservation, sent code: UInt16) -> RelayVerdict {
         .holds(close.sawCloseFrame, "sent close \(code), relay answered: \(close.summary)")
     }
 
     /// `relay.tls.version`: `version` is the negotiated protocol, e.g. `TLS 1.3`.
-    public static func tlsVersion(_ version: TLSProtocolVersion?) -> RelayVerdict {
+    package static func tlsVersion(_ version: TLSProtocolVersion?) -> RelayVerdict {
         guard let version else { return .init(.fail, "no TLS session was established") }
         return .holds(version >= .tls12, "negotiated \(version)")
     }
 
     /// `relay.tls.old-refused`: a handshake limited to TLS 1.0/1.1 must not succeed.
-    public static func oldTLSRefused(negotiated: TLSProtocolVersion?, error: String?) -> RelayVerdict {
+    package static func oldTLSRefused(negotiated: TLSProtocolVersion?, error: String?) -> RelayVerdict {
         if let negotiated { return .init(.fail, "accepted \(negotiated)") }
         return .init(.pass, "handshake refused: \(error ?? "no session")")
     }
 
     /// A duration that must be at least `minimum` (`nil`: not measured before the deadline).
-    public static func atLeast(_ observed: Duration?, _ minimum: Duration, what: String) -> RelayVerdict {
+    package static func atLeast(_ observed: Duration?, _ minimum: Duration, what: String) -> RelayVerdict {
         guard let observed else { return .init(.pass, "\(what) still open at the deadline") }
         return .holds(observed >= minimum, "\(what) after \(seconds(observed)), minimum \(seconds(minimum))")
     }
 
     /// A duration that must be at most `maximum` (`nil`: it had not happened by the deadline).
-    public static func atMost(_ observed: Duration?, _ maximum: Duration, what: String) -> RelayVerdict {
+    package static func atMost(_ observed: Duration?, _ maximum: Duration, what: String) -> RelayVerdict {
         guard let observed else { return .init(.fail, "not \(what) within \(seconds(maximum))") }
         return .holds(observed <= maximum, "\(what) after \(seconds(observed)), maximum \(seconds(maximum))")
     }
 
     /// `12.3 s`.
-    public static func seconds(_ duration: Duration) -> String {
+    package static func seconds(_ duration: Duration) -> String {
         let (whole, attoseconds) = duration.components
         return String(format: "%.1f s", Double(whole) + Double(attoseconds) / 1e18)
     }
@@ -170,12 +170,12 @@ public enum RelayJudge {
 }
 
 /// A TLS protocol version as the report names it, comparable by age.
-public enum TLSProtocolVersion: Int, Sendable, Comparable, CustomStringConvertible {
+package enum TLSProtocolVersion: Int, Sendable, Comparable, CustomStringConvertible {
     case tls10 = 10, tls11, tls12, tls13
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tls10: "TLS 1.0"
         case .tls11: "TLS 1.1"

@@ -2,13 +2,13 @@ import HybridCore
 
 /// The relay under test: `ws://`, `wss://`, `http://` or `https://` host and port, no path.
 /// `http` means `ws` and `https` means `wss`.
-public struct RelayTarget: Sendable, Equatable, CustomStringConvertible {
-    public let origin: TunnelServerOrigin
+package struct RelayTarget: Sendable, Equatable, CustomStringConvertible {
+    package let origin: TunnelServerOrigin
 
-    public init(origin: TunnelServerOrigin) { self.origin = origin }
+    package init(origin: TunnelServerOrigin) { self.origin = origin }
 
     /// Parses the command-line URL.
-    public init(parsing text: String) throws(RelayTargetError) {
+    package init(parsing text: String) throws(RelayTargetError) {
         var normalized = text
         if text.lowercased().hasPrefix("https://") {
             normalized = "wss://" + text.dropFirst(8)
@@ -23,17 +23,17 @@ public struct RelayTarget: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the relay is reached over TLS.
-    public var usesTLS: Bool { origin.scheme == .wss }
+    package var usesTLS: Bool { origin.scheme == .wss }
 
-    public var description: String { origin.description }
+    package var description: String { origin.description }
 }
 
 /// The relay URL could not be used.
-public struct RelayTargetError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let text: String
-    public let reason: TunnelServerOriginError
+package struct RelayTargetError: Error, Equatable, Sendable, CustomStringConvertible {
+    package let text: String
+    package let reason: TunnelServerOriginError
 
-    public var description: String {
+    package var description: String {
         let why: String
         switch reason {
         case .unsupportedScheme: why = "use ws://, wss://, http:// or https://"

@@ -1,23 +1,23 @@
 /// The bytes of a WebSocket upgrade request as the checks send it, including the malformed
 /// variants (other methods, no subprotocol) that a WebSocket client library would refuse to send.
-public struct RelayUpgradeRequest: Sendable, Equatable {
+package struct RelayUpgradeRequest: Sendable, Equatable {
     /// The fixed `Sec-WebSocket-Key` (RFC 6455 §1.3's sample); any 16-byte base64 value is valid.
-    public static let key = "dGhlIHNhbXBsZSBub25jZQ=="
+    package static let key = "dGhlIHNhbXBsZSBub25jZQ=="
 
-    public var method = "GET"
-    public var path: String
+    package var method = "GET"
+    package var path: String
     /// The `Host` header value.
-    public var host: String
+    package var host: String
     /// The `Sec-WebSocket-Protocol` value; `nil` leaves the header out.
-    public var subprotocol: String? = "fido.cable"
+    package var subprotocol: String? = "fido.cable"
 
-    public init(path: String, host: String) {
+    package init(path: String, host: String) {
         self.path = path
         self.host = host
     }
 
     /// The request head, ending in the blank line.
-    public var text: String {
+    package var text: String {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         text += "Sec-WebSocket-Key: \(Self.key)\r\nSec-WebSocket-Version: 13\r\n"
         if let subprotocol { text += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }

@@ -1,13 +1,13 @@
 /// The few WebSocket frames the relay checks write and read on a raw connection (RFC 6455 §5.2):
 /// masked client frames out, unmasked server frames in.
-public enum WebSocketWireFrame {
-    public static let binary: UInt8 = 0x2
-    public static let close: UInt8 = 0x8
-    public static let ping: UInt8 = 0x9
-    public static let pong: UInt8 = 0xA
+package enum WebSocketWireFrame {
+    package static let binary: UInt8 = 0x2
+    package static let close: UInt8 = 0x8
+    package static let ping: UInt8 = 0x9
+    package static let pong: UInt8 = 0xA
 
     /// A complete client frame (FIN set, masked with `mask`).
-    public static func masked(opcode: UInt8, payload: [UInt8], mask: [UInt8]) -> [UInt8] {
+    package static func masked(opcode: UInt8, payload: [UInt8], mask: [UInt8]) -> [UInt8] {
         precondition(mask.count == 4, "a WebSocket mask is 4 bytes")
         var frame: [UInt8] = [0x80 | (opcode & 0x0F)]
         switch payload.count {
@@ -25,18 +25,18 @@ public enum WebSocketWireFrame {
     }
 
     /// A server frame read from the front of a byte stream.
-    public struct Parsed: Equatable, Sendable {
-        public let fin: Bool
-        public let opcode: UInt8
-        public let payload: [UInt8]
+    package struct Parsed: Equatable, Sendable {
+        package let fin: Bool
+        package let opcode: UInt8
+        package let payload: [UInt8]
         /// Bytes of the stream this frame took.
-        public let length: Int
+        package let length: Int
     }
 
     /// Parses the frame at the front of `bytes`; `nil` if more bytes are needed.
     ///
     /// - Throws: ``WebSocketWireFrameError`` for a masked server frame or a length over `maxPayload`.
-    public static func parse(_ bytes: [UInt8], maxPayload: Int = 1 << 21) throws(WebSocketWireFrameError) -> Parsed? {
+    package static func parse(_ bytes: [UInt8], maxPayload: Int = 1 << 21) throws(WebSocketWireFrameError) -> Parsed? {
         guard bytes.count >= 2 else { return nil }
         guard bytes[1] & 0x80 == 0 else { throw .maskedServerFrame }
         var offset = 2
@@ -62,7 +62,7 @@ public enum WebSocketWireFrame {
 }
 
 /// A server frame the checks cannot accept.
-public enum WebSocketWireFrameError: Error, Equatable, Sendable {
+package enum WebSocketWireFrameError: Error, Equatable, Sendable {
     /// Servers must not mask (RFC 6455 §5.1).
     case maskedServerFrame
     /// The payload is longer than the reader allows.

@@ -1,5 +1,5 @@
 /// How a check ended.
-public enum CheckOutcome: String, Sendable, Codable, CaseIterable {
+package enum CheckOutcome: String, Sendable, Codable, CaseIterable {
     /// The peer did what the rule says.
     case pass
     /// The peer broke a required rule.
@@ -11,13 +11,13 @@ public enum CheckOutcome: String, Sendable, Codable, CaseIterable {
 }
 
 /// A check, its outcome, and what was observed (shown in every report, so it says what the peer did).
-public struct CheckResult: Sendable {
-    public let check: ConformanceCheck
-    public let outcome: CheckOutcome
+package struct CheckResult: Sendable {
+    package let check: ConformanceCheck
+    package let outcome: CheckOutcome
     /// What the peer did, in a line: "echoed \"fido.cable\"", "status 200, expected 404".
-    public let observed: String
+    package let observed: String
 
-    public init(_ check: ConformanceCheck, _ outcome: CheckOutcome, observed: String) {
+    package init(_ check: ConformanceCheck, _ outcome: CheckOutcome, observed: String) {
         self.check = check
         self.outcome = outcome
         self.observed = observed

@@ -2,17 +2,17 @@
 ///
 /// IDs are stable across releases (CI systems and bug reports refer to them): lower-case,
 /// dot-separated, starting with the mode, e.g. `relay.subprotocol.echoed`.
-public struct ConformanceCheck: Sendable, Hashable {
+package struct ConformanceCheck: Sendable, Hashable {
     /// Stable identifier, e.g. `phone.qr.canonical-cbor`.
-    public let id: String
+    package let id: String
     /// One line saying what a conforming peer does.
-    public let title: String
+    package let title: String
     /// Where the rule is written: a protocol.md section (`protocol.md §5.2`) or a CTAP section (`CTAP 2.2 §6.1`).
-    public let reference: String
+    package let reference: String
     /// Whether breaking the rule breaks interoperability. A broken recommendation is reported as `warn`.
-    public let required: Bool
+    package let required: Bool
 
-    public init(id: String, title: String, reference: String, required: Bool = true) {
+    package init(id: String, title: String, reference: String, required: Bool = true) {
         self.id = id
         self.title = title
         self.reference = reference

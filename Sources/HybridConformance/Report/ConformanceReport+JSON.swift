@@ -25,7 +25,7 @@ extension ConformanceReport {
 
     /// Machine output: `{"mode", "subject", "succeeded", "counts": {pass, fail, warn, skip}, "checks": [...]}`,
     /// each check with `id`, `title`, `reference`, `required`, `result` and `observed`.
-    public func jsonData() throws -> Data {
+    package func jsonData() throws -> Data {
         let document = Document(
             mode: mode, subject: subject, succeeded: succeeded,
             counts: .init(pass: count(.pass), fail: count(.fail), warn: count(.warn), skip: count(.skip)),

@@ -2,7 +2,7 @@ extension ConformanceReport {
     /// JUnit XML, as CI systems read it: one `<testsuite>` named after the mode, one `<testcase>` per
     /// check (`classname` the mode, `name` the check ID). `fail` becomes `<failure>`, `skip` becomes
     /// `<skipped>`; `warn` passes, with the observation in `<system-out>`.
-    public func junitXML() -> String {
+    package func junitXML() -> String {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<testsuites name="hybrid-conformance">"# + "\n"
         xml += "  <testsuite name=\"\(Self.escape(mode))\" tests=\"\(results.count)\" failures=\"\(count(.fail))\" "

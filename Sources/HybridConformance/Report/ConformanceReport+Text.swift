@@ -5,7 +5,7 @@ extension ConformanceReport {
     ///          echoed "fido.cable"
     ///     ...
     ///     relay http://127.0.0.1:8080: 31 passed, 1 failed, 0 warnings, 2 skipped
-    public func humanText() -> String {
+    package func humanText() -> String {
         var lines: [String] = []
         for result in results {
             lines.append("\(result.outcome.rawValue.uppercased()) \(result.check.id)  \(result.check.title)  (\(result.check.reference))")
@@ -16,7 +16,7 @@ extension ConformanceReport {
     }
 
     /// `MODE SUBJECT: N passed, N failed, N warnings, N skipped`.
-    public var summaryLine: String {
+    package var summaryLine: String {
         "\(mode) \(subject): \(count(.pass)) passed, \(count(.fail)) failed, "
             + "\(count(.warn)) warnings, \(count(.skip)) skipped"
     }

@@ -1,43 +1,43 @@
 /// The results of one run of a live conformance mode, in the order the checks ran.
-public struct ConformanceReport: Sendable {
+package struct ConformanceReport: Sendable {
     /// The mode that ran: `relay`, `phone` or `client`.
-    public let mode: String
+    package let mode: String
     /// What was tested, e.g. the relay's URL or "client that showed the QR code".
-    public let subject: String
-    public private(set) var results: [CheckResult] = []
+    package let subject: String
+    package private(set) var results: [CheckResult] = []
 
-    public init(mode: String, subject: String) {
+    package init(mode: String, subject: String) {
         self.mode = mode
         self.subject = subject
     }
 
     /// Records a result. A failed recommendation (`check.required == false`) is recorded as `warn`.
-    public mutating func record(_ check: ConformanceCheck, _ outcome: CheckOutcome, observed: String) {
+    package mutating func record(_ check: ConformanceCheck, _ outcome: CheckOutcome, observed: String) {
         let effective = (outcome == .fail && !check.required) ? .warn : outcome
         results.append(CheckResult(check, effective, observed: observed))
     }
 
     /// Records `pass` when `holds`, otherwise `fail` (or `warn` for a recommendation).
-    public mutating func expect(_ check: ConformanceCheck, _ holds: Bool, observed: String) {
+    package mutating func expect(_ check: ConformanceCheck, _ holds: Bool, observed: String) {
         record(check, holds ? .pass : .fail, observed: observed)
     }
 
-    public mutating func pass(_ check: ConformanceCheck, observed: String) { record(check, .pass, observed: observed) }
-    public mutating func fail(_ check: ConformanceCheck, observed: String) { record(check, .fail, observed: observed) }
-    public mutating func skip(_ check: ConformanceCheck, because reason: String) { record(check, .skip, observed: reason) }
+    package mutating func pass(_ check: ConformanceCheck, observed: String) { record(check, .pass, observed: observed) }
+    package mutating func fail(_ check: ConformanceCheck, observed: String) { record(check, .fail, observed: observed) }
+    package mutating func skip(_ check: ConformanceCheck, because reason: String) { record(check, .skip, observed: reason) }
 
     /// Appends another report's results (a mode made of several phases).
-    public mutating func append(contentsOf other: ConformanceReport) { results += other.results }
+    package mutating func append(contentsOf other: ConformanceReport) { results += other.results }
 
     /// The results with the given outcome.
-    public func results(_ outcome: CheckOutcome) -> [CheckResult] { results.filter { $0.outcome == outcome } }
+    package func results(_ outcome: CheckOutcome) -> [CheckResult] { results.filter { $0.outcome == outcome } }
 
     /// How many results have each outcome.
-    public func count(_ outcome: CheckOutcome) -> Int { results.lazy.filter { $0.outcome == outcome }.count }
+    package func count(_ outcome: CheckOutcome) -> Int { results.lazy.filter { $0.outcome == outcome }.count }
 
     /// The latest result for a check ID, if it ran.
-    public func result(for id: String) -> CheckResult? { results.last { $0.check.id == id } }
+    package func result(for id: String) -> CheckResult? { results.last { $0.check.id == id } }
 
     /// True when no check failed (warnings and skips do not fail a run).
-    public var succeeded: Bool { !results.contains { $0.outcome == .fail } }
+    package var succeeded: Bool { !results.contains { $0.outcome == .fail } }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import HybridClient
 import HybridConformance
+import HybridCTAP
 import HybridCore
 import Synchronization
 

@@ -91,7 +91,7 @@ package struct PhoneConformanceRun: Sendable {
         } catch let error as AuthenticatorRunnerError {
             outcome = .failure(error)
         } catch {
-            outcome = .failure(.other("\(error)"))
+            outcome = .failure(.unexpected(UnexpectedError(error)))
         }
         let seen = observed.withLock { $0 }
         seen.judge.record(into: &report)

@@ -3,19 +3,19 @@
 ///
 /// Layout: reserved `00` (1) || nonce (10) || routing ID (3) || tunnel-server domain ID (LE16).
 /// A value of this type always has a zero reserved byte and an assigned domain ID.
-public struct AdvertPlaintext: Hashable, Sendable {
+package struct AdvertPlaintext: Hashable, Sendable {
     /// Size in bytes.
-    public static let byteCount = 16
+    package static let byteCount = 16
 
     /// Random per advert session.
-    public let nonce: AdvertNonce
+    package let nonce: AdvertNonce
     /// The relay's routing ID for the tunnel, from `X-caBLE-Routing-ID`.
-    public let routingID: RoutingID
+    package let routingID: RoutingID
     /// The tunnel server the client must connect to.
-    public let domainID: TunnelDomainID
+    package let domainID: TunnelDomainID
 
     /// Assembles a plaintext from its components.
-    public init(nonce: AdvertNonce, routingID: RoutingID, domainID: TunnelDomainID) {
+    package init(nonce: AdvertNonce, routingID: RoutingID, domainID: TunnelDomainID) {
         self.nonce = nonce
         self.routingID = routingID
         self.domainID = domainID
@@ -27,7 +27,7 @@ public struct AdvertPlaintext: Hashable, Sendable {
     ///
     /// - Throws: ``AdvertError/invalidLength(_:)``, ``AdvertError/reservedByteNonZero(_:)`` or
     ///   ``AdvertError/unassignedDomain(_:)``.
-    public init(bytes: some Collection<UInt8>) throws(AdvertError) {
+    package init(bytes: some Collection<UInt8>) throws(AdvertError) {
         let block = Array(bytes)
         guard block.count == Self.byteCount else { throw .invalidLength(block.count) }
         guard block[0] == 0 else { throw .reservedByteNonZero(block[0]) }
@@ -40,7 +40,7 @@ public struct AdvertPlaintext: Hashable, Sendable {
     }
 
     /// The 16 plaintext bytes.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         [0] + nonce.bytes + routingID.bytes
             + [UInt8(truncatingIfNeeded: domainID.rawValue), UInt8(truncatingIfNeeded: domainID.rawValue >> 8)]
     }

@@ -5,19 +5,19 @@
 /// tag. This type only splits; parsing the suffix is the CBOR layer's job. The current Chromium
 /// client accepts exactly 20 bytes, so a strict client passes the service data to
 /// ``EIDKey/decrypt(_:)`` unsplit.
-public struct AdvertServiceData: Hashable, Sendable {
+package struct AdvertServiceData: Hashable, Sendable {
     /// Length of the encrypted advert: 16-byte ciphertext || 4-byte tag.
-    public static let advertByteCount = 20
+    package static let advertByteCount = 20
 
     /// The first 20 bytes: ciphertext and tag.
-    public let advert: [UInt8]
+    package let advert: [UInt8]
     /// Everything after the first 20 bytes; empty for a plain advert.
-    public let suffix: [UInt8]
+    package let suffix: [UInt8]
 
     /// Splits `serviceData`.
     ///
     /// - Throws: ``AdvertError/invalidLength(_:)`` if it is shorter than 20 bytes.
-    public init(_ serviceData: some Collection<UInt8>) throws(AdvertError) {
+    package init(_ serviceData: some Collection<UInt8>) throws(AdvertError) {
         let bytes = Array(serviceData)
         guard bytes.count >= Self.advertByteCount else { throw .invalidLength(bytes.count) }
         advert = Array(bytes[..<Self.advertByteCount])

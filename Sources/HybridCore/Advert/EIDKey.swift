@@ -6,24 +6,24 @@ import CryptoExtras
 ///
 /// Bytes 0–31 are an AES-256 key, bytes 32–63 an HMAC-SHA256 key. An advert is
 /// `AES-256(plaintext) || HMAC-SHA256(ciphertext)[0..<4]`, 20 bytes.
-public struct EIDKey: Sendable, CustomStringConvertible {
+package struct EIDKey: Sendable, CustomStringConvertible {
     /// Size in bytes.
-    public static let byteCount = 64
+    package static let byteCount = 64
     /// Length of the truncated tag.
     static let tagByteCount = 4
 
     /// The raw key, always ``byteCount`` long.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Wraps `bytes`, or returns `nil` unless they are exactly 64 bytes long.
-    public init?(bytes: some Collection<UInt8>) {
+    package init?(bytes: some Collection<UInt8>) {
         guard bytes.count == Self.byteCount else { return nil }
         self.bytes = Array(bytes)
     }
 
     /// `Derive(secret, salt, eidKey, 64)`: from the QR secret with no salt, or from a link secret
     /// salted with the client nonce.
-    public init(deriving secret: some Collection<UInt8>, salt: [UInt8]?) {
+    package init(deriving secret: some Collection<UInt8>, salt: [UInt8]?) {
         bytes = KeyDerivation.derive(from: secret, salt: salt, purpose: .eidKey, byteCount: Self.byteCount)
     }
 
@@ -31,7 +31,7 @@ public struct EIDKey: Sendable, CustomStringConvertible {
     private var hmacKey: SymmetricKey { SymmetricKey(data: bytes[32..<64]) }
 
     /// Encrypts `plaintext` into the 20 bytes of advert service data.
-    public func encrypt(_ plaintext: AdvertPlaintext) -> [UInt8] {
+    package func encrypt(_ plaintext: AdvertPlaintext) -> [UInt8] {
         encrypt(block: plaintext.bytes)
     }
 
@@ -54,7 +54,7 @@ public struct EIDKey: Sendable, CustomStringConvertible {
     ///
     /// - Parameter serviceData: The service data under UUID FFF9 or FDE2.
     /// - Throws: ``AdvertError``; every case means "not mine".
-    public func decrypt(_ serviceData: some Collection<UInt8>) throws(AdvertError) -> AdvertPlaintext {
+    package func decrypt(_ serviceData: some Collection<UInt8>) throws(AdvertError) -> AdvertPlaintext {
         try AdvertPlaintext(bytes: decryptBlock(serviceData))
     }
 
@@ -62,7 +62,7 @@ public struct EIDKey: Sendable, CustomStringConvertible {
     ///
     /// - Returns: The 16 plaintext bytes, whose reserved byte and domain ID are not yet checked.
     /// - Throws: ``AdvertError/invalidLength(_:)`` or ``AdvertError/authenticationFailed``.
-    public func decryptBlock(_ serviceData: some Collection<UInt8>) throws(AdvertError) -> [UInt8] {
+    package func decryptBlock(_ serviceData: some Collection<UInt8>) throws(AdvertError) -> [UInt8] {
         let advert = Array(serviceData)
         guard advert.count == AdvertServiceData.advertByteCount else { throw .invalidLength(advert.count) }
         var block = Array(advert[0..<16])
@@ -77,7 +77,7 @@ public struct EIDKey: Sendable, CustomStringConvertible {
 
     /// Trial decryption for scanning: the plaintext if `serviceData` is a valid advert for this
     /// key, `nil` ("not mine") on any failure.
-    public func trialDecrypt(_ serviceData: some Collection<UInt8>) -> AdvertPlaintext? {
+    package func trialDecrypt(_ serviceData: some Collection<UInt8>) -> AdvertPlaintext? {
         try? decrypt(serviceData)
     }
 
@@ -86,5 +86,5 @@ public struct EIDKey: Sendable, CustomStringConvertible {
     }
 
     /// Redacted: never prints key bytes.
-    public var description: String { "EIDKey(redacted)" }
+    package var description: String { "EIDKey(redacted)" }
 }

@@ -7,12 +7,12 @@
 /// prf extension's `evalByCredential`, and its reader accepts them), invalid UTF-8, integers outside `Int64`, and nesting
 /// deeper than ``maximumDepth``. Declared lengths are checked against the remaining input before
 /// anything is allocated.
-public enum CBORDecoder {
+package enum CBORDecoder {
     /// The deepest nesting level accepted below the top-level item (Chromium: 16).
-    public static let maximumDepth = 16
+    package static let maximumDepth = 16
 
     /// Decodes `bytes`, which must hold exactly one item.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(CBORError) -> CBORValue {
+    package static func decode(_ bytes: some Collection<UInt8>) throws(CBORError) -> CBORValue {
         try decode(bytes, mapKeys: .canonicalOrder)
     }
 
@@ -37,7 +37,7 @@ public enum CBORDecoder {
 
     /// Decodes the single item at the start of `bytes` and returns it with the number of bytes it
     /// occupies; whatever follows is not examined.
-    public static func decodePrefix(_ bytes: some Collection<UInt8>) throws(CBORError) -> (value: CBORValue, length: Int) {
+    package static func decodePrefix(_ bytes: some Collection<UInt8>) throws(CBORError) -> (value: CBORValue, length: Int) {
         var reader = Reader(bytes: Array(bytes))
         let value = try reader.readItem(depth: 0)
         return (value, reader.offset)

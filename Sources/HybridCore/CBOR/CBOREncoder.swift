@@ -1,11 +1,11 @@
 /// Writes CTAP2 canonical CBOR: shortest forms, definite lengths, and map keys sorted by major
 /// type, then encoded length, then bytewise. Chromium: `cbor::Writer`.
-public enum CBOREncoder {
+package enum CBOREncoder {
     /// The canonical encoding of `value`.
     ///
     /// Maps with duplicate keys are a programming error: the encoder keeps the first entry of each
     /// key, so it never emits bytes a strict decoder rejects.
-    public static func encode(_ value: CBORValue) -> [UInt8] {
+    package static func encode(_ value: CBORValue) -> [UInt8] {
         var out: [UInt8] = []
         append(value, to: &out)
         return out

@@ -23,9 +23,12 @@ public indirect enum CBORValue: Hashable, Sendable {
 
 /// One key–value pair of a ``CBORValue/map(_:)``.
 public struct CBORMapEntry: Hashable, Sendable {
+    /// The key.
     public var key: CBORValue
+    /// The value.
     public var value: CBORValue
 
+    /// An entry from its key and value.
     public init(_ key: CBORValue, _ value: CBORValue) {
         self.key = key
         self.value = value
@@ -89,10 +92,15 @@ extension CBORValue {
 extension CBORValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// An integer literal as `.int`.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A string literal as `.text`.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// A boolean literal as `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array literal as `.array`.
     public init(arrayLiteral elements: CBORValue...) { self = .array(elements) }
+    /// A dictionary literal as `.map`, in the order written.
     public init(dictionaryLiteral elements: (CBORValue, CBORValue)...) {
         self = .map(elements.map { CBORMapEntry($0.0, $0.1) })
     }

@@ -3,11 +3,11 @@
 /// Bytes are split into 7-byte chunks. Each chunk is read as a little-endian integer and printed in
 /// decimal, zero-padded to 17 digits; a final chunk of n = 1…6 bytes is padded to W(n) digits, the
 /// number of decimal digits of 2^(8n) − 1. Chromium: `qr::BytesToDigits` / `qr::DigitsToBytes`.
-public enum DigitEncoding {
+package enum DigitEncoding {
     /// Bytes per full chunk.
-    public static let chunkByteCount = 7
+    package static let chunkByteCount = 7
     /// Digits per full chunk.
-    public static let chunkDigitCount = 17
+    package static let chunkDigitCount = 17
 
     /// W(n): digits used for a chunk of n = 0…7 bytes.
     private static let digitCounts = [0, 3, 5, 8, 10, 13, 15, 17]
@@ -16,7 +16,7 @@ public enum DigitEncoding {
     ///
     /// - Parameter bytes: Any number of bytes, including none.
     /// - Returns: 17·⌊L/7⌋ + W(L mod 7) digits.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity(input.count / chunkByteCount * chunkDigitCount + chunkDigitCount)
@@ -41,7 +41,7 @@ public enum DigitEncoding {
     /// - Parameter digits: The text after the `FIDO:/` prefix.
     /// - Returns: The encoded bytes.
     /// - Throws: ``DigitEncodingError``.
-    public static func decode(_ digits: some StringProtocol) throws(DigitEncodingError) -> [UInt8] {
+    package static func decode(_ digits: some StringProtocol) throws(DigitEncodingError) -> [UInt8] {
         let characters = Array(digits.utf8)
         let zero = UInt8(ascii: "0")
         for character in characters where character &- zero > 9 {

@@ -4,9 +4,9 @@ import Crypto
 ///
 /// HKDF-SHA256 with IKM = `secret`, the given salt (absent = empty, which RFC 5869 treats as
 /// 32 zero bytes) and info = `LE32(purpose)`. Chromium: `internal::Derive`.
-public enum KeyDerivation {
+package enum KeyDerivation {
     /// The output lengths HKDF-SHA256 can produce: 1…255 × 32 bytes.
-    public static let byteCountRange = 1...(255 * SHA256.byteCount)
+    package static let byteCountRange = 1...(255 * SHA256.byteCount)
 
     /// Derives `byteCount` bytes from `secret` for `purpose`.
     ///
@@ -16,7 +16,7 @@ public enum KeyDerivation {
     ///   - purpose: The purpose constant that goes into the HKDF info.
     ///   - byteCount: The output length, 1…8160.
     /// - Returns: The derived bytes.
-    public static func derive(
+    package static func derive(
         from secret: some Collection<UInt8>,
         salt: [UInt8]?,
         purpose: KeyPurpose,

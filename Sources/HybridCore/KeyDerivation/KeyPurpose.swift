@@ -1,6 +1,6 @@
 /// The purpose constant of ``KeyDerivation/derive(from:salt:purpose:byteCount:)``, sent as
 /// `LE32(rawValue)` in the HKDF info (protocol.md §2). Chromium: `DerivedValueType`.
-public enum KeyPurpose: UInt32, Sendable, CaseIterable {
+package enum KeyPurpose: UInt32, Sendable, CaseIterable {
     /// The 64-byte advert key: AES-256 key || HMAC-SHA256 key. Chromium: `kEIDKey`.
     case eidKey = 1
     /// The 16-byte tunnel ID of the QR flow. Chromium: `kTunnelID`.

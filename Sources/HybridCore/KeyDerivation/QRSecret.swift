@@ -13,17 +13,17 @@ public struct QRSecret: Sendable, CustomStringConvertible {
     }
 
     /// The advert key, `Derive(secret, none, eidKey, 64)`.
-    public var eidKey: EIDKey { EIDKey(deriving: bytes, salt: nil) }
+    package var eidKey: EIDKey { EIDKey(deriving: bytes, salt: nil) }
 
     /// The tunnel ID, `Derive(secret, none, tunnelID, 16)`.
-    public var tunnelID: TunnelID {
+    package var tunnelID: TunnelID {
         let derived = KeyDerivation.derive(from: bytes, salt: nil, purpose: .tunnelID, byteCount: TunnelID.byteCount)
         guard let tunnelID = TunnelID(bytes: derived) else { preconditionFailure("derived 16 bytes") }
         return tunnelID
     }
 
     /// The Noise PSK for the advert that carried `eidPlaintext`, `Derive(secret, eidPlaintext, psk, 32)`.
-    public func psk(eidPlaintext: AdvertPlaintext) -> PSK {
+    package func psk(eidPlaintext: AdvertPlaintext) -> PSK {
         PSK(deriving: bytes, eidPlaintext: eidPlaintext)
     }
 

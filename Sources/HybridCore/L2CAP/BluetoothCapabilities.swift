@@ -1,17 +1,17 @@
 /// What the local Bluetooth adapter can do that matters for the CTAP 2.3 L2CAP channel.
-public struct BluetoothCapabilities: Hashable, Sendable {
+package struct BluetoothCapabilities: Hashable, Sendable {
     /// The adapter can initiate LE connections (and so LE credit-based L2CAP channels).
-    public var leConnections: Bool
+    package var leConnections: Bool
     /// The adapter can receive extended adverts, needed for 24 bytes of service data (§3.4).
-    public var extendedAdvertisingReception: Bool
+    package var extendedAdvertisingReception: Bool
 
-    public init(leConnections: Bool, extendedAdvertisingReception: Bool) {
+    package init(leConnections: Bool, extendedAdvertisingReception: Bool) {
         self.leConnections = leConnections
         self.extendedAdvertisingReception = extendedAdvertisingReception
     }
 
     /// Whether the client can use a phone's L2CAP channel at all.
-    public var canUseL2CAP: Bool { leConnections && extendedAdvertisingReception }
+    package var canUseL2CAP: Bool { leConnections && extendedAdvertisingReception }
 }
 
 /// QR key 6 for a client (protocol.md §1.3, §10.1).
@@ -19,11 +19,11 @@ public struct BluetoothCapabilities: Hashable, Sendable {
 /// Key 6 is an array only in CTAP 2.3; Play Services before 2.3 reads it as a bool and rejects an
 /// array. So the key is written only when the client really offers BLE L2CAP: `[0, 1]` with an
 /// able adapter and `--channel auto` or `l2cap`, and no key 6 at all otherwise.
-public enum QRChannelOffer {
+package enum QRChannelOffer {
     /// The channels to write in key 6, or `nil` to leave the key out.
     ///
     /// - Throws: ``DataChannelSelectionError/adapterCannotOfferL2CAP`` for `.l2cap` without an able adapter.
-    public static func channels(
+    package static func channels(
         mode: DataChannelMode, capabilities: BluetoothCapabilities
     ) throws(DataChannelSelectionError) -> [DataTransferChannel]? {
         switch mode {

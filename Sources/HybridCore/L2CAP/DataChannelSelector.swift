@@ -11,9 +11,9 @@
 /// ```
 ///
 /// `Instant` is whatever clock the driver uses; tests pass their own.
-public struct DataChannelSelector<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
+package struct DataChannelSelector<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
     /// What the driver must do next.
-    public enum Action: Hashable, Sendable {
+    package enum Action: Hashable, Sendable {
         /// Open an LE credit-based channel to the advertiser on `psm`; call
         /// ``DataChannelSelector/timePassed(_:)`` at `deadline` if nothing happened by then.
         case connectL2CAP(psm: UInt16, deadline: Instant)
@@ -36,27 +36,27 @@ public struct DataChannelSelector<Instant: InstantProtocol>: Sendable where Inst
     }
 
     /// The mode (`--channel`).
-    public let mode: DataChannelMode
+    package let mode: DataChannelMode
     /// How long an L2CAP attempt may take before the tunnel is used instead.
-    public let l2capTimeout: Duration
+    package let l2capTimeout: Duration
     private var state: State = .awaitingAdvert
 
     /// - Parameters:
     ///   - mode: `--channel`.
     ///   - l2capTimeout: The L2CAP attempt's budget, from the matched advert to a connected channel.
-    public init(mode: DataChannelMode, l2capTimeout: Duration) {
+    package init(mode: DataChannelMode, l2capTimeout: Duration) {
         self.mode = mode
         self.l2capTimeout = l2capTimeout
     }
 
     /// The channel in use, once chosen.
-    public var chosen: DataChannelKind? {
+    package var chosen: DataChannelKind? {
         if case .chosen(let kind) = state { return kind }
         return nil
     }
 
     /// The client's advert matched; `psm` is the suffix's PSM, if any.
-    public mutating func advertMatched(psm: UInt16?, at now: Instant) -> [Action] {
+    package mutating func advertMatched(psm: UInt16?, at now: Instant) -> [Action] {
         guard case .awaitingAdvert = state else { return [] }
         switch (mode, psm) {
         case (.tunnel, _), (.auto, nil):
@@ -73,7 +73,7 @@ public struct DataChannelSelector<Instant: InstantProtocol>: Sendable where Inst
     }
 
     /// The L2CAP channel is connected. Counts only before the deadline.
-    public mutating func l2capConnected(at now: Instant) -> [Action] {
+    package mutating func l2capConnected(at now: Instant) -> [Action] {
         guard case .tryingL2CAP(let deadline) = state else {
             // A channel that connects after the fallback (or after a failure) is not used.
             if case .chosen(.l2cap) = state { return [] }
@@ -85,19 +85,19 @@ public struct DataChannelSelector<Instant: InstantProtocol>: Sendable where Inst
     }
 
     /// The L2CAP connection failed (refused, unreachable, closed before use).
-    public mutating func l2capFailed(at now: Instant) -> [Action] {
+    package mutating func l2capFailed(at now: Instant) -> [Action] {
         guard case .tryingL2CAP = state else { return [] }
         return giveUpL2CAP()
     }
 
     /// The clock moved on. Falls back when the L2CAP attempt's deadline passed.
-    public mutating func timePassed(_ now: Instant) -> [Action] {
+    package mutating func timePassed(_ now: Instant) -> [Action] {
         guard case .tryingL2CAP(let deadline) = state, now >= deadline else { return [] }
         return giveUpL2CAP()
     }
 
     /// The tunnel WebSocket is open.
-    public mutating func tunnelConnected() -> [Action] {
+    package mutating func tunnelConnected() -> [Action] {
         guard case .connectingTunnel = state else { return [] }
         state = .chosen(.tunnel)
         return [.use(.tunnel)]

@@ -7,26 +7,26 @@
 /// accepts the first candidate that authenticates (the Noise handshake and every transport frame
 /// carry an AEAD tag, so a wrong cut fails with overwhelming probability). ``nextMessage()``
 /// cuts at the first CRLF, for peers whose messages cannot contain one.
-public struct L2CAPMessageDeframer: Sendable {
+package struct L2CAPMessageDeframer: Sendable {
     private var buffer: [UInt8] = []
     /// Where the search for the next candidate CRLF resumes: past every candidate already refused.
     private var searchStart = 0
     /// The largest message accepted.
-    public let maximumMessageSize: Int
+    package let maximumMessageSize: Int
 
     /// - Parameter maximumMessageSize: The largest message (CRLF not counted) to buffer.
-    public init(maximumMessageSize: Int = L2CAPFraming.defaultMaximumMessageSize) {
+    package init(maximumMessageSize: Int = L2CAPFraming.defaultMaximumMessageSize) {
         self.maximumMessageSize = maximumMessageSize
     }
 
     /// Bytes read but not yet returned as a message.
-    public var bufferedByteCount: Int { buffer.count }
+    package var bufferedByteCount: Int { buffer.count }
 
     /// Appends bytes read from the channel.
     ///
     /// - Throws: ``L2CAPFramingError/messageTooLarge(limit:)`` once the bytes buffered could no
     ///   longer be one message and its CRLF.
-    public mutating func append(_ bytes: some Collection<UInt8>) throws(L2CAPFramingError) {
+    package mutating func append(_ bytes: some Collection<UInt8>) throws(L2CAPFramingError) {
         buffer.append(contentsOf: bytes)
         guard buffer.count <= maximumMessageSize + L2CAPFraming.endOfMessage.count else {
             throw .messageTooLarge(limit: maximumMessageSize)
@@ -37,7 +37,7 @@ public struct L2CAPMessageDeframer: Sendable {
     ///
     /// Candidates are offered shortest first; a refused candidate is not offered again. `accept`
     /// should judge a copy of the session (sessions are values), so a refusal leaves no trace.
-    public mutating func nextMessage<E: Error>(accepting accept: ([UInt8]) throws(E) -> Bool) throws(E) -> [UInt8]? {
+    package mutating func nextMessage<E: Error>(accepting accept: ([UInt8]) throws(E) -> Bool) throws(E) -> [UInt8]? {
         while let end = Self.firstMarker(in: buffer, from: searchStart) {
             let candidate = Array(buffer[..<end])
             if try accept(candidate) {
@@ -51,14 +51,14 @@ public struct L2CAPMessageDeframer: Sendable {
     }
 
     /// The next message, cut at the first CRLF, or `nil` until one is buffered.
-    public mutating func nextMessage() -> [UInt8]? {
+    package mutating func nextMessage() -> [UInt8]? {
         nextMessage(accepting: { (_: [UInt8]) -> Bool in true })
     }
 
     /// The channel closed. Fine between messages.
     ///
     /// - Throws: ``L2CAPFramingError/truncatedMessage(bufferedByteCount:)`` if bytes are left over.
-    public func endOfStream() throws(L2CAPFramingError) {
+    package func endOfStream() throws(L2CAPFramingError) {
         guard buffer.isEmpty else { throw .truncatedMessage(bufferedByteCount: buffer.count) }
     }
 

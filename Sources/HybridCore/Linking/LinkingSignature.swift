@@ -1,7 +1,7 @@
 import Crypto
 
 /// Why a linking signature was rejected (protocol.md §7.6).
-public enum LinkingSignatureError: Error, Equatable, Sendable {
+package enum LinkingSignatureError: Error, Equatable, Sendable {
     /// The signature is not 32 bytes, or not the HMAC the shared key gives over the handshake hash.
     case invalidSignature
 }
@@ -12,9 +12,9 @@ public enum LinkingSignatureError: Error, Equatable, Sendable {
 /// `HMAC-SHA256(key = ECDH-X(own private key, peer public key), message = handshake hash)`. The
 /// phone computes it with its identity key and the client's QR identity key; the client verifies
 /// it with the mirror pair.
-public enum LinkingSignature {
+package enum LinkingSignature {
     /// Length of a signature.
-    public static let byteCount = 32
+    package static let byteCount = 32
 
     /// Computes the signature.
     ///
@@ -23,7 +23,7 @@ public enum LinkingSignature {
     ///   - peerPublicKey: The other side's identity public key.
     ///   - handshakeHash: The Noise handshake hash of the connection.
     /// - Returns: 32 bytes.
-    public static func compute(
+    package static func compute(
         privateKey: P256.KeyAgreement.PrivateKey,
         peerPublicKey: P256.KeyAgreement.PublicKey,
         handshakeHash: some Collection<UInt8>
@@ -35,7 +35,7 @@ public enum LinkingSignature {
     /// Verifies `signature` in constant time.
     ///
     /// - Throws: ``LinkingSignatureError/invalidSignature`` if it is not 32 bytes or does not match.
-    public static func verify(
+    package static func verify(
         _ signature: some Collection<UInt8>,
         privateKey: P256.KeyAgreement.PrivateKey,
         peerPublicKey: P256.KeyAgreement.PublicKey,

@@ -8,7 +8,7 @@ public struct AdvertSuffix: Hashable, Sendable {
     public let psm: UInt16?
 
     /// A suffix announcing `psm`.
-    public init(psm: UInt16?) {
+    package init(psm: UInt16?) {
         self.psm = psm
     }
 
@@ -17,7 +17,7 @@ public struct AdvertSuffix: Hashable, Sendable {
     /// Checks, in order: strict CBOR; a map. Key 1 is read if it fits; other keys are ignored.
     ///
     /// - Throws: ``HybridMessageError/cbor(_:)`` or ``HybridMessageError/notAMap``.
-    public init(decoding suffix: some Collection<UInt8>) throws(HybridMessageError) {
+    package init(decoding suffix: some Collection<UInt8>) throws(HybridMessageError) {
         let value: CBORValue
         do {
             value = try CBORDecoder.decode(suffix)
@@ -29,7 +29,7 @@ public struct AdvertSuffix: Hashable, Sendable {
     }
 
     /// The canonical map: `{1: psm}`, or `{}` without a PSM.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         guard let psm else { return CBOREncoder.encode([:]) }
         return CBOREncoder.encode([1: .int(Int64(psm))])
     }

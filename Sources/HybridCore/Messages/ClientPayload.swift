@@ -1,18 +1,18 @@
 /// The `X-caBLE-Client-Payload` header a client sends to `/cable/contact/…` in the linked flow:
 /// upper-case hex of the canonical CBOR map `{1: pairing ID, 2: client nonce, 3: request type}`
 /// (protocol.md §5.2, SCHEMA.md §4.11). The tunnel operator forwards it to the phone.
-public struct ClientPayload: Hashable, Sendable {
+package struct ClientPayload: Hashable, Sendable {
     /// The header's name.
-    public static let headerName = "X-caBLE-Client-Payload"
+    package static let headerName = "X-caBLE-Client-Payload"
     /// Length of the client nonce.
-    public static let clientNonceByteCount = 16
+    package static let clientNonceByteCount = 16
 
     /// Key 1: the pairing ID from linking key 2.
-    public let pairingID: [UInt8]
+    package let pairingID: [UInt8]
     /// Key 2: 16 random bytes that salt the linked-flow advert key.
-    public let clientNonce: [UInt8]
+    package let clientNonce: [UInt8]
     /// Key 3: the request type. The oldest Chromium clients omitted it, which means getAssertion.
-    public let requestType: HybridRequestType
+    package let requestType: HybridRequestType
 
     /// A payload for a linked session.
     ///
@@ -20,7 +20,7 @@ public struct ClientPayload: Hashable, Sendable {
     ///   - pairingID: ``LinkingInfo/pairingID`` of the stored pairing.
     ///   - clientNonce: 16 random bytes, injected; any other length is a programming error.
     ///   - requestType: What the client is about to ask.
-    public init(pairingID: [UInt8], clientNonce: [UInt8], requestType: HybridRequestType) {
+    package init(pairingID: [UInt8], clientNonce: [UInt8], requestType: HybridRequestType) {
         precondition(clientNonce.count == Self.clientNonceByteCount, "the client nonce is 16 bytes")
         self.pairingID = pairingID
         self.clientNonce = clientNonce
@@ -28,15 +28,15 @@ public struct ClientPayload: Hashable, Sendable {
     }
 
     /// The map `{1: pairingID, 2: clientNonce, 3: requestType}`.
-    public var cborValue: CBORValue {
+    package var cborValue: CBORValue {
         [1: .bytes(pairingID), 2: .bytes(clientNonce), 3: .text(requestType.hint)]
     }
 
     /// The canonical CBOR encoding of ``cborValue``.
-    public var cbor: [UInt8] { CBOREncoder.encode(cborValue) }
+    package var cbor: [UInt8] { CBOREncoder.encode(cborValue) }
 
     /// The header value: upper-case hex of ``cbor``.
-    public var headerValue: String { Hex.encode(cbor, uppercase: true) }
+    package var headerValue: String { Hex.encode(cbor, uppercase: true) }
 
     /// Parses a header value (hex in either case), as a phone or test relay would.
     ///
@@ -45,7 +45,7 @@ public struct ClientPayload: Hashable, Sendable {
     /// a test build's 999, are ignored.
     ///
     /// - Throws: ``HybridMessageError``.
-    public init(headerValue: some StringProtocol) throws(HybridMessageError) {
+    package init(headerValue: some StringProtocol) throws(HybridMessageError) {
         let bytes: [UInt8]
         do {
             bytes = try Hex.decode(headerValue)

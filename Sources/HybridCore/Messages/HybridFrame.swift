@@ -1,5 +1,5 @@
 /// The protocol revision of a session (protocol.md §10.2).
-public enum HybridProtocolRevision: Int, Sendable, Hashable, CaseIterable {
+package enum HybridProtocolRevision: Int, Sendable, Hashable, CaseIterable {
     /// Legacy: padded post-handshake map, no message-type byte, no shutdown.
     case zero = 0
     /// Current: bare post-handshake map and a type byte on every later message.
@@ -24,14 +24,14 @@ public enum HybridMessageType: UInt8, Sendable, Hashable, CaseIterable {
 ///
 /// In revision 1 the first byte is the ``HybridMessageType``. Revision 0 has no type byte: every
 /// message is CTAP and the payload is the whole plaintext.
-public struct HybridFrame: Hashable, Sendable {
+package struct HybridFrame: Hashable, Sendable {
     /// What the payload is.
-    public let type: HybridMessageType
+    package let type: HybridMessageType
     /// The bytes after the type byte.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
 
     /// A frame of `type` carrying `payload`.
-    public init(type: HybridMessageType, payload: some Collection<UInt8>) {
+    package init(type: HybridMessageType, payload: some Collection<UInt8>) {
         self.type = type
         self.payload = Array(payload)
     }
@@ -43,7 +43,7 @@ public struct HybridFrame: Hashable, Sendable {
     ///   - revision: The session's protocol revision.
     /// - Throws: ``HybridMessageError/emptyFrame`` if a revision-1 plaintext is empty,
     ///   ``HybridMessageError/unknownMessageType(_:)`` if its first byte is above `03`.
-    public init(decoding plaintext: some Collection<UInt8>, revision: HybridProtocolRevision) throws(HybridMessageError)
+    package init(decoding plaintext: some Collection<UInt8>, revision: HybridProtocolRevision) throws(HybridMessageError)
     {
         switch revision {
         case .zero:
@@ -59,7 +59,7 @@ public struct HybridFrame: Hashable, Sendable {
     ///
     /// Revision 0 can carry only CTAP messages; encoding any other type for it is a programming
     /// error.
-    public func encoded(revision: HybridProtocolRevision) -> [UInt8] {
+    package func encoded(revision: HybridProtocolRevision) -> [UInt8] {
         switch revision {
         case .zero:
             precondition(type == .ctap, "revision 0 has no message types other than CTAP")
@@ -70,5 +70,5 @@ public struct HybridFrame: Hashable, Sendable {
     }
 
     /// The shutdown frame, `00`, which the client sends after its last request.
-    public static let shutdown = HybridFrame(type: .shutdown, payload: [])
+    package static let shutdown = HybridFrame(type: .shutdown, payload: [])
 }

@@ -39,7 +39,7 @@ public struct LinkingInfo: Sendable {
     ///   - identityKey: The phone's identity key pair; its public half goes in key 4.
     ///   - clientIdentityKey: The client's QR identity key (QR key 0).
     ///   - handshakeHash: The hash of the handshake this info is sent on.
-    public init(
+    package init(
         contactID: [UInt8], pairingID: [UInt8], linkSecret: [UInt8], identityKey: P256.KeyAgreement.PrivateKey,
         phoneName: String, clientIdentityKey: P256.KeyAgreement.PublicKey, handshakeHash: some Collection<UInt8>,
         playServicesTag: Bool = false
@@ -61,7 +61,7 @@ public struct LinkingInfo: Sendable {
     /// key 4 is 65 bytes; key 4 is a point on the curve. Other keys are ignored.
     ///
     /// - Throws: ``HybridMessageError``.
-    public init(cborValue value: CBORValue) throws(HybridMessageError) {
+    package init(cborValue value: CBORValue) throws(HybridMessageError) {
         guard value.mapEntries != nil else { throw .notAMap }
         var fields: [Int64: [UInt8]] = [:]
         var phoneName = ""
@@ -107,7 +107,7 @@ public struct LinkingInfo: Sendable {
     /// Reads the fields and verifies the signature: what a client does before storing a pairing.
     ///
     /// - Throws: ``HybridMessageError``; ``HybridMessageError/invalidSignature`` last.
-    public init(
+    package init(
         verifying value: CBORValue, clientIdentityKey: P256.KeyAgreement.PrivateKey,
         handshakeHash: some Collection<UInt8>
     ) throws(HybridMessageError) {
@@ -122,7 +122,7 @@ public struct LinkingInfo: Sendable {
     ///   - clientIdentityKey: The client's QR identity private key.
     ///   - handshakeHash: The hash of the handshake the info arrived on.
     /// - Throws: ``HybridMessageError/invalidSignature``.
-    public func verifySignature(
+    package func verifySignature(
         clientIdentityKey: P256.KeyAgreement.PrivateKey, handshakeHash: some Collection<UInt8>
     ) throws(HybridMessageError) {
         do {
@@ -136,10 +136,10 @@ public struct LinkingInfo: Sendable {
     }
 
     /// The uncompressed identity key, `04 || X || Y` (key 4).
-    public var authenticatorPublicKeyBytes: [UInt8] { Array(authenticatorPublicKey.x963Representation) }
+    package var authenticatorPublicKeyBytes: [UInt8] { Array(authenticatorPublicKey.x963Representation) }
 
     /// The map keys 1–6, plus 999 when ``playServicesTag`` is set.
-    public var cborValue: CBORValue {
+    package var cborValue: CBORValue {
         var entries = [
             CBORMapEntry(1, .bytes(contactID)),
             CBORMapEntry(2, .bytes(pairingID)),

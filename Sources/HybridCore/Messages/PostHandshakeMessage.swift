@@ -14,7 +14,7 @@ public enum HybridFeature: String, Sendable, Hashable, CaseIterable {
 /// (meaning `["ctap"]`), unknown features and non-text entries are ignored, unknown keys too.
 public struct PostHandshakeMessage: Hashable, Sendable {
     /// How the message was (or will be) framed.
-    public let revision: HybridProtocolRevision
+    package let revision: HybridProtocolRevision
     /// Key 1: the `authenticatorGetInfo` CBOR map without the status byte, or `nil`.
     public let getInfo: [UInt8]?
     /// The text entries of key 3 in order, known or not; `nil` if key 3 is absent.
@@ -40,7 +40,7 @@ public struct PostHandshakeMessage: Hashable, Sendable {
     ///   - linking: Legacy linking map for key 2; current phones send linking in an
     ///     ``UpdateMessage`` instead.
     ///   - revision: `.one` unless imitating a legacy phone, which sends no key 3.
-    public init(
+    package init(
         getInfo: [UInt8]?, features: [HybridFeature] = [.ctap], linking: CBORValue? = nil,
         revision: HybridProtocolRevision = .one
     ) {
@@ -54,7 +54,7 @@ public struct PostHandshakeMessage: Hashable, Sendable {
     }
 
     /// The map this message writes.
-    public var cborValue: CBORValue {
+    package var cborValue: CBORValue {
         var entries: [CBORMapEntry] = []
         if let getInfo { entries.append(CBORMapEntry(1, .bytes(getInfo))) }
         if let linking { entries.append(CBORMapEntry(2, linking)) }
@@ -63,7 +63,7 @@ public struct PostHandshakeMessage: Hashable, Sendable {
     }
 
     /// The plaintext to encrypt: the canonical map, padded with the 16-bit trailer in revision 0.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let cbor = CBOREncoder.encode(cborValue)
         switch revision {
         case .zero: return RevisionZeroPadding.pad(cbor, trailer: .sixteenBit)
@@ -79,7 +79,7 @@ public struct PostHandshakeMessage: Hashable, Sendable {
     /// string.
     ///
     /// - Throws: ``HybridMessageError``.
-    public init(decoding plaintext: some Collection<UInt8>) throws(HybridMessageError) {
+    package init(decoding plaintext: some Collection<UInt8>) throws(HybridMessageError) {
         let bytes = Array(plaintext)
         let value: CBORValue
         do {

@@ -7,28 +7,28 @@
 ///
 /// The decoder cannot know which one a phone used, so it tries the 16-bit trailer first and then
 /// the 8-bit one. The zero bytes are not checked.
-public enum RevisionZeroPadding {
+package enum RevisionZeroPadding {
     /// The two trailer formats.
-    public enum Trailer: Sendable, Hashable, CaseIterable {
+    package enum Trailer: Sendable, Hashable, CaseIterable {
         /// LE16 count, 512-byte granularity (Chromium M99 and later).
         case sixteenBit
         /// One count byte, 256-byte granularity (before M99).
         case eightBit
 
         /// Padded lengths are multiples of this.
-        public var granularity: Int { self == .sixteenBit ? 512 : 256 }
+        package var granularity: Int { self == .sixteenBit ? 512 : 256 }
         /// Bytes taken by the count.
-        public var trailerByteCount: Int { self == .sixteenBit ? 2 : 1 }
+        package var trailerByteCount: Int { self == .sixteenBit ? 2 : 1 }
     }
 
     /// The result of ``unpad(_:)``.
-    public struct Unpadded: Hashable, Sendable {
+    package struct Unpadded: Hashable, Sendable {
         /// The CBOR bytes before the padding.
-        public let bytes: [UInt8]
+        package let bytes: [UInt8]
         /// Those bytes decoded; always a map.
-        public let map: CBORValue
+        package let map: CBORValue
         /// The trailer that worked.
-        public let trailer: Trailer
+        package let trailer: Trailer
     }
 
     /// Pads an encoded CBOR map.
@@ -37,7 +37,7 @@ public enum RevisionZeroPadding {
     ///   - map: Canonical CBOR bytes of a map (not checked).
     ///   - trailer: The format; 16-bit unless reproducing a pre-M99 phone.
     /// - Returns: The smallest multiple of the granularity that holds the map and the trailer.
-    public static func pad(_ map: some Collection<UInt8>, trailer: Trailer = .sixteenBit) -> [UInt8] {
+    package static func pad(_ map: some Collection<UInt8>, trailer: Trailer = .sixteenBit) -> [UInt8] {
         let length = map.count + trailer.trailerByteCount
         let paddedLength = (length + trailer.granularity - 1) / trailer.granularity * trailer.granularity
         let zeroCount = paddedLength - length  // < granularity, so it fits the trailer
@@ -52,7 +52,7 @@ public enum RevisionZeroPadding {
     /// Strips the padding and decodes the map: the 16-bit trailer first, then the 8-bit one.
     ///
     /// - Throws: ``HybridMessageError/invalidPadding`` if neither trailer leaves one strict CBOR map.
-    public static func unpad(_ padded: some Collection<UInt8>) throws(HybridMessageError) -> Unpadded {
+    package static func unpad(_ padded: some Collection<UInt8>) throws(HybridMessageError) -> Unpadded {
         let bytes = Array(padded)
         for trailer in Trailer.allCases {
             if let unpadded = unpad(bytes, trailer: trailer) { return unpadded }

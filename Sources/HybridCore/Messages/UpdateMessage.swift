@@ -4,17 +4,17 @@
 /// A Chromium phone sends one update right after the post-handshake message in every QR session,
 /// padded so that its plaintext is exactly 512 bytes after the crypter's padding, whether or not
 /// it carries linking info. ``frame(padded:)`` reproduces that.
-public struct UpdateMessage: Hashable, Sendable {
+package struct UpdateMessage: Hashable, Sendable {
     /// Size the Chromium phone pads the update plaintext to, crypter padding included.
-    public static let paddedPlaintextByteCount = 512
+    package static let paddedPlaintextByteCount = 512
     /// Chromium's padding length without linking: 512 − 20.
     static let paddingWithoutLinking = 492
 
     /// Key 1, still as CBOR (see ``LinkingInfo``), or `nil` if the update carries none.
-    public let linking: CBORValue?
+    package let linking: CBORValue?
 
     /// An update carrying `linking` (or nothing).
-    public init(linking: LinkingInfo?) {
+    package init(linking: LinkingInfo?) {
         self.linking = linking?.cborValue
     }
 
@@ -23,7 +23,7 @@ public struct UpdateMessage: Hashable, Sendable {
     /// Checks, in order: strict CBOR; a map; key 1, if present, a map.
     ///
     /// - Throws: ``HybridMessageError``.
-    public init(decoding payload: some Collection<UInt8>) throws(HybridMessageError) {
+    package init(decoding payload: some Collection<UInt8>) throws(HybridMessageError) {
         let value: CBORValue
         do {
             value = try CBORDecoder.decode(payload)
@@ -45,7 +45,7 @@ public struct UpdateMessage: Hashable, Sendable {
     ///   `512 − 16 − 1 − 3 − len(CBOR({1: linking}))` bytes, or 492 without linking (never
     ///   negative), so that the crypter pads the plaintext to exactly 512 bytes and the ciphertext
     ///   is 528 bytes.
-    public func frame(padded: Bool = true) -> HybridFrame {
+    package func frame(padded: Bool = true) -> HybridFrame {
         var entries: [CBORMapEntry] = []
         if padded { entries.append(CBORMapEntry(0, .bytes([UInt8](repeating: 0, count: paddingLength)))) }
         if let linking { entries.append(CBORMapEntry(1, linking)) }

@@ -4,9 +4,9 @@ import Crypto
 ///
 /// Creating the initiator computes msg1; ``processMessage2(_:)`` then completes the handshake. The
 /// ephemeral key is a parameter so that tests and vectors can pin it.
-public struct HandshakeInitiator: Sendable {
+package struct HandshakeInitiator: Sendable {
     /// The pattern and the static key it needs.
-    public enum Pattern: Sendable {
+    package enum Pattern: Sendable {
         /// QR flow, `Noise_KNpsk0_P256_AESGCM_SHA256`: the client's QR identity key, whose public
         /// half the phone read from the QR code.
         case knpsk0(identityKey: P256.KeyAgreement.PrivateKey)
@@ -21,7 +21,7 @@ public struct HandshakeInitiator: Sendable {
         }
 
         /// The Noise protocol name.
-        public var protocolName: String { kind.protocolName }
+        package var protocolName: String { kind.protocolName }
     }
 
     private let pattern: Pattern
@@ -35,7 +35,7 @@ public struct HandshakeInitiator: Sendable {
     ///   - pattern: KNpsk0 (QR) or NKpsk0 (linked), with its static key.
     ///   - psk: The PSK derived from the advert plaintext.
     ///   - ephemeralKey: A fresh key for this handshake only.
-    public init(pattern: Pattern, psk: PSK, ephemeralKey: P256.KeyAgreement.PrivateKey) {
+    package init(pattern: Pattern, psk: PSK, ephemeralKey: P256.KeyAgreement.PrivateKey) {
         let kind = pattern.kind
         var state: NoiseSymmetricState
         switch pattern {
@@ -58,7 +58,7 @@ public struct HandshakeInitiator: Sendable {
     }
 
     /// msg1, 81 bytes: the ephemeral public key and the tag of the empty payload.
-    public func makeMessage1() -> [UInt8] { message1 }
+    package func makeMessage1() -> [UInt8] { message1 }
 
     /// Processes the phone's msg2 and completes the handshake.
     ///
@@ -66,7 +66,7 @@ public struct HandshakeInitiator: Sendable {
     ///
     /// - Returns: The traffic keys and handshake hash.
     /// - Throws: ``HandshakeError``.
-    public func processMessage2(_ message2: some Collection<UInt8>) throws(HandshakeError) -> HandshakeResult {
+    package func processMessage2(_ message2: some Collection<UInt8>) throws(HandshakeError) -> HandshakeResult {
         let message = Array(message2)
         guard message.count == noiseHandshakeMessageByteCount else { throw .invalidMessageLength(message.count) }
         let pointBytes = message[0..<P256.KeyAgreement.PublicKey.uncompressedByteCount]

@@ -1,9 +1,9 @@
 import Crypto
 
 /// The phone's side of the Noise handshake (protocol.md §6.2). Chromium: `RespondToHandshake`.
-public enum HandshakeResponder {
+package enum HandshakeResponder {
     /// The pattern and the static key it needs.
-    public enum Pattern: Sendable {
+    package enum Pattern: Sendable {
         /// QR flow, `Noise_KNpsk0_P256_AESGCM_SHA256`: the client's QR identity key, decompressed
         /// from QR key 0.
         case knpsk0(initiatorStaticKey: P256.KeyAgreement.PublicKey)
@@ -18,7 +18,7 @@ public enum HandshakeResponder {
         }
 
         /// The Noise protocol name.
-        public var protocolName: String { kind.protocolName }
+        package var protocolName: String { kind.protocolName }
     }
 
     /// Processes msg1 and builds msg2.
@@ -33,7 +33,7 @@ public enum HandshakeResponder {
     ///   - ephemeralKey: A fresh key for this handshake only.
     /// - Returns: msg2 (81 bytes) and the handshake result.
     /// - Throws: ``HandshakeError``.
-    public static func respond(
+    package static func respond(
         to message1: some Collection<UInt8>,
         pattern: Pattern,
         psk: PSK,

@@ -1,7 +1,7 @@
 import Crypto
 
 /// Which side of the handshake a peer played: the client initiates, the phone responds.
-public enum HandshakeRole: Sendable, Equatable {
+package enum HandshakeRole: Sendable, Equatable {
     /// The client (desktop), which sends msg1.
     case initiator
     /// The authenticator (phone), which sends msg2.
@@ -10,13 +10,13 @@ public enum HandshakeRole: Sendable, Equatable {
 
 /// The outcome of a completed handshake (protocol.md §6.4): the traffic keys from Split and the
 /// final handshake hash.
-public struct HandshakeResult: Sendable {
+package struct HandshakeResult: Sendable {
     /// The final h, identical on both sides; the channel binding of the linking signature.
-    public let handshakeHash: [UInt8]
+    package let handshakeHash: [UInt8]
     /// k1: the client's write key and the phone's read key.
-    public let initiatorToResponderKey: SymmetricKey
+    package let initiatorToResponderKey: SymmetricKey
     /// k2: the phone's write key and the client's read key.
-    public let responderToInitiatorKey: SymmetricKey
+    package let responderToInitiatorKey: SymmetricKey
 
     init(state: NoiseSymmetricState) {
         let keys = state.split()
@@ -26,7 +26,7 @@ public struct HandshakeResult: Sendable {
     }
 
     /// The transport crypter for `role`, both counters at 0.
-    public func crypter(for role: HandshakeRole) -> TransportCrypter {
+    package func crypter(for role: HandshakeRole) -> TransportCrypter {
         switch role {
         case .initiator: return TransportCrypter(readKey: responderToInitiatorKey, writeKey: initiatorToResponderKey)
         case .responder: return TransportCrypter(readKey: initiatorToResponderKey, writeKey: responderToInitiatorKey)

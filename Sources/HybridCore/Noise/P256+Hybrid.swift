@@ -24,7 +24,7 @@ extension P256.KeyAgreement.PrivateKey {
     /// on every key: worth it for the fresh ephemeral key of every handshake.
     ///
     /// - Returns: `nil` if `randomBytes` gave no valid scalar in 16 tries (a broken source).
-    public init?(scalarFrom randomBytes: (_ count: Int) -> [UInt8]) {
+    package init?(scalarFrom randomBytes: (_ count: Int) -> [UInt8]) {
         for _ in 0..<16 {
             if let key = try? Self(rawRepresentation: randomBytes(32)) {
                 self = key

@@ -5,6 +5,7 @@ public struct DataTransferChannel: RawRepresentable, Hashable, Sendable, CustomS
     /// The channel ID as sent.
     public let rawValue: UInt64
 
+    /// A channel by its CTAP 2.3 number (QR key 6); unknown numbers are kept.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// `0`: the cloud-assisted tunnel (WebSocket relay).
@@ -12,6 +13,7 @@ public struct DataTransferChannel: RawRepresentable, Hashable, Sendable, CustomS
     /// `1`: a BLE L2CAP connection-oriented channel.
     public static let bleL2CAP = DataTransferChannel(rawValue: 1)
 
+    /// The channel's name, or its number if unknown.
     public var description: String {
         switch self {
         case .cloudTunnel: return "cloud tunnel"

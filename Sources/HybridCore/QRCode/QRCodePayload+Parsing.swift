@@ -46,7 +46,7 @@ extension QRCodePayload {
     /// Reads the fields of a decoded map (all checks of ``init(url:)`` from "a map" on).
     ///
     /// - Throws: ``QRCodeError``.
-    public init(cborValue value: CBORValue) throws(QRCodeError) {
+    package init(cborValue value: CBORValue) throws(QRCodeError) {
         guard value.mapEntries != nil else { throw .notAMap }
         let publicKeyBytes = try Self.requiredBytes(value, key: 0)
         let secretBytes = try Self.requiredBytes(value, key: 1)

@@ -18,7 +18,7 @@ public struct QRCodePayload: Sendable {
     /// The URL prefix the client writes; parsers compare it ignoring ASCII case.
     public static let urlPrefix = "FIDO:/"
     /// Length of the compressed identity key.
-    public static let compressedPublicKeyByteCount = 33
+    package static let compressedPublicKeyByteCount = 33
 
     /// The client's QR identity public key (key 0).
     public let identityKey: P256.KeyAgreement.PublicKey
@@ -89,7 +89,7 @@ public struct QRCodePayload: Sendable {
     public var uncompressedPublicKey: [UInt8] { Array(identityKey.x963Representation) }
 
     /// The map this payload writes: keys 0–5 that are not `nil`, and key 6 if ``channels`` is set.
-    public var cborValue: CBORValue {
+    package var cborValue: CBORValue {
         var entries = [
             CBORMapEntry(0, .bytes(compressedPublicKey)),
             CBORMapEntry(1, .bytes(secret.bytes)),

@@ -39,12 +39,12 @@ public struct AuthenticatorSession: Sendable {
         public var linking: PhoneLinkingIdentity?
         /// Send the update when the client shuts down instead of right after the post-handshake
         /// message, as Chromium's test phone `LateLinkingDevice` does (§5.4, §7.5).
-        public var sendsUpdateLate = false
+        package var sendsUpdateLate = false
         /// The protocol revision to speak (§10.2): `.one`; `.zero` imitates a legacy phone (padded
         /// post-handshake map, no type bytes, no update, no shutdown).
-        public var revision: HybridProtocolRevision = .one
+        package var revision: HybridProtocolRevision = .one
         /// The crypter construction (§10.3): `.new`; `.old` imitates a pre-2022 Chromium phone.
-        public var construction: TransportCrypter.Construction = .new
+        package var construction: TransportCrypter.Construction = .new
         /// The channels the QR code offered (key 6), if it had the key.
         public var qrChannels: [DataTransferChannel]?
         /// The PSM of this phone's insecure LE L2CAP channel, if it listens on one. It is advertised
@@ -59,6 +59,7 @@ public struct AuthenticatorSession: Sendable {
             return AdvertSuffix(psm: l2capPSM)
         }
 
+        /// The inputs of one session; the defaults are what a current Android phone does.
         public init(
             qrSecret: QRSecret, clientIdentityKey: P256.KeyAgreement.PublicKey, domainID: TunnelDomainID,
             getInfo: [UInt8], features: [HybridFeature] = [.ctap], sendsUpdateMessage: Bool = true,
@@ -114,6 +115,10 @@ public struct AuthenticatorSession: Sendable {
     /// The decrypted plaintext of the last client message, padding included, if it authenticated:
     /// what an observer such as hybrid-conformance judges. `nil` for a handshake message.
     package private(set) var lastClientPlaintext: [UInt8]?
+
+    /// A bare authenticatorGetInfo request (command 0x04, CTAP 2.1 §6.4), which does not use up the
+    /// QR code's one request.
+    static let getInfoCommand: UInt8 = 0x04
 
     /// - Parameters:
     ///   - configuration: The QR-derived inputs and this authenticator's getInfo.
@@ -197,7 +202,7 @@ public struct AuthenticatorSession: Sendable {
             switch frame.type {
             case .ctap, .json:
                 let request = HybridPayload(frame)
-                if request != .ctap([CTAPCommand.getInfo.rawValue]) {
+                if request != .ctap([Self.getInfoCommand]) {
                     guard !servedItsRequest else { throw .invalidFrame(.moreThanOneRequest) }
                     servedItsRequest = true
                 }

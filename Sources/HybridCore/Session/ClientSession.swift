@@ -28,6 +28,7 @@ public struct ClientSession: Sendable {
         /// CTAP 2.3 suffix (§3.4). Otherwise such adverts are ignored, as Chromium does.
         public var acceptsAdvertSuffix: Bool
 
+        /// The client's identity key and QR secret (both in the QR code it showed).
         public init(identityKey: P256.KeyAgreement.PrivateKey, qrSecret: QRSecret, acceptsAdvertSuffix: Bool = false) {
             self.identityKey = identityKey
             self.qrSecret = qrSecret
@@ -77,7 +78,7 @@ public struct ClientSession: Sendable {
     package var followUpRequest: HybridPayload?
 
     /// The matched advert, once one has arrived.
-    public private(set) var advert: AdvertPlaintext?
+    package private(set) var advert: AdvertPlaintext?
     /// The CTAP 2.3 suffix of the matched advert, if it had one that parsed: its PSM is the
     /// phone's L2CAP channel (§3.4). Always `nil` unless ``Configuration/acceptsAdvertSuffix``.
     public private(set) var advertSuffix: AdvertSuffix?

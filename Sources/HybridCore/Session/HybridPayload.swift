@@ -23,7 +23,7 @@ public enum HybridPayload: Hashable, Sendable {
     }
 
     /// The frame that carries it.
-    public var frame: HybridFrame { HybridFrame(type: messageType, payload: bytes) }
+    package var frame: HybridFrame { HybridFrame(type: messageType, payload: bytes) }
 
     /// The payload of a CTAP or JSON frame (any other frame type is read as CTAP).
     init(_ frame: HybridFrame) {

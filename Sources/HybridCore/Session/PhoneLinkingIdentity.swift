@@ -16,6 +16,7 @@ public struct PhoneLinkingIdentity: Sendable {
     /// The name the client shows for this phone.
     public var phoneName: String
 
+    /// A linking identity from its stored parts.
     public init(
         contactID: [UInt8], pairingID: [UInt8], linkSecret: [UInt8], identityKey: P256.KeyAgreement.PrivateKey,
         phoneName: String

@@ -16,3 +16,18 @@ public enum SessionError: Error, Equatable, Sendable {
     /// The tunnel closed before the session finished.
     case tunnelClosedEarly
 }
+
+extension SessionError: CustomStringConvertible {
+    /// One line for a user, the same for both roles ("the peer" is the phone to a client and the
+    /// client to a phone).
+    public var description: String {
+        switch self {
+        case .outOfOrder(let detail): "internal error (\(detail))"
+        case .handshake(let error): "the handshake with the peer failed (\(error))"
+        case .transport(let error): "a message from the peer did not decrypt (\(error))"
+        case .invalidPostHandshake(let detail): "invalid post-handshake message (\(detail))"
+        case .invalidFrame(let detail): "invalid message from the peer (\(detail))"
+        case .tunnelClosedEarly: "the tunnel closed before the session was over"
+        }
+    }
+}

@@ -12,6 +12,7 @@ public enum OutOfOrderReason: Hashable, Sendable, CustomStringConvertible {
     /// The phone's answer is not of the request's message type.
     case responseTypeDiffersFromRequest
 
+    /// One line for logs and users.
     public var description: String {
         switch self {
         case .event(let event, let state): "\(event.rawValue) in state \(state)"
@@ -30,6 +31,7 @@ public enum InvalidPostHandshakeReason: Hashable, Sendable, CustomStringConverti
     /// A request of this type needs protocol revision 1, and the phone speaks revision 0.
     case needsRevisionOne(HybridMessageType)
 
+    /// One line for logs and users.
     public var description: String {
         switch self {
         case .message(let error): "\(error)"
@@ -59,6 +61,7 @@ public enum InvalidFrameReason: Hashable, Sendable, CustomStringConvertible {
     /// The phone's update message is malformed or its linking info does not verify.
     case update(HybridMessageError)
 
+    /// One line for logs and users.
     public var description: String {
         switch self {
         case .frame(let error): "\(error)"

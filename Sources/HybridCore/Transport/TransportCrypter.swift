@@ -11,9 +11,9 @@ import Crypto
 ///
 /// A sequence number above 2^24 − 1 fails every operation. A failed open does not advance the
 /// read counter; an open that authenticates advances it even if the padding then fails.
-public struct TransportCrypter: Sendable {
+package struct TransportCrypter: Sendable {
     /// How the nonce and additional data are formed.
-    public enum Construction: Sendable, Equatable {
+    package enum Construction: Sendable, Equatable {
         /// Big-endian counter at the end of the nonce, empty AD: "the format in the spec".
         case new
         /// Little-endian counter at the start of the nonce, AD = `02`: pre-2022 Chromium.
@@ -21,16 +21,16 @@ public struct TransportCrypter: Sendable {
     }
 
     /// The largest usable sequence number, 2^24 − 1.
-    public static let maxSequence: UInt32 = (1 << 24) - 1
+    package static let maxSequence: UInt32 = (1 << 24) - 1
 
     private let readKey: SymmetricKey
     private let writeKey: SymmetricKey
     /// The construction both directions use.
-    public let construction: Construction
+    package let construction: Construction
     /// The sequence number the next ``decrypt(_:)`` uses.
-    public private(set) var readSequence: UInt32 = 0
+    package private(set) var readSequence: UInt32 = 0
     /// The sequence number the next ``encrypt(_:)`` uses.
-    public private(set) var writeSequence: UInt32 = 0
+    package private(set) var writeSequence: UInt32 = 0
 
     /// A crypter with both counters at 0.
     ///
@@ -38,7 +38,7 @@ public struct TransportCrypter: Sendable {
     ///   - readKey: The peer's write key (32 bytes).
     ///   - writeKey: This side's write key (32 bytes).
     ///   - construction: `.new` unless talking to a pre-2022 Chromium phone (§10.3).
-    public init(readKey: SymmetricKey, writeKey: SymmetricKey, construction: Construction = .new) {
+    package init(readKey: SymmetricKey, writeKey: SymmetricKey, construction: Construction = .new) {
         precondition(readKey.bitCount == 256 && writeKey.bitCount == 256, "transport keys are 32 bytes")
         self.readKey = readKey
         self.writeKey = writeKey
@@ -47,7 +47,7 @@ public struct TransportCrypter: Sendable {
 
     /// The same keys with both counters back at 0 and `construction`: what a client switches to
     /// when the first message only opens with the old construction (§10.3).
-    public func restarted(with construction: Construction) -> TransportCrypter {
+    package func restarted(with construction: Construction) -> TransportCrypter {
         TransportCrypter(readKey: readKey, writeKey: writeKey, construction: construction)
     }
 
@@ -61,7 +61,7 @@ public struct TransportCrypter: Sendable {
     /// Pads and encrypts `message` with the next write sequence number, then advances it.
     ///
     /// - Throws: ``TransportError/sequenceLimitReached``.
-    public mutating func encrypt(_ message: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
+    package mutating func encrypt(_ message: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
         let ciphertext = try Self.seal(message, key: writeKey, sequence: writeSequence, construction: construction)
         writeSequence += 1
         return ciphertext
@@ -72,7 +72,7 @@ public struct TransportCrypter: Sendable {
     /// - Throws: ``TransportError``. On ``TransportError/sequenceLimitReached`` or
     ///   ``TransportError/authenticationFailed`` the counter does not move; on
     ///   ``TransportError/invalidPadding`` it has already advanced.
-    public mutating func decrypt(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
+    package mutating func decrypt(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
         try TransportPadding.unpad(decryptPadded(ciphertext))
     }
 
@@ -90,7 +90,7 @@ public struct TransportCrypter: Sendable {
     /// Single-shot encryption of one message, for vectors and the legacy construction.
     ///
     /// - Throws: ``TransportError/sequenceLimitReached`` if `sequence` > ``maxSequence``.
-    public static func seal(
+    package static func seal(
         _ message: some Collection<UInt8>,
         key: SymmetricKey,
         sequence: UInt32,
@@ -104,7 +104,7 @@ public struct TransportCrypter: Sendable {
     /// Single-shot decryption of one message, for vectors and the legacy construction.
     ///
     /// - Throws: ``TransportError``, checked in the order range, authentication, padding.
-    public static func open(
+    package static func open(
         _ ciphertext: some Collection<UInt8>,
         key: SymmetricKey,
         sequence: UInt32,

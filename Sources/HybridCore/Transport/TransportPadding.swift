@@ -3,14 +3,14 @@
 ///
 /// `padded = message || zeros || count`, where `count` (one byte, 0–31) is the number of zero
 /// bytes and the total length is the smallest multiple of 32 that is at least `len + 1`.
-public enum TransportPadding {
+package enum TransportPadding {
     /// Padded lengths are multiples of this.
-    public static let granularity = 32
+    package static let granularity = 32
 
     /// Pads `message`.
     ///
     /// - Returns: A non-empty multiple of 32 bytes.
-    public static func pad(_ message: some Collection<UInt8>) -> [UInt8] {
+    package static func pad(_ message: some Collection<UInt8>) -> [UInt8] {
         let length = message.count
         let paddedLength = (length + granularity) / granularity * granularity  // smallest multiple ≥ len + 1
         let zeroCount = paddedLength - length - 1
@@ -28,7 +28,7 @@ public enum TransportPadding {
     /// of 32.
     ///
     /// - Throws: ``TransportError/invalidPadding`` if `padded` is empty or z + 1 exceeds its length.
-    public static func unpad(_ padded: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
+    package static func unpad(_ padded: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
         let bytes = Array(padded)
         guard let count = bytes.last, Int(count) + 1 <= bytes.count else { throw .invalidPadding }
         return Array(bytes[..<(bytes.count - Int(count) - 1)])

@@ -1,9 +1,9 @@
 /// Base64url (RFC 4648 §5) without padding, as used for contact IDs in `/cable/contact/…`.
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Encodes `bytes` as base64url with no `=` padding.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -21,7 +21,7 @@ public enum Base64URL {
 
     /// Decodes canonical unpadded base64url: only `A–Z a–z 0–9 - _`, no `=`, no length ≡ 1 (mod 4),
     /// and unused low bits of the last character zero. Returns `nil` otherwise.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         let utf8 = Array(text.utf8)
         guard utf8.count % 4 != 1 else { return nil }
         var out: [UInt8] = []

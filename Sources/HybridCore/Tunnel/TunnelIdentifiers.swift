@@ -2,30 +2,30 @@
 ///
 /// In the QR flow both sides derive it from the QR secret (``KeyPurpose/tunnelID``).
 /// Chromium: `tunnel_id`.
-public struct TunnelID: Hashable, Sendable, CustomStringConvertible {
+package struct TunnelID: Hashable, Sendable, CustomStringConvertible {
     /// Size in bytes.
-    public static let byteCount = 16
+    package static let byteCount = 16
     /// The raw bytes, always ``byteCount`` long.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Wraps `bytes`, or returns `nil` unless they are exactly 16 bytes long.
-    public init?(bytes: some Collection<UInt8>) {
+    package init?(bytes: some Collection<UInt8>) {
         guard bytes.count == Self.byteCount else { return nil }
         self.bytes = Array(bytes)
     }
 
     /// Upper-case hex, as Chromium writes it in URLs.
-    public var hex: String { Hex.encode(bytes, uppercase: true) }
+    package var hex: String { Hex.encode(bytes, uppercase: true) }
 
     /// A short, non-identifying prefix for logs: the first 2 bytes only.
-    public var description: String { "TunnelID(\(Hex.encode(bytes.prefix(2)))…)" }
+    package var description: String { "TunnelID(\(Hex.encode(bytes.prefix(2)))…)" }
 }
 
 /// The 3-byte routing ID a relay assigns to a new tunnel (`X-caBLE-Routing-ID`), carried in the
 /// advert so the client can reach the same relay instance.
 public struct RoutingID: Hashable, Sendable, CustomStringConvertible {
     /// Size in bytes.
-    public static let byteCount = 3
+    package static let byteCount = 3
     /// The raw bytes, always ``byteCount`` long.
     public let bytes: [UInt8]
 
@@ -36,14 +36,15 @@ public struct RoutingID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses exactly 6 hex digits in either case (the `X-caBLE-Routing-ID` header value).
-    public init?(hex: some StringProtocol) {
+    package init?(hex: some StringProtocol) {
         guard hex.utf8.count == 2 * Self.byteCount, let bytes = try? Hex.decode(hex) else { return nil }
         self.bytes = bytes
     }
 
     /// Upper-case hex, as Chromium writes it in URLs and headers.
-    public var hex: String { Hex.encode(bytes, uppercase: true) }
+    package var hex: String { Hex.encode(bytes, uppercase: true) }
 
+    /// The ID in hex, for logs.
     public var description: String { "RoutingID(\(Hex.encode(bytes)))" }
 }
 
@@ -53,9 +54,9 @@ public struct RoutingID: Hashable, Sendable, CustomStringConvertible {
 /// and 256–65535 name a hashed domain (protocol.md §4).
 public struct TunnelDomainID: Hashable, Sendable, CustomStringConvertible {
     /// Number of assigned domain IDs this implementation knows (QR key 2).
-    public static let assignedCount: UInt16 = 2
+    package static let assignedCount: UInt16 = 2
     /// The first hashed domain ID.
-    public static let firstHashed: UInt16 = 256
+    package static let firstHashed: UInt16 = 256
 
     /// The raw 16-bit value.
     public let rawValue: UInt16
@@ -74,7 +75,8 @@ public struct TunnelDomainID: Hashable, Sendable, CustomStringConvertible {
     private init(uncheckedRawValue: UInt16) { self.rawValue = uncheckedRawValue }
 
     /// Whether this ID names a hashed domain (≥ 256) rather than an assigned one.
-    public var isHashed: Bool { rawValue >= Self.firstHashed }
+    package var isHashed: Bool { rawValue >= Self.firstHashed }
 
+    /// `domain N`, for logs.
     public var description: String { "domain \(rawValue)" }
 }

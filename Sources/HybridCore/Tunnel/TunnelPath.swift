@@ -7,7 +7,7 @@
 /// nothing before or after. No percent-decoding, no dot-segment removal, no trailing slash, no
 /// query: a relay that wants to tolerate a query string splits it off before calling
 /// ``init(parsing:)`` (``TunnelRelay`` does, and ignores it).
-public enum TunnelPath: Hashable, Sendable {
+package enum TunnelPath: Hashable, Sendable {
     /// `/cable/new/<tunnel ID>`: the authenticator registers a tunnel.
     case new(TunnelID)
     /// `/cable/connect/<routing ID>/<tunnel ID>`: the client (or a woken phone) joins a tunnel.
@@ -16,10 +16,10 @@ public enum TunnelPath: Hashable, Sendable {
     case contact([UInt8])
 
     /// The longest path ``init(parsing:)`` looks at, in UTF-8 bytes.
-    public static let maxLength = 1024
+    package static let maxLength = 1024
 
     /// Parses a request path. Throws ``TunnelPathError`` for anything but the three exact forms.
-    public init(parsing path: some StringProtocol) throws(TunnelPathError) {
+    package init(parsing path: some StringProtocol) throws(TunnelPathError) {
         let utf8 = Array(path.utf8)
         guard utf8.count <= Self.maxLength else { throw .tooLong }
         let segments = utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
@@ -51,7 +51,7 @@ public enum TunnelPath: Hashable, Sendable {
     }
 
     /// The path as Chromium writes it: upper-case hex, unpadded base64url.
-    public var canonicalPath: String {
+    package var canonicalPath: String {
         switch self {
         case .new(let tunnelID): "/cable/new/" + tunnelID.hex
         case .connect(let routingID, let tunnelID): "/cable/connect/" + routingID.hex + "/" + tunnelID.hex
@@ -69,7 +69,7 @@ public enum TunnelPath: Hashable, Sendable {
 }
 
 /// Why a request path is not a tunnel-service path (vector error class `path`).
-public enum TunnelPathError: Error, Equatable, Sendable {
+package enum TunnelPathError: Error, Equatable, Sendable {
     /// Longer than ``TunnelPath/maxLength``.
     case tooLong
     /// Does not start with `/cable/new/`, `/cable/connect/` or `/cable/contact/`.

@@ -3,18 +3,18 @@ import Crypto
 /// Maps tunnel-server domain IDs to host names (protocol.md §4).
 ///
 /// Chromium: `tunnelserver::DecodeDomain`.
-public enum TunnelServerDomain {
+package enum TunnelServerDomain {
     /// Host names of the assigned domain IDs, indexed by ID.
-    public static let assignedHosts: [String] = ["cable.ua5v.com", "cable.auth.com"]
+    package static let assignedHosts: [String] = ["cable.ua5v.com", "cable.auth.com"]
 
     /// The host name for a valid domain ID: an assigned name for 0 and 1, a hashed name for IDs ≥ 256.
-    public static func host(for id: TunnelDomainID) -> String {
+    package static func host(for id: TunnelDomainID) -> String {
         if id.rawValue < assignedHosts.count { return assignedHosts[Int(id.rawValue)] }
         return hashedHost(id.rawValue)
     }
 
     /// The host name for a raw 16-bit domain ID, or `nil` for the unassigned IDs 2–255.
-    public static func host(for rawID: UInt16) -> String? {
+    package static func host(for rawID: UInt16) -> String? {
         TunnelDomainID(rawValue: rawID).map { host(for: $0) }
     }
 
@@ -42,5 +42,5 @@ public enum TunnelServerDomain {
 
 extension TunnelDomainID {
     /// This domain's host name (protocol.md §4).
-    public var host: String { TunnelServerDomain.host(for: self) }
+    package var host: String { TunnelServerDomain.host(for: self) }
 }

@@ -78,10 +78,10 @@ public struct TunnelServerOrigin: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The port to connect to: the explicit one or the scheme's default.
-    public var effectivePort: Int { port ?? scheme.defaultPort }
+    package var effectivePort: Int { port ?? scheme.defaultPort }
 
     /// `host[:port]` for the HTTP `Host` header (IPv6 in brackets).
-    public var authority: String {
+    package var authority: String {
         let bracketed = host.contains(":") ? "[\(host)]" : host
         return port.map { "\(bracketed):\($0)" } ?? bracketed
     }

@@ -2,17 +2,17 @@ import Crypto
 import Foundation
 
 /// Constants of the tunnel service's WebSocket protocol (protocol.md §5).
-public enum TunnelWebSocket {
+package enum TunnelWebSocket {
     /// The WebSocket subprotocol every connection asks for and the server must select.
-    public static let subprotocol = "fido.cable"
+    package static let subprotocol = "fido.cable"
     /// Response header of `/cable/new`: the routing ID as 6 hex digits.
-    public static let routingIDHeader = "X-caBLE-Routing-ID"
+    package static let routingIDHeader = "X-caBLE-Routing-ID"
     /// Request header of `/cable/contact`: upper-case hex of the client payload CBOR.
-    public static let clientPayloadHeader = "X-caBLE-Client-Payload"
+    package static let clientPayloadHeader = "X-caBLE-Client-Payload"
     /// Request (and echoed response) header of `/cable/contact` asking for a connection signal.
-    public static let signalConnectionHeader = "X-caBLE-Signal-Connection"
+    package static let signalConnectionHeader = "X-caBLE-Signal-Connection"
     /// Largest WebSocket message a Chromium peer accepts: 1 MiB.
-    public static let maxMessageSize = 1 << 20
+    package static let maxMessageSize = 1 << 20
 
     /// The GUID appended to the request key before hashing (RFC 6455 §1.3).
     package static let acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"

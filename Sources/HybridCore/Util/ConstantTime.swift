@@ -1,7 +1,7 @@
 /// Comparison of secrets and authentication tags without data-dependent early exit.
-public enum ConstantTime {
+package enum ConstantTime {
     /// Returns whether `a` and `b` are equal, taking time that depends only on their lengths.
-    public static func equal<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
+    package static func equal<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
     where A.Element == UInt8, B.Element == UInt8 {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0

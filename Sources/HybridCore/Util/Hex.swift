@@ -2,9 +2,9 @@
 ///
 /// Used for URLs and headers (where the protocol writes upper-case hex) and by tests and the
 /// conformance runner, which read vector files whose byte strings are lower-case hex.
-public enum Hex {
+package enum Hex {
     /// Errors from ``decode(_:)``.
-    public enum DecodingError: Error, Equatable, Sendable {
+    package enum DecodingError: Error, Equatable, Sendable {
         /// The string has an odd number of characters.
         case oddLength
         /// A character is not `0-9`, `a-f` or `A-F`.
@@ -12,7 +12,7 @@ public enum Hex {
     }
 
     /// Encodes `bytes` as hexadecimal, lower case unless `uppercase` is set.
-    public static func encode<Bytes: Sequence>(_ bytes: Bytes, uppercase: Bool = false) -> String
+    package static func encode<Bytes: Sequence>(_ bytes: Bytes, uppercase: Bool = false) -> String
     where Bytes.Element == UInt8 {
         let digits: [UInt8] = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
         var out: [UInt8] = []
@@ -25,7 +25,7 @@ public enum Hex {
     }
 
     /// Decodes hexadecimal in either case. Throws ``DecodingError`` on anything else.
-    public static func decode<S: StringProtocol>(_ text: S) throws(DecodingError) -> [UInt8] {
+    package static func decode<S: StringProtocol>(_ text: S) throws(DecodingError) -> [UInt8] {
         let utf8 = Array(text.utf8)
         guard utf8.count % 2 == 0 else { throw .oddLength }
         var out: [UInt8] = []

@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// What the bridge does with one CTAP2 request (command byte + CBOR) from a program.

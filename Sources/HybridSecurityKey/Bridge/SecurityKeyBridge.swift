@@ -1,4 +1,5 @@
 import HybridClient
+import HybridCTAP
 import HybridCore
 
 /// The virtual security key's brain: the CTAPHID state machine, the request policy and the
@@ -200,7 +201,7 @@ public actor SecurityKeyBridge {
         // A driver that ended without a reply: the host still gets an answer.
         finished(
             id: id, command: command, forwarded: nil,
-            result: .failure(HybridClientError.invalidResponse("the ceremony ended without a reply")))
+            result: .failure(HybridClientError.invalidResponse(.noReply)))
         events(.tunnelClosed(end))
     }
 

@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// The authenticatorGetInfo the bridge answers locally, at once, without the phone.

@@ -1,3 +1,4 @@
+import HybridCTAP
 import HybridCore
 
 /// The CTAPHID side of a security key (CTAP 2.2 §11.2), sans-IO: reports and clock readings go

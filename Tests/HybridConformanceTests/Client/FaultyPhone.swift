@@ -1,6 +1,7 @@
 import Crypto
 import HybridAuthenticator
 import HybridBluetooth
+import HybridCTAP
 import HybridCore
 import HybridTransport
 import Logging

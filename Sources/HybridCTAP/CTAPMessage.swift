@@ -1,3 +1,5 @@
+import HybridCore
+
 /// A CTAP2 request as it travels in a hybrid CTAP message (protocol.md §7.3): one command byte,
 /// then the canonical CBOR parameter map (absent for commands without parameters).
 public enum CTAPRequest: Hashable, Sendable {
@@ -9,6 +11,7 @@ public enum CTAPRequest: Hashable, Sendable {
     /// Any other command (clientPIN, reset, credential management, unknown bytes), unparsed.
     case other(command: CTAPCommand, parameters: [UInt8])
 
+    /// The command byte of this request.
     public var command: CTAPCommand {
         switch self {
         case .makeCredential: .makeCredential

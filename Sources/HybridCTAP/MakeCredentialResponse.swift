@@ -1,15 +1,22 @@
+import HybridCore
+
 /// The authenticatorMakeCredential response map (CTAP 2.1 §6.1): 1 fmt, 2 authData, 3 attStmt,
 /// 4 epAtt, 5 largeBlobKey, 6 unsignedExtensionOutputs.
 public struct MakeCredentialResponse: Hashable, Sendable {
     /// The attestation statement format, e.g. `"none"` or `"packed"`.
     public var format: String
+    /// Key 2: the authenticator data, with the new credential.
     public var authenticatorData: AuthenticatorData
     /// The attestation statement map (`{}` for `"none"`).
     public var attestationStatement: CBORValue
+    /// Key 4: whether enterprise attestation was returned.
     public var enterpriseAttestation: Bool?
+    /// Key 5: the credential's largeBlobKey.
     public var largeBlobKey: [UInt8]?
+    /// Key 6: unsigned extension outputs.
     public var unsignedExtensionOutputs: CBORValue?
 
+    /// A response from its fields; `nil` leaves a key out.
     public init(
         format: String, authenticatorData: AuthenticatorData, attestationStatement: CBORValue,
         enterpriseAttestation: Bool? = nil, largeBlobKey: [UInt8]? = nil, unsignedExtensionOutputs: CBORValue? = nil
@@ -29,7 +36,7 @@ public struct MakeCredentialResponse: Hashable, Sendable {
     }
 
     /// The response map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [
             CBORMapEntry(1, .text(format)),
             CBORMapEntry(2, .bytes(authenticatorData.encoded)),
@@ -46,7 +53,7 @@ public struct MakeCredentialResponse: Hashable, Sendable {
 
     /// Parses the map strictly: keys 1–3 are required, attStmt and unsignedExtensionOutputs are
     /// maps, authData parses strictly (``AuthenticatorData/init(bytes:)``).
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "makeCredentialResponse")
         let format = try reader.requiredText(1, "fmt")
         let authenticatorData = try AuthenticatorData(bytes: try reader.requiredBytes(2, "authData"))

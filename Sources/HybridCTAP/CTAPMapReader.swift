@@ -1,3 +1,5 @@
+import HybridCore
+
 /// Typed, strict access to the fields of a CTAP2 CBOR map: absent fields are `nil`, present
 /// fields of the wrong type throw ``CTAPError/unexpectedType(field:)``. Unknown keys are ignored,
 /// as CTAP2 requires for forward compatibility.

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// authenticatorMakeCredential (0x01) parameters (CTAP 2.1 §6.1).
 ///
 /// Keys: 1 clientDataHash, 2 rp, 3 user, 4 pubKeyCredParams, 5 excludeList, 6 extensions,
@@ -6,7 +8,9 @@
 public struct MakeCredentialRequest: Hashable, Sendable {
     /// SHA-256 of the client data: 32 bytes.
     public var clientDataHash: [UInt8]
+    /// Key 2: the relying party.
     public var rp: PublicKeyCredentialRPEntity
+    /// Key 3: the user account.
     public var user: PublicKeyCredentialUserEntity
     /// Acceptable credential types and algorithms, most preferred first. Must not be empty.
     public var publicKeyCredentialParameters: [PublicKeyCredentialParameters]
@@ -14,11 +18,16 @@ public struct MakeCredentialRequest: Hashable, Sendable {
     public var excludeList: [PublicKeyCredentialDescriptor]?
     /// Extension inputs: a map with text keys, kept as given.
     public var extensions: CBORValue?
+    /// Key 7: the `rk`, `up` and `uv` options.
     public var options: CTAPRequestOptions?
+    /// Key 8: the PIN/UV auth parameter.
     public var pinUvAuthParam: [UInt8]?
+    /// Key 9: the PIN/UV auth protocol version.
     public var pinUvAuthProtocol: UInt64?
+    /// Key 10: the enterprise attestation level requested.
     public var enterpriseAttestation: UInt64?
 
+    /// A request from its parameters; `nil` leaves a key out.
     public init(
         clientDataHash: [UInt8],
         rp: PublicKeyCredentialRPEntity,
@@ -44,7 +53,7 @@ public struct MakeCredentialRequest: Hashable, Sendable {
     }
 
     /// The parameter map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [
             CBORMapEntry(1, .bytes(clientDataHash)),
             CBORMapEntry(2, rp.cbor),
@@ -65,7 +74,7 @@ public struct MakeCredentialRequest: Hashable, Sendable {
 
     /// Parses the parameter map strictly: required keys 1–4, every known key of its type,
     /// clientDataHash 32 bytes, user id 1–64 bytes, extensions a map.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "makeCredential")
         let clientDataHash = try reader.requiredBytes(1, "clientDataHash")
         guard clientDataHash.count == 32 else { throw .invalidLength(field: reader.fieldPath("clientDataHash")) }

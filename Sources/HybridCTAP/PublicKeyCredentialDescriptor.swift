@@ -1,3 +1,5 @@
+import HybridCore
+
 /// A credential reference: excludeList and allowList entries, and getAssertion's response key 1.
 public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
     /// The only credential type WebAuthn defines.
@@ -10,6 +12,7 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
     /// Transport hints (`"usb"`, `"nfc"`, `"ble"`, `"internal"`, `"hybrid"`, …), or `nil` if absent.
     public var transports: [String]?
 
+    /// A descriptor; the type defaults to `"public-key"`.
     public init(type: String = Self.publicKeyType, id: [UInt8], transports: [String]? = nil) {
         self.type = type
         self.id = id
@@ -19,13 +22,13 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
     /// The same descriptor without transport hints. Use this for descriptors sent to a phone:
     /// iOS rejects descriptors carrying `transports: ["usb"]` (protocol.md §10.5), and the
     /// authenticator does not need the hints.
-    public var withoutTransports: Self { Self(type: type, id: id, transports: nil) }
+    package var withoutTransports: Self { Self(type: type, id: id, transports: nil) }
 
     /// Whether this is a `"public-key"` descriptor, the only type an authenticator matches.
-    public var isPublicKey: Bool { type == Self.publicKeyType }
+    package var isPublicKey: Bool { type == Self.publicKeyType }
 
     /// `{"id", "type", "transports"?}`.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry("id", .bytes(id)), CBORMapEntry("type", .text(type))]
         entries.append("transports", transports.map { .array($0.map(CBORValue.text)) })
         return .map(entries)
@@ -33,7 +36,7 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
 
     /// Parses the map: `type` (text) and `id` (bytes) are required, `transports` must be an
     /// array of text if present. Unknown keys are ignored.
-    public init(cbor: CBORValue, path: String = "credential") throws(CTAPError) {
+    package init(cbor: CBORValue, path: String = "credential") throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         self.init(
             type: try reader.requiredText("type", "type"),

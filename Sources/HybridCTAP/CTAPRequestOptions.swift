@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The `options` map of makeCredential (key 7) and getAssertion (key 5): `rk`, `up`, `uv`.
 ///
 /// Each is `nil` when absent; CTAP2 defines the defaults (rk false, up true, uv false), which
@@ -10,6 +12,7 @@ public struct CTAPRequestOptions: Hashable, Sendable {
     /// User verification.
     public var userVerification: Bool?
 
+    /// Options; `nil` leaves an option out (its default applies).
     public init(residentKey: Bool? = nil, userPresence: Bool? = nil, userVerification: Bool? = nil) {
         self.residentKey = residentKey
         self.userPresence = userPresence
@@ -17,17 +20,17 @@ public struct CTAPRequestOptions: Hashable, Sendable {
     }
 
     /// `up`, defaulting to true.
-    public var effectiveUserPresence: Bool { userPresence ?? true }
+    package var effectiveUserPresence: Bool { userPresence ?? true }
     /// `uv`, defaulting to false.
-    public var effectiveUserVerification: Bool { userVerification ?? false }
+    package var effectiveUserVerification: Bool { userVerification ?? false }
     /// `rk`, defaulting to false.
-    public var effectiveResidentKey: Bool { residentKey ?? false }
+    package var effectiveResidentKey: Bool { residentKey ?? false }
 
     /// Whether no option is set; such options are left out of a request.
-    public var isEmpty: Bool { residentKey == nil && userPresence == nil && userVerification == nil }
+    package var isEmpty: Bool { residentKey == nil && userPresence == nil && userVerification == nil }
 
     /// The options that are set, as a map of booleans.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = []
         entries.append("rk", residentKey.map(CBORValue.bool))
         entries.append("up", userPresence.map(CBORValue.bool))
@@ -36,7 +39,7 @@ public struct CTAPRequestOptions: Hashable, Sendable {
     }
 
     /// Parses the map. `rk`, `up` and `uv` must be booleans when present; other keys are ignored.
-    public init(cbor: CBORValue, path: String) throws(CTAPError) {
+    package init(cbor: CBORValue, path: String) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         self.init(
             residentKey: try reader.bool("rk", "rk"),

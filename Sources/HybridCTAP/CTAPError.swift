@@ -1,3 +1,5 @@
+import HybridCore
+
 /// Why CTAP2 bytes (a request, a response, authenticator data or a COSE key) are not acceptable.
 ///
 /// `field` values are dotted paths such as `"makeCredential.user.id"`, for diagnostics only.

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The relying party of a makeCredential request (`PublicKeyCredentialRpEntity`).
 public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
     /// The RP ID, e.g. `"example.com"`.
@@ -5,20 +7,21 @@ public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
     /// A name for people. iOS requires it (protocol.md §10.5), so clients should send it.
     public var name: String?
 
+    /// A relying party from its ID and optional name.
     public init(id: String, name: String? = nil) {
         self.id = id
         self.name = name
     }
 
     /// `{"id", "name"?}`.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry("id", .text(id))]
         entries.append("name", name.map(CBORValue.text))
         return .map(entries)
     }
 
     /// Parses the map; `icon` and unknown keys are ignored.
-    public init(cbor: CBORValue, path: String = "rp") throws(CTAPError) {
+    package init(cbor: CBORValue, path: String = "rp") throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         self.init(id: try reader.requiredText("id", "id"), name: try reader.text("name", "name"))
     }
@@ -28,13 +31,15 @@ public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
 public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     /// The user handle: 1 to 64 bytes (WebAuthn §5.4.3).
     public var id: [UInt8]
+    /// The account name (e.g. an email address).
     public var name: String?
     /// iOS requires it in makeCredential (protocol.md §10.5).
     public var displayName: String?
 
     /// The longest user handle WebAuthn allows.
-    public static let maximumIDLength = 64
+    package static let maximumIDLength = 64
 
+    /// A user from its handle and optional names.
     public init(id: [UInt8], name: String? = nil, displayName: String? = nil) {
         self.id = id
         self.name = name
@@ -42,7 +47,7 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     }
 
     /// `{"id", "name"?, "displayName"?}`.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry("id", .bytes(id))]
         entries.append("name", name.map(CBORValue.text))
         entries.append("displayName", displayName.map(CBORValue.text))
@@ -50,7 +55,7 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     }
 
     /// Parses the map; the id must be 1 to 64 bytes. `icon` and unknown keys are ignored.
-    public init(cbor: CBORValue, path: String = "user") throws(CTAPError) {
+    package init(cbor: CBORValue, path: String = "user") throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         let id = try reader.requiredBytes("id", "id")
         guard (1...Self.maximumIDLength).contains(id.count) else { throw .invalidLength(field: reader.fieldPath("id")) }
@@ -65,16 +70,17 @@ public struct PublicKeyCredentialParameters: Hashable, Sendable {
     /// A COSE algorithm identifier, e.g. ``COSEAlgorithm/es256``.
     public var algorithm: Int64
 
+    /// Parameters; the type defaults to `"public-key"`.
     public init(type: String = PublicKeyCredentialDescriptor.publicKeyType, algorithm: Int64) {
         self.type = type
         self.algorithm = algorithm
     }
 
     /// `{"alg", "type"}`.
-    public var cbor: CBORValue { ["alg": .int(algorithm), "type": .text(type)] }
+    package var cbor: CBORValue { ["alg": .int(algorithm), "type": .text(type)] }
 
     /// Parses the map; both members are required.
-    public init(cbor: CBORValue, path: String) throws(CTAPError) {
+    package init(cbor: CBORValue, path: String) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: path)
         self.init(type: try reader.requiredText("type", "type"), algorithm: try reader.requiredInt("alg", "alg"))
     }

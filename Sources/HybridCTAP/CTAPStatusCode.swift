@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The status byte that starts every CTAP2 response (CTAP 2.1 §8.2 "Status codes").
 ///
 /// A struct rather than an enum, because a peer may send any byte, including vendor and
@@ -5,8 +7,10 @@
 /// human message. Note the CBOR-related values: 0x11 is an unexpected CBOR type, 0x12 invalid
 /// CBOR, 0x14 a missing parameter.
 public struct CTAPStatusCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The status byte.
     public let rawValue: UInt8
 
+    /// A status from its byte; any byte is accepted.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The spec name (`CTAP2_ERR_NO_CREDENTIALS`), or `nil` for a code outside the CTAP 2.1 list.
@@ -22,6 +26,7 @@ public struct CTAPStatusCode: RawRepresentable, Hashable, Sendable, CustomString
         }
     }
 
+    /// `0x2E CTAP2_ERR_NO_CREDENTIALS: …`, for logs.
     public var description: String {
         "0x" + Hex.encode([rawValue]) + " " + (name ?? "unknown") + ": " + message
     }
@@ -31,52 +36,66 @@ public struct CTAPStatusCode: RawRepresentable, Hashable, Sendable, CustomString
 }
 
 extension CTAPStatusCode {
+    /// CTAP2_OK (0x00): success.
     public static let ok = Self(rawValue: 0x00)
+    /// CTAP1_ERR_INVALID_COMMAND (0x01).
     public static let invalidCommand = Self(rawValue: 0x01)
+    /// CTAP1_ERR_INVALID_PARAMETER (0x02).
     public static let invalidParameter = Self(rawValue: 0x02)
-    public static let invalidLength = Self(rawValue: 0x03)
-    public static let invalidSequence = Self(rawValue: 0x04)
-    public static let timeout = Self(rawValue: 0x05)
-    public static let channelBusy = Self(rawValue: 0x06)
-    public static let lockRequired = Self(rawValue: 0x0A)
-    public static let invalidChannel = Self(rawValue: 0x0B)
-    public static let cborUnexpectedType = Self(rawValue: 0x11)
+    package static let invalidLength = Self(rawValue: 0x03)
+    package static let invalidSequence = Self(rawValue: 0x04)
+    package static let timeout = Self(rawValue: 0x05)
+    package static let channelBusy = Self(rawValue: 0x06)
+    package static let lockRequired = Self(rawValue: 0x0A)
+    package static let invalidChannel = Self(rawValue: 0x0B)
+    package static let cborUnexpectedType = Self(rawValue: 0x11)
+    /// CTAP2_ERR_INVALID_CBOR (0x12).
     public static let invalidCBOR = Self(rawValue: 0x12)
+    /// CTAP2_ERR_MISSING_PARAMETER (0x14).
     public static let missingParameter = Self(rawValue: 0x14)
-    public static let limitExceeded = Self(rawValue: 0x15)
-    public static let fingerprintDatabaseFull = Self(rawValue: 0x17)
-    public static let largeBlobStorageFull = Self(rawValue: 0x18)
+    package static let limitExceeded = Self(rawValue: 0x15)
+    package static let fingerprintDatabaseFull = Self(rawValue: 0x17)
+    package static let largeBlobStorageFull = Self(rawValue: 0x18)
+    /// CTAP2_ERR_CREDENTIAL_EXCLUDED (0x19).
     public static let credentialExcluded = Self(rawValue: 0x19)
-    public static let processing = Self(rawValue: 0x21)
-    public static let invalidCredential = Self(rawValue: 0x22)
-    public static let userActionPending = Self(rawValue: 0x23)
-    public static let operationPending = Self(rawValue: 0x24)
-    public static let noOperations = Self(rawValue: 0x25)
+    package static let processing = Self(rawValue: 0x21)
+    package static let invalidCredential = Self(rawValue: 0x22)
+    package static let userActionPending = Self(rawValue: 0x23)
+    package static let operationPending = Self(rawValue: 0x24)
+    package static let noOperations = Self(rawValue: 0x25)
+    /// CTAP2_ERR_UNSUPPORTED_ALGORITHM (0x26).
     public static let unsupportedAlgorithm = Self(rawValue: 0x26)
+    /// CTAP2_ERR_OPERATION_DENIED (0x27).
     public static let operationDenied = Self(rawValue: 0x27)
-    public static let keyStoreFull = Self(rawValue: 0x28)
+    package static let keyStoreFull = Self(rawValue: 0x28)
+    /// CTAP2_ERR_UNSUPPORTED_OPTION (0x2B).
     public static let unsupportedOption = Self(rawValue: 0x2B)
+    /// CTAP2_ERR_INVALID_OPTION (0x2C).
     public static let invalidOption = Self(rawValue: 0x2C)
+    /// CTAP2_ERR_KEEPALIVE_CANCEL (0x2D).
     public static let keepaliveCancel = Self(rawValue: 0x2D)
+    /// CTAP2_ERR_NO_CREDENTIALS (0x2E).
     public static let noCredentials = Self(rawValue: 0x2E)
+    /// CTAP2_ERR_USER_ACTION_TIMEOUT (0x2F).
     public static let userActionTimeout = Self(rawValue: 0x2F)
+    /// CTAP2_ERR_NOT_ALLOWED (0x30).
     public static let notAllowed = Self(rawValue: 0x30)
-    public static let pinInvalid = Self(rawValue: 0x31)
-    public static let pinBlocked = Self(rawValue: 0x32)
-    public static let pinAuthInvalid = Self(rawValue: 0x33)
-    public static let pinAuthBlocked = Self(rawValue: 0x34)
-    public static let pinNotSet = Self(rawValue: 0x35)
-    public static let pinUvAuthTokenRequired = Self(rawValue: 0x36)
-    public static let pinPolicyViolation = Self(rawValue: 0x37)
-    public static let requestTooLarge = Self(rawValue: 0x39)
-    public static let actionTimeout = Self(rawValue: 0x3A)
-    public static let userPresenceRequired = Self(rawValue: 0x3B)
-    public static let userVerificationBlocked = Self(rawValue: 0x3C)
-    public static let integrityFailure = Self(rawValue: 0x3D)
-    public static let invalidSubcommand = Self(rawValue: 0x3E)
-    public static let userVerificationInvalid = Self(rawValue: 0x3F)
-    public static let unauthorizedPermission = Self(rawValue: 0x40)
-    public static let other = Self(rawValue: 0x7F)
+    package static let pinInvalid = Self(rawValue: 0x31)
+    package static let pinBlocked = Self(rawValue: 0x32)
+    package static let pinAuthInvalid = Self(rawValue: 0x33)
+    package static let pinAuthBlocked = Self(rawValue: 0x34)
+    package static let pinNotSet = Self(rawValue: 0x35)
+    package static let pinUvAuthTokenRequired = Self(rawValue: 0x36)
+    package static let pinPolicyViolation = Self(rawValue: 0x37)
+    package static let requestTooLarge = Self(rawValue: 0x39)
+    package static let actionTimeout = Self(rawValue: 0x3A)
+    package static let userPresenceRequired = Self(rawValue: 0x3B)
+    package static let userVerificationBlocked = Self(rawValue: 0x3C)
+    package static let integrityFailure = Self(rawValue: 0x3D)
+    package static let invalidSubcommand = Self(rawValue: 0x3E)
+    package static let userVerificationInvalid = Self(rawValue: 0x3F)
+    package static let unauthorizedPermission = Self(rawValue: 0x40)
+    package static let other = Self(rawValue: 0x7F)
 
     private static let table: [UInt8: (name: String, message: String)] = [
         0x00: ("CTAP2_OK", "Success."),

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The authenticatorGetInfo (0x04) response map (CTAP 2.1 §6.4). Over hybrid it also travels,
 /// without its status byte, in key 1 of the post-handshake message (protocol.md §7.2, §8.3).
 ///
@@ -7,20 +9,28 @@
 public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
     /// e.g. `["FIDO_2_0", "FIDO_2_1"]`. Required.
     public var versions: [String]
+    /// Key 2: the extensions the authenticator supports.
     public var extensions: [String]?
     /// 16 bytes. Required.
     public var aaguid: [UInt8]
     /// e.g. `["rk": true, "up": true, "uv": true]`.
     public var options: [String: Bool]?
+    /// Key 5: the largest message it accepts, in bytes.
     public var maxMessageSize: UInt64?
+    /// Key 6: the PIN/UV auth protocols it supports, in order of preference.
     public var pinUvAuthProtocols: [UInt64]?
+    /// Key 7: the most credentials an allow or exclude list may hold.
     public var maxCredentialCountInList: UInt64?
+    /// Key 8: the longest credential ID it makes or accepts.
     public var maxCredentialIDLength: UInt64?
     /// e.g. `["internal", "hybrid"]`.
     public var transports: [String]?
+    /// Key 10: the credential algorithms it supports, in order of preference.
     public var algorithms: [PublicKeyCredentialParameters]?
+    /// Key 14: the firmware version.
     public var firmwareVersion: UInt64?
 
+    /// A getInfo response from its fields; `nil` leaves a key out.
     public init(
         versions: [String], extensions: [String]? = nil, aaguid: [UInt8], options: [String: Bool]? = nil,
         maxMessageSize: UInt64? = nil, pinUvAuthProtocols: [UInt64]? = nil,
@@ -42,7 +52,7 @@ public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
     }
 
     /// The response map (canonical once encoded).
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         func number(_ value: UInt64?) -> CBORValue? { value.map { .int(Int64(clamping: $0)) } }
         func texts(_ value: [String]?) -> CBORValue? { value.map { .array($0.map(CBORValue.text)) } }
         var entries: [CBORMapEntry] = [CBORMapEntry(1, .array(versions.map(CBORValue.text)))]
@@ -64,7 +74,7 @@ public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
 
     /// Parses the map strictly: versions (array of text) and a 16-byte aaguid are required;
     /// every modelled key must have its type; option values must be booleans.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "getInfo")
         guard let versions = try reader.textArray(1, "versions") else { throw .missingParameter(field: reader.fieldPath("versions")) }
         let aaguid = try reader.requiredBytes(3, "aaguid")

@@ -1,4 +1,5 @@
 import Crypto
+import HybridCore
 
 /// An ES256 credential public key as a COSE_Key (RFC 9053 §7.1.1, WebAuthn §6.5.1.1):
 /// `{1: 2 (kty EC2), 3: -7 (alg ES256), -1: 1 (crv P-256), -2: x (32 bytes), -3: y (32 bytes)}`.
@@ -9,20 +10,23 @@ public struct COSEKey: Hashable, Sendable {
     public let x963Representation: [UInt8]
 
     /// COSE key type EC2.
-    public static let keyTypeEC2: Int64 = 2
+    package static let keyTypeEC2: Int64 = 2
     /// COSE curve P-256.
-    public static let curveP256: Int64 = 1
+    package static let curveP256: Int64 = 1
 
+    /// The COSE form of a P-256 signing key.
     public init(_ publicKey: P256.Signing.PublicKey) {
         self.publicKey = publicKey
         self.x963Representation = Array(publicKey.x963Representation)
     }
 
+    /// Equal when the keys are the same point.
     public static func == (a: Self, b: Self) -> Bool { a.x963Representation == b.x963Representation }
+    /// Hashes the point.
     public func hash(into hasher: inout Hasher) { hasher.combine(x963Representation) }
 
     /// The canonical COSE_Key map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         .map([
             CBORMapEntry(1, .int(Self.keyTypeEC2)),
             CBORMapEntry(3, .int(COSEAlgorithm.es256)),
@@ -38,7 +42,7 @@ public struct COSEKey: Hashable, Sendable {
     /// Parses an ES256 COSE_Key: kty 2, alg -7, crv 1 are required with these values (other
     /// values are ``CTAPError/unsupportedAlgorithm(field:)``), x and y must be 32 bytes each and
     /// form a point on P-256. Other keys are ignored.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "credentialPublicKey")
         guard try reader.requiredInt(1, "kty") == Self.keyTypeEC2 else { throw .unsupportedAlgorithm(field: reader.fieldPath("kty")) }
         guard try reader.requiredInt(3, "alg") == COSEAlgorithm.es256 else { throw .unsupportedAlgorithm(field: reader.fieldPath("alg")) }

@@ -1,18 +1,27 @@
+import HybridCore
+
 /// The authenticatorGetAssertion response map (CTAP 2.1 §6.2): 1 credential, 2 authData,
 /// 3 signature, 4 user, 5 numberOfCredentials, 6 userSelected, 7 largeBlobKey,
 /// 8 unsignedExtensionOutputs.
 public struct GetAssertionResponse: Hashable, Sendable {
     /// The credential used. Optional in CTAP when the allowList had exactly one entry.
     public var credential: PublicKeyCredentialDescriptor?
+    /// Key 2: the authenticator data that was signed.
     public var authenticatorData: AuthenticatorData
     /// ES256: a DER ECDSA signature over authData ‖ clientDataHash.
     public var signature: [UInt8]
+    /// Key 4: the user of a discoverable credential.
     public var user: PublicKeyCredentialUserEntity?
+    /// Key 5: how many credentials matched (first response only).
     public var numberOfCredentials: UInt64?
+    /// Key 6: whether the user chose this credential on the authenticator.
     public var userSelected: Bool?
+    /// Key 7: the credential's largeBlobKey.
     public var largeBlobKey: [UInt8]?
+    /// Key 8: unsigned extension outputs.
     public var unsignedExtensionOutputs: CBORValue?
 
+    /// A response from its fields; `nil` leaves a key out.
     public init(
         credential: PublicKeyCredentialDescriptor?, authenticatorData: AuthenticatorData, signature: [UInt8],
         user: PublicKeyCredentialUserEntity? = nil, numberOfCredentials: UInt64? = nil, userSelected: Bool? = nil,
@@ -29,7 +38,7 @@ public struct GetAssertionResponse: Hashable, Sendable {
     }
 
     /// The response map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = []
         entries.append(1, credential?.cbor)
         entries.append(2, .bytes(authenticatorData.encoded))
@@ -47,7 +56,7 @@ public struct GetAssertionResponse: Hashable, Sendable {
 
     /// Parses the map strictly: authData and signature are required; every other known key
     /// must have its type.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "getAssertionResponse")
         let credential = try reader.value(1).map { (value) throws(CTAPError) in
             try PublicKeyCredentialDescriptor(cbor: value, path: reader.fieldPath("credential"))

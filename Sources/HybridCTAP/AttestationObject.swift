@@ -1,11 +1,17 @@
+import HybridCore
+
 /// The WebAuthn attestation object (WebAuthn §6.5.4): the canonical CBOR map
 /// `{"fmt": text, "attStmt": map, "authData": bytes}` a client builds from a makeCredential
 /// response.
 public struct AttestationObject: Hashable, Sendable {
+    /// The attestation statement format (`fmt`), e.g. `"none"` or `"packed"`.
     public var format: String
+    /// The attestation statement (`attStmt`), `{}` for `"none"`.
     public var attestationStatement: CBORValue
+    /// The authenticator data (`authData`).
     public var authenticatorData: AuthenticatorData
 
+    /// An attestation object from its three fields.
     public init(format: String, attestationStatement: CBORValue, authenticatorData: AuthenticatorData) {
         self.format = format
         self.attestationStatement = attestationStatement
@@ -31,7 +37,7 @@ public struct AttestationObject: Hashable, Sendable {
              authenticatorData: authenticatorData)
     }
 
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         ["fmt": .text(format), "attStmt": attestationStatement, "authData": .bytes(authenticatorData.encoded)]
     }
 
@@ -50,7 +56,7 @@ public struct AttestationObject: Hashable, Sendable {
 }
 
 /// Attestation statement format identifiers (WebAuthn §8).
-public enum AttestationFormat {
-    public static let none = "none"
-    public static let packed = "packed"
+package enum AttestationFormat {
+    package static let none = "none"
+    package static let packed = "packed"
 }

@@ -1,5 +1,5 @@
-/// Why a QR code could not be produced (writing it fails with ``PrivateFileError``).
-public enum QRCodeError: Error, Hashable, Sendable {
+/// Why ``QRCodeMatrix`` could not draw a QR code (writing it fails with ``PrivateFileError``).
+public enum QRCodeMatrixError: Error, Hashable, Sendable {
     /// The text contains a NUL character, which libqrencode's string API cannot carry.
     case containsNUL
     /// The text does not fit in a version-40 symbol at the chosen error-correction level.

@@ -1,8 +1,11 @@
+import HybridCore
+
 /// authenticatorGetAssertion (0x02) parameters (CTAP 2.1 §6.2).
 ///
 /// Keys: 1 rpId, 2 clientDataHash, 3 allowList, 4 extensions, 5 options, 6 pinUvAuthParam,
 /// 7 pinUvAuthProtocol. Unknown keys are ignored when parsing.
 public struct GetAssertionRequest: Hashable, Sendable {
+    /// Key 1: the relying party ID.
     public var rpID: String
     /// SHA-256 of the client data: 32 bytes.
     public var clientDataHash: [UInt8]
@@ -10,10 +13,14 @@ public struct GetAssertionRequest: Hashable, Sendable {
     public var allowList: [PublicKeyCredentialDescriptor]?
     /// Extension inputs: a map with text keys, kept as given.
     public var extensions: CBORValue?
+    /// Key 5: the `up` and `uv` options.
     public var options: CTAPRequestOptions?
+    /// Key 6: the PIN/UV auth parameter.
     public var pinUvAuthParam: [UInt8]?
+    /// Key 7: the PIN/UV auth protocol version.
     public var pinUvAuthProtocol: UInt64?
 
+    /// A request from its parameters; `nil` leaves a key out.
     public init(
         rpID: String,
         clientDataHash: [UInt8],
@@ -33,7 +40,7 @@ public struct GetAssertionRequest: Hashable, Sendable {
     }
 
     /// The parameter map.
-    public var cbor: CBORValue {
+    package var cbor: CBORValue {
         var entries: [CBORMapEntry] = [CBORMapEntry(1, .text(rpID)), CBORMapEntry(2, .bytes(clientDataHash))]
         entries.append(3, allowList.map { .array($0.map(\.cbor)) })
         entries.append(4, extensions)
@@ -48,7 +55,7 @@ public struct GetAssertionRequest: Hashable, Sendable {
 
     /// Parses the parameter map strictly: required keys 1 and 2, every known key of its type,
     /// clientDataHash 32 bytes, extensions a map.
-    public init(cbor: CBORValue) throws(CTAPError) {
+    package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "getAssertion")
         let rpID = try reader.requiredText(1, "rpId")
         let clientDataHash = try reader.requiredBytes(2, "clientDataHash")

@@ -1,4 +1,5 @@
 import Crypto
+import HybridCore
 
 /// The authenticator data signed in attestations and assertions (WebAuthn §6.1):
 /// rpIdHash (32) ‖ flags (1) ‖ signCount (BE32) ‖ attested credential data? ‖ extensions?
@@ -9,7 +10,9 @@ import Crypto
 public struct AuthenticatorData: Hashable, Sendable {
     /// The flags byte. Unknown (RFU) bits are kept as given.
     public struct Flags: OptionSet, Hashable, Sendable {
+        /// The flags byte.
         public let rawValue: UInt8
+        /// Flags from the flags byte.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 
         /// UP: the user was present.
@@ -33,9 +36,11 @@ public struct AuthenticatorData: Hashable, Sendable {
     /// The flags; AT and ED always match the presence of ``attestedCredentialData`` and
     /// ``extensions`` (the initializer and ``encoded`` keep them consistent).
     public private(set) var flags: Flags
+    /// The signature counter (big-endian in the encoding; 0 when the authenticator keeps none).
     public var signCount: UInt32 {
         didSet { receivedBytes = nil }
     }
+    /// The attested credential data (makeCredential only); setting it updates the AT flag.
     public var attestedCredentialData: AttestedCredentialData? {
         didSet {
             flags = Self.consistent(flags, attestedCredentialData, extensions)
@@ -51,10 +56,10 @@ public struct AuthenticatorData: Hashable, Sendable {
     }
     /// The exact bytes ``init(bytes:)`` parsed, or `nil` for a value built in code or modified
     /// since. ``encoded`` returns them as they are.
-    public private(set) var receivedBytes: [UInt8]?
+    package private(set) var receivedBytes: [UInt8]?
 
     /// The fixed part: rpIdHash, flags and counter.
-    public static let minimumLength = 37
+    package static let minimumLength = 37
 
     /// - Parameter flags: UP, UV, BE, BS (and RFU bits); AT and ED are set from the other arguments.
     public init(
@@ -113,8 +118,10 @@ public struct AuthenticatorData: Hashable, Sendable {
         receivedBytes = bytes
     }
 
+    /// Equal when the encodings are equal.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.encoded == rhs.encoded }
 
+    /// Hashes the encoding.
     public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
 
     private static func consistent(_ flags: Flags, _ attested: AttestedCredentialData?, _ extensions: CBORValue?) -> Flags {
@@ -128,20 +135,24 @@ public struct AuthenticatorData: Hashable, Sendable {
 /// The credential part of authenticator data: aaguid (16) ‖ credentialIdLength (BE16) ‖
 /// credentialId ‖ credentialPublicKey (a COSE_Key, CBOR).
 public struct AttestedCredentialData: Hashable, Sendable {
+    /// The authenticator's AAGUID: 16 bytes.
     public var aaguid: [UInt8]
+    /// The credential ID (at most ``maximumCredentialIDLength`` bytes).
     public var credentialID: [UInt8]
     /// The COSE_Key map as given; ``COSEKey`` reads ES256 keys from it.
     public var credentialPublicKey: CBORValue
 
     /// The longest credential ID WebAuthn allows.
-    public static let maximumCredentialIDLength = 1023
+    package static let maximumCredentialIDLength = 1023
 
+    /// Attested credential data from its fields.
     public init(aaguid: [UInt8], credentialID: [UInt8], credentialPublicKey: CBORValue) {
         self.aaguid = aaguid
         self.credentialID = credentialID
         self.credentialPublicKey = credentialPublicKey
     }
 
+    /// The encoding: AAGUID, 2-byte ID length, ID, COSE key (WebAuthn §6.5.2).
     public var encoded: [UInt8] {
         let length = UInt16(clamping: credentialID.count)
         return aaguid + [UInt8(length >> 8), UInt8(length & 0xff)] + credentialID + CBOREncoder.encode(credentialPublicKey)
