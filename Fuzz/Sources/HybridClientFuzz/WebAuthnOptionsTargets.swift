@@ -62,7 +62,7 @@ enum OptionsJSONWriter {
         if let prf = inputs.prf { extensions["prf"] = self.prf(prf) }
         if inputs.credProps { extensions["credProps"] = true }
         if let largeBlob = inputs.largeBlob { extensions["largeBlob"] = ["support": largeBlob.rawValue] }
-        if let policy = inputs.credentialProtectionPolicy { extensions["credentialProtectionPolicy"] = policy.rawValue }
+        if let policy = inputs.credentialProtectionPolicy { extensions["credentialProtectionPolicy"] = policy.webAuthnName }
         if inputs.enforceCredentialProtectionPolicy { extensions["enforceCredentialProtectionPolicy"] = true }
         object["extensions"] = extensions
         return serialize(object)
