@@ -16,7 +16,7 @@ final class ReportTrace: Sendable {
         descriptor = Mutex(try PrivateFile.openForAppending(path))
     }
 
-    deinit { descriptor.withLock { close($0) } }
+    deinit { _ = descriptor.withLock { close($0) } }
 
     /// Appends one line for `report`, read from the program (`fromProgram`) or sent by the key.
     func record(_ report: [UInt8], fromProgram: Bool, at date: Date = Date()) {
