@@ -99,13 +99,17 @@ public struct RelayConfiguration: Sendable {
 
     /// Paths of a PEM certificate chain and its private key.
     public struct TLSFiles: Sendable, Equatable {
+        /// Path of the PEM certificate chain (leaf first).
         public var certificateChain: String
+        /// Path of the PEM private key of the leaf certificate.
         public var privateKey: String
+        /// The TLS files at these paths.
         public init(certificateChain: String, privateKey: String) {
             self.certificateChain = certificateChain
             self.privateKey = privateKey
         }
     }
 
+    /// The default configuration (see each property's default).
     public init() {}
 }

@@ -11,9 +11,14 @@ import Darwin
 public struct RelayDefaultLimits: Sendable, Equatable {
     /// Descriptors kept free for the listener, the event loops, logging and refusals.
     public var reserve: Int
+    /// Most connections at once (``RelayConfiguration/maxConnections``): the descriptors left
+    /// after ``reserve``.
     public var maxConnections: Int
+    /// Most connections at once from one address (``RelayConfiguration/maxConnectionsPerIP``).
     public var maxConnectionsPerIP: Int
+    /// Most unpaired tunnels waiting at once (``RelayConfiguration/maxPendingTunnels``).
     public var maxPendingTunnels: Int
+    /// Most unpaired tunnels waiting at once from one address (``RelayConfiguration/maxPendingTunnelsPerIP``).
     public var maxPendingTunnelsPerIP: Int
 
     /// The limits for a process that may open `descriptorLimit` descriptors:

@@ -79,6 +79,7 @@ public final class RelayServer: Service, Sendable {
         self.health = health
     }
 
+    /// Serves until graceful shutdown or cancellation, then drains as described above and returns.
     public func run() async throws {
         let serverChannel = self.serverChannel
         let health = self.health

@@ -15,10 +15,13 @@ public struct BridgeResponseCache: Sendable {
         var expiry: Duration
     }
 
+    /// How long after it was stored an answer is reused.
     public let window: Duration
+    /// The most answers kept at once; storing beyond it drops the oldest.
     public let capacity: Int
     private var entries: [Entry] = []
 
+    /// An empty cache whose answers expire `window` after they are stored, at most `capacity` at once.
     public init(window: Duration = Self.defaultWindow, capacity: Int = 8) {
         self.window = window
         self.capacity = capacity

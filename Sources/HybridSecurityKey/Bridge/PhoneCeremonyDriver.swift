@@ -23,10 +23,14 @@ public protocol PhoneCeremonyDriver: Sendable {
 /// The phone over hybrid: QR code, Bluetooth, tunnel, through ``HybridClientRunner``; the linger
 /// is the runner's (``HybridClientOptions/linger``).
 public struct HybridPhoneDriver: PhoneCeremonyDriver {
+    /// The runner that shows the QR code and runs each hybrid ceremony.
     public let runner: HybridClientRunner
 
+    /// A driver that runs every ceremony through `runner`.
     public init(runner: HybridClientRunner) { self.runner = runner }
 
+    /// Forwards `request` to the phone through ``HybridClientRunner``; see
+    /// ``PhoneCeremonyDriver/forward(_:requestType:events:onReply:)``.
     public func forward(
         _ request: [UInt8],
         requestType: HybridRequestType,
@@ -57,5 +61,6 @@ public enum CeremonyFailureStatus {
 
 /// The person cancelled the request on this computer (``SecurityKeyBridge/cancelPhoneCeremonies()``).
 public struct CancelledOnThisComputer: Error, CustomStringConvertible {
+    /// A fixed text for logs and error messages.
     public var description: String { "cancelled on this computer" }
 }

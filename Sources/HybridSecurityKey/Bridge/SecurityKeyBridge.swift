@@ -251,9 +251,12 @@ public actor SecurityKeyBridge {
 /// The bridge's time: a monotonic reading as a ``Duration`` since a fixed origin, and a sleep
 /// until such a reading. Tests inject a manual one.
 public struct SecurityKeyClock: Sendable {
+    /// The current monotonic reading.
     public var now: @Sendable () -> Duration
+    /// Sleeps until ``now`` reaches `until`; throws (`CancellationError`) if the task is cancelled.
     public var sleep: @Sendable (_ until: Duration) async throws -> Void
 
+    /// A clock from a reading and a sleep (tests pass a manual clock's).
     public init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
         self.now = now
         self.sleep = sleep

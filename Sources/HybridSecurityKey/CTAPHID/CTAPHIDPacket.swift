@@ -73,10 +73,14 @@ public enum CTAPHIDPacketError: Error, Hashable, Sendable {
 
 /// A whole CTAPHID message: what a request reassembles into and what a response is split from.
 public struct CTAPHIDMessage: Hashable, Sendable {
+    /// The channel ID the message is sent on (CTAP 2.2 §11.2.4).
     public var channel: UInt32
+    /// The command of its initialization packet.
     public var command: CTAPHIDCommand
+    /// The reassembled payload (at most ``CTAPHIDPacket/maximumMessageLength`` bytes).
     public var payload: [UInt8]
 
+    /// A message on `channel` with `command` and `payload`.
     public init(channel: UInt32, command: CTAPHIDCommand, payload: [UInt8]) {
         self.channel = channel
         self.command = command

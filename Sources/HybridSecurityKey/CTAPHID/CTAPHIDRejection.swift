@@ -34,7 +34,9 @@ public enum CTAPHIDProtocolError: Error, Hashable, Sendable {
 
 /// A request the state machine refused: the channel the ERROR goes to and the reason.
 public struct CTAPHIDRejection: Hashable, Sendable {
+    /// The channel the CTAPHID_ERROR is sent to.
     public var channel: UInt32
+    /// Why the request was refused; its ``CTAPHIDProtocolError/code`` is the error byte sent.
     public var error: CTAPHIDProtocolError
 
     /// The CTAPHID_ERROR message to send.

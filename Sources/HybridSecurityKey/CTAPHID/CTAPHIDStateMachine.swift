@@ -22,6 +22,8 @@ import HybridCore
 /// (§11.2.9.1.4). The INIT answer on the broadcast channel is what libfido2 and Chromium match by
 /// their random 8-byte nonce; neither assumes anything about the ID it is given.
 public struct CTAPHIDStateMachine: Sendable {
+    /// Timing, INIT-response contents and channel limits of the state machine; the defaults suit
+    /// a FIDO2-only key.
     public struct Configuration: Sendable {
         /// Longest wait for the next continuation packet of a message (then ERR_MSG_TIMEOUT).
         public var messageTimeout: Duration = .milliseconds(500)
@@ -36,6 +38,7 @@ public struct CTAPHIDStateMachine: Sendable {
         /// again), so that INITs in a loop cannot grow the state without bound.
         public var maximumChannels: Int = 64
 
+        /// The defaults (500 ms message timeout, 100 ms keepalive, WINK + CBOR + NMSG, 64 channels).
         public init() {}
     }
 
@@ -71,6 +74,7 @@ public struct CTAPHIDStateMachine: Sendable {
         var nextKeepalive: Duration
     }
 
+    /// The configuration the state machine was created with.
     public let configuration: Configuration
     private var random: any RandomNumberGenerator & Sendable
     /// Allocated channels, least recently used first.

@@ -26,6 +26,7 @@ public enum UHIDError: Error, Sendable, CustomStringConvertible {
     case write(errno: Int32)
     case read(errno: Int32)
 
+    /// A message naming the failed step and the system error, with a hint for EACCES and ENOENT.
     public var description: String {
         switch self {
         case .open(let code):
@@ -45,21 +46,28 @@ public enum UHIDError: Error, Sendable, CustomStringConvertible {
 public final class UHIDDevice: Sendable {
     /// The device's identity as the host sees it.
     public struct Identity: Sendable {
+        /// The device name hosts show (`HID_NAME`).
         public var name = "Hybrid security key (your phone, via FIDO hybrid)"
         /// USB, so that every host's FIDO discovery lists it like a plugged-in key.
         public var bus: UInt16 = CUHID_bus_usb()
         /// pid.codes (open-source hardware) vendor, test product 0x0001: no real device's ID.
         public var vendor: UInt32 = 0x1209
+        /// The product ID (pid.codes test product 0x0001).
         public var product: UInt32 = 0x0001
+        /// The device version (BCD: 1.00).
         public var version: UInt32 = 0x0100
         /// Unique per process, so that the hidraw node can be found (`HID_UNIQ`).
         public var uniq = "hybrid-security-key-\(getpid())"
+        /// The physical path string (`HID_PHYS`).
         public var phys = "hybrid-security-key"
 
+        /// The default identity (a USB device with the pid.codes test IDs).
         public init() {}
     }
 
+    /// The identity the device was created with.
     public let identity: Identity
+    /// The device's events (start, open, output reports, …), in the order /dev/uhid delivered them.
     public let events: AsyncStream<UHIDEvent>
     private let descriptor: Int32
     private let state = DeviceState()
