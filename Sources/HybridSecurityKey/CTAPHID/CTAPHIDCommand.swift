@@ -71,7 +71,7 @@ public struct CTAPHIDErrorCode: RawRepresentable, Hashable, Sendable {
     public static let other = Self(rawValue: 0x7F)
 }
 
-/// The payload byte of a CTAPHID_KEEPALIVE response (CTAP 2.2 §11.2.9.2.4).
+/// The payload byte of a CTAPHID_KEEPALIVE response (CTAP 2.2 §11.2.9.1.7).
 public enum CTAPHIDKeepaliveStatus: UInt8, Sendable, Hashable {
     /// The authenticator is still working on the request.
     case processing = 1

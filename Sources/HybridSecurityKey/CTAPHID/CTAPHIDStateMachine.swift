@@ -19,7 +19,7 @@ import HybridCore
 /// that owns a transaction can touch it (CTAP 2.2 §11.2.5): CANCEL on any other channel is ignored
 /// (§11.2.9.1.5), INIT on the broadcast channel or another channel leaves it alone and INIT on the
 /// owner's channel aborts it (§11.2.5.3), and a LOCK is set, renewed or released by its owner only
-/// (§11.2.9.1.4). The INIT answer on the broadcast channel is what libfido2 and Chromium match by
+/// (§11.2.9.2.2). The INIT answer on the broadcast channel is what libfido2 and Chromium match by
 /// their random 8-byte nonce; neither assumes anything about the ID it is given.
 public struct CTAPHIDStateMachine: Sendable {
     /// Timing, INIT-response contents and channel limits of the state machine; the defaults suit
