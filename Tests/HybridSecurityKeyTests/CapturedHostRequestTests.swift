@@ -22,8 +22,8 @@ import Testing
             Issue.record("\(request.name) was not forwarded")
             return
         }
-        #expect(phoneRequest.bytes == request.phone)
-        if request.bytes == request.phone { #expect(phoneRequest.rewrites.isEmpty) }
+        #expect(phoneRequest.bytes == (request.rewrittenForPhone ?? request.bytes))
+        if request.rewrittenForPhone == nil { #expect(phoneRequest.rewrites.isEmpty) }
     }
 
     /// Firefox's silent probe (up=false, clientDataHash SHA-256("")) is claimed with the listed
