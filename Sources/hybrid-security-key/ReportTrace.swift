@@ -1,5 +1,6 @@
 import Foundation
 import HybridClient
+import HybridCore
 import Synchronization
 
 /// `--trace-reports FILE`: every 64-byte CTAPHID report a program writes to the key and every
@@ -28,7 +29,6 @@ final class ReportTrace: Sendable {
 
     /// `EPOCH program|key HEX\n`.
     static func line(_ report: [UInt8], fromProgram: Bool, at date: Date) -> String {
-        let hex = report.map { String(format: "%02x", $0) }.joined()
-        return String(format: "%.6f", date.timeIntervalSince1970) + (fromProgram ? " program " : " key ") + hex + "\n"
+        String(format: "%.6f", date.timeIntervalSince1970) + (fromProgram ? " program " : " key ") + Hex.encode(report) + "\n"
     }
 }
