@@ -16,9 +16,13 @@ let nio: [Target.Dependency] = [
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
-let relayTestDependencies: [Target.Dependency] = ["TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", "HAProxySupport", "TestSeededRandom", logging] + nio + [
-    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
-]
+let relayTestDependencies: [Target.Dependency] =
+    [
+        "TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", "HAProxySupport", "TestSeededRandom",
+        logging,
+    ] + nio + [
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    ]
 
 let package = Package(
     name: "swift-hybrid-transport",
@@ -116,12 +120,15 @@ let package = Package(
         .target(
             name: "HybridAuthenticator",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CZBar", "CPNG", "CTurboJPEG", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CZBar", "CPNG", "CTurboJPEG",
+                logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-authenticator",
-            dependencies: ["HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", argumentParser, logging]
+            dependencies: [
+                "HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", argumentParser, logging,
+            ]
         ),
 
         // The desktop's side.
@@ -138,7 +145,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "hybrid-client",
-            dependencies: ["HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser, logging]
+            dependencies: [
+                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser,
+                logging,
+            ]
         ),
 
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
@@ -157,7 +167,8 @@ let package = Package(
         .executableTarget(
             name: "hybrid-security-key",
             dependencies: [
-                "HybridSecurityKey", "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser, logging,
+                "HybridSecurityKey", "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow",
+                argumentParser, logging,
             ]
         ),
 
@@ -189,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "HybridConformanceTests",
             dependencies: [
-                "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridCTAP", "HybridTransport",
+                "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridCTAP",
+                "HybridTransport",
                 "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess",
                 "TestLoopbackRelay", logging,
             ] + nio + crypto
@@ -199,25 +211,32 @@ let package = Package(
         // HAProxy's runtime API and a race-free listening port for it: the fleet tests and relay-bench.
         .target(
             name: "HAProxySupport",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/HAProxySupport"
         ),
         // Test support: the one seeded generator (SplitMix64) of the randomized tests.
         .target(name: "TestSeededRandom", path: "Tests/TestSeededRandom"),
         // Test support: an in-process tunnel relay on 127.0.0.1 for loopback tests.
         .target(
-            name: "TestLoopbackRelay", dependencies: ["TunnelRelay", "HybridCore", logging], path: "Tests/TestLoopbackRelay"
+            name: "TestLoopbackRelay", dependencies: ["TunnelRelay", "HybridCore", logging],
+            path: "Tests/TestLoopbackRelay"
         ),
 
-        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCTAP", "HybridConformance", "TestSeededRandom"] + crypto),
+        .testTarget(
+            name: "HybridCoreTests",
+            dependencies: ["HybridCore", "HybridCTAP", "HybridConformance", "TestSeededRandom"] + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
-            name: "HybridBluetoothTests", dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom"] + crypto
+            name: "HybridBluetoothTests",
+            dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom"] + crypto
         ),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
-                "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth",
+                "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
+                "HybridBluetooth",
                 "TestChildProcess", "TestLoopbackRelay", "TestSeededRandom", logging,
             ],
             exclude: ["Fixtures"]
@@ -225,13 +244,17 @@ let package = Package(
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
-                "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth", "HybridAuthenticator",
+                "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",
+                "HybridAuthenticator",
                 "TestChildProcess", "TestLoopbackRelay", logging,
             ] + crypto
         ),
         .testTarget(
             name: "HybridSecurityKeyTests",
-            dependencies: ["HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "HybridCTAP", "HybridQRWindow", "TestSeededRandom"]
+            dependencies: [
+                "HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "HybridCTAP",
+                "HybridQRWindow", "TestSeededRandom",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,7 +7,7 @@ let package = Package(
     name: "swift-hybrid-transport-fuzz",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(name: "swift-hybrid-transport", path: ".."),
+        .package(name: "swift-hybrid-transport", path: "..")
     ],
     targets: [
         // The shared libFuzzer driver: FUZZ_TARGET picks the parser.

@@ -11,6 +11,9 @@ export HYBRID_VECTORS_DIR="$(cd "$vectors" && pwd)"
 echo "== public API size (scripts/public-api-count.sh)"
 scripts/public-api-count.sh
 
+echo "== swift format lint (.swift-format)"
+swift format lint --strict --recursive Sources Tests Fuzz Package.swift
+
 echo "== documentation links (scripts/check-doc-links.py)"
 python3 scripts/check-doc-links.py README.md docs/*.md Tools/README.md Tests/Vectors/README.md
 

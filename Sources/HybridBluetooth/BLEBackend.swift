@@ -66,7 +66,11 @@ extension BLEBackend {
         argument name: String, adapter: String?,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(BLEBackendArgumentError) {
-        guard let backend = BLEBackend(name: name, adapter: adapter, air: SimulatedAir(directory: SimulatedAir.defaultDirectory(environment: environment))) else {
+        guard
+            let backend = BLEBackend(
+                name: name, adapter: adapter,
+                air: SimulatedAir(directory: SimulatedAir.defaultDirectory(environment: environment)))
+        else {
             throw .unknown(name)
         }
         if case .simulated = backend, environment[SimulatedAir.allowVariable] != "1" {

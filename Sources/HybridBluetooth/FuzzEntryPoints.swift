@@ -23,13 +23,16 @@ import CDBus
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
         let raw = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error)
+            }
         }
         guard let raw else { return }
         let message = DBusMessage(owning: raw)
         guard let arguments = try? message.arguments() else { return }
-        guard let copy = try? DBusMessage.methodCall(
-            destination: "org.example", path: "/", interface: "org.example", member: "M", arguments: arguments)
+        guard
+            let copy = try? DBusMessage.methodCall(
+                destination: "org.example", path: "/", interface: "org.example", member: "M", arguments: arguments)
         else { return }
         // Compared as text, not with ==: a double may be a NaN (its payload prints), never equal to itself.
         guard let again = try? copy.arguments(), String(reflecting: again) == String(reflecting: arguments) else {

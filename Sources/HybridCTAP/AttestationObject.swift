@@ -20,8 +20,9 @@ public struct AttestationObject: Hashable, Sendable {
 
     /// The attestation object of a makeCredential response (its fmt, attStmt and authData).
     public init(_ response: MakeCredentialResponse) {
-        self.init(format: response.format, attestationStatement: response.attestationStatement,
-                  authenticatorData: response.authenticatorData)
+        self.init(
+            format: response.format, attestationStatement: response.attestationStatement,
+            authenticatorData: response.authenticatorData)
     }
 
     /// `"none"` attestation: an empty statement.
@@ -32,9 +33,10 @@ public struct AttestationObject: Hashable, Sendable {
     /// `"packed"` self attestation: `{"alg": -7, "sig": signature}`, where `signature` is the
     /// credential key's DER ES256 signature over authData ‖ clientDataHash (WebAuthn §8.2).
     public static func packedSelf(_ authenticatorData: AuthenticatorData, signature: [UInt8]) -> Self {
-        Self(format: AttestationFormat.packed,
-             attestationStatement: ["alg": .int(COSEAlgorithm.es256), "sig": .bytes(signature)],
-             authenticatorData: authenticatorData)
+        Self(
+            format: AttestationFormat.packed,
+            attestationStatement: ["alg": .int(COSEAlgorithm.es256), "sig": .bytes(signature)],
+            authenticatorData: authenticatorData)
     }
 
     package var cbor: CBORValue {

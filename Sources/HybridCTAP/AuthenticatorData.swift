@@ -82,7 +82,10 @@ public struct AuthenticatorData: Hashable, Sendable {
         if let receivedBytes { return receivedBytes }
         var out = rpIDHash
         out.append(flags.rawValue)
-        out += [UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff), UInt8(signCount & 0xff)]
+        out += [
+            UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff),
+            UInt8(signCount & 0xff),
+        ]
         if let attestedCredentialData { out += attestedCredentialData.encoded }
         if let extensions { out += CBOREncoder.encode(extensions) }
         return out
@@ -113,8 +116,9 @@ public struct AuthenticatorData: Hashable, Sendable {
             offset = bytes.count
         }
         guard offset == bytes.count else { throw .authenticatorDataTrailingBytes }
-        self.init(rpIDHash: Array(bytes[0..<32]), flags: flags, signCount: signCount,
-                  attestedCredentialData: attested, extensions: extensions)
+        self.init(
+            rpIDHash: Array(bytes[0..<32]), flags: flags, signCount: signCount,
+            attestedCredentialData: attested, extensions: extensions)
         receivedBytes = bytes
     }
 
@@ -124,7 +128,9 @@ public struct AuthenticatorData: Hashable, Sendable {
     /// Hashes the encoding.
     public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
 
-    private static func consistent(_ flags: Flags, _ attested: AttestedCredentialData?, _ extensions: CBORValue?) -> Flags {
+    private static func consistent(_ flags: Flags, _ attested: AttestedCredentialData?, _ extensions: CBORValue?)
+        -> Flags
+    {
         var flags = flags
         if attested == nil { flags.remove(.attestedCredentialData) } else { flags.insert(.attestedCredentialData) }
         if extensions == nil { flags.remove(.extensionData) } else { flags.insert(.extensionData) }
@@ -155,7 +161,8 @@ public struct AttestedCredentialData: Hashable, Sendable {
     /// The encoding: AAGUID, 2-byte ID length, ID, COSE key (WebAuthn §6.5.2).
     public var encoded: [UInt8] {
         let length = UInt16(clamping: credentialID.count)
-        return aaguid + [UInt8(length >> 8), UInt8(length & 0xff)] + credentialID + CBOREncoder.encode(credentialPublicKey)
+        return aaguid + [UInt8(length >> 8), UInt8(length & 0xff)] + credentialID
+            + CBOREncoder.encode(credentialPublicKey)
     }
 
     /// Parses the attested credential data at the start of `bytes`; returns it and its length.
@@ -172,6 +179,8 @@ public struct AttestedCredentialData: Hashable, Sendable {
         let key: (value: CBORValue, length: Int)
         do { key = try CBORDecoder.decodePrefix(bytes[keyStart...]) } catch { throw .invalidCBOR(error) }
         guard key.value.mapEntries != nil else { throw .unexpectedType(field: "authData.credentialPublicKey") }
-        return (Self(aaguid: aaguid, credentialID: credentialID, credentialPublicKey: key.value), 18 + idLength + key.length)
+        return (
+            Self(aaguid: aaguid, credentialID: credentialID, credentialPublicKey: key.value), 18 + idLength + key.length
+        )
     }
 }

@@ -76,7 +76,9 @@ public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
     /// every modelled key must have its type; option values must be booleans.
     package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "getInfo")
-        guard let versions = try reader.textArray(1, "versions") else { throw .missingParameter(field: reader.fieldPath("versions")) }
+        guard let versions = try reader.textArray(1, "versions") else {
+            throw .missingParameter(field: reader.fieldPath("versions"))
+        }
         let aaguid = try reader.requiredBytes(3, "aaguid")
         guard aaguid.count == 16 else { throw .invalidLength(field: reader.fieldPath("aaguid")) }
         var options: [String: Bool]? = nil
@@ -93,8 +95,12 @@ public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
         if let elements = try reader.array(6, "pinUvAuthProtocols") {
             protocols = []
             for element in elements {
-                guard let number = element.intValue else { throw .unexpectedType(field: reader.fieldPath("pinUvAuthProtocols")) }
-                guard let value = UInt64(exactly: number) else { throw .invalidParameter(field: reader.fieldPath("pinUvAuthProtocols")) }
+                guard let number = element.intValue else {
+                    throw .unexpectedType(field: reader.fieldPath("pinUvAuthProtocols"))
+                }
+                guard let value = UInt64(exactly: number) else {
+                    throw .invalidParameter(field: reader.fieldPath("pinUvAuthProtocols"))
+                }
                 protocols?.append(value)
             }
         }
@@ -102,7 +108,8 @@ public struct AuthenticatorGetInfoResponse: Hashable, Sendable {
         if let elements = try reader.array(10, "algorithms") {
             algorithms = []
             for (index, element) in elements.enumerated() {
-                algorithms?.append(try PublicKeyCredentialParameters(cbor: element, path: reader.fieldPath("algorithms[\(index)]")))
+                algorithms?.append(
+                    try PublicKeyCredentialParameters(cbor: element, path: reader.fieldPath("algorithms[\(index)]")))
             }
         }
         self.init(

@@ -44,9 +44,15 @@ public struct COSEKey: Hashable, Sendable {
     /// form a point on P-256. Other keys are ignored.
     package init(cbor: CBORValue) throws(CTAPError) {
         let reader = try CTAPMapReader(cbor, path: "credentialPublicKey")
-        guard try reader.requiredInt(1, "kty") == Self.keyTypeEC2 else { throw .unsupportedAlgorithm(field: reader.fieldPath("kty")) }
-        guard try reader.requiredInt(3, "alg") == COSEAlgorithm.es256 else { throw .unsupportedAlgorithm(field: reader.fieldPath("alg")) }
-        guard try reader.requiredInt(-1, "crv") == Self.curveP256 else { throw .unsupportedAlgorithm(field: reader.fieldPath("crv")) }
+        guard try reader.requiredInt(1, "kty") == Self.keyTypeEC2 else {
+            throw .unsupportedAlgorithm(field: reader.fieldPath("kty"))
+        }
+        guard try reader.requiredInt(3, "alg") == COSEAlgorithm.es256 else {
+            throw .unsupportedAlgorithm(field: reader.fieldPath("alg"))
+        }
+        guard try reader.requiredInt(-1, "crv") == Self.curveP256 else {
+            throw .unsupportedAlgorithm(field: reader.fieldPath("crv"))
+        }
         let x = try reader.requiredBytes(-2, "x")
         let y = try reader.requiredBytes(-3, "y")
         guard x.count == 32 else { throw .invalidLength(field: reader.fieldPath("x")) }

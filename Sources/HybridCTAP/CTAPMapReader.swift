@@ -57,7 +57,9 @@ struct CTAPMapReader {
     }
 
     /// An unsigned integer that fits `T`; a negative or too large value is an invalid parameter.
-    func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ key: CBORValue, _ name: String, as _: T.Type) throws(CTAPError) -> T? {
+    func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ key: CBORValue, _ name: String, as _: T.Type)
+        throws(CTAPError) -> T?
+    {
         guard let number = try int(key, name) else { return nil }
         guard let converted = T(exactly: number) else { throw .invalidParameter(field: fieldPath(name)) }
         return converted

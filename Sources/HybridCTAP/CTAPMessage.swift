@@ -65,7 +65,9 @@ public enum CTAPResponse {
     }
 
     /// The status byte and the body, which must be one strict canonical CBOR item when present.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(CTAPError) -> (status: CTAPStatusCode, body: CBORValue?) {
+    public static func decode(_ bytes: some Collection<UInt8>) throws(CTAPError) -> (
+        status: CTAPStatusCode, body: CBORValue?
+    ) {
         guard let first = bytes.first else { throw .emptyMessage }
         let rest = bytes.dropFirst()
         return (CTAPStatusCode(rawValue: first), rest.isEmpty ? nil : try decodeBody(rest))

@@ -113,7 +113,9 @@ extension CTAPStatusCode {
         0x15: ("CTAP2_ERR_LIMIT_EXCEEDED", "A limit for the number of items was exceeded."),
         0x17: ("CTAP2_ERR_FP_DATABASE_FULL", "The fingerprint database is full."),
         0x18: ("CTAP2_ERR_LARGE_BLOB_STORAGE_FULL", "The large-blob storage is full."),
-        0x19: ("CTAP2_ERR_CREDENTIAL_EXCLUDED", "A credential in the exclude list already exists on this authenticator."),
+        0x19: (
+            "CTAP2_ERR_CREDENTIAL_EXCLUDED", "A credential in the exclude list already exists on this authenticator."
+        ),
         0x21: ("CTAP2_ERR_PROCESSING", "Processing (lengthy operation in progress)."),
         0x22: ("CTAP2_ERR_INVALID_CREDENTIAL", "The credential is not valid for this authenticator."),
         0x23: ("CTAP2_ERR_USER_ACTION_PENDING", "Authentication is waiting for user interaction."),

@@ -79,10 +79,12 @@ public struct MakeCredentialRequest: Hashable, Sendable {
         let clientDataHash = try reader.requiredBytes(1, "clientDataHash")
         guard clientDataHash.count == 32 else { throw .invalidLength(field: reader.fieldPath("clientDataHash")) }
         let rp = try PublicKeyCredentialRPEntity(cbor: try reader.required(2, "rp"), path: reader.fieldPath("rp"))
-        let user = try PublicKeyCredentialUserEntity(cbor: try reader.required(3, "user"), path: reader.fieldPath("user"))
+        let user = try PublicKeyCredentialUserEntity(
+            cbor: try reader.required(3, "user"), path: reader.fieldPath("user"))
         var parameters: [PublicKeyCredentialParameters] = []
         for (index, element) in try reader.requiredArray(4, "pubKeyCredParams").enumerated() {
-            parameters.append(try PublicKeyCredentialParameters(cbor: element, path: reader.fieldPath("pubKeyCredParams[\(index)]")))
+            parameters.append(
+                try PublicKeyCredentialParameters(cbor: element, path: reader.fieldPath("pubKeyCredParams[\(index)]")))
         }
         let excludeList = try reader.array(5, "excludeList").map { (elements) throws(CTAPError) in
             try PublicKeyCredentialDescriptor.list(elements, path: reader.fieldPath("excludeList"))

@@ -31,8 +31,9 @@ public struct MakeCredentialResponse: Hashable, Sendable {
 
     /// The same values as a WebAuthn attestation object.
     public init(_ attestationObject: AttestationObject) {
-        self.init(format: attestationObject.format, authenticatorData: attestationObject.authenticatorData,
-                  attestationStatement: attestationObject.attestationStatement)
+        self.init(
+            format: attestationObject.format, authenticatorData: attestationObject.authenticatorData,
+            attestationStatement: attestationObject.attestationStatement)
     }
 
     /// The response map.

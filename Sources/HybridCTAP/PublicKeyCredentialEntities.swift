@@ -59,7 +59,8 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
         let reader = try CTAPMapReader(cbor, path: path)
         let id = try reader.requiredBytes("id", "id")
         guard (1...Self.maximumIDLength).contains(id.count) else { throw .invalidLength(field: reader.fieldPath("id")) }
-        self.init(id: id, name: try reader.text("name", "name"), displayName: try reader.text("displayName", "displayName"))
+        self.init(
+            id: id, name: try reader.text("name", "name"), displayName: try reader.text("displayName", "displayName"))
     }
 }
 

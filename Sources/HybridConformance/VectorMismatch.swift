@@ -50,10 +50,13 @@ package enum Expect {
         } catch {
             let errorClass = classify(error)
             guard testCase.acceptableErrors.contains(errorClass) else {
-                throw .field("\(what) error", expected: testCase.acceptableErrors.joined(separator: "|"), got: "\(errorClass) (\(error))")
+                throw .field(
+                    "\(what) error", expected: testCase.acceptableErrors.joined(separator: "|"),
+                    got: "\(errorClass) (\(error))")
             }
             return
         }
-        throw .field("\(what)", expected: "rejection (\(testCase.acceptableErrors.joined(separator: "|")))", got: "success")
+        throw .field(
+            "\(what)", expected: "rejection (\(testCase.acceptableErrors.joined(separator: "|")))", got: "success")
     }
 }

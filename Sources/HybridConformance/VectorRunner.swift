@@ -77,8 +77,9 @@ package struct VectorRunner: Sendable {
             do {
                 let testCase = try VectorCase(caseValue)
                 guard testCase.valid || checker.definesInvalidCases else {
-                    report.failures.append(VectorFailure(
-                        file: label, name: testCase.name, reason: "\(kind) cases are always valid (SCHEMA.md §4)"))
+                    report.failures.append(
+                        VectorFailure(
+                            file: label, name: testCase.name, reason: "\(kind) cases are always valid (SCHEMA.md §4)"))
                     continue
                 }
                 do {

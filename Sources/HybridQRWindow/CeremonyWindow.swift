@@ -31,9 +31,13 @@ package final class CeremonyWindow: Sendable {
     /// Closes the window, showing `state` for `delay` first (e.g. a failure's reason); waits until
     /// GTK has handled it.
     package func close(state: String? = nil, after delay: Duration = .zero) async {
-        guard let window = window.withLock({ current in defer { current = nil }; return current }) else { return }
+        guard
+            let window = window.withLock({ current in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         window.close(state: state, after: delay)
         await window.flush()
     }
 }
-

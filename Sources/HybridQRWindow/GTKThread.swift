@@ -24,9 +24,10 @@ enum GTKThread {
     /// Runs `body` on the GTK thread (later, in order of submission).
     static func run(_ body: @escaping @Sendable () -> Void) {
         let call = Unmanaged.passRetained(Call(body)).toOpaque()
-        hqw_invoke({ context in
-            Unmanaged<Call>.fromOpaque(context!).takeRetainedValue().body()
-        }, call)
+        hqw_invoke(
+            { context in
+                Unmanaged<Call>.fromOpaque(context!).takeRetainedValue().body()
+            }, call)
     }
 
     private final class Call: Sendable {

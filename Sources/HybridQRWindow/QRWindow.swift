@@ -48,7 +48,8 @@ package final class QRWindow: Sendable {
     /// Shows `state` without the QR code, then closes after `delay` (zero: now).
     package func close(state: String? = nil, after delay: Duration = .zero) {
         let handle = self.handle
-        let milliseconds = UInt32(clamping: delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = UInt32(
+            clamping: delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
         GTKThread.run {
             guard let pointer = handle.pointer else { return }
             if let state { hqw_window_set_state(pointer, state, true) }

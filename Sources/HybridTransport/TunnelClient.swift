@@ -93,7 +93,8 @@ public struct TunnelClient: Sendable {
         headers.add(name: "Host", value: origin.authority)
         headers.add(name: "Sec-WebSocket-Protocol", value: TunnelWebSocket.subprotocol)
         for (name, value) in extraHeaders { headers.add(name: name, value: value) }
-        let requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.path.canonicalPath, headers: headers)
+        let requestHead = HTTPRequestHead(
+            version: .http1_1, method: .GET, uri: url.path.canonicalPath, headers: headers)
 
         let upgradeFuture: EventLoopFuture<UpgradeResult>
         let channel: any Channel
@@ -105,7 +106,8 @@ public struct TunnelClient: Sendable {
             if let localAddress = configuration.localAddress {
                 bootstrap = bootstrap.channelOption(.socketOption(.so_reuseaddr), value: 1).bind(to: localAddress)
             }
-            (channel, upgradeFuture) = try await bootstrap
+            (channel, upgradeFuture) =
+                try await bootstrap
                 .connect(host: origin.host, port: origin.effectivePort) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         if let tlsContext {

@@ -47,7 +47,9 @@ final class TunnelClientFrameHandler: ChannelInboundHandler {
         case .text:
             fail(context: context, error: .textFrame, code: .policyViolation)
         default:
-            fail(context: context, error: .protocolViolation(.unexpectedOpcode(UInt8(webSocketOpcode: frame.opcode))), code: .protocolError)
+            fail(
+                context: context, error: .protocolViolation(.unexpectedOpcode(UInt8(webSocketOpcode: frame.opcode))),
+                code: .protocolError)
         }
     }
 
@@ -80,7 +82,8 @@ final class TunnelClientFrameHandler: ChannelInboundHandler {
             do {
                 let pipeline = channel.pipeline.syncOperations
                 let handler = try pipeline.handler(type: TunnelClientFrameHandler.self)
-                return handler.sendClose(code: code, context: try pipeline.context(handlerType: TunnelClientFrameHandler.self))
+                return handler.sendClose(
+                    code: code, context: try pipeline.context(handlerType: TunnelClientFrameHandler.self))
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }

@@ -74,7 +74,9 @@ public struct TunnelConnection: Sendable {
     /// Works from a cancelled task too: the frame is written on the channel's event loop, not
     /// through the task. If the frame cannot be written (the connection is already gone), there is
     /// no reply to wait for and the call returns at once.
-    public func close(code: WebSocketErrorCode = .normalClosure, timeout: Duration = TunnelConnection.closeEchoTimeout) async {
+    public func close(code: WebSocketErrorCode = .normalClosure, timeout: Duration = TunnelConnection.closeEchoTimeout)
+        async
+    {
         let channel = self.channel
         if (try? await TunnelClientFrameHandler.sendClose(code: code, on: channel).get()) != nil {
             let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) { channel.close(promise: nil) }

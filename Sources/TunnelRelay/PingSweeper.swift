@@ -64,11 +64,13 @@ struct PingSweepers: Sendable {
         var sweepers: [ObjectIdentifier: NIOLoopBoundBox<PingSweeper>] = [:]
         var tasks: [RepeatedTask] = []
         for eventLoop in group.makeIterator() {
-            let sweeper = NIOLoopBoundBox.makeBoxSendingValue(PingSweeper(slices: slices), as: PingSweeper.self, eventLoop: eventLoop)
+            let sweeper = NIOLoopBoundBox.makeBoxSendingValue(
+                PingSweeper(slices: slices), as: PingSweeper.self, eventLoop: eventLoop)
             sweepers[ObjectIdentifier(eventLoop)] = sweeper
-            tasks.append(eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
-                sweeper.value.tick()
-            })
+            tasks.append(
+                eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
+                    sweeper.value.tick()
+                })
         }
         self.sweepers = sweepers
         self.tasks = tasks

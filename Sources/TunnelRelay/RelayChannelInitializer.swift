@@ -66,7 +66,9 @@ struct RelayChannelInitializer: Sendable {
 
     /// Closes `channel` unless it is upgraded or answered within the handshake timeout (the gate
     /// cancels the timer when it is removed).
-    static func startHandshakeTimer(_ channel: any Channel, handshake: RelayHandshake, configuration: RelayConfiguration) {
+    static func startHandshakeTimer(
+        _ channel: any Channel, handshake: RelayHandshake, configuration: RelayConfiguration
+    ) {
         handshake.timeout = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.handshakeTimeout)) {
             channel.pipeline.fireUserInboundEventTriggered(RelayHandshakeTimedOut())
         }

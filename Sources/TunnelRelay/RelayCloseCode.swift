@@ -39,7 +39,8 @@ public enum RelayCloseCode: UInt16, Sendable, CaseIterable {
         switch self {
         case .goingAway, .lifetimeExceeded: self
         case .normal, .peerClosed: .peerClosed
-        case .protocolError, .policyViolation, .messageTooBig, .tryAgainLater, .peerDropped, .pendingExpired, .limitExceeded,
+        case .protocolError, .policyViolation, .messageTooBig, .tryAgainLater, .peerDropped, .pendingExpired,
+            .limitExceeded,
             .idleTimeout:
             .peerDropped
         }

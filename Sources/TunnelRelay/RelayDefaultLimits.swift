@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Connection and pending-tunnel limits derived from the process's descriptor limit
@@ -58,8 +58,8 @@ public struct RelayDefaultLimits: Sendable, Equatable {
     }
 
     #if os(Linux)
-    private static let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        private static let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
-    private static let resourceNoFile = RLIMIT_NOFILE
+        private static let resourceNoFile = RLIMIT_NOFILE
     #endif
 }

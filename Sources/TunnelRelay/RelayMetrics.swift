@@ -2,7 +2,6 @@ import CoreMetrics
 import Metrics
 import Prometheus
 
-
 /// The relay's metrics, registered in its own Prometheus registry (no global bootstrap, so
 /// several relays can run in one process) and served on `/metrics`.
 final class RelayMetrics: Sendable {
@@ -40,12 +39,22 @@ final class RelayMetrics: Sendable {
         inFlightBytes = CoreMetrics.Gauge(label: "relay_inflight_message_bytes", factory: factory)
         pausedConnections = CoreMetrics.Gauge(label: "relay_connections_read_paused", factory: factory)
         pongsSkipped = CoreMetrics.Counter(label: "relay_pongs_skipped_total", factory: factory)
-        rejects = Dictionary(uniqueKeysWithValues: RelayRejection.allCases.map {
-            ($0, CoreMetrics.Counter(label: "relay_rejects_total", dimensions: [("reason", $0.rawValue)], factory: factory))
-        })
-        closes = Dictionary(uniqueKeysWithValues: RelayCloseCode.allCases.map {
-            ($0, CoreMetrics.Counter(label: "relay_closes_total", dimensions: [("code", String($0.rawValue))], factory: factory))
-        })
+        rejects = Dictionary(
+            uniqueKeysWithValues: RelayRejection.allCases.map {
+                (
+                    $0,
+                    CoreMetrics.Counter(
+                        label: "relay_rejects_total", dimensions: [("reason", $0.rawValue)], factory: factory)
+                )
+            })
+        closes = Dictionary(
+            uniqueKeysWithValues: RelayCloseCode.allCases.map {
+                (
+                    $0,
+                    CoreMetrics.Counter(
+                        label: "relay_closes_total", dimensions: [("code", String($0.rawValue))], factory: factory)
+                )
+            })
     }
 
     func rejected(_ reason: RelayRejection) { rejects[reason]?.increment() }

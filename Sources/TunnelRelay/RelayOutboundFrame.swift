@@ -10,7 +10,8 @@ enum RelayOutboundFrame {
 
     /// `payload` (masked with `maskKey` if one is given) as a final frame with `opcode`.
     static func encode(
-        _ opcode: WebSocketOpcode, payload: ByteBuffer, maskKey: WebSocketMaskingKey? = nil, allocator: ByteBufferAllocator
+        _ opcode: WebSocketOpcode, payload: ByteBuffer, maskKey: WebSocketMaskingKey? = nil,
+        allocator: ByteBufferAllocator
     ) -> ByteBuffer {
         let length = payload.readableBytes
         var buffer = allocator.buffer(capacity: maxHeaderSize + length)

@@ -25,7 +25,9 @@ final class RelayPeerLink {
 
     /// Queues `payload` (unmasked with `maskKey`, if given) for the peer as one binary message.
     func write(payload: ByteBuffer, maskKey: WebSocketMaskingKey?, promise: EventLoopPromise<Void>? = nil) {
-        write(frame: RelayOutboundFrame.encode(.binary, payload: payload, maskKey: maskKey, allocator: channel.allocator), promise: promise)
+        write(
+            frame: RelayOutboundFrame.encode(.binary, payload: payload, maskKey: maskKey, allocator: channel.allocator),
+            promise: promise)
     }
 
     /// Queues an encoded frame for the peer.

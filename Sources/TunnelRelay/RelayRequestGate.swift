@@ -68,13 +68,16 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
                 body: "draining pending=\(counts.pending) paired=\(counts.paired)\n"
             )
         case .metrics:
-            respond(channelContext, status: .ok, body: context.metrics.exposition(),
-                    contentType: "text/plain; version=0.0.4; charset=utf-8")
+            respond(
+                channelContext, status: .ok, body: context.metrics.exposition(),
+                contentType: "text/plain; version=0.0.4; charset=utf-8")
         case .reject(let rejection):
             respond(channelContext, rejection: rejection)
         case .new(let tunnelID):
             let channel = channelContext.channel
-            switch context.registry.register(tunnelID: tunnelID, channel: channel, address: handshake.client, now: .now()) {
+            switch context.registry.register(
+                tunnelID: tunnelID, channel: channel, address: handshake.client, now: .now())
+            {
             case .duplicate:
                 respond(channelContext, rejection: .duplicateTunnel)
             case .full:
@@ -113,12 +116,18 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context channelContext: ChannelHandlerContext, event: Any) {
         switch event {
         case is RelayHandshakeTimedOut:
-            if state == .awaitingHead { respond(channelContext, rejection: .handshakeTimeout) }
-            else { channelContext.close(promise: nil) }
+            if state == .awaitingHead {
+                respond(channelContext, rejection: .handshakeTimeout)
+            } else {
+                channelContext.close(promise: nil)
+            }
         case is RelayCloseCommand:
             // Shutdown or peer end before the upgrade finished.
-            if state == .awaitingHead { respond(channelContext, rejection: .shuttingDown) }
-            else { channelContext.close(promise: nil) }
+            if state == .awaitingHead {
+                respond(channelContext, rejection: .shuttingDown)
+            } else {
+                channelContext.close(promise: nil)
+            }
         default:
             channelContext.fireUserInboundEventTriggered(event)
         }
@@ -155,7 +164,9 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(name: "Connection", value: "close")
         var buffer = channelContext.channel.allocator.buffer(capacity: body.count)
         buffer.writeBytes(body)
-        channelContext.write(Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        channelContext.write(
+            Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil)
         channelContext.write(Self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         let channel = channelContext.channel
         channelContext.writeAndFlush(Self.wrapOutboundOut(.end(nil))).whenComplete { _ in

@@ -96,7 +96,9 @@ public final class RelayServer: Service, Sendable {
                     serverChannel.close(promise: nil)
                 } else {
                     // Still serving until the balancer has seen the failing health check.
-                    let close = serverChannel.eventLoop.scheduleTask(in: drainDelay) { serverChannel.close(promise: nil) }
+                    let close = serverChannel.eventLoop.scheduleTask(in: drainDelay) {
+                        serverChannel.close(promise: nil)
+                    }
                     delayedClose.withLockedValue { $0 = close }
                 }
             }
@@ -225,10 +227,13 @@ func buildRelay(
         // Each connection keeps its receive buffer between reads. NIO starts it at 2 KiB; an
         // upgrade request and small tunnel messages fit in 512 bytes, and it still grows (to
         // 64 KiB) for a connection that sends large messages. Saves ~3 KiB per idle tunnel.
-        .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
+        .childChannelOption(
+            .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
+        )
         .childChannelOption(
             .writeBufferWaterMark,
-            value: .init(low: configuration.outboundHighWaterMark / 2, high: max(configuration.outboundHighWaterMark, 1))
+            value: .init(
+                low: configuration.outboundHighWaterMark / 2, high: max(configuration.outboundHighWaterMark, 1))
         )
         .childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try initializer.initialize(channel) }
@@ -243,7 +248,8 @@ func buildRelay(
         throw error
     }
     let server = try RelayServer(
-        serverChannel: serverChannel, metricsChannel: metricsChannel, relay: relay, shuttingDown: shuttingDown, health: health
+        serverChannel: serverChannel, metricsChannel: metricsChannel, relay: relay, shuttingDown: shuttingDown,
+        health: health
     )
     logger.info(
         "relay listening",
@@ -269,7 +275,8 @@ private func bindMetricsListener(relay: RelayContext) async throws -> (any Chann
                 conditions.metricsListener = true
                 let handshake = RelayHandshake()
                 RelayChannelInitializer.startHandshakeTimer(channel, handshake: handshake, configuration: configuration)
-                try RelayChannelInitializer.addHTTPHandlers(to: channel, handshake: handshake, relay: relay, conditions: conditions)
+                try RelayChannelInitializer.addHTTPHandlers(
+                    to: channel, handshake: handshake, relay: relay, conditions: conditions)
             }
         }
         .bind(host: configuration.metricsHost, port: port)

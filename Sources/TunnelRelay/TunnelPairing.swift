@@ -24,7 +24,10 @@ final class TunnelPairing: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    init(tunnelID: TunnelID, routingID: RoutingID, newChannel: any Channel, ownerAddress: RelayClientAddress? = nil, createdAt: NIODeadline) {
+    init(
+        tunnelID: TunnelID, routingID: RoutingID, newChannel: any Channel, ownerAddress: RelayClientAddress? = nil,
+        createdAt: NIODeadline
+    ) {
         self.tunnelID = tunnelID
         self.routingID = routingID
         self.newChannel = newChannel

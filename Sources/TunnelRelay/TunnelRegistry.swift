@@ -47,11 +47,15 @@ final class TunnelRegistry: Sendable {
     /// Registers a pending tunnel for `/cable/new/<tunnelID>` with a fresh routing ID: the instance
     /// prefix, then two random bytes. At most ``maxPendingPerAddress`` (when positive) per client
     /// `address` (`nil` when unknown: not counted).
-    func register(tunnelID: TunnelID, channel: any Channel, address: RelayClientAddress?, now: NIODeadline) -> Registration {
+    func register(tunnelID: TunnelID, channel: any Channel, address: RelayClientAddress?, now: NIODeadline)
+        -> Registration
+    {
         let (result, pendingCount): (Registration, Int) = state.withLockedValue { state in
             guard state.pending[tunnelID] == nil else { return (.duplicate, state.pending.count) }
             let fromAddress = address.map { state.pendingPerAddress[$0, default: 0] } ?? 0
-            if maxPendingPerAddress > 0, fromAddress >= maxPendingPerAddress { return (.addressFull, state.pending.count) }
+            if maxPendingPerAddress > 0, fromAddress >= maxPendingPerAddress {
+                return (.addressFull, state.pending.count)
+            }
             guard state.pending.count < maxPending else { return (.full, state.pending.count) }
             let random = UInt16.random(in: .min ... .max, using: &state.random)
             let bytes = [routingIDPrefix, UInt8(truncatingIfNeeded: random >> 8), UInt8(truncatingIfNeeded: random)]

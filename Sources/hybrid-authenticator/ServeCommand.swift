@@ -82,7 +82,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest difference in seconds between now and the QR code's timestamp, 0 to skip the check.")
     var maxQRAge: Double = 600
 
-    @Flag(help: "Accept a QR code without a timestamp (key 3), from an old client that omits it. Default: refused as possibly old.")
+    @Flag(
+        help:
+            "Accept a QR code without a timestamp (key 3), from an old client that omits it. Default: refused as possibly old."
+    )
     var acceptQRWithoutTimestamp = false
 
     @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error or critical.")
@@ -103,7 +106,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--domain-id \(domainID) is reserved: use 0, 1 or 256-65535")
         }
         if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
+                throw ValidationError(error.description)
+            }
         }
         for (name, value) in [("--connect-timeout", connectTimeout), ("--client-timeout", clientTimeout)]
         where !(value > 0) {
@@ -154,7 +159,8 @@ struct ServeCommand: AsyncParsableCommand {
     func makeAuthenticator(store: FilePasskeyStore, logger: Logger) -> CTAPAuthenticator {
         CTAPAuthenticator(
             store: store, userInteraction: makeUserInteraction(store: store),
-            configuration: AuthenticatorConfiguration(attestation: packedAttestation ? .packedSelf : .none), logger: logger)
+            configuration: AuthenticatorConfiguration(attestation: packedAttestation ? .packedSelf : .none),
+            logger: logger)
     }
 
     /// The QR text: decoded from `--qr-image`, else the argument or standard input.

@@ -134,7 +134,8 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
     var description: String {
         switch reason {
         case .noPassphrase:
-            return "no passphrase for the passkey store: give --passphrase-fd, set \(StoreOptions.passphraseVariable) or run on a terminal"
+            return
+                "no passphrase for the passkey store: give --passphrase-fd, set \(StoreOptions.passphraseVariable) or run on a terminal"
         case .passphrasesDiffer:
             return "the passphrases differ; nothing was created"
         case .passphraseDescriptor(let fd, .system(let code)):

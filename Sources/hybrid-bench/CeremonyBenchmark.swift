@@ -28,7 +28,8 @@ struct CeremonyBenchmark {
         configuration.shutdownGracePeriod = .zero
         let relay = try await buildRelay(configuration: configuration, logger: quiet)
         let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hybrid-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let air = SimulatedAir(directory: directory.path)
         let store = InMemoryPasskeyStore()
@@ -72,7 +73,8 @@ struct CeremonyBenchmark {
         phoneOptions.tunnelOrigin = relay
         let phone = AuthenticatorRunner(
             options: phoneOptions,
-            authenticator: CTAPAuthenticator(store: store, userInteraction: AutoApproveUserInteraction(userVerification: true)),
+            authenticator: CTAPAuthenticator(
+                store: store, userInteraction: AutoApproveUserInteraction(userVerification: true)),
             logger: logger)
         let (shown, sink) = AsyncStream<(String, ContinuousClock.Instant)>.makeStream()
         return try await withThrowingTaskGroup(of: Child.self) { group in

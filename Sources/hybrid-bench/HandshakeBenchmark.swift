@@ -3,7 +3,7 @@ import Foundation
 import HybridCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// CPU time of one KNpsk0 handshake per side (fresh ephemeral key included, made as the roles

@@ -22,7 +22,8 @@ struct CeremonyExecution {
         defer { reporter.finish() }
         let printed = PrintedFlag()
         let (windowCancels, cancelFromWindow) = AsyncStream<Void>.makeStream()
-        let window = arguments.window ? CeremonyWindow(text: Self.windowText(request)) { cancelFromWindow.yield() } : nil
+        let window =
+            arguments.window ? CeremonyWindow(text: Self.windowText(request)) { cancelFromWindow.yield() } : nil
         do {
             let end = try await cancellingOnInterrupt {
                 try await cancelling(on: windowCancels, throwing: WindowCancelled()) {

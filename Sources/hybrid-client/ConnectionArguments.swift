@@ -9,7 +9,10 @@ struct ConnectionArguments: ParsableArguments {
     @Option(help: "The web origin the request comes from, e.g. https://example.com.")
     var origin: String
 
-    @Option(help: "Bluetooth backend: hci (raw HCI, root), bluez (bluetoothd), or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci.")
+    @Option(
+        help:
+            "Bluetooth backend: hci (raw HCI, root), bluez (bluetoothd), or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci."
+    )
     var ble: String?
 
     @Option(help: "Bluetooth adapter, e.g. hci0. Default: the first one.")
@@ -19,10 +22,16 @@ struct ConnectionArguments: ParsableArguments {
     var json = false
 
     @Option(
-        help: "Also write the QR code to this new file (.svg for SVG, else PNG), mode 0600; it is deleted when the ceremony ends.")
+        help:
+            "Also write the QR code to this new file (.svg for SVG, else PNG), mode 0600; it is deleted when the ceremony ends."
+    )
     var qrFile: String?
 
-    @Flag(name: .customLong("print-qr-url"), help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs).")
+    @Flag(
+        name: .customLong("print-qr-url"),
+        help:
+            "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs)."
+    )
     var printQRURL = false
 
     @Flag(
@@ -55,7 +64,9 @@ struct ConnectionArguments: ParsableArguments {
         _ = try webOrigin()
         _ = try overrides()
         if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
+                throw ValidationError(error.description)
+            }
         }
         if let timeout, !(timeout > 0 && timeout <= 3600) {
             throw ValidationError("--timeout must be between 0 and 3600 seconds")
@@ -79,7 +90,8 @@ struct ConnectionArguments: ParsableArguments {
         for text in tunnelOverrides {
             guard let (domain, origin) = TunnelOverrideArgument.parse(text) else {
                 throw ValidationError(
-                    "--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]")
+                    "--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]"
+                )
             }
             map[domain] = origin
         }

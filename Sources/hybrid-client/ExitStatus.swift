@@ -22,7 +22,8 @@ enum ExitStatus {
         case .timedOut: timedOut
         case .noCredentials, .operationDenied, .credentialExcluded, .authenticatorTimedOut, .authenticatorFailed:
             ctapError
-        case .ctapUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth, .scanEnded, .tunnel, .session: failure
+        case .ctapUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth, .scanEnded, .tunnel, .session:
+            failure
         }
     }
 

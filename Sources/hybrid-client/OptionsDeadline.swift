@@ -37,7 +37,9 @@ private final class FirstOutcome<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
 
-    func install(_ continuation: CheckedContinuation<T, any Error>) { lock.withLock { self.continuation = continuation } }
+    func install(_ continuation: CheckedContinuation<T, any Error>) {
+        lock.withLock { self.continuation = continuation }
+    }
 
     func resume(with result: Result<T, any Error>) {
         let continuation: CheckedContinuation<T, any Error>? = lock.withLock {

@@ -1,6 +1,6 @@
 import Foundation
-import HybridClient
 import HybridCTAP
+import HybridClient
 import HybridCore
 
 /// Shows ``HybridClientEvent``s on stderr: human text with the QR code and elapsed/limit time, or
@@ -35,7 +35,8 @@ struct ProgressReporter: Sendable {
         if case .qr = event, !json, !showsQRCode {
             writeLine(
                 "QR code not shown: stderr is not a terminal"
-                    + (imagePath.map { "; it is in \($0) (deleted when the ceremony ends)" } ?? " (use --print-qr-url or --qr-file)"))
+                    + (imagePath.map { "; it is in \($0) (deleted when the ceremony ends)" }
+                        ?? " (use --print-qr-url or --qr-file)"))
             return
         }
         if json {

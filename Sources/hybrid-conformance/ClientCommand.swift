@@ -52,14 +52,20 @@ struct ClientCommand: AsyncParsableCommand {
     @Option(help: "Seconds each ceremony may take, from the QR code to the answer.")
     var timeout: Double = 120
 
-    @Option(help: "Seconds the QR code without a timestamp waits for a handshake that a careful authenticator never starts.")
+    @Option(
+        help: "Seconds the QR code without a timestamp waits for a handshake that a careful authenticator never starts."
+    )
     var refusalWait: Double = 30
 
     @Option(
-        help: "Also write each QR code to this new PNG file (mode 0600, replaced by the next ceremony, deleted at the end).")
+        help:
+            "Also write each QR code to this new PNG file (mode 0600, replaced by the next ceremony, deleted at the end)."
+    )
     var qrFile: String?
 
-    @Flag(name: .customLong("print-qr-url"), help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal.")
+    @Flag(
+        name: .customLong("print-qr-url"),
+        help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal.")
     var printQRURL = false
 
     @Flag(help: "Progress as JSON lines on stderr instead of text and a terminal QR code.")
@@ -72,7 +78,9 @@ struct ClientCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
+                throw ValidationError(error.description)
+            }
         }
         if let tunnelURL, (try? TunnelServerOrigin(parsing: tunnelURL)) == nil {
             throw ValidationError("--tunnel-url must be ws://host[:port] or wss://host[:port]")
@@ -143,7 +151,8 @@ struct ClientProgress: Sendable {
                 let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
                 Self.writeError(picture + "Scan this QR code with the authenticator under test (or: \(url))\n")
             } else {
-                Self.writeError("hybrid-conformance: QR code not shown (stderr is not a terminal; see --qr-file, --print-qr-url)\n")
+                Self.writeError(
+                    "hybrid-conformance: QR code not shown (stderr is not a terminal; see --qr-file, --print-qr-url)\n")
             }
         } else {
             Self.writeError("hybrid-conformance: \(event.stage.rawValue)\n")

@@ -29,7 +29,7 @@ struct HybridConformanceCommand: AsyncParsableCommand {
         func run() throws {
             let runner = VectorRunner()
             if listKinds {
-                runner.kinds.forEach { print($0) }
+                for kind in runner.kinds { print(kind) }
                 return
             }
             let report = runner.run(paths: paths)

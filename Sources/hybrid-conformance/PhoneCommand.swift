@@ -102,7 +102,9 @@ struct PhoneCommand: AsyncParsableCommand {
         guard PhoneProfile(rawValue: profile) != nil else { throw ValidationError("unknown --profile \(profile)") }
         if let fault, PhoneFault(rawValue: fault) == nil { throw ValidationError("unknown --fault \(fault)") }
         if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
+                throw ValidationError(error.description)
+            }
         }
         guard clientTimeout > 0, timeout > 0, faultLimit > 0 else {
             throw ValidationError("time limits must be positive")

@@ -1,7 +1,7 @@
 import Foundation
 import HybridBluetooth
-import HybridClient
 import HybridCTAP
+import HybridClient
 import HybridCore
 import HybridSecurityKey
 import Synchronization
@@ -73,21 +73,28 @@ final class EventPresenter: Sendable {
             if json {
                 line(["event": "done", "command": Self.name(command), "status": Int(status.rawValue)])
             } else {
-                text(status.isSuccess ? "Done: \(Self.name(command)) answered by the phone" : "The phone answered \(Self.name(command)) with \(status)")
+                text(
+                    status.isSuccess
+                        ? "Done: \(Self.name(command)) answered by the phone"
+                        : "The phone answered \(Self.name(command)) with \(status)")
             }
             notify("Security key", status.isSuccess ? "Done" : "The phone declined: \(status)")
         case .failed(let command, let status, let message):
             ceremonyRunning.withLock { $0 = false }
             qrImage.removeImage()
             if json {
-                line(["event": "error", "command": Self.name(command), "status": Int(status.rawValue), "message": message])
+                line([
+                    "event": "error", "command": Self.name(command), "status": Int(status.rawValue), "message": message,
+                ])
             } else {
                 text("Failed: \(message)")
             }
             notify("Security key: failed", message, urgent: true)
         case .answeredLocally(let command, let status, let reason):
             if json {
-                line(["event": "local", "command": Self.name(command), "status": Int(status.rawValue), "reason": reason])
+                line([
+                    "event": "local", "command": Self.name(command), "status": Int(status.rawValue), "reason": reason,
+                ])
             }
         case .rewritten(let command, let rewrites):
             if json { line(["event": "rewritten", "command": Self.name(command), "rewrites": rewrites]) }
@@ -99,7 +106,11 @@ final class EventPresenter: Sendable {
             qrImage.removeImage()
             let message = "cancelled by the program (\(reason))"
             if json {
-                if wasRunning { line(["event": "error", "message": message]) } else { line(["event": "cancelled", "reason": "\(reason)"]) }
+                if wasRunning {
+                    line(["event": "error", "message": message])
+                } else {
+                    line(["event": "cancelled", "reason": "\(reason)"])
+                }
             } else {
                 text("Request \(message)")
             }
@@ -147,11 +158,18 @@ final class EventPresenter: Sendable {
                 line(["event": "qr", "url": url, "image": imagePath ?? NSNull()])
             } else if showsQRCode {
                 let picture = matrix.map { TerminalQRRenderer().render($0) } ?? ""
-                text(picture + "A program wants your security key: scan this QR code with your phone (image: \(imagePath ?? "none"); \(url))")
+                text(
+                    picture
+                        + "A program wants your security key: scan this QR code with your phone (image: \(imagePath ?? "none"); \(url))"
+                )
             } else {
-                text("A program wants your security key: scan the QR code with your phone (image: \(imagePath ?? "none"))")
+                text(
+                    "A program wants your security key: scan the QR code with your phone (image: \(imagePath ?? "none"))"
+                )
             }
-            notify("Scan with your phone", "A program on this computer wants your security key.", image: imagePath, urgent: true)
+            notify(
+                "Scan with your phone", "A program on this computer wants your security key.", image: imagePath,
+                urgent: true)
         case .waitingForDevice:
             progress("waitingForDevice", "Waiting for your phone (Bluetooth must be on)…")
         case .connecting(_, let host):
@@ -176,7 +194,9 @@ final class EventPresenter: Sendable {
         Task { await notifications.show(summary: summary, body: body, imagePath: image, urgent: urgent) }
     }
 
-    private static func name(_ command: CTAPCommand) -> String { command.name ?? "0x" + String(command.rawValue, radix: 16) }
+    private static func name(_ command: CTAPCommand) -> String {
+        command.name ?? "0x" + String(command.rawValue, radix: 16)
+    }
 
     private func text(_ message: String) {
         output(message + "\n", false)

@@ -34,7 +34,10 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Bluetooth backend: bluez (bluetoothd), hci (raw HCI, root) or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci.")
+    @Option(
+        help:
+            "Bluetooth backend: bluez (bluetoothd), hci (raw HCI, root) or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci."
+    )
     var ble: String?
 
     @Option(help: "Bluetooth adapter, e.g. hci1. Default: the first one.")
@@ -62,10 +65,16 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
 
     @Option(
-        help: "Where to write the QR code image (PNG), mode 0600, deleted when the request ends. Default: $XDG_RUNTIME_DIR/hybrid-security-key-qr-PID.png when that directory is yours and private, else a new private directory under $TMPDIR.")
+        help:
+            "Where to write the QR code image (PNG), mode 0600, deleted when the request ends. Default: $XDG_RUNTIME_DIR/hybrid-security-key-qr-PID.png when that directory is yours and private, else a new private directory under $TMPDIR."
+    )
     var qrFile: String?
 
-    @Flag(name: .customLong("print-qr-url"), help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs and the journal).")
+    @Flag(
+        name: .customLong("print-qr-url"),
+        help:
+            "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs and the journal)."
+    )
     var printQRURL = false
 
     @Flag(help: "Do not show desktop notifications.")
@@ -98,13 +107,20 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch { throw ValidationError(error.description) }
+            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
+                throw ValidationError(error.description)
+            }
         }
         for text in tunnelOverrides where TunnelOverrideArgument.parse(text) == nil {
-            throw ValidationError("--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
+            throw ValidationError(
+                "--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
         }
-        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
-        guard linger >= 0 && linger <= 3600 else { throw ValidationError("--linger must be between 0 and 3600 seconds") }
+        guard timeout > 0 && timeout <= 3600 else {
+            throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
+        guard linger >= 0 && linger <= 3600 else {
+            throw ValidationError("--linger must be between 0 and 3600 seconds")
+        }
     }
 
     func run() async throws {
@@ -151,7 +167,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             driver: HybridPhoneDriver(runner: HybridClientRunner(options: options, logger: logger)),
             policy: policy,
             knownCredentialsChanged: { credentials in
-                do { try knownFile.save(credentials) } catch { logger.warning("known credential IDs not saved: \(error)") }
+                do { try knownFile.save(credentials) } catch {
+                    logger.warning("known credential IDs not saved: \(error)")
+                }
             },
             output: { report in
                 trace?.record(report, fromProgram: false)

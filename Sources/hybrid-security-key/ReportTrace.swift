@@ -29,6 +29,7 @@ final class ReportTrace: Sendable {
 
     /// `EPOCH program|key HEX\n`.
     static func line(_ report: [UInt8], fromProgram: Bool, at date: Date) -> String {
-        String(format: "%.6f", date.timeIntervalSince1970) + (fromProgram ? " program " : " key ") + Hex.encode(report) + "\n"
+        String(format: "%.6f", date.timeIntervalSince1970) + (fromProgram ? " program " : " key ") + Hex.encode(report)
+            + "\n"
     }
 }

@@ -24,7 +24,9 @@ final class WindowPresenter: Sendable {
         case .ceremony(let progress):
             current.withLock { $0 }?.report(progress)
         case .done(_, let status):
-            close(state: status.isSuccess ? "Done" : "Your phone declined (\(status))", after: .seconds(status.isSuccess ? 1 : 3))
+            close(
+                state: status.isSuccess ? "Done" : "Your phone declined (\(status))",
+                after: .seconds(status.isSuccess ? 1 : 3))
         case .failed(_, _, let message):
             close(state: "Failed: \(message)", after: .seconds(4))
         case .cancelled:

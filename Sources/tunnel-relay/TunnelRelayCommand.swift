@@ -10,7 +10,8 @@ import TunnelRelay
 struct TunnelRelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tunnel-relay",
-        abstract: "Relay for FIDO hybrid (caBLE v2) tunnels: pairs /cable/new with /cable/connect and forwards their messages.",
+        abstract:
+            "Relay for FIDO hybrid (caBLE v2) tunnels: pairs /cable/new with /cable/connect and forwards their messages.",
         discussion: """
             Authenticators open /cable/new/<tunnel ID> and get a routing ID in X-caBLE-Routing-ID; clients \
             open /cable/connect/<routing ID>/<tunnel ID>; the relay forwards binary WebSocket messages \
@@ -63,7 +64,10 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "PEM private key for TLS (needs --tls-cert). [env: TUNNEL_RELAY_TLS_KEY]")
     var tlsKey: String?
 
-    @Option(help: "First routing-ID byte (0-255) naming this instance for a load balancer. [env: TUNNEL_RELAY_ROUTING_PREFIX]")
+    @Option(
+        help:
+            "First routing-ID byte (0-255) naming this instance for a load balancer. [env: TUNNEL_RELAY_ROUTING_PREFIX]"
+    )
     var routingPrefix: UInt8 = env("ROUTING_PREFIX").flatMap { UInt8($0) } ?? 0
 
     @Option(help: "Seconds a /cable/new tunnel waits for /cable/connect. [env: TUNNEL_RELAY_PENDING_TTL]")
@@ -81,37 +85,68 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Most bytes per direction per tunnel. [env: TUNNEL_RELAY_MAX_BYTES]")
     var maxBytes: Int = env("MAX_BYTES").flatMap { Int($0) } ?? (64 << 20)
 
-    @Option(help: "Messages queued for a side whose peer has not joined before reading pauses. [env: TUNNEL_RELAY_MAX_QUEUED]")
+    @Option(
+        help:
+            "Messages queued for a side whose peer has not joined before reading pauses. [env: TUNNEL_RELAY_MAX_QUEUED]"
+    )
     var maxQueued: Int = env("MAX_QUEUED").flatMap { Int($0) } ?? 64
 
-    @Option(help: "Bytes queued for one side whose peer has not joined before reading pauses. [env: TUNNEL_RELAY_MAX_QUEUED_BYTES]")
+    @Option(
+        help:
+            "Bytes queued for one side whose peer has not joined before reading pauses. [env: TUNNEL_RELAY_MAX_QUEUED_BYTES]"
+    )
     var maxQueuedBytes: Int = env("MAX_QUEUED_BYTES").flatMap { Int($0) } ?? (64 << 10)
 
-    @Option(help: "Bytes queued before pairing across all tunnels; a message beyond closes its side (4004). [env: TUNNEL_RELAY_MAX_QUEUED_TOTAL]")
+    @Option(
+        help:
+            "Bytes queued before pairing across all tunnels; a message beyond closes its side (4004). [env: TUNNEL_RELAY_MAX_QUEUED_TOTAL]"
+    )
     var maxQueuedTotal: Int = env("MAX_QUEUED_TOTAL").flatMap { Int($0) } ?? (16 << 20)
 
-    @Option(help: "Bytes of messages in flight on one connection that are not charged to --max-inflight-total. [env: TUNNEL_RELAY_INFLIGHT_ALLOWANCE]")
+    @Option(
+        help:
+            "Bytes of messages in flight on one connection that are not charged to --max-inflight-total. [env: TUNNEL_RELAY_INFLIGHT_ALLOWANCE]"
+    )
     var inflightAllowance: Int = env("INFLIGHT_ALLOWANCE").flatMap { Int($0) } ?? (64 << 10)
 
-    @Option(help: "Bytes of messages in flight beyond the allowances, across all connections; a connection beyond closes (1013). [env: TUNNEL_RELAY_MAX_INFLIGHT_TOTAL]")
+    @Option(
+        help:
+            "Bytes of messages in flight beyond the allowances, across all connections; a connection beyond closes (1013). [env: TUNNEL_RELAY_MAX_INFLIGHT_TOTAL]"
+    )
     var maxInflightTotal: Int = env("MAX_INFLIGHT_TOTAL").flatMap { Int($0) } ?? (32 << 20)
 
-    @Option(help: "Most pending tunnels (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING]")
+    @Option(
+        help: "Most pending tunnels (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING]")
     var maxPending: Int? = env("MAX_PENDING").flatMap { Int($0) }
 
-    @Option(help: "Most pending tunnels per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]")
+    @Option(
+        help:
+            "Most pending tunnels per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]"
+    )
     var maxPendingPerIP: Int? = env("MAX_PENDING_PER_IP").flatMap { Int($0) }
 
-    @Option(help: "Most open connections (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS]")
+    @Option(
+        help:
+            "Most open connections (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS]"
+    )
     var maxConnections: Int? = env("MAX_CONNECTIONS").flatMap { Int($0) }
 
-    @Option(help: "Most open connections per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]")
+    @Option(
+        help:
+            "Most open connections per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]"
+    )
     var maxConnectionsPerIP: Int? = env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) }
 
-    @Option(help: "Bytes waiting to be written to a socket above which it counts as full. [env: TUNNEL_RELAY_OUTBOUND_HIGH_WATER]")
+    @Option(
+        help:
+            "Bytes waiting to be written to a socket above which it counts as full. [env: TUNNEL_RELAY_OUTBOUND_HIGH_WATER]"
+    )
     var outboundHighWater: Int = env("OUTBOUND_HIGH_WATER").flatMap { Int($0) } ?? (64 << 10)
 
-    @Option(help: "New connections per second per client IP, 0 = unlimited (behind a proxy: --proxy-protocol). [env: TUNNEL_RELAY_RATE_PER_IP]")
+    @Option(
+        help:
+            "New connections per second per client IP, 0 = unlimited (behind a proxy: --proxy-protocol). [env: TUNNEL_RELAY_RATE_PER_IP]"
+    )
     var ratePerIP: Double = env("RATE_PER_IP").flatMap { Double($0) } ?? 50
 
     @Option(help: "Burst size of the per-IP rate limit. [env: TUNNEL_RELAY_BURST_PER_IP]")
@@ -123,10 +158,15 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Seconds of silence before a ping; twice that closes. [env: TUNNEL_RELAY_PING_INTERVAL]")
     var pingInterval: Double = env("PING_INTERVAL").flatMap { Double($0) } ?? 20
 
-    @Option(help: "Seconds /healthz fails (503 draining) after SIGTERM before the listener closes; behind HAProxy, more than inter x fall. [env: TUNNEL_RELAY_DRAIN_DELAY]")
+    @Option(
+        help:
+            "Seconds /healthz fails (503 draining) after SIGTERM before the listener closes; behind HAProxy, more than inter x fall. [env: TUNNEL_RELAY_DRAIN_DELAY]"
+    )
     var drainDelay: Double = env("DRAIN_DELAY").flatMap { Double($0) } ?? 0
 
-    @Option(help: "Most pings a client may send per ping interval; one more closes it (4004). [env: TUNNEL_RELAY_MAX_PINGS]")
+    @Option(
+        help: "Most pings a client may send per ping interval; one more closes it (4004). [env: TUNNEL_RELAY_MAX_PINGS]"
+    )
     var maxPings: Int = env("MAX_PINGS").flatMap { Int($0) } ?? 32
 
     @Option(help: "Seconds live tunnels may continue after SIGTERM. [env: TUNNEL_RELAY_SHUTDOWN_GRACE]")
@@ -138,13 +178,19 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Flag(help: "Do not serve /metrics. [env: TUNNEL_RELAY_NO_METRICS=1]")
     var noMetrics: Bool = env("NO_METRICS") == "1"
 
-    @Option(help: "Serve /metrics on this port of --metrics-host only, not on the tunnel port (0: the OS picks). Use it behind a load balancer. [env: TUNNEL_RELAY_METRICS_PORT]")
+    @Option(
+        help:
+            "Serve /metrics on this port of --metrics-host only, not on the tunnel port (0: the OS picks). Use it behind a load balancer. [env: TUNNEL_RELAY_METRICS_PORT]"
+    )
     var metricsPort: Int? = env("METRICS_PORT").flatMap { Int($0) }
 
     @Option(help: "Address of the --metrics-port listener. [env: TUNNEL_RELAY_METRICS_HOST]")
     var metricsHost: String = env("METRICS_HOST") ?? "127.0.0.1"
 
-    @Flag(help: "Every connection starts with a PROXY protocol v2 header (HAProxy send-proxy-v2); per-IP limits count the client it names. Connections without one are closed. [env: TUNNEL_RELAY_PROXY_PROTOCOL=1]")
+    @Flag(
+        help:
+            "Every connection starts with a PROXY protocol v2 header (HAProxy send-proxy-v2); per-IP limits count the client it names. Connections without one are closed. [env: TUNNEL_RELAY_PROXY_PROTOCOL=1]"
+    )
     var proxyProtocol: Bool = env("PROXY_PROTOCOL") == "1"
 
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: TUNNEL_RELAY_LOG_LEVEL]")
@@ -163,8 +209,10 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             throw ValidationError("--port and --metrics-port must be 0-65535")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        for (name, value) in [("--pending-ttl", pendingTTL), ("--tunnel-lifetime", tunnelLifetime),
-                              ("--handshake-timeout", handshakeTimeout), ("--ping-interval", pingInterval)]
+        for (name, value) in [
+            ("--pending-ttl", pendingTTL), ("--tunnel-lifetime", tunnelLifetime),
+            ("--handshake-timeout", handshakeTimeout), ("--ping-interval", pingInterval),
+        ]
         where !(value > 0) {
             throw ValidationError("\(name) must be positive")
         }
@@ -242,7 +290,8 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             metadata: [
                 "descriptors": "\(descriptors)", "connections": "\(configuration.maxConnections)",
                 "connections.per_ip": "\(configuration.maxConnectionsPerIP)",
-                "pending": "\(configuration.maxPendingTunnels)", "pending.per_ip": "\(configuration.maxPendingTunnelsPerIP)",
+                "pending": "\(configuration.maxPendingTunnels)",
+                "pending.per_ip": "\(configuration.maxPendingTunnelsPerIP)",
             ]
         )
         let relay = try await buildRelay(configuration: configuration, logger: logger)

@@ -58,7 +58,9 @@ package struct HAProxyRuntimeAPI: Sendable {
         var states: [String: ServerState] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let fields = line.split(separator: " ")
-            guard fields.count > 5, fields[1] == backend, let raw = Int(fields[5]), let state = ServerState(rawValue: raw) else {
+            guard fields.count > 5, fields[1] == backend, let raw = Int(fields[5]),
+                let state = ServerState(rawValue: raw)
+            else {
                 continue
             }
             states[String(fields[3])] = state

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP socket bound to a kernel-chosen loopback port, for a child process to inherit and

@@ -11,7 +11,8 @@ enum AuthenticatorVectors {
     static var directory: String {
         if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] { return override }
         // #filePath = <repo>/Tests/HybridAuthenticatorTests/AuthenticatorVectors.swift
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return repo.appendingPathComponent("Tests/Vectors").path
     }
 
@@ -25,7 +26,9 @@ enum AuthenticatorVectors {
     }
 
     static func hex(_ file: String, case name: String, key: String) throws -> [UInt8] {
-        guard let text = try testCase(file, name)[key] as? String else { throw Missing(description: "\(file) \(name): no \(key)") }
+        guard let text = try testCase(file, name)[key] as? String else {
+            throw Missing(description: "\(file) \(name): no \(key)")
+        }
         return try Hex.decode(text)
     }
 

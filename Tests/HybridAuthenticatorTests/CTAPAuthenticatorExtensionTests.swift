@@ -36,7 +36,8 @@ import Testing
         var entries: [CBORMapEntry] = []
         if let eval { entries.append(CBORMapEntry("eval", eval.cbor)) }
         if !byCredential.isEmpty {
-            entries.append(CBORMapEntry("evalByCredential", .map(byCredential.map { CBORMapEntry(.bytes($0.0), $0.1.cbor) })))
+            entries.append(
+                CBORMapEntry("evalByCredential", .map(byCredential.map { CBORMapEntry(.bytes($0.0), $0.1.cbor) })))
         }
         return .map(["prf": .map(entries)])
     }
@@ -56,14 +57,16 @@ import Testing
         excludeList: [PublicKeyCredentialDescriptor]? = nil
     ) -> MakeCredentialRequest {
         var request = Fixtures.makeCredential(
-            userID: userID, excludeList: excludeList, options: CTAPRequestOptions(residentKey: rk, userVerification: uv))
+            userID: userID, excludeList: excludeList, options: CTAPRequestOptions(residentKey: rk, userVerification: uv)
+        )
         request.extensions = extensions
         return request
     }
 
     static func getAssertion(extensions: CBORValue?, uv: Bool = true, allow: [[UInt8]]? = nil) -> GetAssertionRequest {
         var request = Fixtures.getAssertion(
-            allowList: allow.map { $0.map { PublicKeyCredentialDescriptor(id: $0) } }, options: CTAPRequestOptions(userVerification: uv))
+            allowList: allow.map { $0.map { PublicKeyCredentialDescriptor(id: $0) } },
+            options: CTAPRequestOptions(userVerification: uv))
         request.extensions = extensions
         return request
     }
@@ -88,7 +91,8 @@ import Testing
             responseBytes: await authenticator.handle(Self.makeCredential(extensions: ["prf": .map([])]).encoded))
         // Chromium's phone shape: response key 6 {"prf": {"enabled": true}}; nothing in authData.
         #expect(created.unsignedExtensionOutputs == .map(["prf": .map(["enabled": true])]))
-        #expect(created.authenticatorData.extensions == nil && !created.authenticatorData.flags.contains(.extensionData))
+        #expect(
+            created.authenticatorData.extensions == nil && !created.authenticatorData.flags.contains(.extensionData))
         let id = try #require(created.authenticatorData.attestedCredentialData?.credentialID)
         let secret = try await Self.secret(store, id)
         #expect(secret.count == 32 && Set(secret).count > 1)
@@ -115,7 +119,9 @@ import Testing
         let request = Self.makeCredential(extensions: Self.prf(eval: PRFPair(first: Self.saltA, second: Self.saltB)))
         let created = try MakeCredentialResponse(responseBytes: await authenticator.handle(request.encoded))
         let id = try #require(created.authenticatorData.attestedCredentialData?.credentialID)
-        let expected = try Self.pythonHMAC([(try await Self.secret(store, id), Self.saltA), (try await Self.secret(store, id), Self.saltB)])
+        let expected = try Self.pythonHMAC([
+            (try await Self.secret(store, id), Self.saltA), (try await Self.secret(store, id), Self.saltB),
+        ])
         let prf = try #require(created.unsignedExtensionOutputs?[textKey: "prf"])
         #expect(prf[textKey: "enabled"] == true)
         #expect(prf[textKey: "results"] == .map(["first": .bytes(expected[0]), "second": .bytes(expected[1])]))
@@ -132,11 +138,14 @@ import Testing
         var ids: [[UInt8]] = []
         for user in [[UInt8(1)], [2]] {
             let created = try MakeCredentialResponse(
-                responseBytes: await authenticator.handle(Self.makeCredential(extensions: nil, rk: false, userID: user).encoded))
+                responseBytes: await authenticator.handle(
+                    Self.makeCredential(extensions: nil, rk: false, userID: user).encoded))
             ids.append(try #require(created.authenticatorData.attestedCredentialData?.credentialID))
         }
         let secrets = [try await Self.secret(store, ids[0]), try await Self.secret(store, ids[1])]
-        let expected = try Self.pythonHMAC([(secrets[0], Self.saltA), (secrets[1], Self.saltA), (secrets[0], Self.saltC)])
+        let expected = try Self.pythonHMAC([
+            (secrets[0], Self.saltA), (secrets[1], Self.saltA), (secrets[0], Self.saltC),
+        ])
         #expect(expected[0] != expected[1])
         // The same eval input gives each credential its own output.
         for (index, id) in ids.enumerated() {
@@ -145,12 +154,15 @@ import Testing
             #expect(Self.results(response)?.first == expected[index])
         }
         // evalByCredential: the signing credential's entry wins over eval; another's is ignored.
-        let byCredential = Self.prf(eval: PRFPair(first: Self.saltA), byCredential: [(ids[0], PRFPair(first: Self.saltC))])
+        let byCredential = Self.prf(
+            eval: PRFPair(first: Self.saltA), byCredential: [(ids[0], PRFPair(first: Self.saltC))])
         let first = try GetAssertionResponse(
-            responseBytes: await authenticator.handle(Self.getAssertion(extensions: byCredential, allow: [ids[0]]).encoded))
+            responseBytes: await authenticator.handle(
+                Self.getAssertion(extensions: byCredential, allow: [ids[0]]).encoded))
         #expect(Self.results(first)?.first == expected[2])
         let second = try GetAssertionResponse(
-            responseBytes: await authenticator.handle(Self.getAssertion(extensions: byCredential, allow: [ids[1]]).encoded))
+            responseBytes: await authenticator.handle(
+                Self.getAssertion(extensions: byCredential, allow: [ids[1]]).encoded))
         #expect(Self.results(second)?.first == expected[1])
         // evalByCredential alone, for another credential: no input for this one, so no prf output.
         let other = Self.prf(byCredential: [(ids[0], PRFPair(first: Self.saltC))])
@@ -171,7 +183,8 @@ import Testing
         let legacyStore = InMemoryPasskeyStore()
         try await legacyStore.add(Fixtures.passkey(id: [7, 7], user: [7], name: "legacy"))
         let legacy = Fixtures.authenticator(store: legacyStore)
-        let bytes = await legacy.handle(Self.getAssertion(extensions: Self.prf(eval: PRFPair(first: Self.saltA))).encoded)
+        let bytes = await legacy.handle(
+            Self.getAssertion(extensions: Self.prf(eval: PRFPair(first: Self.saltA))).encoded)
         let response = try GetAssertionResponse(responseBytes: bytes)
         #expect(response.credential?.id == [7, 7] && response.unsignedExtensionOutputs == nil)
     }
@@ -191,7 +204,9 @@ import Testing
             (["prf": ["evalByCredential": .array([])]], 0x11),
         ]
         for (extensions, status) in assertionCases {
-            #expect(await authenticator.handle(Self.getAssertion(extensions: extensions).encoded) == [status], "\(extensions)")
+            #expect(
+                await authenticator.handle(Self.getAssertion(extensions: extensions).encoded) == [status],
+                "\(extensions)")
         }
         let creationCases: [(CBORValue, UInt8)] = [
             (["credProtect": 0], 0x02), (["credProtect": 4], 0x02), (["credProtect": -1], 0x02),
@@ -199,14 +214,18 @@ import Testing
             (["prf": ["eval": ["first": .bytes(short)]]], 0x03),
         ]
         for (extensions, status) in creationCases {
-            #expect(await authenticator.handle(Self.makeCredential(extensions: extensions, userID: [5]).encoded) == [status], "\(extensions)")
+            #expect(
+                await authenticator.handle(Self.makeCredential(extensions: extensions, userID: [5]).encoded) == [
+                    status
+                ], "\(extensions)")
         }
         // Unknown extensions are ignored, as CTAP 2.1 §12 says.
         let unknown: CBORValue = ["largeBlob": ["read": true], "hmac-secret": true, "credBlob": .bytes([1])]
         let created = try MakeCredentialResponse(
             responseBytes: await authenticator.handle(Self.makeCredential(extensions: unknown, userID: [6]).encoded))
         #expect(created.unsignedExtensionOutputs == nil && created.authenticatorData.extensions == nil)
-        let asserted = try GetAssertionResponse(responseBytes: await authenticator.handle(Self.getAssertion(extensions: unknown).encoded))
+        let asserted = try GetAssertionResponse(
+            responseBytes: await authenticator.handle(Self.getAssertion(extensions: unknown).encoded))
         #expect(asserted.unsignedExtensionOutputs == nil)
     }
 
@@ -217,13 +236,15 @@ import Testing
         let store = InMemoryPasskeyStore()
         let authenticator = Fixtures.authenticator(store: store)
         let created = try MakeCredentialResponse(
-            responseBytes: await authenticator.handle(Self.makeCredential(extensions: ["credProtect": .int(level)]).encoded))
+            responseBytes: await authenticator.handle(
+                Self.makeCredential(extensions: ["credProtect": .int(level)]).encoded))
         #expect(created.authenticatorData.extensions == .map(["credProtect": .int(level)]))
         #expect(created.authenticatorData.flags.contains(.extensionData))
         #expect(await store.list().first?.credentialProtection?.rawValue == UInt8(level))
         let without = try MakeCredentialResponse(
             responseBytes: await authenticator.handle(Self.makeCredential(extensions: nil, userID: [8]).encoded))
-        #expect(without.authenticatorData.extensions == nil && !without.authenticatorData.flags.contains(.extensionData))
+        #expect(
+            without.authenticatorData.extensions == nil && !without.authenticatorData.flags.contains(.extensionData))
         #expect(await store.list().first?.credentialProtection == nil)
     }
 
@@ -241,7 +262,8 @@ import Testing
         let user = ScriptedUser()
         let authenticator = Fixtures.authenticator(user: user)
         let extensions: CBORValue? = level.map { ["credProtect": .int($0)] }
-        let created = try MakeCredentialResponse(responseBytes: await authenticator.handle(Self.makeCredential(extensions: extensions).encoded))
+        let created = try MakeCredentialResponse(
+            responseBytes: await authenticator.handle(Self.makeCredential(extensions: extensions).encoded))
         let id = try #require(created.authenticatorData.attestedCredentialData?.credentialID)
         let request = Self.getAssertion(extensions: nil, uv: uv, allow: allowList ? [id] : nil)
         let bytes = await authenticator.handle(request.encoded)
@@ -275,11 +297,17 @@ import Testing
         let store = InMemoryPasskeyStore()
         let authenticator = Fixtures.authenticator(store: store)
         let created = try MakeCredentialResponse(
-            responseBytes: await authenticator.handle(Self.makeCredential(extensions: ["credProtect": 3], rk: false).encoded))
+            responseBytes: await authenticator.handle(
+                Self.makeCredential(extensions: ["credProtect": 3], rk: false).encoded))
         let id = try #require(created.authenticatorData.attestedCredentialData?.credentialID)
         let exclude = [PublicKeyCredentialDescriptor(id: id)]
-        #expect(await authenticator.handle(Self.makeCredential(extensions: nil, uv: true, rk: false, excludeList: exclude).encoded) == [0x19])
-        #expect(await authenticator.handle(Self.makeCredential(extensions: nil, uv: false, rk: false, excludeList: exclude).encoded).first == 0x00)
+        #expect(
+            await authenticator.handle(
+                Self.makeCredential(extensions: nil, uv: true, rk: false, excludeList: exclude).encoded) == [0x19])
+        #expect(
+            await authenticator.handle(
+                Self.makeCredential(extensions: nil, uv: false, rk: false, excludeList: exclude).encoded
+            ).first == 0x00)
         #expect(await store.list().count == 2)
     }
 }

@@ -10,7 +10,8 @@ import Testing
     static func register(
         _ authenticator: CTAPAuthenticator, userID: [UInt8] = [1, 2, 3, 4], userName: String = "alice", rk: Bool = true
     ) async throws -> (id: [UInt8], key: P256.Signing.PublicKey) {
-        let request = Fixtures.makeCredential(userID: userID, userName: userName, options: CTAPRequestOptions(residentKey: rk))
+        let request = Fixtures.makeCredential(
+            userID: userID, userName: userName, options: CTAPRequestOptions(residentKey: rk))
         let response = try MakeCredentialResponse(responseBytes: await authenticator.handle(request.encoded))
         let attested = try #require(response.authenticatorData.attestedCredentialData)
         return (attested.credentialID, try COSEKey(cbor: attested.credentialPublicKey).publicKey)
@@ -34,7 +35,9 @@ import Testing
             #expect(response.numberOfCredentials == nil)
             let signature = try P256.Signing.ECDSASignature(derRepresentation: response.signature)
             #expect(key.isValidSignature(signature, for: response.authenticatorData.encoded + Fixtures.clientDataHash))
-            #expect(!key.isValidSignature(signature, for: response.authenticatorData.encoded + [UInt8](repeating: 0, count: 32)))
+            #expect(
+                !key.isValidSignature(
+                    signature, for: response.authenticatorData.encoded + [UInt8](repeating: 0, count: 32)))
             #expect(await store.list().first?.signCount == expectedCount)
         }
         #expect(await user.log.last == "confirm getAssertion example.com alice")
@@ -46,14 +49,20 @@ import Testing
         // Not discoverable: an empty allow list finds nothing.
         #expect(await authenticator.handle(Fixtures.getAssertion().encoded) == [0x2e])
         #expect(await authenticator.handle(Fixtures.getAssertion(allowList: []).encoded) == [0x2e])
-        #expect(await authenticator.handle(Fixtures.getAssertion(allowList: [PublicKeyCredentialDescriptor(id: [0])]).encoded) == [0x2e])
-        let allow = [PublicKeyCredentialDescriptor(id: [0]), PublicKeyCredentialDescriptor(id: id, transports: ["usb"])]
-        let response = try GetAssertionResponse(responseBytes: await authenticator.handle(Fixtures.getAssertion(allowList: allow).encoded))
+        #expect(
+            await authenticator.handle(
+                Fixtures.getAssertion(allowList: [PublicKeyCredentialDescriptor(id: [0])]).encoded) == [0x2e])
+        let allow = [
+            PublicKeyCredentialDescriptor(id: [0]), PublicKeyCredentialDescriptor(id: id, transports: ["usb"]),
+        ]
+        let response = try GetAssertionResponse(
+            responseBytes: await authenticator.handle(Fixtures.getAssertion(allowList: allow).encoded))
         #expect(response.credential?.id == id)
         // userSelected only answers a discoverable request: Chromium refuses it for an allow list.
         #expect(response.userSelected == nil)
         // Another RP never sees it.
-        #expect(await authenticator.handle(Fixtures.getAssertion(rp: "other.example", allowList: allow).encoded) == [0x2e])
+        #expect(
+            await authenticator.handle(Fixtures.getAssertion(rp: "other.example", allowList: allow).encoded) == [0x2e])
     }
 
     @Test func noCredentialsAnswers0x2E() async {
@@ -70,7 +79,8 @@ import Testing
         _ = try await Self.register(authenticator, userID: [1], userName: "alice")
         let (bobID, bobKey) = try await Self.register(authenticator, userID: [2], userName: "bob")
         let (carolID, _) = try await Self.register(authenticator, userID: [3], userName: "carol")
-        let response = try GetAssertionResponse(responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
+        let response = try GetAssertionResponse(
+            responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
         // Offered newest first: carol, bob, alice; index 1 is bob.
         #expect(await user.offeredAccounts.map(\.userName) == ["carol", "bob", "alice"])
         #expect(await user.log.last == "choose example.com 3")
@@ -84,7 +94,8 @@ import Testing
         await user.set(choice: 7)
         #expect(await authenticator.handle(Fixtures.getAssertion().encoded) == [0x27])
         await user.set(choice: 0)
-        let chosen = try GetAssertionResponse(responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
+        let chosen = try GetAssertionResponse(
+            responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
         #expect(chosen.credential?.id == carolID)
     }
 
@@ -120,20 +131,26 @@ import Testing
         _ = try await Self.register(authenticator)
         let countBefore = await user.log.count
         let request: [UInt8] =
-            [0x02, 0xa3, 0x01, 0x6b] + Array("example.com".utf8) + [0x02, 0x58, 0x20] + [UInt8](repeating: 0x11, count: 32)
+            [0x02, 0xa3, 0x01, 0x6b] + Array("example.com".utf8) + [0x02, 0x58, 0x20]
+            + [UInt8](repeating: 0x11, count: 32)
             + [0x05, 0xa1, 0x62, 0x75, 0x70, 0xf4]
         #expect(await authenticator.handle(request) == [0x2b])  // CTAP2_ERR_UNSUPPORTED_OPTION
         #expect(await user.log.count == countBefore)
         // The counter did not move: the next (approved) assertion is the first.
-        let approved = try GetAssertionResponse(responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
+        let approved = try GetAssertionResponse(
+            responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
         #expect(approved.authenticatorData.signCount == 1)
     }
 
     @Test func invalidOptions() async throws {
         let authenticator = Fixtures.authenticator(user: ScriptedUser(canVerifyUser: false))
         _ = try await Self.register(authenticator)
-        #expect(await authenticator.handle(Fixtures.getAssertion(options: CTAPRequestOptions(residentKey: true)).encoded) == [0x2b])
-        #expect(await authenticator.handle(Fixtures.getAssertion(options: CTAPRequestOptions(userVerification: true)).encoded) == [0x2c])
+        #expect(
+            await authenticator.handle(Fixtures.getAssertion(options: CTAPRequestOptions(residentKey: true)).encoded)
+                == [0x2b])
+        #expect(
+            await authenticator.handle(
+                Fixtures.getAssertion(options: CTAPRequestOptions(userVerification: true)).encoded) == [0x2c])
         var pin = Fixtures.getAssertion()
         pin.pinUvAuthParam = []
         #expect(await authenticator.handle(pin.encoded) == [0x14])

@@ -63,7 +63,8 @@ import Testing
         let authenticator = Fixtures.authenticator(store: store, user: ScriptedUser(approves: false))
         let outcome = await authenticator.process(Fixtures.makeCredential().encoded)
         #expect(outcome.response == [0x27])
-        #expect(outcome.status == .operationDenied && outcome.command == .makeCredential && outcome.rpID == "example.com")
+        #expect(
+            outcome.status == .operationDenied && outcome.command == .makeCredential && outcome.rpID == "example.com")
         #expect(await store.list().isEmpty)
     }
 
@@ -83,9 +84,12 @@ import Testing
         let store = InMemoryPasskeyStore()
         let user = ScriptedUser()
         let authenticator = Fixtures.authenticator(store: store, user: user)
-        let first = try MakeCredentialResponse(responseBytes: await authenticator.handle(Fixtures.makeCredential().encoded))
+        let first = try MakeCredentialResponse(
+            responseBytes: await authenticator.handle(Fixtures.makeCredential().encoded))
         let id = try #require(first.authenticatorData.attestedCredentialData?.credentialID)
-        let exclude = [PublicKeyCredentialDescriptor(id: [9, 9, 9]), PublicKeyCredentialDescriptor(id: id, transports: ["hybrid"])]
+        let exclude = [
+            PublicKeyCredentialDescriptor(id: [9, 9, 9]), PublicKeyCredentialDescriptor(id: id, transports: ["hybrid"]),
+        ]
         #expect(await authenticator.handle(Fixtures.makeCredential(excludeList: exclude).encoded) == [0x19])
         #expect(await user.log.last == "confirm excludedCredential example.com alice")
         await user.set(approves: false)
@@ -93,7 +97,9 @@ import Testing
         #expect(await store.list().count == 1)
         // The same credential ID listed for another RP does not exclude.
         await user.set(approves: true)
-        #expect(await authenticator.handle(Fixtures.makeCredential(rp: "other.example", excludeList: exclude).encoded).first == 0x00)
+        #expect(
+            await authenticator.handle(Fixtures.makeCredential(rp: "other.example", excludeList: exclude).encoded).first
+                == 0x00)
         // A descriptor of another type is ignored.
         let otherType = [PublicKeyCredentialDescriptor(type: "future", id: id)]
         #expect(await authenticator.handle(Fixtures.makeCredential(excludeList: otherType).encoded).first == 0x00)
@@ -114,8 +120,12 @@ import Testing
 
     @Test func invalidOptionsAndPinParameters() async {
         let authenticator = Fixtures.authenticator(user: ScriptedUser(canVerifyUser: false))
-        #expect(await authenticator.handle(Fixtures.makeCredential(options: CTAPRequestOptions(userPresence: false)).encoded) == [0x2c])
-        #expect(await authenticator.handle(Fixtures.makeCredential(options: CTAPRequestOptions(userVerification: true)).encoded) == [0x2c])
+        #expect(
+            await authenticator.handle(
+                Fixtures.makeCredential(options: CTAPRequestOptions(userPresence: false)).encoded) == [0x2c])
+        #expect(
+            await authenticator.handle(
+                Fixtures.makeCredential(options: CTAPRequestOptions(userVerification: true)).encoded) == [0x2c])
         var pin = Fixtures.makeCredential()
         pin.pinUvAuthParam = [1, 2, 3]
         #expect(await authenticator.handle(pin.encoded) == [0x14])
@@ -128,23 +138,29 @@ import Testing
 
     @Test func packedSelfAttestationVerifiesWithTheCredentialKey() async throws {
         let authenticator = Fixtures.authenticator(configuration: AuthenticatorConfiguration(attestation: .packedSelf))
-        let response = try MakeCredentialResponse(responseBytes: await authenticator.handle(Fixtures.makeCredential().encoded))
+        let response = try MakeCredentialResponse(
+            responseBytes: await authenticator.handle(Fixtures.makeCredential().encoded))
         #expect(response.format == "packed")
         #expect(response.attestationStatement[textKey: "alg"] == .int(-7))
         #expect(response.attestationStatement[textKey: "x5c"] == nil)
-        let signature = try P256.Signing.ECDSASignature(derRepresentation: try #require(response.attestationStatement[textKey: "sig"]?.bytesValue))
-        let key = try COSEKey(cbor: try #require(response.authenticatorData.attestedCredentialData).credentialPublicKey).publicKey
+        let signature = try P256.Signing.ECDSASignature(
+            derRepresentation: try #require(response.attestationStatement[textKey: "sig"]?.bytesValue))
+        let key = try COSEKey(cbor: try #require(response.authenticatorData.attestedCredentialData).credentialPublicKey)
+            .publicKey
         #expect(key.isValidSignature(signature, for: response.authenticatorData.encoded + Fixtures.clientDataHash))
     }
 
     /// Requests written by other implementations: the CTAP 2.1 spec example (via webauthn-rs;
     /// rk, ES256 among three algorithms) and the synthetic S1 session's request.
     @Test func servesRequestsFromTheSharedVectors() async throws {
-        let spec = try AuthenticatorVectors.hex("frame.json", case: "webauthn-rs-ctap21-make-credential", key: "payload")
+        let spec = try AuthenticatorVectors.hex(
+            "frame.json", case: "webauthn-rs-ctap21-make-credential", key: "payload")
         let store = InMemoryPasskeyStore()
         let authenticator = Fixtures.authenticator(store: store)
         let response = try MakeCredentialResponse(responseBytes: await authenticator.handle(spec))
-        #expect(response.authenticatorData.rpIDHash == (try Hex.decode("0021f5fc0b85cd22e60623bcd7d1ca48948909249b4776eb515154e57b66ae12")))
+        #expect(
+            response.authenticatorData.rpIDHash
+                == (try Hex.decode("0021f5fc0b85cd22e60623bcd7d1ca48948909249b4776eb515154e57b66ae12")))
         #expect(await store.list().first?.userName == "testctap@ctap.com")
         #expect(await store.list().first?.isDiscoverable == true)
 

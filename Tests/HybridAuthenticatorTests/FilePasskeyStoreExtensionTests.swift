@@ -31,7 +31,8 @@ import Testing
         defer { directory.cleanUp() }
         let path = directory.file("passkeys.json")
         let protection: FilePasskeyStore.Protection = encrypted ? .passphrase("pw") : .insecurePlaintext
-        try await FilePasskeyStoreTests.open(path, protection).add(Self.passkey(prfSecret: Self.secret, protection: .userVerificationRequired))
+        try await FilePasskeyStoreTests.open(path, protection).add(
+            Self.passkey(prfSecret: Self.secret, protection: .userVerificationRequired))
         let reopened = try FilePasskeyStoreTests.open(path, protection)
         let passkey = try #require(await reopened.passkeys(forRPID: "example.com").first)
         #expect(passkey.prfSecret == Self.secret)
@@ -41,10 +42,13 @@ import Testing
         // Like the private key, the secret is in the file only in plaintext mode.
         let field = try #require(record["prfSecret"] as? String)
         #expect((field == Hex.encode(Self.secret)) == !encrypted)
-        #expect(String(decoding: try FilePasskeyStoreTests.bytes(path), as: UTF8.self).contains(Hex.encode(Self.secret)) == !encrypted)
+        #expect(
+            String(decoding: try FilePasskeyStoreTests.bytes(path), as: UTF8.self).contains(Hex.encode(Self.secret))
+                == !encrypted)
         // A counter update keeps both.
         _ = try await reopened.incrementSignCount(credentialID: [4, 4])
-        let again = try #require(await FilePasskeyStoreTests.open(path, protection).passkeys(forRPID: "example.com").first)
+        let again = try #require(
+            await FilePasskeyStoreTests.open(path, protection).passkeys(forRPID: "example.com").first)
         #expect(again.prfSecret == Self.secret && again.metadata.credentialProtection == .userVerificationRequired)
     }
 
@@ -76,7 +80,8 @@ import Testing
         defer { directory.cleanUp() }
         let path = directory.file("passkeys.json")
         let protection: FilePasskeyStore.Protection = encrypted ? .passphrase("pw") : .insecurePlaintext
-        try await FilePasskeyStoreTests.open(path, protection).add(Self.passkey(prfSecret: Self.secret, protection: .userVerificationOptional))
+        try await FilePasskeyStoreTests.open(path, protection).add(
+            Self.passkey(prfSecret: Self.secret, protection: .userVerificationOptional))
         let original = try Self.document(path)
         func variant(_ change: (inout [String: Any]) -> Void) throws -> PasskeyStoreError? {
             var document = original
@@ -85,7 +90,8 @@ import Testing
             document["credentials"] = records
             try Self.write(document, to: path)
             do {
-                _ = try FilePasskeyStore(path: path, protection: protection, newStoreParameters: .insecureFastForTesting)
+                _ = try FilePasskeyStore(
+                    path: path, protection: protection, newStoreParameters: .insecureFastForTesting)
                 return nil
             } catch { return error }
         }

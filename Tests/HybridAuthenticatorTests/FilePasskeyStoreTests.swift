@@ -5,14 +5,15 @@ import HybridCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct FilePasskeyStoreTests {
     static let fast = ScryptParameters.insecureFastForTesting
 
     static func open(_ path: String, _ protection: FilePasskeyStore.Protection) throws -> FilePasskeyStore {
-        try FilePasskeyStore(path: path, protection: protection, newStoreParameters: fast, random: CountingRandom().source)
+        try FilePasskeyStore(
+            path: path, protection: protection, newStoreParameters: fast, random: CountingRandom().source)
     }
 
     static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
@@ -25,7 +26,9 @@ import Glibc
 
     static func expectSameKeys(_ a: [Passkey], _ b: [Passkey], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(a.map(\.metadata) == b.map(\.metadata), sourceLocation: sourceLocation)
-        #expect(a.map { Array($0.privateKey.rawRepresentation) } == b.map { Array($0.privateKey.rawRepresentation) }, sourceLocation: sourceLocation)
+        #expect(
+            a.map { Array($0.privateKey.rawRepresentation) } == b.map { Array($0.privateKey.rawRepresentation) },
+            sourceLocation: sourceLocation)
     }
 
     @Test(arguments: [false, true])
@@ -73,7 +76,9 @@ import Glibc
         try await store.add(Fixtures.passkey(id: [2], user: [2], name: "b"))
         #expect(try await store.delete(credentialID: [1]) == true)
         #expect(try await store.delete(credentialID: [1]) == false)
-        await #expect(throws: PasskeyStoreError.unknownCredential) { try await store.incrementSignCount(credentialID: [1]) }
+        await #expect(throws: PasskeyStoreError.unknownCredential) {
+            try await store.incrementSignCount(credentialID: [1])
+        }
         #expect(try await store.incrementSignCount(credentialID: [2]) == 1)
         #expect(try await store.incrementSignCount(credentialID: [2]) == 2)
         let reopened = try Self.open(path, .insecurePlaintext)
@@ -206,7 +211,8 @@ import Glibc
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.file("passkeys.json")
-        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String, delayMilliseconds = delayMilliseconds as Int] in
+        await #expect(processExitsWith: .signal(SIGKILL)) {
+            [path = path as String, delayMilliseconds = delayMilliseconds as Int] in
             let killer = Thread {
                 usleep(useconds_t(delayMilliseconds * 1000))
                 kill(getpid(), SIGKILL)
@@ -239,10 +245,15 @@ import Glibc
     }
 
     @Test func defaultPathFollowsXDG() {
-        #expect(FilePasskeyStore.defaultPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"]) == "/data/hybrid-authenticator/passkeys.json")
-        #expect(FilePasskeyStore.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/hybrid-authenticator/passkeys.json")
-        #expect(FilePasskeyStore.defaultPath(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/u"])
-            == "/home/u/.local/share/hybrid-authenticator/passkeys.json")
+        #expect(
+            FilePasskeyStore.defaultPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
+                == "/data/hybrid-authenticator/passkeys.json")
+        #expect(
+            FilePasskeyStore.defaultPath(environment: ["HOME": "/home/u"])
+                == "/home/u/.local/share/hybrid-authenticator/passkeys.json")
+        #expect(
+            FilePasskeyStore.defaultPath(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/u"])
+                == "/home/u/.local/share/hybrid-authenticator/passkeys.json")
     }
 
     @Test func engineOverAFileStorePersistsCounters() async throws {
@@ -265,7 +276,8 @@ enum CrashFixture {
         return Passkey(
             metadata: PasskeyMetadata(
                 credentialID: bytes + bytes, rpID: "crash.example", userHandle: bytes, userName: "user \(index)",
-                userDisplayName: nil, signCount: index, createdAt: Date(timeIntervalSince1970: Double(index)), isDiscoverable: false),
+                userDisplayName: nil, signCount: index, createdAt: Date(timeIntervalSince1970: Double(index)),
+                isDiscoverable: false),
             // A SHA-256 output is a valid P-256 scalar with overwhelming probability.
             privateKey: (try? P256.Signing.PrivateKey(rawRepresentation: scalar)) ?? P256.Signing.PrivateKey())
     }

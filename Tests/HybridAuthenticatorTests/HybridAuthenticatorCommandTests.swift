@@ -225,7 +225,8 @@ struct HybridAuthenticatorCommandTests {
         let options = try StoreOptions.parse(["--store", directory.file("s.json")])
         _ = try await options.open(
             console: ScriptedConsole([]), environment: [StoreOptions.passphraseVariable: "from env"],
-            unsetVariable: { name in unset.names.withLock { $0.append(name) } }, newStoreParameters: .insecureFastForTesting)
+            unsetVariable: { name in unset.names.withLock { $0.append(name) } },
+            newStoreParameters: .insecureFastForTesting)
         #expect(unset.names.withLock { $0 } == [StoreOptions.passphraseVariable])
         // The real thing: the process environment no longer has it.
         setenv(StoreOptions.passphraseVariable, "from env", 1)
@@ -241,7 +242,8 @@ struct HybridAuthenticatorCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         func scryptN(_ path: String) throws -> Int? {
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+            let json =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
             return (json?["protection"] as? [String: Any])?["scryptN"] as? Int
         }
         let environment = [StoreOptions.passphraseVariable: "pass"]

@@ -15,7 +15,8 @@ struct QRImageReaderTests {
 
     /// The text make.sh encoded: qr.json "chromium-knownqrs-basic".
     static func hybridURL() throws -> String {
-        let url = try #require(try AuthenticatorVectors.testCase("qr.json", "chromium-knownqrs-basic")["url"] as? String)
+        let url = try #require(
+            try AuthenticatorVectors.testCase("qr.json", "chromium-knownqrs-basic")["url"] as? String)
         #expect(url.hasPrefix("FIDO:/"))
         return url
     }
@@ -84,7 +85,9 @@ struct QRImageReaderTests {
         for (name, bytes) in damaged {
             guard case .undecodable(let path, let reason) = Self.error(try reader.read(imageBytes: bytes, path: name))
             else {
-                Issue.record("\(name): expected undecodable, got \(String(describing: Self.error(try reader.read(imageBytes: bytes, path: name))))")
+                Issue.record(
+                    "\(name): expected undecodable, got \(String(describing: Self.error(try reader.read(imageBytes: bytes, path: name))))"
+                )
                 continue
             }
             #expect(path == name && !reason.isEmpty)
@@ -116,9 +119,10 @@ struct QRImageReaderTests {
         // libpng reads the header up to the first IDAT: give it an empty one, then the end.
         let emptyIDAT: [UInt8] = [0, 0, 0, 0] + Array("IDAT".utf8) + [0x35, 0xAF, 0x06, 0x1E]
         let end: [UInt8] = [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
-        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + header + [
-            UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF),
-        ] + emptyIDAT + end
+        let png =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + header + [
+                UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF),
+            ] + emptyIDAT + end
         #expect(throws: QRImageError.tooLarge(path: "huge.png")) {
             try QRImageReader().read(imageBytes: png, path: "huge.png")
         }
@@ -158,7 +162,8 @@ struct QRImageReaderTests {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        #expect([0, 4].contains(process.terminationStatus), "zbarimg exit \(process.terminationStatus): apt zbar-tools")
+        #expect(
+            [0, 4].contains(process.terminationStatus), "zbarimg exit \(process.terminationStatus): apt zbar-tools")
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
-import TestChildProcess
 import HybridAuthenticator
 import HybridCore
+import TestChildProcess
 import Testing
 
 #if canImport(Glibc)
@@ -157,7 +157,9 @@ struct StoreConcurrencyTests {
         // Without its directory, a change that writes nothing creates nothing.
         try FileManager.default.removeItem(atPath: directory.path)
         #expect(try await first.delete(credentialID: [3]) == false)
-        await #expect(throws: PasskeyStoreError.unknownCredential) { try await first.incrementSignCount(credentialID: [3]) }
+        await #expect(throws: PasskeyStoreError.unknownCredential) {
+            try await first.incrementSignCount(credentialID: [3])
+        }
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         try await first.add(Fixtures.passkey(id: [4], user: [4], name: "d"))
         #expect(try FilePasskeyStore.metadata(atPath: path).map(\.credentialID) == [[4]])

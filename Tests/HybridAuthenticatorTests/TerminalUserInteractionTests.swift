@@ -29,9 +29,11 @@ actor ScriptedConsole: TerminalConsole {
         #expect(!(await terminal.confirm(operation: .getAssertion, rpID: "example.com", userName: "alice")))
         #expect(!(await terminal.confirm(operation: .selection, rpID: nil, userName: nil)))
         #expect(!(await terminal.confirm(operation: .excludedCredential, rpID: "example.com", userName: "bob")))
-        #expect(!(await terminal.confirm(operation: .getAssertion, rpID: "example.com", userName: nil)))  // end of input
+        // End of input.
+        #expect(!(await terminal.confirm(operation: .getAssertion, rpID: "example.com", userName: nil)))
         let shown = await console.shown
-        #expect(shown.hasPrefix("Sign in to example.com as alice? [y/N] Create a passkey for example.com as alice? [y/N] "))
+        #expect(
+            shown.hasPrefix("Sign in to example.com as alice? [y/N] Create a passkey for example.com as alice? [y/N] "))
         #expect(shown.contains("Use this authenticator? [y/N] "))
         #expect(shown.contains("A passkey for example.com as bob is already on this device."))
         #expect(shown.hasSuffix("Sign in to example.com? [y/N] "))
@@ -49,7 +51,9 @@ actor ScriptedConsole: TerminalConsole {
         #expect(await terminal.chooseAccount(rpID: "example.com", accounts: accounts) == nil)
         #expect(await terminal.chooseAccount(rpID: "example.com", accounts: accounts) == nil)
         #expect(await terminal.chooseAccount(rpID: "example.com", accounts: accounts) == 0)
-        #expect(await console.shown.hasPrefix("Sign in to example.com with which account?\n  1) alice (Alice A.)\n  2) Bob\n"))
+        #expect(
+            await console.shown.hasPrefix(
+                "Sign in to example.com with which account?\n  1) alice (Alice A.)\n  2) Bob\n"))
     }
 
     /// A client's RP ID and user names reach the prompt: escape sequences, carriage returns and
@@ -78,9 +82,11 @@ actor ScriptedConsole: TerminalConsole {
         #expect(await console.hiddenReads == 2)
         #expect(await console.shown.contains("Wrong passphrase, try again."))
 
-        let failing = TerminalUserInteraction(console: ScriptedConsole(["a", "b", "c", "right"]), verifyPassphrase: { $0 == "right" })
+        let failing = TerminalUserInteraction(
+            console: ScriptedConsole(["a", "b", "c", "right"]), verifyPassphrase: { $0 == "right" })
         #expect(!(await failing.verifyUser()))
-        #expect(!(await TerminalUserInteraction(console: ScriptedConsole(["right"]), verifyPassphrase: nil).verifyUser()))
+        #expect(
+            !(await TerminalUserInteraction(console: ScriptedConsole(["right"]), verifyPassphrase: nil).verifyUser()))
     }
 
     /// UV with a wrong passphrase through the whole engine, checked against a real encrypted store.
@@ -93,12 +99,15 @@ actor ScriptedConsole: TerminalConsole {
         let uvRequest = Fixtures.makeCredential(options: CTAPRequestOptions(residentKey: true, userVerification: true))
 
         let wrong = TerminalUserInteraction(
-            console: ScriptedConsole(["y", "guess 1", "guess 2", "guess 3"]), verifyPassphrase: { await store.verifyPassphrase($0) })
+            console: ScriptedConsole(["y", "guess 1", "guess 2", "guess 3"]),
+            verifyPassphrase: { await store.verifyPassphrase($0) })
         #expect(await Fixtures.authenticator(store: store, user: wrong).handle(uvRequest.encoded) == [0x27])
         #expect(await store.list().isEmpty)
 
-        let right = TerminalUserInteraction(console: ScriptedConsole(["y", "open sesame"]), verifyPassphrase: { await store.verifyPassphrase($0) })
-        let response = try MakeCredentialResponse(responseBytes: await Fixtures.authenticator(store: store, user: right).handle(uvRequest.encoded))
+        let right = TerminalUserInteraction(
+            console: ScriptedConsole(["y", "open sesame"]), verifyPassphrase: { await store.verifyPassphrase($0) })
+        let response = try MakeCredentialResponse(
+            responseBytes: await Fixtures.authenticator(store: store, user: right).handle(uvRequest.encoded))
         #expect(response.authenticatorData.flags.contains(.userVerified))
         #expect(await store.list().count == 1)
     }
@@ -106,7 +115,9 @@ actor ScriptedConsole: TerminalConsole {
     @Test func autoApproveApprovesAndReportsUVOnlyWhenTold() async {
         let auto = AutoApproveUserInteraction()
         #expect(await auto.confirm(operation: .getAssertion, rpID: "a", userName: nil))
-        #expect(await auto.chooseAccount(rpID: "a", accounts: [AccountChoice(userName: "x", userDisplayName: nil, createdAt: Date())]) == 0)
+        #expect(
+            await auto.chooseAccount(
+                rpID: "a", accounts: [AccountChoice(userName: "x", userDisplayName: nil, createdAt: Date())]) == 0)
         #expect(await auto.chooseAccount(rpID: "a", accounts: []) == nil)
         #expect(!(await auto.verifyUser()))
         #expect(await AutoApproveUserInteraction(userVerification: true).verifyUser())

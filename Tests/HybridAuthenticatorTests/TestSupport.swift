@@ -73,10 +73,11 @@ final class CountingRandom: Sendable {
         private let seconds = Mutex<Double>(0)
 
         func tick() -> Date {
-            Fixtures.fixedDate.addingTimeInterval(seconds.withLock { seconds in
-                seconds += 1
-                return seconds
-            })
+            Fixtures.fixedDate.addingTimeInterval(
+                seconds.withLock { seconds in
+                    seconds += 1
+                    return seconds
+                })
         }
     }
 }
@@ -112,7 +113,8 @@ enum Fixtures {
     }
 
     static func getAssertion(
-        rp: String = "example.com", allowList: [PublicKeyCredentialDescriptor]? = nil, options: CTAPRequestOptions? = nil
+        rp: String = "example.com", allowList: [PublicKeyCredentialDescriptor]? = nil,
+        options: CTAPRequestOptions? = nil
     ) -> GetAssertionRequest {
         GetAssertionRequest(rpID: rp, clientDataHash: clientDataHash, allowList: allowList, options: options)
     }
@@ -120,7 +122,8 @@ enum Fixtures {
     /// An engine over `store` with deterministic randomness and a clock that ticks one second per call.
     static func authenticator(
         store: any PasskeyStore = InMemoryPasskeyStore(), user: any UserInteraction = ScriptedUser(),
-        configuration: AuthenticatorConfiguration = AuthenticatorConfiguration(), random: CountingRandom = CountingRandom()
+        configuration: AuthenticatorConfiguration = AuthenticatorConfiguration(),
+        random: CountingRandom = CountingRandom()
     ) -> CTAPAuthenticator {
         let clock = CountingRandom.Clock()
         return CTAPAuthenticator(
@@ -128,7 +131,10 @@ enum Fixtures {
             environment: AuthenticatorEnvironment(random: random.source, now: { clock.tick() }))
     }
 
-    static func passkey(rp: String = "example.com", id: [UInt8], user: [UInt8], name: String, discoverable: Bool = true, created: Double = 0) -> Passkey {
+    static func passkey(
+        rp: String = "example.com", id: [UInt8], user: [UInt8], name: String, discoverable: Bool = true,
+        created: Double = 0
+    ) -> Passkey {
         Passkey(
             metadata: PasskeyMetadata(
                 credentialID: id, rpID: rp, userHandle: user, userName: name, userDisplayName: name.uppercased(),
@@ -136,4 +142,3 @@ enum Fixtures {
             privateKey: P256.Signing.PrivateKey())
     }
 }
-

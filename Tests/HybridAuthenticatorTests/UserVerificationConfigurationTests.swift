@@ -34,7 +34,9 @@ struct UserVerificationConfigurationTests {
     }
 
     /// The status byte and, when OK, the UP and UV flags of the answer.
-    func makeCredential(_ authenticator: CTAPAuthenticator, uv: Bool?) async throws -> (status: UInt8, flags: AuthenticatorData.Flags?) {
+    func makeCredential(_ authenticator: CTAPAuthenticator, uv: Bool?) async throws -> (
+        status: UInt8, flags: AuthenticatorData.Flags?
+    ) {
         let request = Fixtures.makeCredential(options: CTAPRequestOptions(residentKey: true, userVerification: uv))
         let bytes = await authenticator.handle(request.encoded)
         guard bytes.first == 0x00 else { return (bytes.first ?? 0xFF, nil) }
@@ -42,8 +44,11 @@ struct UserVerificationConfigurationTests {
         return (0, flags.intersection([.userPresent, .userVerified]))
     }
 
-    func getAssertion(_ authenticator: CTAPAuthenticator, uv: Bool?) async throws -> (status: UInt8, flags: AuthenticatorData.Flags?) {
-        let bytes = await authenticator.handle(Fixtures.getAssertion(options: CTAPRequestOptions(userVerification: uv)).encoded)
+    func getAssertion(_ authenticator: CTAPAuthenticator, uv: Bool?) async throws -> (
+        status: UInt8, flags: AuthenticatorData.Flags?
+    ) {
+        let bytes = await authenticator.handle(
+            Fixtures.getAssertion(options: CTAPRequestOptions(userVerification: uv)).encoded)
         guard bytes.first == 0x00 else { return (bytes.first ?? 0xFF, nil) }
         let flags = try GetAssertionResponse(responseBytes: bytes).authenticatorData.flags
         return (0, flags.intersection([.userPresent, .userVerified]))

@@ -3,7 +3,7 @@ import Testing
 @testable import HybridBluetooth
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct BluetoothErrorTests {

@@ -17,7 +17,9 @@ import Testing
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
         let raw = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error)
+            }
         }
         return DBusMessage(owning: try #require(raw))
     }

@@ -26,7 +26,9 @@ import Testing
             try daemon.run()
             // The daemon prints its address once it listens: waiting for that line is the event.
             var line: [UInt8] = []
-            while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0a { line.append(byte) }
+            while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0a {
+                line.append(byte)
+            }
             address = String(decoding: line, as: UTF8.self)
             server = try DBusMock.start(
                 template: "notification_daemon", on: .session, address: address, arguments: ["-l", log.path])
@@ -56,7 +58,9 @@ import Testing
         setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
         defer { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
         let notifications = DesktopNotifications(applicationName: "hybrid-security-key")
-        #expect(await notifications.show(summary: "Scan the QR code", body: "with your phone", imagePath: "/tmp/qr-test.png"))
+        #expect(
+            await notifications.show(
+                summary: "Scan the QR code", body: "with your phone", imagePath: "/tmp/qr-test.png"))
         #expect(await notifications.show(summary: "Approve on your phone", body: "example.com"))
         let log = try String(contentsOf: bus.log, encoding: .utf8)
         let calls = log.split(separator: "\n").filter { $0.contains("Notify") }
@@ -70,6 +74,7 @@ import Testing
     @Test func withoutASessionBusShowReportsFailure() async {
         setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus", 1)
         defer { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
-        #expect(await DesktopNotifications(applicationName: "hybrid-security-key").show(summary: "s", body: "b") == false)
+        #expect(
+            await DesktopNotifications(applicationName: "hybrid-security-key").show(summary: "s", body: "b") == false)
     }
 }

@@ -53,7 +53,9 @@ struct KernelBlueZTests {
         }
         #expect(control != nil)
         await advertiser.stopAdvertising()
-        #expect(try Self.activeAdvertisingInstances(adapter: "hci0") == before, "advert still registered after stopAdvertising()")
+        #expect(
+            try Self.activeAdvertisingInstances(adapter: "hci0") == before,
+            "advert still registered after stopAdvertising()")
     }
 
     /// bluetoothd's `ActiveInstances` on `adapter`: how many adverts are registered with it.

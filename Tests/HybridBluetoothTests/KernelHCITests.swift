@@ -5,7 +5,7 @@ import Testing
 @testable import HybridBluetooth
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Raw HCI on the real kernel stack: blevm guest, `btvirt -l2` (hci0 and hci1 on one virtual air,
@@ -95,7 +95,8 @@ struct KernelHCITests {
         #expect(control != nil)
         await advertiser.stopAdvertising()
         let heard = try await Self.advertsBeforeMarker()
-        #expect(!heard.contains { $0.serviceData == TestSupport.eid(3) }, "advertising still on after stopAdvertising()")
+        #expect(
+            !heard.contains { $0.serviceData == TestSupport.eid(3) }, "advertising still on after stopAdvertising()")
     }
 
     /// What a fresh scan on hci1 reports before a marker advert that hci0 starts once the scan runs.

@@ -28,7 +28,8 @@ struct KernelL2CAPTests {
         configuration.qrChannels = [.cloudTunnel, .bleL2CAP]
         configuration.l2capPSM = listener.psm
         var phone = AuthenticatorSession(
-            configuration: configuration, advertNonce: AdvertNonce(bytes: (0..<10).map { _ in UInt8.random(in: 0...255) })!,
+            configuration: configuration,
+            advertNonce: AdvertNonce(bytes: (0..<10).map { _ in UInt8.random(in: 0...255) })!,
             ephemeralKey: .init())
         _ = try phone.start()
         var advert: [UInt8] = []
@@ -36,18 +37,23 @@ struct KernelL2CAPTests {
             if case .startAdvertising(let serviceData) = action { advert = serviceData }
         }
         var client = ClientSession(
-            configuration: .init(identityKey: identity, qrSecret: secret, acceptsAdvertSuffix: true), ephemeralKey: .init())
+            configuration: .init(identityKey: identity, qrSecret: secret, acceptsAdvertSuffix: true),
+            ephemeralKey: .init())
         #expect(!client.advertReceived(serviceData: advert).isEmpty)
         let psm = try #require(client.advertSuffix?.psm)
 
         let clock = ContinuousClock()
         let started = clock.now
         var selector = DataChannelSelector<ContinuousClock.Instant>(mode: .auto, l2capTimeout: .seconds(30))
-        #expect(selector.advertMatched(psm: psm, at: started) == [.connectL2CAP(psm: psm, deadline: started + .seconds(30))])
+        #expect(
+            selector.advertMatched(psm: psm, at: started) == [.connectL2CAP(psm: psm, deadline: started + .seconds(30))]
+        )
 
         // accept() blocks: it runs on its own thread while this one connects.
         let acceptance = Acceptance()
-        Thread { acceptance.finish(Result(catching: { () throws(BluetoothError) -> L2CAPChannel in try listener.accept() })) }.start()
+        Thread {
+            acceptance.finish(Result(catching: { () throws(BluetoothError) -> L2CAPChannel in try listener.accept() }))
+        }.start()
         let clientChannel = try L2CAPChannel.connect(from: clientAddress, to: phoneAddress, psm: psm)
         #expect(selector.l2capConnected(at: clock.now) == [.use(.l2cap)])
         let phoneChannel = try acceptance.wait(seconds: 20)?.get()
@@ -57,7 +63,8 @@ struct KernelL2CAPTests {
         let phoneMTU = try phoneEnd.sendMTU()
         #expect(clientMTU >= L2CAPFraming.minimumSendMTU && phoneMTU >= L2CAPFraming.minimumSendMTU)
 
-        let request: [UInt8] = [0x02] + CBOREncoder.encode(.map([1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 1500))]))
+        let request: [UInt8] =
+            [0x02] + CBOREncoder.encode(.map([1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 1500))]))
         let response: [UInt8] = [0x00] + CBOREncoder.encode(.map([1: "ok"]))
         _ = try client.send(.ctap(request))
         var clientSide = FramedChannel(channel: clientChannel, sendMTU: clientMTU)
@@ -68,7 +75,12 @@ struct KernelL2CAPTests {
         var deliveredResponse: HybridPayload?
         var phoneFinished = false
         for _ in 0..<200 where !(client.isFinished && phoneFinished) {
-            if !phoneFinished, let message = try phoneSide.receive(accepting: { var trial = phone; return (try? trial.messageReceived($0)) != nil }) {
+            if !phoneFinished,
+                let message = try phoneSide.receive(accepting: {
+                    var trial = phone
+                    return (try? trial.messageReceived($0)) != nil
+                })
+            {
                 for action in try phone.messageReceived(message) {
                     switch action {
                     case .send(let bytes): try phoneSide.send(bytes)
@@ -82,7 +94,12 @@ struct KernelL2CAPTests {
                     }
                 }
             }
-            if !client.isFinished, let message = try clientSide.receive(accepting: { var trial = client; return (try? trial.messageReceived($0)) != nil }) {
+            if !client.isFinished,
+                let message = try clientSide.receive(accepting: {
+                    var trial = client
+                    return (try? trial.messageReceived($0)) != nil
+                })
+            {
                 for action in try client.messageReceived(message) {
                     switch action {
                     case .send(let bytes): try clientSide.send(bytes)
@@ -97,10 +114,15 @@ struct KernelL2CAPTests {
         #expect(client.isFinished && phoneFinished)
         #expect(client.handshakeHash != nil && client.handshakeHash == phone.handshakeHash)
         // msg1 and the shutdown take one SDU each; the 1.5 KB request needs at least three at MTU 672.
-        #expect(clientSide.largestWrite <= clientMTU && clientSide.writes >= 5, "the request went out in MTU-sized SDUs")
-        print("L2CAP send MTU: client \(clientMTU), phone \(phoneMTU); client writes \(clientSide.writes), phone writes \(phoneSide.writes)")
-        KernelBluetoothEnvironment.recordTiming("L2CAP connect (scan + LE connection + CoC)", started.duration(to: connected))
-        KernelBluetoothEnvironment.recordTiming("L2CAP session (handshake + request + response)", connected.duration(to: clock.now))
+        #expect(
+            clientSide.largestWrite <= clientMTU && clientSide.writes >= 5, "the request went out in MTU-sized SDUs")
+        print(
+            "L2CAP send MTU: client \(clientMTU), phone \(phoneMTU); client writes \(clientSide.writes), phone writes \(phoneSide.writes)"
+        )
+        KernelBluetoothEnvironment.recordTiming(
+            "L2CAP connect (scan + LE connection + CoC)", started.duration(to: connected))
+        KernelBluetoothEnvironment.recordTiming(
+            "L2CAP session (handshake + request + response)", connected.duration(to: clock.now))
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 @testable import HybridBluetooth
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The simulated air between two processes: this test bundle starts itself again as the advertiser.

@@ -18,7 +18,9 @@ import Testing
             environment: [SimulatedAir.allowVariable: "1", "HYBRID_SIMULATED_AIR_DIR": "/x"])
         #expect(allowed == .simulated(SimulatedAir(directory: "/x")))
         #expect(try BLEBackend(argument: "hci", adapter: "hci1", environment: [:]) == .hci(adapter: "hci1"))
-        #expect(throws: BLEBackendArgumentError.unknown("usb")) { try BLEBackend(argument: "usb", adapter: nil, environment: [:]) }
+        #expect(throws: BLEBackendArgumentError.unknown("usb")) {
+            try BLEBackend(argument: "usb", adapter: nil, environment: [:])
+        }
     }
 
     static func refusal(_ directory: String) -> String? {

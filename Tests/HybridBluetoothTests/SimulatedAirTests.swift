@@ -4,7 +4,7 @@ import Testing
 @testable import HybridBluetooth
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite(.timeLimit(.minutes(1)))
@@ -52,7 +52,8 @@ struct SimulatedAirTests {
         // 20 ms intervals), and the stopped advert never.
         let after = try await SimulatedAirScanner(air: air, logger: TestSupport.logger).scan()
         let control = SimulatedAirAdvertiser(air: air, logger: TestSupport.logger)
-        try await control.startAdvertising(BLEServiceDataAdvert(serviceData: TestSupport.eid(9), interval: .milliseconds(20)))
+        try await control.startAdvertising(
+            BLEServiceDataAdvert(serviceData: TestSupport.eid(9), interval: .milliseconds(20)))
         let heard = try await TestSupport.adverts(from: after, untilSeen: 25) { $0.serviceData == TestSupport.eid(9) }
         await control.stopAdvertising()
         #expect(!heard.contains { $0.serviceData == TestSupport.eid(1) })

@@ -11,7 +11,8 @@ import Testing
     /// Event type 0x0001: extended, connectable, complete; random address; 1M/2M; SID 1; RSSI -44.
     static func extendedEvent(serviceData: [UInt8]) -> [UInt8] {
         let data = Fixture.bytes("0303f9ff") + [UInt8(serviceData.count + 3), 0x16, 0xF9, 0xFF] + serviceData
-        let report = Fixture.bytes("0100 01 abd3059cdd4c 01 02 01 7f d4 0000 00 000000000000") + [UInt8(data.count)] + data
+        let report =
+            Fixture.bytes("0100 01 abd3059cdd4c 01 02 01 7f d4 0000 00 000000000000") + [UInt8(data.count)] + data
         let parameters = [0x0D, 0x01] + report
         return [0x04, 0x3E, UInt8(parameters.count)] + parameters
     }

@@ -29,7 +29,8 @@ import Testing
 
     @Test func aSmallDenseRenderingAlsoDecodes() throws {
         let url = try #require(try SharedVectors.qrURLs().last)
-        let png = QRImageWriter(quietZone: 4, pixelsPerModule: 2).png(try QRCodeMatrix(encoding: url, errorCorrection: .high))
+        let png = QRImageWriter(quietZone: 4, pixelsPerModule: 2).png(
+            try QRCodeMatrix(encoding: url, errorCorrection: .high))
         #expect(try QRImageReader().read(imageBytes: png, path: "dense.png") == url)
     }
 

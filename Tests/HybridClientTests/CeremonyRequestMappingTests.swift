@@ -113,13 +113,16 @@ import Testing
             uv: true
         ),
         .init(residentKey: .discouraged, userVerification: .preferred, info: ["uv": true], rk: nil, uv: true),
-        .init(residentKey: .required, userVerification: .discouraged, info: nil, rk: true, uv: true, assertionUV: .some(nil)),
+        .init(
+            residentKey: .required, userVerification: .discouraged, info: nil, rk: true, uv: true,
+            assertionUV: .some(nil)),
         .init(
             residentKey: .required, userVerification: .discouraged, info: ["rk": true, "uv": false], rk: true, uv: true,
             assertionUV: .some(nil)),
         .init(residentKey: .discouraged, userVerification: .discouraged, info: ["uv": true], rk: nil, uv: nil),
         // rk "preferred" needs an authenticator that can verify users (Chromium).
-        .init(residentKey: .preferred, userVerification: .discouraged, info: ["rk": true, "uv": false], rk: nil, uv: nil),
+        .init(
+            residentKey: .preferred, userVerification: .discouraged, info: ["rk": true, "uv": false], rk: nil, uv: nil),
         .init(
             residentKey: .preferred, userVerification: .discouraged, info: ["rk": true, "uv": true], rk: true, uv: true,
             assertionUV: .some(nil)),

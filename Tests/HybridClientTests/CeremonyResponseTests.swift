@@ -256,7 +256,9 @@ import Testing
             }
         }
         #expect(try await assertion([credentialID], ["--omit-credential"]).get().id == Base64URL.encode(credentialID))
-        await #expect(throws: ResponseMappingError.missingCredentialID) { try await assertion([], ["--omit-credential"]).get() }
+        await #expect(throws: ResponseMappingError.missingCredentialID) {
+            try await assertion([], ["--omit-credential"]).get()
+        }
         await #expect(throws: ResponseMappingError.missingCredentialID) {
             try await assertion([credentialID, [9]], ["--omit-credential"]).get()
         }
@@ -268,7 +270,9 @@ import Testing
         await #expect(throws: ResponseMappingError.userDetailsWithoutVerification) {
             try await assertion([], ["--user-name", "alice"]).get()
         }
-        #expect(try await assertion([credentialID], ["--number-of-credentials", "2"]).get().id == Base64URL.encode(credentialID))
+        #expect(
+            try await assertion([credentialID], ["--number-of-credentials", "2"]).get().id
+                == Base64URL.encode(credentialID))
         await #expect(throws: ResponseMappingError.ambiguousAccount) {
             try await assertion([credentialID], ["--omit-user", "--number-of-credentials", "2"]).get()
         }

@@ -26,7 +26,9 @@ import Testing
 
     /// HMAC-SHA256(secret, SHA-256("WebAuthn PRF" ‖ 0 ‖ input)), computed by the Python phone.
     static func expectedPRF(_ workspace: Workspace, _ input: [UInt8]) async throws -> String {
-        let output = try await phone(["prf-expected", "--key-file", workspace.path("key.json"), "--input", Hex.encode(input)])
+        let output = try await phone([
+            "prf-expected", "--key-file", workspace.path("key.json"), "--input", Hex.encode(input),
+        ])
         return Base64URL.encode(try Hex.decode(try #require(output["result"])))
     }
 
@@ -77,7 +79,8 @@ import Testing
             case .registration(let ceremony): ("make-credential", ceremony.clientData)
             case .authentication(let ceremony): ("get-assertion", ceremony.clientData)
             }
-        let answer = try await answer(command, workspace, clientDataHash: clientData.hash, request: bytes, supports: supports)
+        let answer = try await answer(
+            command, workspace, clientDataHash: clientData.hash, request: bytes, supports: supports)
         return (try HybridClientRunner.mapReply(answer, to: request, authenticatorInfo: info), bytes)
     }
 

@@ -123,7 +123,8 @@ import Testing
         try await LoopbackRelay.with { relay in
             // A phone that scanned some other QR code advertises on the same air all along.
             let otherQR = QRCodePayload(
-                identityKey: P256.KeyAgreement.PrivateKey().publicKey, secret: try #require(QRSecret(bytes: randomBytes(16))),
+                identityKey: P256.KeyAgreement.PrivateKey().publicKey,
+                secret: try #require(QRSecret(bytes: randomBytes(16))),
                 timestamp: 0, requestType: .getAssertion)
             let decoy = TestAuthenticator(relay: relay, air: air)
             let outcome = try await withThrowingTaskGroup(of: LoopbackCeremony.Outcome?.self) { group in
@@ -160,7 +161,9 @@ import Testing
         try await LoopbackRelay.with { relay in
             var options = Self.options(relay: relay, air: air, timeout: .seconds(4))
             options.clock = clock
-            let outcome = try await LoopbackCeremony.run(try Self.authentication(), options: options, authenticator: nil) {
+            let outcome = try await LoopbackCeremony.run(
+                try Self.authentication(), options: options, authenticator: nil
+            ) {
                 event in
                 guard case .waitingForDevice = event else { return }
                 Task {

@@ -27,7 +27,9 @@ import Testing
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func run(_ request: HybridClientRequest, store: InMemoryPasskeyStore, relay: TunnelServerOrigin, air: SimulatedAir)
+    static func run(
+        _ request: HybridClientRequest, store: InMemoryPasskeyStore, relay: TunnelServerOrigin, air: SimulatedAir
+    )
         async throws -> LoopbackCeremony.Outcome
     {
         try await LoopbackCeremony.run(
@@ -37,7 +39,8 @@ import Testing
 
     static func registration(extensions: String) throws -> HybridClientRequest {
         let options = try ExtensionInteropTests.creationOptions(extensions: extensions, uv: "required")
-        return .registration(try RegistrationCeremony(options: options, origin: try WebOrigin(ExtensionInteropTests.origin)))
+        return .registration(
+            try RegistrationCeremony(options: options, origin: try WebOrigin(ExtensionInteropTests.origin)))
     }
 
     static func authentication(extensions: String, allow: [[UInt8]], uv: String = "preferred") throws
@@ -49,7 +52,8 @@ import Testing
              "userVerification": "\(uv)", "extensions": \(extensions)}
             """
         let options = try PublicKeyCredentialRequestOptionsJSON(json: Data(json.utf8))
-        return .authentication(try AuthenticationCeremony(options: options, origin: try WebOrigin(ExtensionInteropTests.origin)))
+        return .authentication(
+            try AuthenticationCeremony(options: options, origin: try WebOrigin(ExtensionInteropTests.origin)))
     }
 
     @Test func prfCredPropsAndCredProtectThroughOurAuthenticator() async throws {
@@ -60,11 +64,14 @@ import Testing
         try await LoopbackRelay.with { relay in
             // create(): prf with eval, credProps, and a credProtect level the phone must honour.
             let created = try await Self.run(
-                try Self.registration(extensions: """
-                    {"prf": {"eval": {"first": "\(a)"}}, "credProps": true,
-                     "credentialProtectionPolicy": "userVerificationRequired", "enforceCredentialProtectionPolicy": true}
-                    """), store: store, relay: relay, air: air)
-            guard case .registration(let registration) = try created.response() else { throw TestFailure("not a registration") }
+                try Self.registration(
+                    extensions: """
+                        {"prf": {"eval": {"first": "\(a)"}}, "credProps": true,
+                         "credentialProtectionPolicy": "userVerificationRequired", "enforceCredentialProtectionPolicy": true}
+                        """), store: store, relay: relay, air: air)
+            guard case .registration(let registration) = try created.response() else {
+                throw TestFailure("not a registration")
+            }
             let credentialID = try #require(Base64URL.decode(registration.id))
             let passkey = try #require(await store.passkeys(forRPID: "example.com").first)
             #expect(passkey.credentialID == credentialID)
@@ -81,17 +88,22 @@ import Testing
                 try Self.authentication(
                     extensions: #"{"prf": {"eval": {"first": "\#(a)", "second": "\#(b)"}}}"#, allow: [credentialID]),
                 store: store, relay: relay, air: air)
-            guard case .authentication(let assertion) = try evaluated.response() else { throw TestFailure("not an authentication") }
+            guard case .authentication(let assertion) = try evaluated.response() else {
+                throw TestFailure("not an authentication")
+            }
             #expect(assertion.clientExtensionResults.prf?.results?.first == expectedA)
             #expect(assertion.clientExtensionResults.prf?.results?.second == expectedB)
             #expect(expectedA != expectedB)
 
             let byCredential = try await Self.run(
                 try Self.authentication(
-                    extensions: #"{"prf": {"eval": {"first": "\#(a)"}, "evalByCredential": {"\#(registration.id)": {"first": "\#(b)"}}}}"#,
+                    extensions:
+                        #"{"prf": {"eval": {"first": "\#(a)"}, "evalByCredential": {"\#(registration.id)": {"first": "\#(b)"}}}}"#,
                     allow: [credentialID]),
                 store: store, relay: relay, air: air)
-            guard case .authentication(let chosen) = try byCredential.response() else { throw TestFailure("not an authentication") }
+            guard case .authentication(let chosen) = try byCredential.response() else {
+                throw TestFailure("not an authentication")
+            }
             #expect(chosen.clientExtensionResults.prf?.results?.first == expectedB)
             #expect(chosen.clientExtensionResults.prf?.results?.second == nil)
 

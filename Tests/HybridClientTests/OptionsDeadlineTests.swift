@@ -40,7 +40,9 @@ import Testing
     @Test(arguments: ["create", "get"]) func endlessOptionsOnStdinHitTheTimeout(command: String) async throws {
         let process = Process()
         process.executableURL = Self.productsDirectory.appendingPathComponent("hybrid-client")
-        process.arguments = [command, "--options", "-", "--origin", "https://example.com", "--ble", "sim", "--timeout", "1"]
+        process.arguments = [
+            command, "--options", "-", "--origin", "https://example.com", "--ble", "sim", "--timeout", "1",
+        ]
         process.environment = ProcessInfo.processInfo.environment.merging(["HYBRID_ALLOW_SIMULATED_AIR": "1"]) { $1 }
         let stdin = Pipe()
         let stderr = Pipe()
@@ -49,7 +51,8 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         // Some JSON, and then nothing, ever: the pipe stays open until the process is gone.
-        stdin.fileHandleForWriting.write(Data(#"{"challenge": "AAAA", "rpId": "example.com", "allowCredentials": ["#.utf8))
+        stdin.fileHandleForWriting.write(
+            Data(#"{"challenge": "AAAA", "rpId": "example.com", "allowCredentials": ["#.utf8))
         let status = await Self.exitStatus(of: process)
         try? stdin.fileHandleForWriting.close()
         let message = String(decoding: await ChildProcess.readToEnd(stderr.fileHandleForReading), as: UTF8.self)

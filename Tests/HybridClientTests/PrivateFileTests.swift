@@ -109,7 +109,8 @@ import Testing
         let linked = scratch.file("run-link")
         #expect(symlink(open, linked) == 0)
         #expect(throws: PrivateFileError.symbolicLink(path: linked)) { try PrivateFile.checkPrivateDirectory(linked) }
-        let image = QRImageFile(privateFileNamed: "qr.png", environment: ["XDG_RUNTIME_DIR": open, "TMPDIR": scratch.path])
+        let image = QRImageFile(
+            privateFileNamed: "qr.png", environment: ["XDG_RUNTIME_DIR": open, "TMPDIR": scratch.path])
         let path = try image.write(Self.matrix)
         #expect(!path.hasPrefix(open + "/"))
         image.removeAll()

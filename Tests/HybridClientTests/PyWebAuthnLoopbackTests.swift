@@ -47,8 +47,10 @@ import Testing
         #expect(registered.status == 0)
         #expect(try await Self.verify(registerArguments(getChallenge, origin), response: registration.json).status == 1)
         #expect(
-            try await Self.verify(registerArguments(createChallenge, "https://evil.example"), response: registration.json)
-                .status == 1)
+            try await Self.verify(
+                registerArguments(createChallenge, "https://evil.example"), response: registration.json
+            )
+            .status == 1)
 
         let credentialFile = FileManager.default.temporaryDirectory
             .appendingPathComponent("credential-\(UUID().uuidString).json")
@@ -60,11 +62,16 @@ import Testing
                 "--credential", credentialFile.path,
             ]
         }
-        #expect(try await Self.verify(authenticateArguments(getChallenge, origin), response: authentication.json).status == 0)
         #expect(
-            try await Self.verify(authenticateArguments(createChallenge, origin), response: authentication.json).status == 1)
+            try await Self.verify(authenticateArguments(getChallenge, origin), response: authentication.json).status
+                == 0)
         #expect(
-            try await Self.verify(authenticateArguments(getChallenge, "https://example.org"), response: authentication.json)
-                .status == 1)
+            try await Self.verify(authenticateArguments(createChallenge, origin), response: authentication.json).status
+                == 1)
+        #expect(
+            try await Self.verify(
+                authenticateArguments(getChallenge, "https://example.org"), response: authentication.json
+            )
+            .status == 1)
     }
 }

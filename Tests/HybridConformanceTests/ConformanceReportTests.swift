@@ -5,7 +5,8 @@ import Testing
 
 /// The report formats, read back by independent parsers (Foundation's JSON and libxml2).
 @Suite struct ConformanceReportTests {
-    static let required = ConformanceCheck(id: "relay.example.required", title: "does the thing", reference: "protocol.md §5.1")
+    static let required = ConformanceCheck(
+        id: "relay.example.required", title: "does the thing", reference: "protocol.md §5.1")
     static let advice = ConformanceCheck(
         id: "relay.example.advice", title: "does the nice thing", reference: "protocol.md §5.4", required: false)
     static let other = ConformanceCheck(id: "relay.example.other", title: "other", reference: "CTAP 2.2 §6.1")
@@ -42,9 +43,10 @@ import Testing
         let counts = object?["counts"] as? [String: Int]
         #expect(counts == ["pass": 1, "fail": 1, "warn": 1, "skip": 1])
         let checks = try #require(object?["checks"] as? [[String: Any]])
-        #expect(checks.map { $0["id"] as? String } == [
-            "relay.example.required", "relay.example.advice", "relay.example.other", "relay.example.required",
-        ])
+        #expect(
+            checks.map { $0["id"] as? String } == [
+                "relay.example.required", "relay.example.advice", "relay.example.other", "relay.example.required",
+            ])
         #expect(checks[1]["required"] as? Bool == false)
         #expect(checks[2]["result"] as? String == "fail")
         #expect(checks[0]["observed"] as? String == "echoed \"fido.cable\"")

@@ -40,7 +40,9 @@ import Testing
         var tally = ParseTally()
         for _ in 0..<10_000 {
             let bytes = random.bytes(in: 0...12)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try AdvertSuffix(decoding: bytes) }) {
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try AdvertSuffix(decoding: bytes) }
+            ) {
                 #expect((try? AdvertSuffix(decoding: $0.encoded))?.psm == $0.psm, "\(Hex.encode(bytes))")
             }
         }

@@ -8,29 +8,40 @@ import Testing
 @Suite struct CTAP2AuthenticatorDataTests {
     static let rpIDHash = AuthenticatorData.rpIDHash("example.com")
 
-    static func attested(_ key: P256.Signing.PublicKey = P256.Signing.PrivateKey().publicKey) -> AttestedCredentialData {
-        AttestedCredentialData(aaguid: [UInt8](repeating: 0xaa, count: 16), credentialID: [1, 2, 3], credentialPublicKey: COSEKey(key).cbor)
+    static func attested(_ key: P256.Signing.PublicKey = P256.Signing.PrivateKey().publicKey) -> AttestedCredentialData
+    {
+        AttestedCredentialData(
+            aaguid: [UInt8](repeating: 0xaa, count: 16), credentialID: [1, 2, 3], credentialPublicKey: COSEKey(key).cbor
+        )
     }
 
     @Test func layoutWithoutOptionalParts() {
-        let data = AuthenticatorData(rpIDHash: Self.rpIDHash, flags: [.userPresent, .userVerified], signCount: 0x01020304)
+        let data = AuthenticatorData(
+            rpIDHash: Self.rpIDHash, flags: [.userPresent, .userVerified], signCount: 0x0102_0304)
         #expect(data.encoded == Self.rpIDHash + [0x05, 0x01, 0x02, 0x03, 0x04])
     }
 
     @Test func layoutWithAttestedCredentialData() throws {
         let key = P256.Signing.PrivateKey().publicKey
         let attested = Self.attested(key)
-        let data = AuthenticatorData(rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 1, attestedCredentialData: attested)
+        let data = AuthenticatorData(
+            rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 1, attestedCredentialData: attested)
         let point = Array(key.x963Representation)
-        var expected = Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0xaa, count: 16) + [0x00, 0x03, 1, 2, 3]
-        expected += [0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + point[1..<33] + [0x22, 0x58, 0x20] + point[33..<65]
+        var expected =
+            Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0xaa, count: 16) + [0x00, 0x03, 1, 2, 3]
+        expected +=
+            [0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + point[1..<33] + [0x22, 0x58, 0x20]
+            + point[33..<65]
         #expect(data.encoded == expected)
         #expect(try AuthenticatorData(bytes: expected) == data)
-        #expect(try COSEKey(cbor: try #require(data.attestedCredentialData).credentialPublicKey).publicKey.rawRepresentation == key.rawRepresentation)
+        #expect(
+            try COSEKey(cbor: try #require(data.attestedCredentialData).credentialPublicKey).publicKey.rawRepresentation
+                == key.rawRepresentation)
     }
 
     @Test func atAndEdFlagsFollowContent() {
-        var data = AuthenticatorData(rpIDHash: Self.rpIDHash, flags: [.userPresent, .attestedCredentialData, .extensionData], signCount: 0)
+        var data = AuthenticatorData(
+            rpIDHash: Self.rpIDHash, flags: [.userPresent, .attestedCredentialData, .extensionData], signCount: 0)
         #expect(data.flags == [.userPresent])
         data.extensions = ["credProtect": 1]
         #expect(data.flags == [.userPresent, .extensionData])
@@ -47,8 +58,10 @@ import Testing
     }
 
     @Test func strictParseFailures() throws {
-        let full = AuthenticatorData(rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 1,
-                                     attestedCredentialData: Self.attested(), extensions: ["a": 1]).encoded
+        let full = AuthenticatorData(
+            rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 1,
+            attestedCredentialData: Self.attested(), extensions: ["a": 1]
+        ).encoded
         let fixed = Self.rpIDHash + [0x01, 0, 0, 0, 1]
         var attestedOnly = full
         attestedOnly[32] = 0x41  // AT without ED
@@ -58,17 +71,33 @@ import Testing
             (Array(fixed.prefix(36)), .authenticatorDataTruncated),
             (fixed + [0x00], .authenticatorDataTrailingBytes),
             (Self.rpIDHash + [0x41, 0, 0, 0, 1], .authenticatorDataTruncated),
-            (Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x05, 1, 2], .authenticatorDataTruncated),
-            (Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x04, 0x00], .invalidLength(field: "authData.credentialId")),
-            (Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x00], .authenticatorDataTruncated),
-            (Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x00, 0x01], .unexpectedType(field: "authData.credentialPublicKey")),
+            (
+                Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x05, 1, 2],
+                .authenticatorDataTruncated
+            ),
+            (
+                Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x04, 0x00],
+                .invalidLength(field: "authData.credentialId")
+            ),
+            (
+                Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x00],
+                .authenticatorDataTruncated
+            ),
+            (
+                Self.rpIDHash + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x00, 0x01],
+                .unexpectedType(field: "authData.credentialPublicKey")
+            ),
             (Array(attestedOnly.prefix(keyEnd - 1)), .invalidCBOR(.truncated)),  // key cut short
-            (Array(full.prefix(keyEnd - 1)) + [0xa1, 0x61, 0x61, 0x01], .invalidCBOR(.trailingBytes)),  // key eats a byte
+            // The key eats a byte.
+            (Array(full.prefix(keyEnd - 1)) + [0xa1, 0x61, 0x61, 0x01], .invalidCBOR(.trailingBytes)),
             (Array(full.prefix(keyEnd)), .authenticatorDataTruncated),
             (Array(full.prefix(keyEnd)) + [0x81, 0x01], .unexpectedType(field: "authData.extensions")),
             (Array(full.prefix(keyEnd)) + [0xa1, 0x61, 0x61, 0x01, 0x00], .invalidCBOR(.trailingBytes)),
             (Array(full.prefix(keyEnd)) + [0xbf, 0xff], .invalidCBOR(.indefiniteLength)),
-            (fixed.prefix(32) + [0x81, 0, 0, 0, 1] + [0xa2, 0x61, 0x62, 0x01, 0x61, 0x61, 0x01], .invalidCBOR(.unsortedKeys)),
+            (
+                fixed.prefix(32) + [0x81, 0, 0, 0, 1] + [0xa2, 0x61, 0x62, 0x01, 0x61, 0x61, 0x01],
+                .invalidCBOR(.unsortedKeys)
+            ),
         ]
         for (bytes, error) in cases {
             #expect(throws: error) { try AuthenticatorData(bytes: bytes) }
@@ -77,8 +106,10 @@ import Testing
     }
 
     @Test func mutatedAuthenticatorDataNeverCrashes() {
-        let full = AuthenticatorData(rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 1,
-                                     attestedCredentialData: Self.attested(), extensions: ["a": 1]).encoded
+        let full = AuthenticatorData(
+            rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 1,
+            attestedCredentialData: Self.attested(), extensions: ["a": 1]
+        ).encoded
         var rng = SeededRandom.forProperty()
         var tally = ParseTally()
         for _ in 0..<3000 {
@@ -109,7 +140,9 @@ import Testing
         let point = Array(P256.Signing.PrivateKey().publicKey.x963Representation)
         let x = CBORValue.bytes(Array(point[1..<33]))
         let y = CBORValue.bytes(Array(point[33..<65]))
-        func key(_ kty: CBORValue? = 2, _ alg: CBORValue? = -7, _ crv: CBORValue? = 1, _ x: CBORValue?, _ y: CBORValue?) -> CBORValue {
+        func key(_ kty: CBORValue? = 2, _ alg: CBORValue? = -7, _ crv: CBORValue? = 1, _ x: CBORValue?, _ y: CBORValue?)
+            -> CBORValue
+        {
             var entries: [CBORMapEntry] = []
             for (label, value) in [(Int64(1), kty), (3, alg), (-1, crv), (-2, x), (-3, y)] {
                 if let value { entries.append(CBORMapEntry(.int(label), value)) }
@@ -136,11 +169,13 @@ import Testing
     }
 
     @Test func attestationObjectIsCanonicalAndStrict() throws {
-        let data = AuthenticatorData(rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 0, attestedCredentialData: Self.attested())
+        let data = AuthenticatorData(
+            rpIDHash: Self.rpIDHash, flags: [.userPresent], signCount: 0, attestedCredentialData: Self.attested())
         let none = AttestationObject.none(data)
         // {"fmt": "none", "attStmt": {}, "authData": …}: keys by length then bytes.
-        #expect(Array(none.encoded.prefix(19)) == [0xa3, 0x63] + Array("fmt".utf8) + [0x64] + Array("none".utf8)
-            + [0x67] + Array("attStmt".utf8) + [0xa0])
+        #expect(
+            Array(none.encoded.prefix(19)) == [0xa3, 0x63] + Array("fmt".utf8) + [0x64] + Array("none".utf8)
+                + [0x67] + Array("attStmt".utf8) + [0xa0])
         #expect(try AttestationObject(bytes: none.encoded) == none)
         let packed = AttestationObject.packedSelf(data, signature: [0x30, 0x01])
         #expect(packed.attestationStatement == ["alg": -7, "sig": .bytes([0x30, 0x01])])
@@ -149,7 +184,8 @@ import Testing
             try AttestationObject(bytes: CBOREncoder.encode(["fmt": "none", "authData": .bytes(data.encoded)]))
         }
         #expect(throws: CTAPError.unexpectedType(field: "attestationObject.attStmt")) {
-            try AttestationObject(bytes: CBOREncoder.encode(["fmt": "none", "attStmt": [], "authData": .bytes(data.encoded)]))
+            try AttestationObject(
+                bytes: CBOREncoder.encode(["fmt": "none", "attStmt": [], "authData": .bytes(data.encoded)]))
         }
     }
 }

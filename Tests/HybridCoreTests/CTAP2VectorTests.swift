@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import HybridConformance
 import HybridCTAP
+import HybridConformance
 import HybridCore
 import Testing
 
@@ -19,9 +19,12 @@ import Testing
             Issue.record("not a makeCredential: \(request.command)")
             return
         }
-        #expect(parameters.clientDataHash == (try Hex.decode("687134968222ec17202e42505f8ed2b16ae22f16bb05b88c25db9e602645f141")))
+        #expect(
+            parameters.clientDataHash
+                == (try Hex.decode("687134968222ec17202e42505f8ed2b16ae22f16bb05b88c25db9e602645f141")))
         #expect(parameters.rp == PublicKeyCredentialRPEntity(id: "test.ctap", name: "test.ctap"))
-        #expect(parameters.user.id == (try Hex.decode("2b6689bb18f4169f069fbcdf50cb6ea3c60a861b9a7b63946983e0b577b78c70")))
+        #expect(
+            parameters.user.id == (try Hex.decode("2b6689bb18f4169f069fbcdf50cb6ea3c60a861b9a7b63946983e0b577b78c70")))
         #expect(parameters.user.name == "testctap@ctap.com")
         #expect(parameters.user.displayName == "Test Ctap")
         #expect(parameters.publicKeyCredentialParameters.map(\.algorithm) == [-7, -257, -37])
@@ -41,8 +44,11 @@ import Testing
         }
         #expect(parameters.clientDataHash == [UInt8](repeating: 0x11, count: 32))
         #expect(parameters.rp == PublicKeyCredentialRPEntity(id: "example.com", name: "example.com"))
-        #expect(parameters.user == PublicKeyCredentialUserEntity(id: [UInt8](repeating: 0x22, count: 16), name: "a", displayName: "A"))
-        #expect(parameters.publicKeyCredentialParameters == [PublicKeyCredentialParameters(algorithm: COSEAlgorithm.es256)])
+        #expect(
+            parameters.user
+                == PublicKeyCredentialUserEntity(id: [UInt8](repeating: 0x22, count: 16), name: "a", displayName: "A"))
+        #expect(
+            parameters.publicKeyCredentialParameters == [PublicKeyCredentialParameters(algorithm: COSEAlgorithm.es256)])
         #expect(parameters.options == nil)
         #expect(request.encoded == Array(plaintext.dropFirst()))
     }
@@ -64,9 +70,11 @@ import Testing
         #expect(attested.aaguid == (try Hex.decode("f8a011f38c0a4d15800617111f9edc7d")))
         #expect(attested.credentialID == (try Hex.decode("f4d57b23dd0cb785680cdaa7f7e44f60")))
         let key = try COSEKey(cbor: attested.credentialPublicKey)
-        #expect(key.x963Representation == (try Hex.decode(
-            "04df017d0b286795bea153d166a0a15b4f6b67a3af4a101e10e8496f3dd3c5d1a9"
-                + "94b22551e6325d7733c41bb2f5a642adee417c97e0906197b5b0cd8b8d6c6ba7")))
+        #expect(
+            key.x963Representation
+                == (try Hex.decode(
+                    "04df017d0b286795bea153d166a0a15b4f6b67a3af4a101e10e8496f3dd3c5d1a9"
+                        + "94b22551e6325d7733c41bb2f5a642adee417c97e0906197b5b0cd8b8d6c6ba7")))
         #expect(authData.extensions == ["hmac-secret": true])
         // Our encoder reproduces the other implementation's bytes exactly.
         #expect(CBOREncoder.encode(response.cbor) == payload)
@@ -79,7 +87,8 @@ import Testing
     /// bytes, and the signed message is what we sign too.
     @Test func specExamplePackedSignatureVerifiesOverAuthDataAndClientDataHash() throws {
         let payload = try VectorLookup.hex("frame.json", case: "webauthn-rs-ctap21-response-v1", key: "payload")
-        let requestBytes = try VectorLookup.hex("frame.json", case: "webauthn-rs-ctap21-make-credential", key: "payload")
+        let requestBytes = try VectorLookup.hex(
+            "frame.json", case: "webauthn-rs-ctap21-make-credential", key: "payload")
         guard case .makeCredential(let request) = try CTAPRequest(bytes: requestBytes) else {
             Issue.record("request is not a makeCredential")
             return
@@ -146,7 +155,8 @@ import Testing
     }
 
     @Test func rpIDHashVector() throws {
-        let rpID = try #require(VectorLookup.string(try VectorLookup.field("rpIdHash.json", case: "credentialsd-webauthn-io", key: "rpID")))
+        let rpID = try #require(
+            VectorLookup.string(try VectorLookup.field("rpIdHash.json", case: "credentialsd-webauthn-io", key: "rpID")))
         let hash = try VectorLookup.hex("rpIdHash.json", case: "credentialsd-webauthn-io", key: "hash")
         #expect(AuthenticatorData.rpIDHash(rpID) == hash)
     }
@@ -179,23 +189,31 @@ enum VectorLookup {
     }
 
     static func field(_ file: String, case name: String, key: String) throws -> JSONValue {
-        guard let value = try testCase(file, name)[key] else { throw Missing(description: "\(file) \(name): no \(key)") }
+        guard let value = try testCase(file, name)[key] else {
+            throw Missing(description: "\(file) \(name): no \(key)")
+        }
         return value
     }
 
     static func hex(_ file: String, case name: String, key: String) throws -> [UInt8] {
-        guard let text = string(try field(file, case: name, key: key)) else { throw Missing(description: "\(key) is not a string") }
+        guard let text = string(try field(file, case: name, key: key)) else {
+            throw Missing(description: "\(key) is not a string")
+        }
         return try Hex.decode(text)
     }
 
     static func object(_ file: String, case name: String, key: String) throws -> [String: JSONValue] {
-        guard case .object(let object) = try field(file, case: name, key: key) else { throw Missing(description: "\(key) is not an object") }
+        guard case .object(let object) = try field(file, case: name, key: key) else {
+            throw Missing(description: "\(key) is not an object")
+        }
         return object
     }
 
     /// The plaintext of frame `index` of a session case.
     static func sessionFrame(_ name: String, index: Int) throws -> [UInt8] {
-        guard case .array(let frames) = try field("session.json", case: name, key: "frames") else { throw Missing(description: "no frames") }
+        guard case .array(let frames) = try field("session.json", case: name, key: "frames") else {
+            throw Missing(description: "no frames")
+        }
         for case .object(let frame) in frames where frame["index"] == .number(Double(index)) {
             guard let text = string(frame["plaintext"]) else { break }
             return try Hex.decode(text)

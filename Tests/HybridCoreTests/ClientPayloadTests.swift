@@ -61,12 +61,18 @@ import Testing
     @Test func malformedInputNeverCrashes() {
         var random = SeededRandom.forProperty()
         var tally = ParseTally()
-        let check = { (payload: ClientPayload) in #expect((try? ClientPayload(headerValue: payload.headerValue)) == payload) }
+        let check = { (payload: ClientPayload) in
+            #expect((try? ClientPayload(headerValue: payload.headerValue)) == payload)
+        }
         for _ in 0..<5_000 {
             let hex = Hex.encode(random.bytes(in: 0...40))
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try ClientPayload(headerValue: hex) }, check: check)
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try ClientPayload(headerValue: hex) },
+                check: check)
             let text = random.text(in: 0...20)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try ClientPayload(headerValue: text) }, check: check)
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try ClientPayload(headerValue: text) },
+                check: check)
         }
         #expect(tally.errors > 0)
     }

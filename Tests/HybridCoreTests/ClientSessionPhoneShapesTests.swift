@@ -1,5 +1,5 @@
-import Foundation
 import Crypto
+import Foundation
 import HybridCore
 import Testing
 
@@ -82,7 +82,8 @@ struct ScriptedPhone {
     @Test func iPhoneWithDigitalCredentialsShape() throws {
         let ios16 = try Self.capturedPostHandshake("webauthn-rs-ios16")
         // `a1 01 58 3a <getInfo>` → `a2 01 58 3a <getInfo> 03 82 64 63746170 62 6463`.
-        let message: [UInt8] = [0xa2] + ios16.dropFirst() + [0x03, 0x82, 0x64, 0x63, 0x74, 0x61, 0x70, 0x62, 0x64, 0x63]
+        let message: [UInt8] =
+            [0xa2] + ios16.dropFirst() + [0x03, 0x82, 0x64, 0x63, 0x74, 0x61, 0x70, 0x62, 0x64, 0x63]
         var phone = try ScriptedPhone()
         try phone.send(message)
         #expect(phone.pair.postHandshake?.effectiveFeatures == [.ctap, .digitalCredentials])

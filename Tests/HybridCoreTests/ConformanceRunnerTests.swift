@@ -112,7 +112,8 @@ import Testing
     /// A capture from a real phone may end with the phone's reply: our client's shutdown, sent after
     /// it, is not in the transcript and is not a mismatch.
     @Test func capturedSessionEndingAtTheReplyAcceptsOurTrailingShutdown() throws {
-        let report = try Self.run(Self.withoutFrames(Self.capturedSession(), where: { $0["kind"] as? String == "shutdown" }))
+        let report = try Self.run(
+            Self.withoutFrames(Self.capturedSession(), where: { $0["kind"] as? String == "shutdown" }))
         #expect(report.failures.map(\.description) == [])
         #expect(report.passed == 1)
     }
@@ -123,7 +124,10 @@ import Testing
         var document = try Self.withoutFrames(Self.capturedSession()) { $0["kind"] as? String == "shutdown" }
         var cases = try #require(document["cases"] as? [JSONObject])
         var frames = try #require(cases[0]["frames"] as? [JSONObject])
-        let request = try #require(frames.firstIndex { $0["kind"] as? String == "ctap" && $0["direction"] as? String == "client-to-authenticator" })
+        let request = try #require(
+            frames.firstIndex {
+                $0["kind"] as? String == "ctap" && $0["direction"] as? String == "client-to-authenticator"
+            })
         var ciphertext = try Hex.decode(#require(frames[request]["ciphertext"] as? String))
         ciphertext[0] ^= 0x01
         frames[request]["ciphertext"] = Hex.encode(ciphertext)
@@ -132,7 +136,9 @@ import Testing
         let report = try Self.run(document)
         #expect(report.passed == 0)
         #expect(report.failures.first?.reason.contains("client frame \(request)") == true, "\(report.failures)")
-        let corrupt = try Self.withoutFrames(Self.capturedSession(replyBitFlipped: true)) { $0["kind"] as? String == "shutdown" }
+        let corrupt = try Self.withoutFrames(Self.capturedSession(replyBitFlipped: true)) {
+            $0["kind"] as? String == "shutdown"
+        }
         #expect(try Self.run(corrupt).passed == 0)
     }
 
@@ -151,7 +157,9 @@ import Testing
     }
 
     /// The first case named `name` in `file`, changed by `edit`, as a one-case document.
-    static func edited(_ file: String, case name: String? = nil, _ edit: (inout JSONObject) throws -> Void) throws -> JSONObject {
+    static func edited(_ file: String, case name: String? = nil, _ edit: (inout JSONObject) throws -> Void) throws
+        -> JSONObject
+    {
         var document = try load(file)
         let cases = try #require(document["cases"] as? [JSONObject])
         var testCase = try #require(name.map { name in cases.first { $0["name"] as? String == name } } ?? cases.first)
@@ -171,11 +179,12 @@ import Testing
     /// A linked session whose client nonce is not 16 bytes (ClientPayload requires 16).
     @Test(arguments: ["", "00", String(repeating: "ab", count: 17)])
     func linkedSessionWithAWrongLengthClientNonceIsAFailedCase(nonce: String) throws {
-        let report = try Self.run(try Self.edited("session.json", case: "synthetic-s2-linked-flow") { testCase in
-            var tunnel = try #require(testCase["tunnel"] as? JSONObject)
-            tunnel["clientNonce"] = nonce
-            testCase["tunnel"] = tunnel
-        })
+        let report = try Self.run(
+            try Self.edited("session.json", case: "synthetic-s2-linked-flow") { testCase in
+                var tunnel = try #require(testCase["tunnel"] as? JSONObject)
+                tunnel["clientNonce"] = nonce
+                testCase["tunnel"] = tunnel
+            })
         #expect(report.passed == 0 && report.failed == 1)
         #expect(report.failures.first?.reason.contains("clientNonce is \(nonce.count / 2) bytes") == true)
     }
@@ -183,16 +192,18 @@ import Testing
     /// A linked session with fewer than the two handshake frames.
     @Test(arguments: [0, 1])
     func linkedSessionWithTooFewFramesIsAFailedCase(frameCount: Int) throws {
-        let report = try Self.run(try Self.edited("session.json", case: "synthetic-s2-linked-flow") { testCase in
-            testCase["frames"] = Array(try #require(testCase["frames"] as? [JSONObject]).prefix(frameCount))
-        })
+        let report = try Self.run(
+            try Self.edited("session.json", case: "synthetic-s2-linked-flow") { testCase in
+                testCase["frames"] = Array(try #require(testCase["frames"] as? [JSONObject]).prefix(frameCount))
+            })
         #expect(report.passed == 0 && report.failed == 1)
         #expect(report.failures.first?.reason.contains("has \(frameCount)") == true)
     }
 
     /// A QR session with no frames at all fails (it has no post-handshake frame to read).
     @Test func qrSessionWithoutFramesIsAFailedCase() throws {
-        let report = try Self.run(try Self.edited("session.json", case: "synthetic-s1-qr-flow") { $0["frames"] = [JSONObject]() })
+        let report = try Self.run(
+            try Self.edited("session.json", case: "synthetic-s1-qr-flow") { $0["frames"] = [JSONObject]() })
         #expect(report.passed == 0 && report.failed == 1)
     }
 
@@ -209,7 +220,8 @@ import Testing
     }
 
     @Test func unreadableFilesAndUnknownKindsAreFileErrors() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("{".utf8).write(to: directory.appendingPathComponent("broken.json"))

@@ -6,7 +6,9 @@ import Testing
 private struct TestInstant: InstantProtocol, Sendable {
     var milliseconds: Int64
     func advanced(by duration: Duration) -> TestInstant {
-        TestInstant(milliseconds: milliseconds + duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        TestInstant(
+            milliseconds: milliseconds + duration.components.seconds * 1000 + duration.components.attoseconds
+                / 1_000_000_000_000_000)
     }
     func duration(to other: TestInstant) -> Duration { .milliseconds(other.milliseconds - milliseconds) }
     static func < (lhs: TestInstant, rhs: TestInstant) -> Bool { lhs.milliseconds < rhs.milliseconds }
@@ -80,7 +82,10 @@ private typealias Selector = DataChannelSelector<TestInstant>
 
     @Test func onlyTheFirstAdvertCounts() {
         var selector = Selector(mode: .auto, l2capTimeout: .milliseconds(500))
-        #expect(selector.advertMatched(psm: 130, at: start) == [.connectL2CAP(psm: 130, deadline: TestInstant(milliseconds: 1_500))])
+        #expect(
+            selector.advertMatched(psm: 130, at: start) == [
+                .connectL2CAP(psm: 130, deadline: TestInstant(milliseconds: 1_500))
+            ])
         #expect(selector.advertMatched(psm: 131, at: start) == [])
     }
 }
@@ -114,7 +119,8 @@ private typealias Selector = DataChannelSelector<TestInstant>
 
     @Test func theOfferIsWrittenAsACBORArrayAtKey6() throws {
         let payload = QRCodePayload(
-            identityKey: P256.KeyAgreement.PrivateKey().publicKey, secret: QRSecret(bytes: [UInt8](repeating: 1, count: 16))!,
+            identityKey: P256.KeyAgreement.PrivateKey().publicKey,
+            secret: QRSecret(bytes: [UInt8](repeating: 1, count: 16))!,
             timestamp: 0, requestType: .getAssertion,
             channels: try QRChannelOffer.channels(mode: .auto, capabilities: able))
         // Key 6 → array [0, 1]: 06 82 00 01 (RFC 8949 major types 0 and 4), the last entry.

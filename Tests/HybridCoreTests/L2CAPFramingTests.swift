@@ -89,9 +89,17 @@ import Testing
         var deframer = L2CAPMessageDeframer()
         var offered: [[UInt8]] = []
         try deframer.append([0x01, 0x0D, 0x0A, 0x02])
-        #expect(deframer.nextMessage(accepting: { offered.append($0); return $0.count == 4 }) == nil)
+        #expect(
+            deframer.nextMessage(accepting: {
+                offered.append($0)
+                return $0.count == 4
+            }) == nil)
         try deframer.append([0x0D, 0x0A])
-        #expect(deframer.nextMessage(accepting: { offered.append($0); return $0.count == 4 }) == [0x01, 0x0D, 0x0A, 0x02])
+        #expect(
+            deframer.nextMessage(accepting: {
+                offered.append($0)
+                return $0.count == 4
+            }) == [0x01, 0x0D, 0x0A, 0x02])
         #expect(offered == [[0x01], [0x01, 0x0D, 0x0A, 0x02]])
     }
 
@@ -140,7 +148,9 @@ import Testing
                 try deframer.append(stream[offset..<end])
                 offset = end
                 // Accept a cut only where the expected next message ends: the stand-in for AEAD.
-                while let message = deframer.nextMessage(accepting: { $0 == messages[got.count] }) { got.append(message) }
+                while let message = deframer.nextMessage(accepting: { $0 == messages[got.count] }) {
+                    got.append(message)
+                }
             }
             #expect(got == messages)
             try deframer.endOfStream()

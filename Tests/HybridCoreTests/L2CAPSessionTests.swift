@@ -3,7 +3,7 @@ import HybridCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The CTAP 2.3 advert suffix through both sessions, and a whole session over a socket pair standing
@@ -64,19 +64,24 @@ import Glibc
     @Test func aWholeSessionOverASocketPair() throws {
         var fds: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         var clientEnd = FramedSocket(fd: fds[0], sendMTU: L2CAPFraming.minimumSendMTU)
         var phoneEnd = FramedSocket(fd: fds[1], sendMTU: 48)
 
         var pair = SessionPair()
         let advert = try pair.startPhone(
-            channels: [.cloudTunnel, .bleL2CAP], psm: 0x0085, getInfo: CBOREncoder.encode(.map([1: ["FIDO_2_0", "FIDO_2_1"]])))
+            channels: [.cloudTunnel, .bleL2CAP], psm: 0x0085,
+            getInfo: CBOREncoder.encode(.map([1: ["FIDO_2_0", "FIDO_2_1"]])))
         var client = Self.client(of: pair, acceptsSuffix: true)
         var phone = pair.phone
         #expect(!client.advertReceived(serviceData: advert).isEmpty)
         #expect(client.advertSuffix?.psm == 0x0085)
 
-        let request: [UInt8] = [0x02] + CBOREncoder.encode(.map([1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 32))]))
+        let request: [UInt8] =
+            [0x02] + CBOREncoder.encode(.map([1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 32))]))
         _ = try client.send(.ctap(request))
         for action in try client.tunnelOpened() { if case .send(let bytes) = action { try clientEnd.send(bytes) } }
 
@@ -86,7 +91,10 @@ import Glibc
         var rounds = 0
         while !(client.isFinished && phoneFinished), rounds < 20 {
             rounds += 1
-            if let message = try phoneEnd.receive(accepting: { var trial = phone; return (try? trial.messageReceived($0)) != nil }) {
+            if let message = try phoneEnd.receive(accepting: {
+                var trial = phone
+                return (try? trial.messageReceived($0)) != nil
+            }) {
                 for action in try phone.messageReceived(message) {
                     switch action {
                     case .send(let bytes): try phoneEnd.send(bytes)
@@ -101,7 +109,11 @@ import Glibc
                 }
             }
             if !client.isFinished,
-               let message = try clientEnd.receive(accepting: { var trial = client; return (try? trial.messageReceived($0)) != nil }) {
+                let message = try clientEnd.receive(accepting: {
+                    var trial = client
+                    return (try? trial.messageReceived($0)) != nil
+                })
+            {
                 for action in try client.messageReceived(message) {
                     switch action {
                     case .send(let bytes): try clientEnd.send(bytes)
@@ -125,7 +137,8 @@ import Glibc
 
     private static func client(of pair: SessionPair, acceptsSuffix: Bool) -> ClientSession {
         ClientSession(
-            configuration: .init(identityKey: pair.clientIdentity, qrSecret: pair.qrSecret, acceptsAdvertSuffix: acceptsSuffix),
+            configuration: .init(
+                identityKey: pair.clientIdentity, qrSecret: pair.qrSecret, acceptsAdvertSuffix: acceptsSuffix),
             ephemeralKey: .init())
     }
 }

@@ -136,10 +136,14 @@ import Testing
         let check = { (info: LinkingInfo) in #expect((try? LinkingInfo(cbor: info.cbor)) == info) }
         for _ in 0..<5_000 {
             let bytes = rng.bytes(in: 0...64)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try LinkingInfo(cbor: bytes) }, check: check)
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try LinkingInfo(cbor: bytes) }, check: check
+            )
             let key = Int64.random(in: 1...6, using: &rng)
             let map = Self.map(replacing: key, with: CBORTests.randomValue(depth: 3, using: &rng))
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try LinkingInfo(cborValue: map) }, check: check)
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try LinkingInfo(cborValue: map) },
+                check: check)
         }
         #expect(tally.values > 0 && tally.errors > 0)
     }

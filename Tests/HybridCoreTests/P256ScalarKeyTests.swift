@@ -18,7 +18,9 @@ import Testing
     @Test func zeroAndScalarsNotBelowTheOrderAreDrawnAgain() throws {
         var orderMinusOne = Self.order
         orderMinusOne[31] -= 1
-        var draws: [[UInt8]] = [[UInt8](repeating: 0, count: 32), Self.order, [UInt8](repeating: 0xff, count: 32), orderMinusOne]
+        var draws: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), Self.order, [UInt8](repeating: 0xff, count: 32), orderMinusOne,
+        ]
         let key = try #require(P256.KeyAgreement.PrivateKey(scalarFrom: { _ in draws.removeFirst() }))
         #expect(Array(key.rawRepresentation) == orderMinusOne)
         #expect(draws.isEmpty)

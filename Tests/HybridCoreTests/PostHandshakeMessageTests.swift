@@ -79,15 +79,21 @@ import Testing
         }
         for _ in 0..<5_000 {
             let bytes = rng.bytes(in: 0...64)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: bytes) }, check: check)
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: bytes) },
+                check: check)
             var entries: [CBORMapEntry] = []
             for key: Int64 in 1...3 where Bool.random(using: &rng) {
                 entries.append(CBORMapEntry(.int(key), CBORTests.randomValue(depth: 2, using: &rng)))
             }
             let encoded = CBOREncoder.encode(.map(entries))
             let padded = RevisionZeroPadding.pad(encoded, trailer: Bool.random(using: &rng) ? .sixteenBit : .eightBit)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: encoded) }, check: check)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: padded) }, check: check)
+            tally.record(
+                HybridMessageError.self,
+                { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: encoded) }, check: check)
+            tally.record(
+                HybridMessageError.self,
+                { () throws(HybridMessageError) in try PostHandshakeMessage(decoding: padded) }, check: check)
         }
         #expect(tally.values > 0 && tally.errors > 0)
     }

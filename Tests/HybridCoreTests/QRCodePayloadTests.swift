@@ -168,8 +168,10 @@ import Testing
             #expect((try? QRCodePayload(url: payload.url))?.cborValue == payload.cborValue)
         }
         for _ in 0..<3_000 {
-            let digits = String((0..<Int.random(in: 0...120, using: &rng)).map { _ in "0123456789".randomElement(using: &rng) ?? "0" })
-            tally.record(QRCodeError.self, { () throws(QRCodeError) in try QRCodePayload(url: "FIDO:/" + digits) }, check: check)
+            let digits = String(
+                (0..<Int.random(in: 0...120, using: &rng)).map { _ in "0123456789".randomElement(using: &rng) ?? "0" })
+            tally.record(
+                QRCodeError.self, { () throws(QRCodeError) in try QRCodePayload(url: "FIDO:/" + digits) }, check: check)
             let bytes = rng.bytes(in: 0...80)
             tally.record(QRCodeError.self, { () throws(QRCodeError) in try QRCodePayload(cbor: bytes) }, check: check)
             let text = rng.text(in: 0...20)
@@ -202,7 +204,9 @@ import Testing
             "a300582103364c15eec34331d2865757421d497e569e1eba6cff9a69d32e90f19e7f6fd15e0150"
                 + "00000000000000000000000000000000" + "06f5")
         let payload = try QRCodePayload(cbor: input)
-        #expect(payload.compressedPublicKey == (try Hex.decode("03364c15eec34331d2865757421d497e569e1eba6cff9a69d32e90f19e7f6fd15e")))
+        #expect(
+            payload.compressedPublicKey
+                == (try Hex.decode("03364c15eec34331d2865757421d497e569e1eba6cff9a69d32e90f19e7f6fd15e")))
         #expect(payload.secret.bytes == [UInt8](repeating: 0, count: 16))
         #expect(payload.channels == nil && payload.supportsLinking == nil && payload.knownDomains == nil)
         #expect(payload.otherKeys == [6])

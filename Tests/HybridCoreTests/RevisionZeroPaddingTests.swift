@@ -52,7 +52,9 @@ import Testing
         var tally = ParseTally()
         for _ in 0..<10_000 {
             let bytes = random.bytes(in: 0...40)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try RevisionZeroPadding.unpad(bytes) }) {
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try RevisionZeroPadding.unpad(bytes) }
+            ) {
                 #expect($0.map.mapEntries != nil)
                 #expect(Array(bytes.prefix($0.bytes.count)) == $0.bytes)
             }

@@ -1,5 +1,5 @@
-import Foundation
 import Crypto
+import Foundation
 import HybridCore
 import TestSeededRandom
 
@@ -42,7 +42,8 @@ extension SeededRandom {
     /// The generator of a property test: seeded from `HYBRID_TEST_SEED` if set, else afresh, and the
     /// seed is printed so that a failure can be replayed.
     static func forProperty(_ test: String = #function) -> SeededRandom {
-        let seed = ProcessInfo.processInfo.environment["HYBRID_TEST_SEED"].flatMap { UInt64($0) }
+        let seed =
+            ProcessInfo.processInfo.environment["HYBRID_TEST_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: .min ... .max)
         print("\(test): seed \(seed) (HYBRID_TEST_SEED=\(seed) replays it)")
         return SeededRandom(seed: seed)

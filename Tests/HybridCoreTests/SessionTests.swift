@@ -66,7 +66,8 @@ struct SessionPair {
         for action in try phone.tunnelOpened(routingID: RoutingID(bytes: [1, 2, 3])!) { try perform(action) }
         let advert = try #require(qrSecret.eidKey.trialDecrypt(advertisedServiceData))
         let initiator = HandshakeInitiator(
-            pattern: .knpsk0(identityKey: clientIdentity), psk: qrSecret.psk(eidPlaintext: advert), ephemeralKey: .init())
+            pattern: .knpsk0(identityKey: clientIdentity), psk: qrSecret.psk(eidPlaintext: advert),
+            ephemeralKey: .init())
         for action in try phone.messageReceived(initiator.makeMessage1()) { try perform(action) }
         return try initiator.processMessage2(toClient.removeFirst()).crypter(for: .initiator)
     }
@@ -98,9 +99,11 @@ struct SessionPair {
     @Test func sharedVectors() { VectorFiles.expectAllPass("session.json") }
 
     @Test func wholeCeremonyInMemory() throws {
-        let getInfo = CBOREncoder.encode(.map([1: ["FIDO_2_0", "FIDO_2_1"], 3: .bytes([UInt8](repeating: 7, count: 16))]))
+        let getInfo = CBOREncoder.encode(
+            .map([1: ["FIDO_2_0", "FIDO_2_1"], 3: .bytes([UInt8](repeating: 7, count: 16))]))
         var pair = SessionPair(getInfo: getInfo)
-        let request: [UInt8] = [0x02] + CBOREncoder.encode(.map([1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 32))]))
+        let request: [UInt8] =
+            [0x02] + CBOREncoder.encode(.map([1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 32))]))
         for action in try pair.client.send(.ctap(request)) { try pair.perform(action) }
         try pair.connect()
         try pair.pump()
@@ -132,7 +135,9 @@ struct SessionPair {
         for action in try pair.phone.tunnelOpened(routingID: RoutingID(bytes: [1, 2, 3])!) { try pair.perform(action) }
         var stranger = SessionPair()
         for action in try stranger.phone.start() { try stranger.perform(action) }
-        for action in try stranger.phone.tunnelOpened(routingID: RoutingID(bytes: [4, 5, 6])!) { try stranger.perform(action) }
+        for action in try stranger.phone.tunnelOpened(routingID: RoutingID(bytes: [4, 5, 6])!) {
+            try stranger.perform(action)
+        }
 
         #expect(pair.client.advertReceived(serviceData: stranger.advertisedServiceData).isEmpty)
         #expect(pair.client.advertReceived(serviceData: Array(pair.advertisedServiceData.dropLast())).isEmpty)
@@ -157,7 +162,9 @@ struct SessionPair {
         for action in try pair.client.messageReceived(pair.toClient.removeFirst()) { try pair.perform(action) }
         var postHandshake = pair.toClient.removeFirst()
         postHandshake[5] ^= 0x01
-        #expect(throws: SessionError.transport(.authenticationFailed)) { try pair.client.messageReceived(postHandshake) }
+        #expect(throws: SessionError.transport(.authenticationFailed)) {
+            try pair.client.messageReceived(postHandshake)
+        }
         #expect(throws: SessionError.self) { try pair.client.messageReceived(pair.toClient.removeFirst()) }
     }
 
@@ -199,7 +206,9 @@ struct SessionPair {
         let update = HybridFrame(type: .update, payload: CBOREncoder.encode(.map([1: .map([:]), 7: "x"])))
         #expect(try pair.phone.messageReceived(crypter.encrypt(update.encoded(revision: .one))).isEmpty)
         let notCBOR = HybridFrame(type: .update, payload: [0xa1, 0x01])
-        #expect(throws: SessionError.self) { try pair.phone.messageReceived(crypter.encrypt(notCBOR.encoded(revision: .one))) }
+        #expect(throws: SessionError.self) {
+            try pair.phone.messageReceived(crypter.encrypt(notCBOR.encoded(revision: .one)))
+        }
     }
 
     /// One QR code buys one request (issue 20, item 3): a scripted client (a bare initiator, with

@@ -1,11 +1,13 @@
 import Testing
+
 @testable import HybridCore
 
 @Suite struct TunnelPathTests {
     @Test func sharedVectors() { VectorFiles.expectAllPass("tunnelPath.json") }
 
     @Test func contactPaths() throws {
-        #expect(try TunnelPath(parsing: "/cable/contact/Y29udGFjdC1pZC0wMDAx") == .contact(Array("contact-id-0001".utf8)))
+        #expect(
+            try TunnelPath(parsing: "/cable/contact/Y29udGFjdC1pZC0wMDAx") == .contact(Array("contact-id-0001".utf8)))
         #expect(throws: TunnelPathError.invalidContactID) { try TunnelPath(parsing: "/cable/contact/") }
         #expect(throws: TunnelPathError.invalidContactID) { try TunnelPath(parsing: "/cable/contact/Zg==") }
         #expect(throws: TunnelPathError.wrongSegmentCount) { try TunnelPath(parsing: "/cable/contact/Zg/") }
@@ -21,6 +23,8 @@ import Testing
         #expect(throws: TunnelPathError.wrongSegmentCount) { try TunnelPath(parsing: "/cable/new/\(id)/") }
         #expect(throws: TunnelPathError.invalidTunnelID) { try TunnelPath(parsing: "/cable/new/\(id)?x=1") }
         #expect(throws: TunnelPathError.invalidRoutingID) { try TunnelPath(parsing: "/cable/connect/+1234/\(id)") }
-        #expect(throws: TunnelPathError.invalidTunnelID) { try TunnelPath(parsing: "/cable/connect/123456/%41\(id.dropFirst(3))") }
+        #expect(throws: TunnelPathError.invalidTunnelID) {
+            try TunnelPath(parsing: "/cable/connect/123456/%41\(id.dropFirst(3))")
+        }
     }
 }

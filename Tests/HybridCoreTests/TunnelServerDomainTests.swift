@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HybridCore
 
 @Suite struct TunnelServerDomainTests {

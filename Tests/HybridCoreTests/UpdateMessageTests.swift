@@ -61,7 +61,8 @@ import Testing
         var tally = ParseTally()
         for _ in 0..<10_000 {
             let bytes = random.bytes(in: 0...40)
-            tally.record(HybridMessageError.self, { () throws(HybridMessageError) in try UpdateMessage(decoding: bytes) })
+            tally.record(
+                HybridMessageError.self, { () throws(HybridMessageError) in try UpdateMessage(decoding: bytes) })
         }
         #expect(tally.errors > 0)
     }

@@ -70,14 +70,22 @@ import Testing
 
     @Test func probeIsClaimedWithTheFirstListedID() {
         let policy = PolicyUnderTest()
-        #expect(policy.decide(Self.probe([Self.idA, Self.idB]), at: .zero) == .answer(H.syntheticAssertion(Self.idA), reason: "silent probe: claims the first listed ID; the phone chooses from the whole list"))
+        #expect(
+            policy.decide(Self.probe([Self.idA, Self.idB]), at: .zero)
+                == .answer(
+                    H.syntheticAssertion(Self.idA),
+                    reason: "silent probe: claims the first listed ID; the phone chooses from the whole list"))
     }
 
     /// python-fido2's probe: clientDataHash 32 zero bytes, canonical CBOR.
     @Test func pythonFido2ProbeIsClaimedToo() {
         let policy = PolicyUnderTest()
-        let request = H.getAssertion(clientDataHash: [UInt8](repeating: 0, count: 32), allow: [H.descriptor(Self.idB)], options: H.upFalse)
-        guard case .answer(let bytes, _) = policy.decide(request, at: .zero) else { Issue.record("not answered"); return }
+        let request = H.getAssertion(
+            clientDataHash: [UInt8](repeating: 0, count: 32), allow: [H.descriptor(Self.idB)], options: H.upFalse)
+        guard case .answer(let bytes, _) = policy.decide(request, at: .zero) else {
+            Issue.record("not answered")
+            return
+        }
         #expect(bytes == H.syntheticAssertion(Self.idB))
     }
 
@@ -113,11 +121,17 @@ import Testing
         }
         #expect(policy.decide(Self.firefoxBlink, at: .milliseconds(1)) == .hold)
         var known = KnownCredentials()
-        known.remember(Self.idB, rpIDHash: try! Hex.decode("e30610e8a162115960fe1ec223e6529c9f4b6e80200dcb5e5c321c8af1e2b1bf"))
+        known.remember(
+            Self.idB, rpIDHash: try! Hex.decode("e30610e8a162115960fe1ec223e6529c9f4b6e80200dcb5e5c321c8af1e2b1bf"))
         let sshKnown = PolicyUnderTest(knownCredentials: known)
         // SHA-256("ssh:") above (sha256sum); the known ID is claimed with that rpIdHash.
-        guard case .answer(let bytes, _) = sshKnown.decide(Self.probe([Self.idA, Self.idB], rpID: "ssh:"), at: .zero) else { return }
-        #expect(bytes == H.syntheticAssertion(Self.idB, rpIDHash: try! Hex.decode("e30610e8a162115960fe1ec223e6529c9f4b6e80200dcb5e5c321c8af1e2b1bf")))
+        guard case .answer(let bytes, _) = sshKnown.decide(Self.probe([Self.idA, Self.idB], rpID: "ssh:"), at: .zero)
+        else { return }
+        #expect(
+            bytes
+                == H.syntheticAssertion(
+                    Self.idB,
+                    rpIDHash: try! Hex.decode("e30610e8a162115960fe1ec223e6529c9f4b6e80200dcb5e5c321c8af1e2b1bf")))
     }
 
     /// Firefox after the claim sends only the claimed ID; the phone gets the whole list.
@@ -127,7 +141,9 @@ import Testing
         let decision = policy.decide(Self.firefoxSignIn([Self.idA]), at: .milliseconds(30))
         #expect(Self.phoneBytes(decision) == Self.canonicalSignIn([Self.idA, Self.idB, Self.idC]))
         // One probe restores one request.
-        #expect(Self.phoneBytes(policy.decide(Self.firefoxSignIn([Self.idA]), at: .milliseconds(60))) == Self.canonicalSignIn([Self.idA]))
+        #expect(
+            Self.phoneBytes(policy.decide(Self.firefoxSignIn([Self.idA]), at: .milliseconds(60)))
+                == Self.canonicalSignIn([Self.idA]))
     }
 
     @Test func noRestorationForAnotherRPAfterTheWindowOrForAForeignList() {
@@ -135,9 +151,15 @@ import Testing
         _ = policy.decide(Self.probe([Self.idA, Self.idB]), at: .zero)
         #expect(
             Self.phoneBytes(policy.decide(Self.firefoxSignIn([Self.idA], rpID: "example.org"), at: .seconds(1)))
-                == H.getAssertion(rpID: "example.org", clientDataHash: Self.cdh, allow: [H.descriptor(Self.idA)], options: H.canonicalUPUV))
-        #expect(Self.phoneBytes(policy.decide(Self.firefoxSignIn([Self.idC]), at: .seconds(1))) == Self.canonicalSignIn([Self.idC]))
-        #expect(Self.phoneBytes(policy.decide(Self.firefoxSignIn([Self.idA]), at: BridgeRequestPolicy.probeWindow)) == Self.canonicalSignIn([Self.idA]))
+                == H.getAssertion(
+                    rpID: "example.org", clientDataHash: Self.cdh, allow: [H.descriptor(Self.idA)],
+                    options: H.canonicalUPUV))
+        #expect(
+            Self.phoneBytes(policy.decide(Self.firefoxSignIn([Self.idC]), at: .seconds(1)))
+                == Self.canonicalSignIn([Self.idC]))
+        #expect(
+            Self.phoneBytes(policy.decide(Self.firefoxSignIn([Self.idA]), at: BridgeRequestPolicy.probeWindow))
+                == Self.canonicalSignIn([Self.idA]))
     }
 
     /// Hosts probe chunk by chunk (maxCredentialCountInList 64) and stop at the first claim: a full
@@ -152,7 +174,9 @@ import Testing
             return
         }
         #expect(claim == H.syntheticAssertion(ids[64]))
-        #expect(Self.phoneBytes(policy.decide(Self.firefoxSignIn([ids[64]]), at: .milliseconds(20))) == Self.canonicalSignIn(ids))
+        #expect(
+            Self.phoneBytes(policy.decide(Self.firefoxSignIn([ids[64]]), at: .milliseconds(20)))
+                == Self.canonicalSignIn(ids))
     }
 
     @Test func fullChunkWithAKnownIDIsClaimed() {
@@ -169,15 +193,19 @@ import Testing
         let ids = (0..<64).map { [0xF0, UInt8($0)] as [UInt8] }
         let policy = PolicyUnderTest()
         #expect(Self.status(policy.decide(Self.probe(ids), at: .zero)) == 0x2E)
-        let placeholder = H.getAssertion(clientDataHash: Self.cdh, allow: [H.descriptor([0x00])], options: [0xA1, 0x62, 0x75, 0x76, 0xF5])
-        let expected = H.getAssertion(clientDataHash: Self.cdh, allow: ids.map(H.descriptor), options: [0xA1, 0x62, 0x75, 0x76, 0xF5])
+        let placeholder = H.getAssertion(
+            clientDataHash: Self.cdh, allow: [H.descriptor([0x00])], options: [0xA1, 0x62, 0x75, 0x76, 0xF5])
+        let expected = H.getAssertion(
+            clientDataHash: Self.cdh, allow: ids.map(H.descriptor), options: [0xA1, 0x62, 0x75, 0x76, 0xF5])
         #expect(Self.phoneBytes(policy.decide(placeholder, at: .seconds(1))) == expected)
     }
 
     // MARK: - Exclude lists
 
     static let rp: [UInt8] = [0xA2] + H.text("id") + H.text("example.com") + H.text("name") + H.text("Example")
-    static let user: [UInt8] = [0xA3] + H.text("id") + H.bytes([1, 2]) + H.text("name") + H.text("alice") + H.text("displayName") + H.text("Alice")
+    static let user: [UInt8] =
+        [0xA3] + H.text("id") + H.bytes([1, 2]) + H.text("name") + H.text("alice") + H.text("displayName")
+        + H.text("Alice")
 
     static func registration(exclude: [[UInt8]]) -> [UInt8] {
         H.makeCredential(clientDataHash: cdh, rp: rp, user: user, exclude: exclude.map(H.descriptor))
@@ -189,7 +217,9 @@ import Testing
     @Test func reducedExcludeListGetsTheProbesListBack() {
         let policy = PolicyUnderTest()
         #expect(Self.status(policy.decide(Self.probe([Self.idA, Self.idB]), at: .zero)) == 0x00)
-        #expect(Self.phoneBytes(policy.decide(Self.registration(exclude: [Self.idA]), at: .milliseconds(40))) == Self.registration(exclude: [Self.idA, Self.idB]))
+        #expect(
+            Self.phoneBytes(policy.decide(Self.registration(exclude: [Self.idA]), at: .milliseconds(40)))
+                == Self.registration(exclude: [Self.idA, Self.idB]))
     }
 
     /// A sign-in probe never adds an exclude list to a registration that has none.
@@ -197,7 +227,8 @@ import Testing
         let policy = PolicyUnderTest()
         _ = policy.decide(Self.probe([Self.idA, Self.idB]), at: .zero)
         let request = Self.registration(exclude: [])
-        #expect(policy.decide(request, at: .seconds(1)) == .forward(PhoneRequest(bytes: request, type: .makeCredential)))
+        #expect(
+            policy.decide(request, at: .seconds(1)) == .forward(PhoneRequest(bytes: request, type: .makeCredential)))
     }
 
     // MARK: - Touch requests
@@ -244,8 +275,11 @@ import Testing
     @Test func transportsAreStrippedFromAllowAndExcludeLists() {
         let policy = PolicyUnderTest()
         let signIn = H.getAssertion(clientDataHash: Self.cdh, allow: [H.descriptorWithUSB(Self.idA)], options: nil)
-        #expect(Self.phoneBytes(policy.decide(signIn, at: .zero)) == H.getAssertion(clientDataHash: Self.cdh, allow: [H.descriptor(Self.idA)], options: nil))
-        let registration = H.makeCredential(clientDataHash: Self.cdh, rp: Self.rp, user: Self.user, exclude: [H.descriptorWithUSB(Self.idB)])
+        #expect(
+            Self.phoneBytes(policy.decide(signIn, at: .zero))
+                == H.getAssertion(clientDataHash: Self.cdh, allow: [H.descriptor(Self.idA)], options: nil))
+        let registration = H.makeCredential(
+            clientDataHash: Self.cdh, rp: Self.rp, user: Self.user, exclude: [H.descriptorWithUSB(Self.idB)])
         #expect(Self.phoneBytes(policy.decide(registration, at: .zero)) == Self.registration(exclude: [Self.idB]))
     }
 
@@ -255,9 +289,14 @@ import Testing
             clientDataHash: Self.cdh, rp: [0xA1] + H.text("id") + H.text("example.com"),
             user: [0xA2] + H.text("id") + H.bytes([1, 2]) + H.text("name") + H.text("alice"))
         let expected = H.makeCredential(
-            clientDataHash: Self.cdh, rp: [0xA2] + H.text("id") + H.text("example.com") + H.text("name") + H.text("example.com"),
-            user: [0xA3] + H.text("id") + H.bytes([1, 2]) + H.text("name") + H.text("alice") + H.text("displayName") + H.text("alice"))
-        guard case .forward(let phone) = policy.decide(request, at: .zero) else { Issue.record("not forwarded"); return }
+            clientDataHash: Self.cdh,
+            rp: [0xA2] + H.text("id") + H.text("example.com") + H.text("name") + H.text("example.com"),
+            user: [0xA3] + H.text("id") + H.bytes([1, 2]) + H.text("name") + H.text("alice") + H.text("displayName")
+                + H.text("alice"))
+        guard case .forward(let phone) = policy.decide(request, at: .zero) else {
+            Issue.record("not forwarded")
+            return
+        }
         #expect(phone.bytes == expected)
         #expect(phone.rewrites == ["rp.name set to the RP ID", "user.displayName set to user.name"])
     }
@@ -268,17 +307,20 @@ import Testing
         let cdh = [UInt8](repeating: 0x5C, count: 32)
         let request = H.makeCredential(
             clientDataHash: cdh, rp: [0xA1] + H.text("id") + H.text("ssh:"),
-            user: [0xA2] + H.text("id") + H.bytes([UInt8](repeating: 0, count: 32)) + H.text("name") + H.text("openssh"))
+            user: [0xA2] + H.text("id") + H.bytes([UInt8](repeating: 0, count: 32)) + H.text("name") + H.text("openssh")
+        )
         let handle = try! Hex.decode("b3f36523d3beb6365a4346ce6ab728e58376e0736ca10847ee470cecd546acdc")
         let expected = H.makeCredential(
             clientDataHash: cdh, rp: [0xA2] + H.text("id") + H.text("ssh:") + H.text("name") + H.text("ssh:"),
-            user: [0xA3] + H.text("id") + H.bytes(handle) + H.text("name") + H.text("openssh") + H.text("displayName") + H.text("openssh"))
+            user: [0xA3] + H.text("id") + H.bytes(handle) + H.text("name") + H.text("openssh") + H.text("displayName")
+                + H.text("openssh"))
         let policy = PolicyUnderTest()
         #expect(Self.phoneBytes(policy.decide(request, at: .zero)) == expected)
         // Another key (another challenge): another handle.
         let other = H.makeCredential(
             clientDataHash: [UInt8](repeating: 0x5D, count: 32), rp: [0xA1] + H.text("id") + H.text("ssh:"),
-            user: [0xA2] + H.text("id") + H.bytes([UInt8](repeating: 0, count: 32)) + H.text("name") + H.text("openssh"))
+            user: [0xA2] + H.text("id") + H.bytes([UInt8](repeating: 0, count: 32)) + H.text("name") + H.text("openssh")
+        )
         #expect(Self.phoneBytes(policy.decide(other, at: .zero))?.contains(subsequence: handle) == false)
     }
 
@@ -291,24 +333,34 @@ import Testing
     // MARK: - Learning from the phone
 
     /// COSE_Key {1: 2, 3: -7, -1: 1, -2: x, -3: y} (RFC 9053), x and y arbitrary 32 bytes.
-    static let coseKey: [UInt8] = [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + [UInt8](repeating: 0x01, count: 32) + [0x22, 0x58, 0x20] + [UInt8](repeating: 0x02, count: 32)
+    static let coseKey: [UInt8] =
+        [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + [UInt8](repeating: 0x01, count: 32) + [
+            0x22, 0x58, 0x20,
+        ] + [UInt8](repeating: 0x02, count: 32)
 
     @Test func phoneRepliesTeachCredentialIDs() throws {
         let policy = PolicyUnderTest()
         guard case .forward(let registration) = policy.decide(Self.registration(exclude: []), at: .zero) else { return }
         // makeCredential: {1: "none", 2: authData with AT (flags 0x45), 3: {}}.
-        let authData = H.exampleRPIDHash + [0x45, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x10] + Self.idC + Self.coseKey
+        let authData =
+            H.exampleRPIDHash + [0x45, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16) + [0x00, 0x10] + Self.idC
+            + Self.coseKey
         let made: [UInt8] = [0x00, 0xA3, 0x01] + H.text("none") + [0x02] + H.bytes(authData) + [0x03, 0xA0]
         #expect(policy.phoneReplied(made, to: registration, at: .seconds(1)))
         #expect(policy.knownCredentials.contains(Self.idC, rpIDHash: H.exampleRPIDHash))
         // getAssertion with one listed ID and no credential in the reply: the listed ID.
-        guard case .forward(let signIn) = policy.decide(Self.canonicalSignIn([Self.idB]), at: .seconds(2)) else { return }
-        let asserted: [UInt8] = [0x00, 0xA2, 0x02] + H.bytes(H.exampleRPIDHash + [0x05, 0, 0, 0, 2]) + [0x03] + H.bytes([0x30, 0x00])
+        guard case .forward(let signIn) = policy.decide(Self.canonicalSignIn([Self.idB]), at: .seconds(2)) else {
+            return
+        }
+        let asserted: [UInt8] =
+            [0x00, 0xA2, 0x02] + H.bytes(H.exampleRPIDHash + [0x05, 0, 0, 0, 2]) + [0x03] + H.bytes([0x30, 0x00])
         #expect(policy.phoneReplied(asserted, to: signIn, at: .seconds(3)))
         #expect(policy.knownCredentials.contains(Self.idB, rpIDHash: H.exampleRPIDHash))
         #expect(!policy.phoneReplied(asserted, to: signIn, at: .seconds(4)))  // nothing new
         // The next probe claims a known ID.
-        guard case .answer(let claim, _) = policy.decide(Self.probe([Self.idA, Self.idC]), at: .seconds(5)) else { return }
+        guard case .answer(let claim, _) = policy.decide(Self.probe([Self.idA, Self.idC]), at: .seconds(5)) else {
+            return
+        }
         #expect(claim == H.syntheticAssertion(Self.idC))
     }
 }
@@ -324,7 +376,9 @@ extension Array where Element: Equatable {
 final class PolicyUnderTest {
     private var policy: BridgeRequestPolicy
 
-    init(knownCredentials: KnownCredentials = KnownCredentials()) { policy = BridgeRequestPolicy(knownCredentials: knownCredentials) }
+    init(knownCredentials: KnownCredentials = KnownCredentials()) {
+        policy = BridgeRequestPolicy(knownCredentials: knownCredentials)
+    }
 
     var knownCredentials: KnownCredentials { policy.knownCredentials }
 

@@ -32,7 +32,10 @@ import Testing
         report[5] = 0x55
         report[63] = 0x66
         let packet = try CTAPHIDPacket(report: report)
-        #expect(packet == .continuation(channel: 0xFFFF_FFFE, sequence: 0x7F, data: [0x55] + [UInt8](repeating: 0, count: 57) + [0x66]))
+        #expect(
+            packet
+                == .continuation(
+                    channel: 0xFFFF_FFFE, sequence: 0x7F, data: [0x55] + [UInt8](repeating: 0, count: 57) + [0x66]))
         #expect(packet.report == report)
     }
 
@@ -54,7 +57,9 @@ import Testing
         report[4] = 0x90
         report[5] = 0x1D
         report[6] = 0xBA  // 7610
-        #expect(throws: CTAPHIDPacketError.lengthTooLarge(channel: 1, length: 7610)) { try CTAPHIDPacket(report: report) }
+        #expect(throws: CTAPHIDPacketError.lengthTooLarge(channel: 1, length: 7610)) {
+            try CTAPHIDPacket(report: report)
+        }
         report[6] = 0xB9  // 7609 is allowed
         #expect((try? CTAPHIDPacket(report: report)) != nil)
     }

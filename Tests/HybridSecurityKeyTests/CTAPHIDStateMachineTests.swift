@@ -34,7 +34,10 @@ import Testing
         return UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
     }
 
-    struct TestFailure: Error { let text: String; init(_ text: String) { self.text = text } }
+    struct TestFailure: Error {
+        let text: String
+        init(_ text: String) { self.text = text }
+    }
 
     static func rejection(_ actions: [Action]) -> CTAPHIDRejection? {
         for case .reject(let rejection) in actions { return rejection }
@@ -45,12 +48,17 @@ import Testing
         var machine = CTAPHIDStateMachine()
         let actions = machine.reportReceived(Self.initReport(0xFFFF_FFFF, 0x06, length: 8, Self.nonce), at: .zero)
         #expect(actions.count == 1)
-        guard case .send(let message) = actions.first else { Issue.record("no response"); return }
+        guard case .send(let message) = actions.first else {
+            Issue.record("no response")
+            return
+        }
         #expect(message.channel == 0xFFFF_FFFF)
         #expect(message.command == .initialize)
         #expect(message.payload.count == 17)
         #expect(Array(message.payload[0..<8]) == Self.nonce)
-        let channel = UInt32(message.payload[8]) << 24 | UInt32(message.payload[9]) << 16 | UInt32(message.payload[10]) << 8 | UInt32(message.payload[11])
+        let channel =
+            UInt32(message.payload[8]) << 24 | UInt32(message.payload[9]) << 16 | UInt32(message.payload[10]) << 8
+            | UInt32(message.payload[11])
         #expect(channel != 0 && channel != 0xFFFF_FFFF)
         #expect(message.payload[12] == 2)  // CTAPHID protocol version
         // Capabilities: WINK 0x01 | CBOR 0x04 | NMSG 0x08.
@@ -64,21 +72,27 @@ import Testing
 
     @Test func initWithWrongLengthIsInvalidLength() {
         var machine = CTAPHIDStateMachine()
-        let actions = machine.reportReceived(Self.initReport(0xFFFF_FFFF, 0x06, length: 7, Array(Self.nonce.prefix(7))), at: .zero)
+        let actions = machine.reportReceived(
+            Self.initReport(0xFFFF_FFFF, 0x06, length: 7, Array(Self.nonce.prefix(7))), at: .zero)
         let rejection = Self.rejection(actions)
         #expect(rejection?.error == .invalidLength(.initialize, length: 7))
-        #expect(rejection?.message.reports.first.map { Array($0[0..<8]) } == [0xFF, 0xFF, 0xFF, 0xFF, 0xBF, 0, 1, 0x03])
+        #expect(
+            rejection?.message.reports.first.map { Array($0[0..<8]) } == [0xFF, 0xFF, 0xFF, 0xFF, 0xBF, 0, 1, 0x03])
     }
 
     @Test func channelZeroBroadcastAndUnallocatedChannelsAreInvalid() throws {
         var machine = CTAPHIDStateMachine()
-        #expect(Self.rejection(machine.reportReceived(Self.initReport(0, 0x01, length: 1, [9]), at: .zero))?.error == .invalidChannel(0))
+        #expect(
+            Self.rejection(machine.reportReceived(Self.initReport(0, 0x01, length: 1, [9]), at: .zero))?.error
+                == .invalidChannel(0))
         #expect(
             Self.rejection(machine.reportReceived(Self.initReport(0xFFFF_FFFF, 0x01, length: 1, [9]), at: .zero))?.error
                 == .invalidChannel(0xFFFF_FFFF))
         let channel = try Self.allocate(&machine)
         let unallocated = channel &+ 100
-        #expect(Self.rejection(machine.reportReceived(Self.initReport(unallocated, 0x01, length: 1, [9]), at: .zero))?.error == .invalidChannel(unallocated))
+        #expect(
+            Self.rejection(machine.reportReceived(Self.initReport(unallocated, 0x01, length: 1, [9]), at: .zero))?.error
+                == .invalidChannel(unallocated))
         // Error packet goes to the offending channel with code 0x0B.
         let actions = machine.reportReceived(Self.initReport(unallocated, 0x01, length: 1, [9]), at: .zero)
         #expect(Self.rejection(actions)?.message.payload == [0x0B])
@@ -88,7 +102,9 @@ import Testing
         var machine = CTAPHIDStateMachine()
         let channel = try Self.allocate(&machine)
         let payload = (0..<100).map { UInt8($0) }
-        #expect(machine.reportReceived(Self.initReport(channel, 0x01, length: 100, Array(payload[0..<57])), at: .zero).isEmpty)
+        #expect(
+            machine.reportReceived(Self.initReport(channel, 0x01, length: 100, Array(payload[0..<57])), at: .zero)
+                .isEmpty)
         let actions = machine.reportReceived(Self.contReport(channel, 0, Array(payload[57...])), at: .milliseconds(10))
         #expect(actions == [.send(CTAPHIDMessage(channel: channel, command: .ping, payload: payload))])
     }
@@ -96,7 +112,8 @@ import Testing
     @Test func outOfOrderContinuationIsInvalidSequence() throws {
         var machine = CTAPHIDStateMachine()
         let channel = try Self.allocate(&machine)
-        _ = machine.reportReceived(Self.initReport(channel, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
+        _ = machine.reportReceived(
+            Self.initReport(channel, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
         let actions = machine.reportReceived(Self.contReport(channel, 1, [UInt8](repeating: 2, count: 59)), at: .zero)
         #expect(Self.rejection(actions)?.error == .invalidSequence(expected: 0, received: 1))
         #expect(Self.rejection(actions)?.message.payload == [0x04])
@@ -107,7 +124,8 @@ import Testing
     @Test func newInitializationPacketMidMessageIsInvalidSequence() throws {
         var machine = CTAPHIDStateMachine()
         let channel = try Self.allocate(&machine)
-        _ = machine.reportReceived(Self.initReport(channel, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
+        _ = machine.reportReceived(
+            Self.initReport(channel, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
         let actions = machine.reportReceived(Self.initReport(channel, 0x01, length: 1, [1]), at: .zero)
         #expect(Self.rejection(actions)?.error == .invalidSequence(expected: 0, received: nil))
     }
@@ -116,7 +134,8 @@ import Testing
         var machine = CTAPHIDStateMachine()
         let first = try Self.allocate(&machine)
         let second = try Self.allocate(&machine)
-        _ = machine.reportReceived(Self.initReport(first, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
+        _ = machine.reportReceived(
+            Self.initReport(first, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
         let busy = machine.reportReceived(Self.initReport(second, 0x01, length: 1, [1]), at: .zero)
         #expect(Self.rejection(busy)?.error == .channelBusy)
         #expect(Self.rejection(busy)?.message.channel == second)
@@ -130,7 +149,8 @@ import Testing
     @Test func stalledMessageTimesOutOnTheInjectedClock() throws {
         var machine = CTAPHIDStateMachine()
         let channel = try Self.allocate(&machine)
-        _ = machine.reportReceived(Self.initReport(channel, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
+        _ = machine.reportReceived(
+            Self.initReport(channel, 0x01, length: 200, [UInt8](repeating: 1, count: 57)), at: .zero)
         #expect(machine.nextDeadline == machine.configuration.messageTimeout)
         #expect(machine.tick(at: .milliseconds(499)).isEmpty)
         let actions = machine.tick(at: .milliseconds(500))
@@ -156,12 +176,24 @@ import Testing
         #expect(
             machine.reportReceived(Self.initReport(channel, 0x08, length: 0, []), at: .zero)
                 == [.send(CTAPHIDMessage(channel: channel, command: .wink, payload: [])), .wink])
-        #expect(Self.rejection(machine.reportReceived(Self.initReport(channel, 0x04, length: 1, [11]), at: .zero))?.error == .invalidParameter(.lock))
-        #expect(Self.rejection(machine.reportReceived(Self.initReport(channel, 0x04, length: 0, []), at: .zero))?.error == .invalidLength(.lock, length: 0))
-        #expect(machine.reportReceived(Self.initReport(channel, 0x04, length: 1, [2]), at: .zero) == [.send(CTAPHIDMessage(channel: channel, command: .lock, payload: []))])
-        #expect(Self.rejection(machine.reportReceived(Self.initReport(other, 0x01, length: 0, []), at: .seconds(1)))?.error == .channelBusy)
+        #expect(
+            Self.rejection(machine.reportReceived(Self.initReport(channel, 0x04, length: 1, [11]), at: .zero))?.error
+                == .invalidParameter(.lock))
+        #expect(
+            Self.rejection(machine.reportReceived(Self.initReport(channel, 0x04, length: 0, []), at: .zero))?.error
+                == .invalidLength(.lock, length: 0))
+        #expect(
+            machine.reportReceived(Self.initReport(channel, 0x04, length: 1, [2]), at: .zero) == [
+                .send(CTAPHIDMessage(channel: channel, command: .lock, payload: []))
+            ])
+        #expect(
+            Self.rejection(machine.reportReceived(Self.initReport(other, 0x01, length: 0, []), at: .seconds(1)))?.error
+                == .channelBusy)
         // The lock ends after 2 s.
-        #expect(machine.reportReceived(Self.initReport(other, 0x01, length: 0, []), at: .seconds(2)) == [.send(CTAPHIDMessage(channel: other, command: .ping, payload: []))])
+        #expect(
+            machine.reportReceived(Self.initReport(other, 0x01, length: 0, []), at: .seconds(2)) == [
+                .send(CTAPHIDMessage(channel: other, command: .ping, payload: []))
+            ])
     }
 
     @Test func cborRequestKeepaliveEvery100msAndResponse() throws {
@@ -171,17 +203,29 @@ import Testing
         #expect(actions == [.startRequest(id: 1, channel: channel, payload: [0x04])])
         #expect(machine.nextDeadline == .milliseconds(100))
         #expect(machine.tick(at: .milliseconds(99)).isEmpty)
-        #expect(machine.tick(at: .milliseconds(100)) == [.send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [1]))])
+        #expect(
+            machine.tick(at: .milliseconds(100)) == [
+                .send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [1]))
+            ])
         machine.keepaliveStatusChanged(id: 1, to: .userPresenceNeeded)
         #expect(machine.nextDeadline == .milliseconds(200))
         let keepalive = machine.tick(at: .milliseconds(200))
-        guard case .send(let message) = keepalive.first else { Issue.record("no keepalive"); return }
+        guard case .send(let message) = keepalive.first else {
+            Issue.record("no keepalive")
+            return
+        }
         #expect(message.reports == [Self.initReport(channel, 0x3B, length: 1, [2])])
         // Other channels are busy meanwhile.
         let other = try Self.allocate(&machine)
-        #expect(Self.rejection(machine.reportReceived(Self.initReport(other, 0x10, length: 1, [0x04]), at: .milliseconds(250)))?.error == .channelBusy)
+        #expect(
+            Self.rejection(
+                machine.reportReceived(Self.initReport(other, 0x10, length: 1, [0x04]), at: .milliseconds(250)))?.error
+                == .channelBusy)
         // The answer goes out, keepalives stop.
-        #expect(machine.responseReady(id: 1, payload: [0x00, 0xA0], at: .milliseconds(260)) == [.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x00, 0xA0]))])
+        #expect(
+            machine.responseReady(id: 1, payload: [0x00, 0xA0], at: .milliseconds(260)) == [
+                .send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x00, 0xA0]))
+            ])
         #expect(machine.nextDeadline == nil)
         #expect(machine.tick(at: .seconds(5)).isEmpty)
     }
@@ -189,7 +233,9 @@ import Testing
     @Test func emptyCborIsInvalidLength() throws {
         var machine = CTAPHIDStateMachine()
         let channel = try Self.allocate(&machine)
-        #expect(Self.rejection(machine.reportReceived(Self.initReport(channel, 0x10, length: 0, []), at: .zero))?.error == .invalidLength(.cbor, length: 0))
+        #expect(
+            Self.rejection(machine.reportReceived(Self.initReport(channel, 0x10, length: 0, []), at: .zero))?.error
+                == .invalidLength(.cbor, length: 0))
     }
 
     @Test func cancelAnswersKeepaliveCancelAtOnceAndDropsTheLateAnswer() throws {
@@ -197,7 +243,11 @@ import Testing
         let channel = try Self.allocate(&machine)
         _ = machine.reportReceived(Self.initReport(channel, 0x10, length: 1, [0x02]), at: .zero)
         let actions = machine.reportReceived(Self.initReport(channel, 0x11, length: 0, []), at: .milliseconds(30))
-        #expect(actions == [.cancelRequest(id: 1, reason: .cancelCommand), .send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x2D]))])
+        #expect(
+            actions == [
+                .cancelRequest(id: 1, reason: .cancelCommand),
+                .send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x2D])),
+            ])
         #expect(machine.responseReady(id: 1, payload: [0x00], at: .milliseconds(40)).isEmpty)
         // CANCEL for nothing is ignored, and never answered.
         #expect(machine.reportReceived(Self.initReport(channel, 0x11, length: 0, []), at: .milliseconds(50)).isEmpty)
@@ -209,9 +259,16 @@ import Testing
         _ = machine.reportReceived(Self.initReport(channel, 0x10, length: 1, [0x02]), at: .zero)
         let actions = machine.reportReceived(Self.initReport(channel, 0x06, length: 8, Self.nonce), at: .zero)
         #expect(actions.first == .cancelRequest(id: 1, reason: .channelResynchronized))
-        guard case .send(let message) = actions.last else { Issue.record("no INIT answer"); return }
+        guard case .send(let message) = actions.last else {
+            Issue.record("no INIT answer")
+            return
+        }
         #expect(message.channel == channel)
-        #expect(Array(message.payload[8..<12]) == [UInt8(channel >> 24), UInt8(truncatingIfNeeded: channel >> 16), UInt8(truncatingIfNeeded: channel >> 8), UInt8(truncatingIfNeeded: channel)])
+        #expect(
+            Array(message.payload[8..<12]) == [
+                UInt8(channel >> 24), UInt8(truncatingIfNeeded: channel >> 16), UInt8(truncatingIfNeeded: channel >> 8),
+                UInt8(truncatingIfNeeded: channel),
+            ])
     }
 
     @Test func closingTheDeviceCancelsTheRequest() throws {
@@ -245,13 +302,18 @@ import Testing
                 report = Self.initReport(0xFFFF_FFFF, 0x06, length: 8, Self.nonce)
             } else if count == 64 && step % 3 == 0 {
                 let channel = channels[Int(generator.next() % UInt64(channels.count))]
-                report[0...3] = [UInt8(channel >> 24), UInt8(truncatingIfNeeded: channel >> 16), UInt8(truncatingIfNeeded: channel >> 8), UInt8(truncatingIfNeeded: channel)][...]
+                report[0...3] =
+                    [
+                        UInt8(channel >> 24), UInt8(truncatingIfNeeded: channel >> 16),
+                        UInt8(truncatingIfNeeded: channel >> 8), UInt8(truncatingIfNeeded: channel),
+                    ][...]
             }
             for action in machine.reportReceived(report, at: .milliseconds(Int64(step))) {
                 switch action {
                 case .reject(let rejection): #expect(codes.contains(rejection.error.code.rawValue))
                 case .ignore(let error): #expect(error == .wrongReportSize(count))
-                case .startRequest(let id, _, _): _ = machine.responseReady(id: id, payload: [0], at: .milliseconds(Int64(step)))
+                case .startRequest(let id, _, _):
+                    _ = machine.responseReady(id: id, payload: [0], at: .milliseconds(Int64(step)))
                 case .send(let message) where message.command == .initialize && message.channel == 0xFFFF_FFFF:
                     let p = message.payload
                     channels.append(UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11]))

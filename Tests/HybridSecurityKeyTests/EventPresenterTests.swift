@@ -90,7 +90,8 @@ import Testing
                     json: json, terminal: terminal, printQRURL: asked, temporary: temporary)
                 presenter.report(.ceremony(.qr(url: Self.url)))
                 let (stdout, stderr) = output.text.withLock { $0 }
-                #expect((stdout + stderr).contains(Self.url) == shown, "terminal \(terminal) asked \(asked) json \(json)")
+                #expect(
+                    (stdout + stderr).contains(Self.url) == shown, "terminal \(terminal) asked \(asked) json \(json)")
                 #expect(!stderr.contains(Self.url) || terminal || asked)
                 presenter.stopped()
             }

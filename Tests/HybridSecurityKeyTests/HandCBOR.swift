@@ -16,7 +16,9 @@ enum HandCBOR {
     static func array(_ items: [[UInt8]]) -> [UInt8] { head(4, items.count) + items.flatMap { $0 } }
 
     /// `{"id": id, "type": "public-key"}`, as every host writes a descriptor (canonical order).
-    static func descriptor(_ id: [UInt8]) -> [UInt8] { [0xA2] + text("id") + bytes(id) + text("type") + text("public-key") }
+    static func descriptor(_ id: [UInt8]) -> [UInt8] {
+        [0xA2] + text("id") + bytes(id) + text("type") + text("public-key")
+    }
 
     /// `{"id": id, "type": "public-key", "transports": ["usb"]}` (Chromium's order, canonical).
     static func descriptorWithUSB(_ id: [UInt8]) -> [UInt8] {
@@ -35,7 +37,8 @@ enum HandCBOR {
     static let upFalse: [UInt8] = [0xA1, 0x62, 0x75, 0x70, 0xF4]
 
     /// SHA-256("example.com") (FIPS 180-4; `printf example.com | sha256sum`).
-    static let exampleRPIDHash: [UInt8] = try! Hex.decode("a379a6f6eeafb9a55e378c118034e2751e682fab9f2d30ab13d2125586ce1947")
+    static let exampleRPIDHash: [UInt8] = try! Hex.decode(
+        "a379a6f6eeafb9a55e378c118034e2751e682fab9f2d30ab13d2125586ce1947")
     /// SHA-256(""): Firefox's probe clientDataHash.
     static let emptyHash: [UInt8] = try! Hex.decode("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
 
@@ -52,8 +55,12 @@ enum HandCBOR {
 
     /// A makeCredential: 1 clientDataHash, 2 rp, 3 user, 4 [ES256], then 5 excludeList and the
     /// `extra` entries (already encoded, keys ascending), as Firefox and python-fido2 write it.
-    static func makeCredential(clientDataHash: [UInt8], rp: [UInt8], user: [UInt8], exclude: [[UInt8]] = [], extra: [[UInt8]] = []) -> [UInt8] {
-        var entries: [[UInt8]] = [[0x01] + bytes(clientDataHash), [0x02] + rp, [0x03] + user, [0x04] + array([es256Parameters])]
+    static func makeCredential(
+        clientDataHash: [UInt8], rp: [UInt8], user: [UInt8], exclude: [[UInt8]] = [], extra: [[UInt8]] = []
+    ) -> [UInt8] {
+        var entries: [[UInt8]] = [
+            [0x01] + bytes(clientDataHash), [0x02] + rp, [0x03] + user, [0x04] + array([es256Parameters]),
+        ]
         if !exclude.isEmpty { entries.append([0x05] + array(exclude)) }
         entries += extra
         return [0x01] + head(5, entries.count) + entries.flatMap { $0 }

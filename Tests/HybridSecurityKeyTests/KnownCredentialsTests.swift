@@ -4,7 +4,7 @@ import HybridSecurityKey
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The remembered credential IDs: bounds, the file's text form, and the file's place and modes.
@@ -46,13 +46,21 @@ import Glibc
         #expect(!known.contains([0x01, 0x02], rpIDHash: [UInt8](repeating: 3, count: 31)))
         let again = KnownCredentials(serialized: known.serialized)
         #expect(again == known)
-        #expect(String(decoding: known.serialized, as: UTF8.self).contains("\(String(repeating: "01", count: 32)) aabb ccdd\n"))
+        #expect(
+            String(decoding: known.serialized, as: UTF8.self).contains(
+                "\(String(repeating: "01", count: 32)) aabb ccdd\n"))
     }
 
     @Test func defaultPathFollowsXDGStateHome() {
-        #expect(KnownCredentialsFile.defaultPath(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]) == "/s/hybrid-security-key/known-credentials")
-        #expect(KnownCredentialsFile.defaultPath(environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"]) == "/h/.local/state/hybrid-security-key/known-credentials")
-        #expect(KnownCredentialsFile.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/state/hybrid-security-key/known-credentials")
+        #expect(
+            KnownCredentialsFile.defaultPath(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"])
+                == "/s/hybrid-security-key/known-credentials")
+        #expect(
+            KnownCredentialsFile.defaultPath(environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"])
+                == "/h/.local/state/hybrid-security-key/known-credentials")
+        #expect(
+            KnownCredentialsFile.defaultPath(environment: ["HOME": "/h"])
+                == "/h/.local/state/hybrid-security-key/known-credentials")
     }
 
     @Test func fileIsPrivateAndRoundTrips() throws {

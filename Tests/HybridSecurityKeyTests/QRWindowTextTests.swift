@@ -1,7 +1,8 @@
 import HybridClient
 import HybridCore
-@testable import HybridQRWindow
 import Testing
+
+@testable import HybridQRWindow
 
 /// What the QR window says and draws, without a display: the texts issue 21 asks for, and the
 /// pixels (quiet zone, whole-pixel modules, size for scanning at arm's length).

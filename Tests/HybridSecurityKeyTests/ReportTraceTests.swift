@@ -15,7 +15,8 @@ import Testing
         let previous = umask(0o022)
         defer { umask(previous) }
         // CTAPHID_INIT on the broadcast channel (CTAP 2.2 §11.2.9.1.3), nonce 0102…08, zero padded.
-        let initRequest: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x86, 0x00, 0x08, 1, 2, 3, 4, 5, 6, 7, 8] + Array(repeating: 0, count: 49)
+        let initRequest: [UInt8] =
+            [0xFF, 0xFF, 0xFF, 0xFF, 0x86, 0x00, 0x08, 1, 2, 3, 4, 5, 6, 7, 8] + Array(repeating: 0, count: 49)
         do {
             let trace = try ReportTrace(path: path)
             trace.record(initRequest, fromProgram: true, at: Date(timeIntervalSince1970: 1_795_749_654.5))
@@ -26,7 +27,9 @@ import Testing
         #expect(info.st_mode & 0o777 == 0o600)
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
-        #expect(lines.first == "1795749654.500000 program ffffffff860008" + "0102030405060708" + String(repeating: "00", count: 49))
+        #expect(
+            lines.first == "1795749654.500000 program ffffffff860008" + "0102030405060708"
+                + String(repeating: "00", count: 49))
         #expect(lines.last == "1795749654.750000 key 0102")
     }
 

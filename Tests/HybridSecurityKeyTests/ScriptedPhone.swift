@@ -101,11 +101,13 @@ final class ManualClock: Sendable {
     private let time = Mutex(Duration.zero)
 
     var clock: SecurityKeyClock {
-        SecurityKeyClock(now: { self.time.withLock { $0 } }, sleep: { _ in
-            let (never, _) = AsyncStream<Void>.makeStream()
-            for await _ in never {}
-            throw CancellationError()
-        })
+        SecurityKeyClock(
+            now: { self.time.withLock { $0 } },
+            sleep: { _ in
+                let (never, _) = AsyncStream<Void>.makeStream()
+                for await _ in never {}
+                throw CancellationError()
+            })
     }
 
     func advance(by duration: Duration) { time.withLock { $0 += duration } }
@@ -145,7 +147,8 @@ struct BridgeHarness {
 
     /// Allocates a channel with INIT.
     func allocate() async throws -> UInt32 {
-        await bridge.reportReceived(CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
+        await bridge.reportReceived(
+            CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
         let message = try await nextMessage()
         let p = message.payload
         return UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
@@ -165,7 +168,9 @@ struct BridgeHarness {
         let length = Int(first[5]) << 8 | Int(first[6])
         var payload = Array(first[7...].prefix(length))
         while payload.count < length {
-            guard let next = await reports.next() else { throw CTAPHIDStateMachineTests.TestFailure("message cut short") }
+            guard let next = await reports.next() else {
+                throw CTAPHIDStateMachineTests.TestFailure("message cut short")
+            }
             payload += next[5...].prefix(length - payload.count)
         }
         return CTAPHIDMessage(channel: channel, command: CTAPHIDCommand(rawValue: first[4]), payload: payload)

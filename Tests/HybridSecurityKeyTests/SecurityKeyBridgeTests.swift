@@ -1,5 +1,5 @@
-import HybridClient
 import HybridCTAP
+import HybridClient
 import HybridCore
 import HybridSecurityKey
 import Synchronization
@@ -21,16 +21,27 @@ import Testing
             + CBOREncoder.encode(
                 .map([
                     CBORMapEntry(1, .bytes([UInt8](repeating: 0x22, count: 32))),
-                    CBORMapEntry(2, .map([CBORMapEntry(.text("id"), .text("example.com")), CBORMapEntry(.text("name"), .text("Example"))])),
+                    CBORMapEntry(
+                        2,
+                        .map([
+                            CBORMapEntry(.text("id"), .text("example.com")),
+                            CBORMapEntry(.text("name"), .text("Example")),
+                        ])),
                     CBORMapEntry(3, .map([CBORMapEntry(.text("id"), .bytes([1, 2, 3]))])),
                     CBORMapEntry(
                         4,
-                        .array([.map([CBORMapEntry(.text("alg"), .int(algorithm)), CBORMapEntry(.text("type"), .text("public-key"))])])),
+                        .array([
+                            .map([
+                                CBORMapEntry(.text("alg"), .int(algorithm)),
+                                CBORMapEntry(.text("type"), .text("public-key")),
+                            ])
+                        ])),
                 ]))
     }
 
     /// A reply long enough to need continuation packets.
-    static let phoneReply: [UInt8] = [0x00] + CBOREncoder.encode(.map([CBORMapEntry(2, .bytes([UInt8](repeating: 0xAB, count: 150)))]))
+    static let phoneReply: [UInt8] =
+        [0x00] + CBOREncoder.encode(.map([CBORMapEntry(2, .bytes([UInt8](repeating: 0xAB, count: 150)))]))
 
     @Test func getInfoIsAnsweredLocally() async throws {
         let harness = BridgeHarness([])
@@ -233,15 +244,26 @@ extension SecurityKeyBridgeTests {
         let idA = [UInt8](repeating: 0xA1, count: 16)
         let idB = [UInt8](repeating: 0xB2, count: 16)
         let cdh = [UInt8](repeating: 0x11, count: 32)
-        let reply: [UInt8] = [0x00, 0xA3, 0x01] + H.descriptor(idB) + [0x02] + H.bytes(H.exampleRPIDHash + [0x05, 0, 0, 0, 9]) + [0x03] + H.bytes([0x30, 0x00])
+        let reply: [UInt8] =
+            [0x00, 0xA3, 0x01] + H.descriptor(idB) + [0x02] + H.bytes(H.exampleRPIDHash + [0x05, 0, 0, 0, 9]) + [0x03]
+            + H.bytes([0x30, 0x00])
         let harness = BridgeHarness([.reply(reply)])
         let channel = try await harness.allocate()
-        await harness.send(.cbor, H.getAssertion(clientDataHash: H.emptyHash, allow: [H.descriptor(idA), H.descriptor(idB)], options: H.upFalse), on: channel)
+        await harness.send(
+            .cbor,
+            H.getAssertion(
+                clientDataHash: H.emptyHash, allow: [H.descriptor(idA), H.descriptor(idB)], options: H.upFalse),
+            on: channel)
         #expect(try await harness.nextMessage().payload == H.syntheticAssertion(idA))
         #expect(harness.phone.requests.isEmpty)
-        await harness.send(.cbor, H.getAssertion(clientDataHash: cdh, allow: [H.descriptor(idA)], options: H.firefoxUVUP), on: channel)
+        await harness.send(
+            .cbor, H.getAssertion(clientDataHash: cdh, allow: [H.descriptor(idA)], options: H.firefoxUVUP), on: channel)
         #expect(try await harness.nextMessage().payload == reply)
-        #expect(harness.phone.requests == [H.getAssertion(clientDataHash: cdh, allow: [H.descriptor(idA), H.descriptor(idB)], options: H.canonicalUPUV)])
+        #expect(
+            harness.phone.requests == [
+                H.getAssertion(
+                    clientDataHash: cdh, allow: [H.descriptor(idA), H.descriptor(idB)], options: H.canonicalUPUV)
+            ])
         #expect(harness.saved.credentials.withLock { $0 }?.contains(idB, rpIDHash: H.exampleRPIDHash) == true)
     }
 
@@ -252,8 +274,10 @@ extension SecurityKeyBridgeTests {
         let harness = BridgeHarness([.reply(Self.phoneReply), .reply([0x00, 0xA0])])
         let first = try await harness.allocate()
         let second = try await harness.allocate()
-        let programA = H.getAssertion(clientDataHash: [UInt8](repeating: 1, count: 32), allow: [], options: H.firefoxUVUP)
-        let programB = H.getAssertion(clientDataHash: [UInt8](repeating: 2, count: 32), allow: [], options: H.firefoxUVUP)
+        let programA = H.getAssertion(
+            clientDataHash: [UInt8](repeating: 1, count: 32), allow: [], options: H.firefoxUVUP)
+        let programB = H.getAssertion(
+            clientDataHash: [UInt8](repeating: 2, count: 32), allow: [], options: H.firefoxUVUP)
         await harness.send(.cbor, programA, on: first)
         #expect(try await harness.nextMessage().payload == Self.phoneReply)
         await harness.send(.cbor, programB, on: second)
@@ -272,7 +296,8 @@ extension SecurityKeyBridgeTests {
         let harness = BridgeHarness([])
         let channel = try await harness.allocate()
         let ids = (0..<64).map { H.descriptor([0xF0, UInt8($0)]) }
-        await harness.send(.cbor, H.getAssertion(clientDataHash: H.emptyHash, allow: ids, options: H.upFalse), on: channel)
+        await harness.send(
+            .cbor, H.getAssertion(clientDataHash: H.emptyHash, allow: ids, options: H.upFalse), on: channel)
         #expect(try await harness.nextMessage().payload == [0x2E])
         await harness.send(.cbor, BridgeRequestPolicyTests.firefoxBlink, on: channel)
         #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x27]))
@@ -285,7 +310,8 @@ extension SecurityKeyBridgeTests {
         typealias H = HandCBOR
         let harness = BridgeHarness([.reply(Self.phoneReply)])
         let channel = try await harness.allocate()
-        let request = H.getAssertion(clientDataHash: [UInt8](repeating: 3, count: 32), allow: [H.descriptorWithUSB([1, 2, 3])], options: nil)
+        let request = H.getAssertion(
+            clientDataHash: [UInt8](repeating: 3, count: 32), allow: [H.descriptorWithUSB([1, 2, 3])], options: nil)
         await harness.send(.cbor, request, on: channel)
         #expect(try await harness.nextMessage().payload == Self.phoneReply)
         for await event in harness.events {

@@ -14,13 +14,16 @@ import Testing
     /// drives (`then` are later ceremonies); returns once the host has the answer.
     static func answered(
         _ request: [UInt8] = SecurityKeyBridgeTests.getAssertion(), then later: [ScriptedPhone.Step] = []
-    ) async throws -> (tunnel: LingeringTunnel, harness: BridgeHarness, channel: UInt32, events: AsyncStream<SecurityKeyEvent>.Iterator) {
+    ) async throws -> (
+        tunnel: LingeringTunnel, harness: BridgeHarness, channel: UInt32, events: AsyncStream<SecurityKeyEvent>.Iterator
+    ) {
         let tunnel = LingeringTunnel()
         let harness = BridgeHarness([.replyThenLinger(Self.reply, tunnel)] + later)
         let events = harness.events.makeAsyncIterator()
         let channel = try await harness.allocate()
         await harness.send(.cbor, request, on: channel)
-        #expect(try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: Self.reply))
+        #expect(
+            try await harness.nextMessage() == CTAPHIDMessage(channel: channel, command: .cbor, payload: Self.reply))
         return (tunnel, harness, channel, events)
     }
 

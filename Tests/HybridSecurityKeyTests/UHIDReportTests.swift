@@ -1,5 +1,6 @@
-@testable import HybridSecurityKey
 import Testing
+
+@testable import HybridSecurityKey
 
 /// The uhid side's byte handling: the FIDO report descriptor (CTAP 2.2 §11.2.8.1) and the
 /// report-ID byte hidraw writes put in front of each output report.

@@ -1,6 +1,7 @@
 import Foundation
-@testable import HybridSecurityKey
 import Testing
+
+@testable import HybridSecurityKey
 
 /// deploy/security-key/70-hybrid-security-key.rules grants least privilege (issue 20 item 5):
 /// /dev/uhid and the key's hidraw node to the seated user only, through `TAG+="uaccess"`, and to
@@ -84,7 +85,9 @@ struct UdevToken: Equatable, CustomStringConvertible {
                 let op = operators.first(where: { rest[opStart...].hasPrefix($0) })
             else { throw ParseError(line: line) }
             rest = rest[rest.index(opStart, offsetBy: op.count)...].drop { $0 == " " }
-            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { throw ParseError(line: line) }
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else {
+                throw ParseError(line: line)
+            }
             tokens.append(UdevToken(key: key, op: op, value: String(rest[rest.index(after: rest.startIndex)..<close])))
             rest = rest[rest.index(after: close)...].drop { $0 == " " || $0 == "\t" }
             if rest.isEmpty { return tokens }

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import Testing
+
 @testable import TunnelRelay
 
 /// Records what a relay reports through its probe, so a test waits for the event itself instead

@@ -36,7 +36,8 @@ final class RawConnection {
             // destination, and the many short test connections would run out of them.
             bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0))
         }
-        let channel = try await bootstrap
+        let channel =
+            try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -92,15 +93,17 @@ final class RawConnection {
         while received.count < 2 {
             guard await readMore() else { throw RawConnectionError.closedEarly }
         }
-        let lengthBytes = switch received[1] & 0x7f {
-        case 126: 2
-        case 127: 8
-        default: 0
-        }
+        let lengthBytes =
+            switch received[1] & 0x7f {
+            case 126: 2
+            case 127: 8
+            default: 0
+            }
         while received.count < 2 + lengthBytes {
             guard await readMore() else { throw RawConnectionError.closedEarly }
         }
-        let length = lengthBytes == 0
+        let length =
+            lengthBytes == 0
             ? Int(received[1] & 0x7f)
             : received[2..<(2 + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
         let start = 2 + lengthBytes

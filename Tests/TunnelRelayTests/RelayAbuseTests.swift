@@ -1,9 +1,9 @@
-
 import HybridCore
 import HybridTransport
 import NIOCore
 import NIOPosix
 import Testing
+
 @testable import TunnelRelay
 
 /// What one abusive client can do to the relay's memory and to other clients (issue 13): each
@@ -69,7 +69,10 @@ struct RelayAbuseTests {
     /// paused (one pong queued at most), then closed as idle.
     @Test func pingFloodWithoutReadingIsPausedThenClosed() async throws {
         let recorder = ProbeRecorder()
-        let configure: (inout RelayConfiguration) -> Void = { Self.manualPings(&$0); $0.maxPingsPerInterval = .max }
+        let configure: (inout RelayConfiguration) -> Void = {
+            Self.manualPings(&$0)
+            $0.maxPingsPerInterval = .max
+        }
         try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
             let flood = Task { try await Self.floodPings(port: origin.effectivePort) }
             // A pong that cannot be written stops the relay reading: at most one pong is queued.
@@ -95,7 +98,10 @@ struct RelayAbuseTests {
     /// closed with 4004 at once; the pings of the next interval count from zero.
     @Test func pingFloodIsClosedAtTheCap() async throws {
         let recorder = ProbeRecorder()
-        let configure: (inout RelayConfiguration) -> Void = { Self.manualPings(&$0); $0.maxPingsPerInterval = 3 }
+        let configure: (inout RelayConfiguration) -> Void = {
+            Self.manualPings(&$0)
+            $0.maxPingsPerInterval = 3
+        }
         try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 _ = try await raw.openNewTunnel(RelayTest.randomTunnelID())
@@ -119,13 +125,16 @@ struct RelayAbuseTests {
 
     @Test func fullPrePairingQueuePausesReadingAndLosesNothing() async throws {
         let recorder = ProbeRecorder()
-        try await RelayTest.withRelay({ $0.maxQueuedMessages = 2 }, probe: recorder.probe) { relay, origin async throws in
+        try await RelayTest.withRelay({ $0.maxQueuedMessages = 2 }, probe: recorder.probe) {
+            relay, origin async throws in
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 for index in 0..<5 { try await phone.send([UInt8(index)]) }
                 await recorder.next(.readsPaused(.queueFull))
                 #expect(relay.pausedConnections == 1)
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, try phone.routingID(), tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(
+                    to: RelayTest.connectURL(origin, try phone.routingID(), tunnelID)
+                ) { client async throws in
                     var fromPhone = client.messages.makeAsyncIterator()
                     for index in 0..<5 { #expect(try await RelayTest.next(&fromPhone) == [UInt8(index)]) }
                 }
@@ -137,18 +146,22 @@ struct RelayAbuseTests {
     @Test func globalPrePairingBudgetClosesTheTunnelThatDoesNotFit() async throws {
         let recorder = ProbeRecorder()
         let charge = 600 + RelayAccounting.queuedMessageOverhead
-        try await RelayTest.withRelay({ $0.maxQueuedBytesTotal = 1000 }, probe: recorder.probe) { relay, origin async throws in
+        try await RelayTest.withRelay({ $0.maxQueuedBytesTotal = 1000 }, probe: recorder.probe) {
+            relay, origin async throws in
             let first = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, first)) { phone async throws in
                 try await phone.send([UInt8](repeating: 1, count: 600))
                 await recorder.next(.queued(totalBytes: charge))
-                try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { greedy async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) {
+                    greedy async throws in
                     try await greedy.send([UInt8](repeating: 2, count: 600))
                     #expect(await RelayTest.drain(greedy).code == RelayCloseCode.limitExceeded.rawValue)
                 }
                 #expect(relay.queuedBytes == charge)
                 // The first tunnel lost nothing.
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, try phone.routingID(), first)) { client async throws in
+                try await RelayTest.client.withConnection(
+                    to: RelayTest.connectURL(origin, try phone.routingID(), first)
+                ) { client async throws in
                     var fromPhone = client.messages.makeAsyncIterator()
                     #expect(try await RelayTest.next(&fromPhone) == [UInt8](repeating: 1, count: 600))
                 }
@@ -185,12 +198,15 @@ struct RelayAbuseTests {
                 }
                 await recorder.next(.inFlightBudgetExhausted)
                 // The closed connection gave back its charge; the first one still holds its own.
-                #expect(await recorder.next(where: { if case .inFlightEnded = $0 { true } else { false } }) == .inFlightEnded(totalBytes: 49_008))
+                #expect(
+                    await recorder.next(where: { if case .inFlightEnded = $0 { true } else { false } })
+                        == .inFlightEnded(totalBytes: 49_008))
                 #expect(relay.inFlightBytes == 49_008)
                 try await first.send(bytes: Array(frame[50_008...]))
                 // The message is whole (queued for the peer): nothing is in flight any more.
                 await recorder.next(.inFlight(totalBytes: 0))
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     var fromPhone = client.messages.makeAsyncIterator()
                     #expect(try await RelayTest.next(&fromPhone) == payload)
                     // A message forwarded at once is in flight until written, then released.
@@ -201,7 +217,8 @@ struct RelayAbuseTests {
                 }
             }
             #expect(recorder.count(where: { $0 == .inFlightBudgetExhausted }) == 1)
-            #expect(recorder.count(where: { if case .inFlight(let total) = $0 { total > 100_000 } else { false } }) == 0)
+            #expect(
+                recorder.count(where: { if case .inFlight(let total) = $0 { total > 100_000 } else { false } }) == 0)
             #expect(relay.metricsText().contains(#"relay_closes_total{code="1013"} 1"#))
         }
     }
@@ -219,7 +236,9 @@ struct RelayAbuseTests {
                         String(decoding: await third.readToEnd(), as: UTF8.self)
                     }
                     #expect(refused.httpStatus == 429)
-                    #expect(try await RelayRejectionTests.status(port: port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 200)
+                    #expect(
+                        try await RelayRejectionTests.status(port: port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                            == 200)
                     try await RelayLimitTests.exchange(origin)
                 }
             }
@@ -235,12 +254,15 @@ struct RelayAbuseTests {
                 try await RawConnection.with(port: port, from: "127.0.0.2") { second async throws in
                     _ = try await second.openNewTunnel(RelayTest.randomTunnelID())
                     try await RawConnection.with(port: port, from: "127.0.0.2") { third async throws in
-                        try await third.send(RawConnection.upgradeRequest(path: TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath))
+                        try await third.send(
+                            RawConnection.upgradeRequest(path: TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath)
+                        )
                         #expect(try await third.readResponseHead().httpStatus == 429)
                     }
                 }
                 // Another address opens pending tunnels (two at once) and pairs them.
-                try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) {
+                    _ async throws in
                     try await RelayLimitTests.exchange(origin)
                 }
             }
@@ -353,6 +375,8 @@ struct RelayAbuseTests {
         let huge = RelayDefaultLimits(descriptorLimit: 1 << 20)
         #expect((huge.maxConnectionsPerIP, huge.maxPendingTunnelsPerIP) == (4096, 1024))
         // The defaults in force are the ones for the real limit.
-        #expect(RelayConfiguration().maxConnections == RelayDefaultLimits(descriptorLimit: RelayDefaultLimits.descriptorLimit()).maxConnections)
+        #expect(
+            RelayConfiguration().maxConnections
+                == RelayDefaultLimits(descriptorLimit: RelayDefaultLimits.descriptorLimit()).maxConnections)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import TestChildProcess
 import HybridCore
 import HybridTransport
+import TestChildProcess
 import Testing
+
 @testable import TunnelRelay
 @testable import tunnel_relay
 
@@ -73,7 +74,8 @@ struct RelayCommandTests {
         let tunnelID = RelayTest.randomTunnelID()
         try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
             let routingID = try phone.routingID()
-            try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                client async throws in
                 try await client.send([1])
                 var fromClient = phone.messages.makeAsyncIterator()
                 #expect(try await RelayTest.next(&fromClient) == [1])

@@ -1,6 +1,7 @@
 import HybridCore
 import HybridTransport
 import Testing
+
 @testable import TunnelRelay
 
 /// Many tunnels at once on one relay, both event loops busy: messages keep their order, and a
@@ -17,7 +18,9 @@ struct RelayConcurrencyTests {
                         try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone in
                             let routingID = try phone.routingID()
                             let count = 1 + tunnel % 5
-                            try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client in
+                            try await RelayTest.client.withConnection(
+                                to: RelayTest.connectURL(origin, routingID, tunnelID)
+                            ) { client in
                                 for index in 0..<count { try await client.send([UInt8(tunnel), UInt8(index)]) }
                                 await client.close()
                             }

@@ -1,6 +1,7 @@
 import HybridCore
 import HybridTransport
 import Testing
+
 @testable import TunnelRelay
 
 /// Fragmented messages (RFC 6455 §5.4) sent by a raw client: reassembled before they are
@@ -17,7 +18,8 @@ struct RelayFragmentTests {
 
     /// Opens `/cable/new` on a raw connection, sends `bytes` and returns the close code it gets.
     static func closeCode(after bytes: [UInt8], maxMessageSize: Int? = nil) async throws -> UInt16? {
-        try await RelayTest.withRelay({ if let maxMessageSize { $0.maxMessageSize = maxMessageSize } }) { _, origin async throws in
+        try await RelayTest.withRelay({ if let maxMessageSize { $0.maxMessageSize = maxMessageSize } }) {
+            _, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 _ = try await raw.openNewTunnel(RelayTest.randomTunnelID())
                 try await raw.send(bytes: bytes)
@@ -39,7 +41,8 @@ struct RelayFragmentTests {
 
     @Test func fragmentsAboveTheMessageSizeCloseWith1009() async throws {
         let fragment = [UInt8](repeating: 7, count: 100)
-        let bytes = Self.notFinal(RawConnection.maskedFrame(opcode: 0x2, payload: fragment))
+        let bytes =
+            Self.notFinal(RawConnection.maskedFrame(opcode: 0x2, payload: fragment))
             + RawConnection.maskedFrame(opcode: 0x0, payload: fragment)
         let code = try await Self.closeCode(after: bytes, maxMessageSize: 150)
         #expect(code == RelayCloseCode.messageTooBig.rawValue)

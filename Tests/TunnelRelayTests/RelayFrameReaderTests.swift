@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOWebSocket
 import TestSeededRandom
 import Testing
+
 @testable import TunnelRelay
 
 /// The relay's frame parsing against the examples of RFC 6455 §5.7, against NIO's own WebSocket
@@ -10,7 +11,9 @@ import Testing
 @Suite struct RelayFrameReaderTests {
     static let maxFrameSize = 1 << 20
 
-    static func frames(_ bytes: [UInt8], maxFrameSize: Int = maxFrameSize) throws(RelayFrameError) -> [RelayInboundFrame] {
+    static func frames(_ bytes: [UInt8], maxFrameSize: Int = maxFrameSize) throws(RelayFrameError)
+        -> [RelayInboundFrame]
+    {
         var buffer = ByteBuffer(bytes: bytes)
         var frames: [RelayInboundFrame] = []
         while let frame = try RelayFrameReader.next(from: &buffer, maxFrameSize: maxFrameSize) { frames.append(frame) }
@@ -79,15 +82,16 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ([0xc2, 0x00], RelayFrameError.reservedBitsSet),  // RSV1
-        ([0xa2, 0x00], RelayFrameError.reservedBitsSet),  // RSV2
-        ([0x92, 0x00], RelayFrameError.reservedBitsSet),  // RSV3
-        ([0x09, 0x00], RelayFrameError.fragmentedControlFrame),  // ping without FIN
-        ([0x89, 0x7e, 0x00, 0x7e], RelayFrameError.controlFrameTooLong),  // 126-byte ping
-        ([0x82, 0x7f, 0x80, 0, 0, 0, 0, 0, 0, 0], RelayFrameError.frameTooLarge),  // 2^63: no Int overflow
-        ([0x82, 0x7f, 0, 0, 0, 0, 0, 0x10, 0, 1], RelayFrameError.frameTooLarge),  // 1 MiB + 1, header only
-    ] as [([UInt8], RelayFrameError)])
+    @Test(
+        arguments: [
+            ([0xc2, 0x00], RelayFrameError.reservedBitsSet),  // RSV1
+            ([0xa2, 0x00], RelayFrameError.reservedBitsSet),  // RSV2
+            ([0x92, 0x00], RelayFrameError.reservedBitsSet),  // RSV3
+            ([0x09, 0x00], RelayFrameError.fragmentedControlFrame),  // ping without FIN
+            ([0x89, 0x7e, 0x00, 0x7e], RelayFrameError.controlFrameTooLong),  // 126-byte ping
+            ([0x82, 0x7f, 0x80, 0, 0, 0, 0, 0, 0, 0], RelayFrameError.frameTooLarge),  // 2^63: no Int overflow
+            ([0x82, 0x7f, 0, 0, 0, 0, 0, 0x10, 0, 1], RelayFrameError.frameTooLarge),  // 1 MiB + 1, header only
+        ] as [([UInt8], RelayFrameError)])
     func badHeadersAreRefusedBeforeThePayload(bytes: [UInt8], error: RelayFrameError) {
         #expect(throws: error) { _ = try Self.frames(bytes) }
     }
@@ -104,7 +108,9 @@ import Testing
             RelayInboundFrame(fin: fin, opcode: opcode, maskKey: nil, payload: ByteBuffer(bytes: payload))
         }
         var assembler = RelayMessageAssembler(maxMessageSize: 4)
-        #expect(throws: RelayFrameError.continuationWithoutStart) { try assembler.take(frame(.continuation, fin: true)) }
+        #expect(throws: RelayFrameError.continuationWithoutStart) {
+            try assembler.take(frame(.continuation, fin: true))
+        }
         #expect(try assembler.take(frame(.binary, fin: false)) == nil)
         // A control frame between fragments passes through.
         #expect(try assembler.take(frame(.ping, fin: true))?.opcode == .ping)
@@ -112,10 +118,14 @@ import Testing
         // After an error the partial message is gone and a new one may start.
         #expect(assembler.heldBytes == 0)
         #expect(try assembler.take(frame(.binary, fin: false, [1, 2, 3])) == nil)
-        #expect(throws: RelayFrameError.messageTooLarge) { try assembler.take(frame(.continuation, fin: true, [4, 5])) }
+        #expect(throws: RelayFrameError.messageTooLarge) {
+            try assembler.take(frame(.continuation, fin: true, [4, 5]))
+        }
         var many = RelayMessageAssembler(maxMessageSize: 1 << 20)
         #expect(try many.take(frame(.binary, fin: false)) == nil)
-        for _ in 1..<RelayMessageAssembler.maxFragments { #expect(try many.take(frame(.continuation, fin: false)) == nil) }
+        for _ in 1..<RelayMessageAssembler.maxFragments {
+            #expect(try many.take(frame(.continuation, fin: false)) == nil)
+        }
         #expect(throws: RelayFrameError.tooManyFragments) { try many.take(frame(.continuation, fin: false)) }
     }
 
@@ -130,14 +140,18 @@ import Testing
         var sent: [WebSocketFrame] = []
         var wire = ByteBuffer()
         for _ in 0..<200 {
-            let opcode: WebSocketOpcode = [.binary, .continuation, .ping, .pong, .text].randomElement(using: &generator)!
+            let opcode: WebSocketOpcode = [.binary, .continuation, .ping, .pong, .text].randomElement(
+                using: &generator)!
             let control = opcode == .ping || opcode == .pong
-            let length = control ? Int.random(in: 0...125, using: &generator)
+            let length =
+                control
+                ? Int.random(in: 0...125, using: &generator)
                 : [Int.random(in: 0...300, using: &generator), Int.random(in: 65_000...70_000, using: &generator)]
                     .randomElement(using: &generator)!
             let payload = ByteBuffer(bytes: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
             let key: WebSocketMaskingKey? = Bool.random(using: &generator) ? .random(using: &generator) : nil
-            let frame = WebSocketFrame(fin: control || Bool.random(using: &generator), opcode: opcode, maskKey: key, data: payload)
+            let frame = WebSocketFrame(
+                fin: control || Bool.random(using: &generator), opcode: opcode, maskKey: key, data: payload)
             sent.append(frame)
             try channel.writeOutbound(frame)
             while var part = try channel.readOutbound(as: ByteBuffer.self) { wire.writeBuffer(&part) }
@@ -147,11 +161,15 @@ import Testing
         while wire.readableBytes > 0 {
             var chunk = wire.readSlice(length: min(wire.readableBytes, Int.random(in: 1...9000, using: &generator)))!
             pending.writeBuffer(&chunk)
-            while let frame = try RelayFrameReader.next(from: &pending, maxFrameSize: Self.maxFrameSize) { received.append(frame) }
+            while let frame = try RelayFrameReader.next(from: &pending, maxFrameSize: Self.maxFrameSize) {
+                received.append(frame)
+            }
         }
         #expect(received.count == sent.count, "seed \(seed)")
         for (frame, expected) in zip(received, sent) {
-            #expect(frame.fin == expected.fin && frame.opcode == expected.opcode && frame.maskKey == expected.maskKey, "seed \(seed)")
+            #expect(
+                frame.fin == expected.fin && frame.opcode == expected.opcode && frame.maskKey == expected.maskKey,
+                "seed \(seed)")
             // The encoder masks the data it is given with the key; the reader's unmasking undoes it.
             #expect(Self.unmasked(frame) == Array(expected.data.readableBytesView), "seed \(seed)")
         }
@@ -165,9 +183,12 @@ import Testing
         var generator = SeededRandom(seed: seed)
         var outcomes = (frames: 0, errors: 0, waits: 0)
         for _ in 0..<2_000 {
-            let interesting: [UInt8] = [0x00, 0x01, 0x02, 0x08, 0x09, 0x0a, 0x7d, 0x7e, 0x7f, 0x80, 0x81, 0x82, 0x88, 0xff]
+            let interesting: [UInt8] = [
+                0x00, 0x01, 0x02, 0x08, 0x09, 0x0a, 0x7d, 0x7e, 0x7f, 0x80, 0x81, 0x82, 0x88, 0xff,
+            ]
             let bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
-                Bool.random(using: &generator) ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+                Bool.random(using: &generator)
+                    ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
             }
             var buffer = ByteBuffer(bytes: bytes)
             var assembler = RelayMessageAssembler(maxMessageSize: 100)

@@ -4,11 +4,13 @@ import HybridTransport
 import NIOCore
 import NIOPosix
 import Testing
+
 @testable import TunnelRelay
 
 /// Three relay instances behind HAProxy running the shipped deploy/haproxy.cfg: tunnels whose two
 /// ends both arrive through the balancer must meet on the instance named by the routing ID.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: HAProxyProcess.isInstalled, "haproxy is not installed at /usr/sbin/haproxy"))
+@Suite(
+    .timeLimit(.minutes(1)), .enabled(if: HAProxyProcess.isInstalled, "haproxy is not installed at /usr/sbin/haproxy"))
 struct RelayHAProxyTests {
     /// An instance as deploy/haproxy.cfg expects it: its routing prefix, and the PROXY v2 header
     /// that `send-proxy-v2` puts before every connection.
@@ -83,7 +85,8 @@ struct RelayHAProxyTests {
                         var prefixes: [UInt8] = []
                         for index in 0..<9 {
                             let tunnelID = RelayTest.randomTunnelID()
-                            try await RelayTest.client.withConnection(to: RelayTest.newURL(balancer, tunnelID)) { phone async throws in
+                            try await RelayTest.client.withConnection(to: RelayTest.newURL(balancer, tunnelID)) {
+                                phone async throws in
                                 let routingID = try phone.routingID()
                                 prefixes.append(routingID.bytes[0])
                                 let url = RelayTest.connectURL(balancer, routingID, tunnelID)
@@ -111,7 +114,9 @@ struct RelayHAProxyTests {
                         // A prefix no instance owns falls through to the pool and is unknown there.
                         let stray = try #require(RoutingID(bytes: [0x04, 0, 0]))
                         await #expect(throws: TunnelClientError.httpStatus(404)) {
-                            try await RelayTest.client.withConnection(to: RelayTest.connectURL(balancer, stray, RelayTest.randomTunnelID())) { _ async throws in }
+                            try await RelayTest.client.withConnection(
+                                to: RelayTest.connectURL(balancer, stray, RelayTest.randomTunnelID())
+                            ) { _ async throws in }
                         }
                     }
                 }

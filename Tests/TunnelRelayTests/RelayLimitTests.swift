@@ -1,6 +1,7 @@
 import HybridCore
 import HybridTransport
 import Testing
+
 @testable import TunnelRelay
 
 @Suite(.timeLimit(.minutes(1)))
@@ -14,7 +15,8 @@ struct RelayLimitTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     try await body(phone, client)
                 }
             }
@@ -25,7 +27,8 @@ struct RelayLimitTests {
     static func exchange(_ origin: TunnelServerOrigin) async throws {
         let tunnelID = RelayTest.randomTunnelID()
         try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
-            try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, try phone.routingID(), tunnelID)) { client async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, try phone.routingID(), tunnelID))
+            { client async throws in
                 try await client.send([1, 2])
                 var fromClient = phone.messages.makeAsyncIterator()
                 #expect(try await RelayTest.next(&fromClient) == [1, 2])
@@ -77,7 +80,8 @@ struct RelayLimitTests {
     @Test func textFrameIsAPolicyViolation() async throws {
         try await RelayTest.withRelay { _, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
-                try await raw.send(RawConnection.upgradeRequest(path: TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath))
+                try await raw.send(
+                    RawConnection.upgradeRequest(path: TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath))
                 #expect(try await raw.readResponseHead().httpStatus == 101)
                 try await raw.send(bytes: RawConnection.maskedFrame(opcode: 0x1, payload: Array("hello".utf8)))
                 #expect(try await raw.readCloseCode() == RelayCloseCode.policyViolation.rawValue)
@@ -93,7 +97,8 @@ struct RelayLimitTests {
                 var first = RawConnection.maskedFrame(opcode: 0x2, payload: [1, 2])
                 first[0] &= 0x7f  // FIN clear
                 try await raw.send(bytes: first + RawConnection.maskedFrame(opcode: 0x0, payload: [3]))
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     var fromPhone = client.messages.makeAsyncIterator()
                     let message = try await RelayTest.next(&fromPhone)
                     #expect(message == [1, 2, 3])

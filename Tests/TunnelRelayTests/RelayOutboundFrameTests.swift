@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOWebSocket
 import TestSeededRandom
 import Testing
+
 @testable import TunnelRelay
 
 /// The relay's own encoding of forwarded messages, against the examples of RFC 6455 §5.7 and
@@ -18,14 +19,15 @@ import Testing
 
     /// RFC 6455 §5.7: a 256-byte binary message is `82 7E 0100` then the bytes; a 64 KiB one is
     /// `82 7F 0000000000010000` then the bytes. 125 bytes is the longest with a 1-byte length.
-    @Test(arguments: [
-        (5, [0x82, 0x05]),
-        (125, [0x82, 0x7d]),
-        (126, [0x82, 0x7e, 0x00, 0x7e]),
-        (256, [0x82, 0x7e, 0x01, 0x00]),
-        (65535, [0x82, 0x7e, 0xff, 0xff]),
-        (65536, [0x82, 0x7f, 0, 0, 0, 0, 0, 0x01, 0, 0]),
-    ] as [(Int, [UInt8])])
+    @Test(
+        arguments: [
+            (5, [0x82, 0x05]),
+            (125, [0x82, 0x7d]),
+            (126, [0x82, 0x7e, 0x00, 0x7e]),
+            (256, [0x82, 0x7e, 0x01, 0x00]),
+            (65535, [0x82, 0x7e, 0xff, 0xff]),
+            (65536, [0x82, 0x7f, 0, 0, 0, 0, 0, 0x01, 0, 0]),
+        ] as [(Int, [UInt8])])
     func headerMatchesTheRFC(length: Int, header: [UInt8]) {
         let payload = ByteBuffer(bytes: (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let frame = RelayOutboundFrame.encode(.binary, payload: payload, allocator: ByteBufferAllocator())
@@ -59,7 +61,8 @@ import Testing
         let allocator = ByteBufferAllocator()
         let ping = RelayOutboundFrame.encode(.ping, payload: ByteBuffer(string: "Hello"), allocator: allocator)
         #expect(Array(ping.readableBytesView) == [0x89, 0x05] + Array("Hello".utf8))
-        let close = RelayOutboundFrame.encode(.connectionClose, payload: ByteBuffer(bytes: [0x03, 0xe8]), allocator: allocator)
+        let close = RelayOutboundFrame.encode(
+            .connectionClose, payload: ByteBuffer(bytes: [0x03, 0xe8]), allocator: allocator)
         #expect(Array(close.readableBytesView) == [0x88, 0x02, 0x03, 0xe8])
     }
 

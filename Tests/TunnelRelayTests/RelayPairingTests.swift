@@ -2,6 +2,7 @@ import HybridCore
 import HybridTransport
 import TestSeededRandom
 import Testing
+
 @testable import TunnelRelay
 
 @Suite(.timeLimit(.minutes(1)))
@@ -13,7 +14,8 @@ struct RelayPairingTests {
                 let routingID = try phone.routingID()
                 #expect(routingID.bytes[0] == 0x7e)
                 #expect(relay.tunnelCounts == (pending: 1, paired: 0))
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     #expect(client.responseHeaders[TunnelWebSocket.subprotocol].isEmpty)
                     #expect(client.responseHeaders["Sec-WebSocket-Protocol"] == [TunnelWebSocket.subprotocol])
                     var fromClient = phone.messages.makeAsyncIterator()
@@ -42,8 +44,10 @@ struct RelayPairingTests {
     @Test func routingIDIsPrefixPlusInjectedRandomBytes() async throws {
         var expected = SeededRandom(seed: 0)
         let random = UInt16.random(in: .min ... .max, using: &expected)
-        try await RelayTest.withRelay({ $0.routingIDPrefix = 0xa5 }, random: SeededRandom(seed: 0)) { _, origin async throws in
-            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { phone async throws in
+        try await RelayTest.withRelay({ $0.routingIDPrefix = 0xa5 }, random: SeededRandom(seed: 0)) {
+            _, origin async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) {
+                phone async throws in
                 let routingID = try phone.routingID()
                 #expect(routingID.bytes == [0xa5, UInt8(random >> 8), UInt8(random & 0xff)])
             }
@@ -75,7 +79,8 @@ struct RelayPairingTests {
                 let routingID = try phone.routingID()
                 // The phone speaks before anyone has joined: the relay must queue these.
                 for index in 0..<5 { try await phone.send([0xf0, UInt8(index)]) }
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     // The client speaks immediately on open, as Chromium does with msg1.
                     try await client.send([0x01])
                     var fromPhone = client.messages.makeAsyncIterator()
@@ -92,7 +97,8 @@ struct RelayPairingTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     try await client.send([9])
                     await client.close()
                     #expect(await client.closeInfo()?.code == 1000)
@@ -127,7 +133,8 @@ struct RelayPairingTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 let routingID = try await raw.openNewTunnel(tunnelID)
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     try await client.send([1])
                     let frame = try await raw.readDataFrame()
                     #expect(frame.opcode == 0x2 && frame.payload == [1])
@@ -142,7 +149,8 @@ struct RelayPairingTests {
     @Test func pendingTunnelExpires() async throws {
         try await RelayTest.withRelay({ $0.pendingTunnelTTL = .milliseconds(200) }) { relay, origin async throws in
             let tunnelID = RelayTest.randomTunnelID()
-            let routingID = try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
+            let routingID = try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) {
+                phone async throws in
                 let routingID = try phone.routingID()
                 let (_, code) = await RelayTest.drain(phone)
                 #expect(code == RelayCloseCode.pendingExpired.rawValue)
@@ -150,7 +158,9 @@ struct RelayPairingTests {
             }
             #expect(relay.tunnelCounts.pending == 0)
             await #expect(throws: TunnelClientError.httpStatus(404)) {
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { _ async throws in }
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    _ async throws in
+                }
             }
         }
     }
@@ -160,7 +170,8 @@ struct RelayPairingTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     #expect(await RelayTest.drain(client).code == RelayCloseCode.lifetimeExceeded.rawValue)
                 }
                 #expect(await RelayTest.drain(phone).code == RelayCloseCode.lifetimeExceeded.rawValue)
@@ -172,7 +183,8 @@ struct RelayPairingTests {
     /// waits for the relay's own event: no wall-clock window for a pong to beat.
     @Test func relayPingsAndClosesSilentPeers() async throws {
         let recorder = ProbeRecorder()
-        try await RelayTest.withRelay(RelayAbuseTests.manualPings, probe: recorder.probe) { relay, origin async throws in
+        try await RelayTest.withRelay(RelayAbuseTests.manualPings, probe: recorder.probe) {
+            relay, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 _ = try await raw.openNewTunnel(RelayTest.randomTunnelID())
                 await recorder.next(.tunnelOpened)
@@ -197,7 +209,8 @@ struct RelayPairingTests {
                     // The interval in which the pong arrived: nothing to do.
                     try await relay.tickPingSweepers()
                 }
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     try await client.send([5])
                     var fromClient = phone.messages.makeAsyncIterator()
                     #expect(try await RelayTest.next(&fromClient) == [5])

@@ -1,6 +1,7 @@
 import HybridCore
 import HybridTransport
 import Testing
+
 @testable import TunnelRelay
 
 @Suite(.timeLimit(.minutes(1)))
@@ -51,8 +52,12 @@ struct RelayRejectionTests {
     @Test func missingSubprotocolIs400() async throws {
         try await RelayTest.withRelay { relay, origin async throws in
             let path = "/cable/new/\(Self.someTunnel)"
-            #expect(try await Self.status(port: origin.effectivePort, RawConnection.upgradeRequest(path: path, subprotocol: nil)) == 400)
-            #expect(try await Self.status(port: origin.effectivePort, RawConnection.upgradeRequest(path: path, subprotocol: "chat")) == 400)
+            #expect(
+                try await Self.status(
+                    port: origin.effectivePort, RawConnection.upgradeRequest(path: path, subprotocol: nil)) == 400)
+            #expect(
+                try await Self.status(
+                    port: origin.effectivePort, RawConnection.upgradeRequest(path: path, subprotocol: "chat")) == 400)
             #expect(relay.tunnelCounts.pending == 0)
             // Offered among others, it is accepted and selected alone.
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
@@ -67,7 +72,9 @@ struct RelayRejectionTests {
     @Test func nonGetIs405AndPlainGetIs400() async throws {
         try await RelayTest.withRelay { _, origin async throws in
             let path = "/cable/new/\(Self.someTunnel)"
-            #expect(try await Self.status(port: origin.effectivePort, RawConnection.upgradeRequest(path: path, method: "POST")) == 405)
+            #expect(
+                try await Self.status(
+                    port: origin.effectivePort, RawConnection.upgradeRequest(path: path, method: "POST")) == 405)
             #expect(try await Self.status(port: origin.effectivePort, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n") == 400)
             #expect(try await Self.status(port: origin.effectivePort, "NONSENSE\r\n\r\n") == 400)
         }
@@ -78,7 +85,9 @@ struct RelayRejectionTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { _ async throws in
                 await #expect(throws: TunnelClientError.httpStatus(409)) {
-                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { _ async throws in }
+                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) {
+                        _ async throws in
+                    }
                 }
             }
         }
@@ -89,17 +98,24 @@ struct RelayRejectionTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
-                let wrongRoutingID = try #require(RoutingID(bytes: [routingID.bytes[0], routingID.bytes[1], routingID.bytes[2] ^ 1]))
+                let wrongRoutingID = try #require(
+                    RoutingID(bytes: [routingID.bytes[0], routingID.bytes[1], routingID.bytes[2] ^ 1]))
                 await #expect(throws: TunnelClientError.httpStatus(404)) {
-                    try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, wrongRoutingID, tunnelID)) { _ async throws in }
+                    try await RelayTest.client.withConnection(
+                        to: RelayTest.connectURL(origin, wrongRoutingID, tunnelID)
+                    ) { _ async throws in }
                 }
                 await #expect(throws: TunnelClientError.httpStatus(404)) {
-                    try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, RelayTest.randomTunnelID())) { _ async throws in }
+                    try await RelayTest.client.withConnection(
+                        to: RelayTest.connectURL(origin, routingID, RelayTest.randomTunnelID())
+                    ) { _ async throws in }
                 }
                 // The right pair still works afterwards, and only once.
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { _ async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    _ async throws in
                     await #expect(throws: TunnelClientError.httpStatus(404)) {
-                        try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { _ async throws in }
+                        try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID))
+                        { _ async throws in }
                     }
                 }
             }
@@ -118,9 +134,11 @@ struct RelayRejectionTests {
 
     @Test func pendingCapIs503() async throws {
         try await RelayTest.withRelay({ $0.maxPendingTunnels = 1 }) { _, origin async throws in
-            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) {
+                _ async throws in
                 await #expect(throws: TunnelClientError.httpStatus(503)) {
-                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in }
+                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID()))
+                    { _ async throws in }
                 }
             }
         }
@@ -128,14 +146,20 @@ struct RelayRejectionTests {
 
     @Test func connectionCapIs503() async throws {
         try await RelayTest.withRelay({ $0.maxConnections = 1 }) { _, origin async throws in
-            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in
-                #expect(try await Self.status(port: origin.effectivePort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 503)
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) {
+                _ async throws in
+                #expect(
+                    try await Self.status(port: origin.effectivePort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 503
+                )
             }
         }
     }
 
     @Test func perIPRateLimitIs429() async throws {
-        try await RelayTest.withRelay({ $0.connectionsPerSecondPerIP = 0.001; $0.connectionBurstPerIP = 2 }) { relay, origin async throws in
+        try await RelayTest.withRelay({
+            $0.connectionsPerSecondPerIP = 0.001
+            $0.connectionBurstPerIP = 2
+        }) { relay, origin async throws in
             let request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
             #expect(try await Self.status(port: origin.effectivePort, request) == 200)
             #expect(try await Self.status(port: origin.effectivePort, request) == 200)
@@ -165,11 +189,14 @@ struct RelayRejectionTests {
                 return String(decoding: await raw.readToEnd(), as: UTF8.self)
             }
             #expect(text.httpStatus == 200)
-            for name in ["relay_tunnels_pending", "relay_tunnels_paired", "relay_messages_forwarded_total",
-                         "relay_bytes_forwarded_total", "relay_rejects_total", "relay_pairing_latency_seconds_bucket"] {
+            for name in [
+                "relay_tunnels_pending", "relay_tunnels_paired", "relay_messages_forwarded_total",
+                "relay_bytes_forwarded_total", "relay_rejects_total", "relay_pairing_latency_seconds_bucket",
+            ] {
                 #expect(text.contains(name), "missing \(name)")
             }
-            #expect(try await Self.status(port: origin.effectivePort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 200)
+            #expect(
+                try await Self.status(port: origin.effectivePort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 200)
         }
     }
 }

@@ -2,6 +2,7 @@ import HybridCore
 import HybridTransport
 import ServiceLifecycle
 import Testing
+
 @testable import TunnelRelay
 
 @Suite(.timeLimit(.minutes(1)))
@@ -34,16 +35,21 @@ struct RelayShutdownTests {
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
                 var fromClient = phone.messages.makeAsyncIterator()
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
-                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { pending async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
+                    try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID()))
+                    { pending async throws in
                         await services.triggerGracefulShutdown()
                         // Nobody can join a pending tunnel any more: it goes at once.
                         #expect(await RelayTest.drain(pending).code == RelayCloseCode.goingAway.rawValue)
                     }
                     // The listener is closed by now.
-                    await #expect(performing: {
-                        try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in }
-                    }, throws: Self.isUnreachable)
+                    await #expect(
+                        performing: {
+                            try await RelayTest.client.withConnection(
+                                to: RelayTest.newURL(origin, RelayTest.randomTunnelID())
+                            ) { _ async throws in }
+                        }, throws: Self.isUnreachable)
                     // The live tunnel keeps working.
                     try await client.send([1, 2, 3])
                     #expect(try await RelayTest.next(&fromClient) == [1, 2, 3])
@@ -65,7 +71,8 @@ struct RelayShutdownTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     await services.triggerGracefulShutdown()
                     #expect(await RelayTest.drain(client).code == RelayCloseCode.goingAway.rawValue)
                 }
@@ -108,7 +115,8 @@ struct RelayShutdownTests {
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
                 let routingID = try phone.routingID()
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) { client async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.connectURL(origin, routingID, tunnelID)) {
+                    client async throws in
                     try await client.send([7])
                     var fromClient = phone.messages.makeAsyncIterator()
                     #expect(try await RelayTest.next(&fromClient) == [7])

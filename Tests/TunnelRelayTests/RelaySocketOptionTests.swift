@@ -2,6 +2,7 @@ import Glibc
 import HybridCore
 import NIOCore
 import Testing
+
 @testable import TunnelRelay
 
 /// The options of the sockets the relay accepts, read back from the kernel (`getsockopt`).
@@ -14,12 +15,15 @@ struct RelaySocketOptionTests {
     /// accepted connection failed and was reset.
     @Test func acceptedSocketsHaveNoDelayAndNoDebug() async throws {
         try await RelayTest.withRelay { relay, origin async throws in
-            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) { _ async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) {
+                _ async throws in
                 let channels = relay.openConnections
                 #expect(channels.count == 1)
                 for channel in channels {
                     let noDelay = try await channel.getOption(.tcpOption(.tcp_nodelay)).get()
-                    let debug = try await channel.getOption(.socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(SO_DEBUG))).get()
+                    let debug = try await channel.getOption(
+                        .socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(SO_DEBUG))
+                    ).get()
                     #expect(noDelay != 0, "TCP_NODELAY off on an accepted socket")
                     #expect(debug == 0, "SO_DEBUG on an accepted socket: fails without CAP_NET_ADMIN")
                 }

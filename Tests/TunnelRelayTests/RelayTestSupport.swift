@@ -4,6 +4,7 @@ import HybridTransport
 import Logging
 import NIOCore
 import Testing
+
 @testable import TunnelRelay
 
 /// Shared helpers: a relay on 127.0.0.1 port 0, a client, fresh IDs, expectations on close codes.
@@ -32,7 +33,8 @@ enum RelayTest {
         probe: RelayProbe? = nil,
         _ body: (RelayServer, TunnelServerOrigin) async throws -> Result
     ) async throws -> Result {
-        let relay = try await buildRelay(configuration: configuration(configure), random: random, logger: logger, probe: probe)
+        let relay = try await buildRelay(
+            configuration: configuration(configure), random: random, logger: logger, probe: probe)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await relay.run() }
             let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)

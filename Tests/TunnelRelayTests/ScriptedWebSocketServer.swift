@@ -59,7 +59,8 @@ enum ScriptedWebSocketServer {
 
     /// A server that accepts TCP and never answers (handshake timeouts).
     @discardableResult
-    static func withSilentServer<Result: Sendable>(_ body: (_ port: Int) async throws -> Result) async throws -> Result {
+    static func withSilentServer<Result: Sendable>(_ body: (_ port: Int) async throws -> Result) async throws -> Result
+    {
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -101,8 +102,11 @@ enum ScriptedWebSocketServer {
             if frame.opcode == .binary, let code = script.echoThenClose {
                 var payload = context.channel.allocator.buffer(capacity: 2)
                 payload.writeInteger(code)
-                context.write(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .binary, data: frame.data)), promise: nil)
-                context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)), promise: nil)
+                context.write(
+                    Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .binary, data: frame.data)), promise: nil)
+                context.writeAndFlush(
+                    Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)),
+                    promise: nil)
             }
         }
     }

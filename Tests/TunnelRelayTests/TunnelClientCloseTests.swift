@@ -20,7 +20,8 @@ struct TunnelClientCloseTests {
         _ body: (TunnelConnection) async throws -> Void
     ) async throws -> [(WebSocketOpcode, [UInt8])] {
         try await ScriptedWebSocketServer.with(script) { port, received async throws in
-            try await RelayTest.client.withConnection(to: TunnelClientTests.url(port: port)) { connection async throws in
+            try await RelayTest.client.withConnection(to: TunnelClientTests.url(port: port)) {
+                connection async throws in
                 try await connection.send([7])
                 try await body(connection)
             }

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOWebSocket
 import Testing
+
 @testable import TunnelRelay
 
 @Suite(.timeLimit(.minutes(1)))
@@ -44,7 +45,9 @@ struct TunnelClientTests {
     }
 
     @Test func routingIDHeaderIsCaseInsensitive() async throws {
-        let script = ScriptedWebSocketServer.Script(headers: [("Sec-WebSocket-Protocol", "fido.cable"), ("x-cable-routing-id", "0a0B0c")])
+        let script = ScriptedWebSocketServer.Script(headers: [
+            ("Sec-WebSocket-Protocol", "fido.cable"), ("x-cable-routing-id", "0a0B0c"),
+        ])
         try await ScriptedWebSocketServer.with(script) { port, _ async throws in
             try await RelayTest.client.withConnection(to: Self.url(port: port)) { connection async throws in
                 #expect(try connection.routingID().bytes == [0x0a, 0x0b, 0x0c])
@@ -92,14 +95,20 @@ struct TunnelClientTests {
         var configuration = TunnelClient.Configuration()
         configuration.maxMessageSize = 100
         let client = TunnelClient(configuration: configuration, logger: RelayTest.logger)
-        for frames in [[Self.binary([UInt8](repeating: 0, count: 101))],
-                       [Self.binary([UInt8](repeating: 0, count: 60), fin: false),
-                        Self.binary([UInt8](repeating: 0, count: 60), opcode: .continuation)]] {
+        for frames in [
+            [Self.binary([UInt8](repeating: 0, count: 101))],
+            [
+                Self.binary([UInt8](repeating: 0, count: 60), fin: false),
+                Self.binary([UInt8](repeating: 0, count: 60), opcode: .continuation),
+            ],
+        ] {
             var script = ScriptedWebSocketServer.Script()
             script.frames = frames
             try await ScriptedWebSocketServer.with(script) { port, _ async throws in
                 try await client.withConnection(to: Self.url(port: port)) { connection async throws in
-                    await #expect(throws: TunnelClientError.messageTooLarge) { try await connection.send([UInt8](repeating: 0, count: 101)) }
+                    await #expect(throws: TunnelClientError.messageTooLarge) {
+                        try await connection.send([UInt8](repeating: 0, count: 101))
+                    }
                     var messages = connection.messages.makeAsyncIterator()
                     await #expect(throws: TunnelClientError.messageTooLarge) { _ = try await messages.next() }
                 }
@@ -109,7 +118,9 @@ struct TunnelClientTests {
 
     @Test func unreachableAndHandshakeTimeout() async throws {
         // A port that was just free: nothing listens there.
-        let closed = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let closed = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
+            host: "127.0.0.1", port: 0
+        ).get()
         let port = closed.localAddress?.port ?? 0
         try await closed.close()
         await #expect {
@@ -131,22 +142,27 @@ struct TunnelClientTests {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
         let certificate = fixtures.appendingPathComponent("localhost-cert.pem").path
         let key = fixtures.appendingPathComponent("localhost-key.pem").path
-        try await RelayTest.withRelay({ $0.tls = .init(certificateChain: certificate, privateKey: key) }) { _, origin async throws in
+        try await RelayTest.withRelay({ $0.tls = .init(certificateChain: certificate, privateKey: key) }) {
+            _, origin async throws in
             let secure = TunnelServerOrigin(scheme: .wss, host: "localhost", port: origin.effectivePort)
             let tunnelID = RelayTest.randomTunnelID()
             var configuration = TunnelClient.Configuration()
             configuration.additionalCAFile = certificate
             let trusting = TunnelClient(configuration: configuration, logger: RelayTest.logger)
-            try await trusting.withConnection(to: TunnelURL(origin: secure, path: .new(tunnelID))) { phone async throws in
+            try await trusting.withConnection(to: TunnelURL(origin: secure, path: .new(tunnelID))) {
+                phone async throws in
                 let routingID = try phone.routingID()
-                try await trusting.withConnection(to: TunnelURL(origin: secure, path: .connect(routingID, tunnelID))) { client async throws in
+                try await trusting.withConnection(to: TunnelURL(origin: secure, path: .connect(routingID, tunnelID))) {
+                    client async throws in
                     try await client.send([42])
                     var fromClient = phone.messages.makeAsyncIterator()
                     #expect(try await RelayTest.next(&fromClient) == [42])
                 }
             }
             await #expect {
-                try await RelayTest.client.withConnection(to: TunnelURL(origin: secure, path: .new(RelayTest.randomTunnelID()))) { _ async throws in }
+                try await RelayTest.client.withConnection(
+                    to: TunnelURL(origin: secure, path: .new(RelayTest.randomTunnelID()))
+                ) { _ async throws in }
             } throws: { error in
                 if case .tlsFailure = error as? TunnelClientError { true } else { false }
             }

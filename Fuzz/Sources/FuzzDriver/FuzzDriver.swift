@@ -3,6 +3,8 @@
 // from our own main (and linking with lld, see scripts/fuzz.sh) avoids it.
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// (the C symbol libFuzzer exports)
 @_silgen_name("LLVMFuzzerRunDriver")
 private func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>,
@@ -29,16 +31,18 @@ public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> In
 /// exits with libFuzzer's status. A target traps when an oracle fails.
 public func runFuzzer(_ targets: [String: @Sendable ([UInt8]) -> Void]) -> Never {
     guard let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"], let target = targets[name] else {
-        FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(targets.keys.sorted().joined(separator: " "))\n".utf8))
+        FileHandle.standardError.write(
+            Data("set FUZZ_TARGET to one of: \(targets.keys.sorted().joined(separator: " "))\n".utf8))
         exit(2)
     }
     selected = target
     var argc = CommandLine.argc
     var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-    exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-        selected(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
-        return 0
-    })
+    exit(
+        LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            selected(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        })
 }
 
 /// Traps with `what` unless `condition` holds: how a target reports a failed oracle.

@@ -37,8 +37,9 @@ enum CTAPHIDTargets {
 /// Reassembles the reports of one message as a host would; `nil` if they are not one message.
 enum Reassembly {
     static func message(from reports: [[UInt8]]) -> CTAPHIDMessage? {
-        guard let first = reports.first, case .initialization(let channel, let command, let length, var data)? =
-            try? CTAPHIDPacket(report: first)
+        guard let first = reports.first,
+            case .initialization(let channel, let command, let length, var data)? =
+                try? CTAPHIDPacket(report: first)
         else { return nil }
         var expected: UInt8 = 0
         for report in reports.dropFirst() {
@@ -133,7 +134,8 @@ struct CTAPHIDModel {
             {
                 // A whole CBOR message on an allocated channel with nothing pending reaches the phone intact.
                 check(
-                    actions.contains(.startRequest(id: lastRequestID, channel: message.channel, payload: message.payload)),
+                    actions.contains(
+                        .startRequest(id: lastRequestID, channel: message.channel, payload: message.payload)),
                     "CBOR message handed to the phone byte for byte")
             }
         case .advance(let step):
@@ -142,7 +144,9 @@ struct CTAPHIDModel {
             if let deadline = machine.nextDeadline { check(deadline > now, "a deadline is overdue after tick") }
         case .answer(let stale, let payload):
             guard let pending = machine.pendingRequest else {
-                check(machine.responseReady(id: lastRequestID, payload: payload, at: now).isEmpty, "answer with nothing pending")
+                check(
+                    machine.responseReady(id: lastRequestID, payload: payload, at: now).isEmpty,
+                    "answer with nothing pending")
                 return
             }
             let id = stale ? pending.id &- 1 : pending.id
@@ -151,15 +155,21 @@ struct CTAPHIDModel {
                 check(actions.isEmpty && machine.pendingRequest?.id == pending.id, "a stale answer is dropped")
             } else {
                 let answer = CTAPHIDMessage(channel: pending.channel, command: .cbor, payload: payload)
-                check(actions == [.send(answer)] && machine.pendingRequest == nil, "the answer goes to the request's channel")
+                check(
+                    actions == [.send(answer)] && machine.pendingRequest == nil,
+                    "the answer goes to the request's channel")
                 handle(actions, after: nil)
             }
         case .userPresenceNeeded:
-            if let pending = machine.pendingRequest { machine.keepaliveStatusChanged(id: pending.id, to: .userPresenceNeeded) }
+            if let pending = machine.pendingRequest {
+                machine.keepaliveStatusChanged(id: pending.id, to: .userPresenceNeeded)
+            }
         case .deviceClosed:
             let pending = machine.pendingRequest
             let actions = machine.deviceClosed()
-            check(actions == (pending.map { [.cancelRequest(id: $0.id, reason: .deviceClosed)] } ?? []), "close cancels what is pending")
+            check(
+                actions == (pending.map { [.cancelRequest(id: $0.id, reason: .deviceClosed)] } ?? []),
+                "close cancels what is pending")
             check(machine.pendingRequest == nil && machine.nextDeadline == nil, "nothing left after close")
         }
     }
@@ -173,7 +183,8 @@ struct CTAPHIDModel {
                 check(Reassembly.message(from: reply.reports) == reply, "a reply reassembles to itself")
                 if reply.command == .initialize {
                     check(reply.payload.count == 17, "INIT answer length")
-                    let assigned = UInt32(reply.payload[8]) << 24 | UInt32(reply.payload[9]) << 16
+                    let assigned =
+                        UInt32(reply.payload[8]) << 24 | UInt32(reply.payload[9]) << 16
                         | UInt32(reply.payload[10]) << 8 | UInt32(reply.payload[11])
                     if let message { check(Array(reply.payload.prefix(8)) == message.payload, "INIT echoes the nonce") }
                     if !channels.contains(assigned) { channels.append(assigned) }
@@ -182,11 +193,16 @@ struct CTAPHIDModel {
                 check(Reassembly.message(from: rejection.message.reports) == rejection.message, "an error reassembles")
             case .startRequest(let id, let channel, let payload):
                 started += 1
-                check(id > lastRequestID && !payload.isEmpty && channels.contains(channel), "a fresh request on a known channel")
-                check(machine.pendingRequest.map { $0.id == id && $0.channel == channel } ?? false, "the started request is pending")
+                check(
+                    id > lastRequestID && !payload.isEmpty && channels.contains(channel),
+                    "a fresh request on a known channel")
+                check(
+                    machine.pendingRequest.map { $0.id == id && $0.channel == channel } ?? false,
+                    "the started request is pending")
                 lastRequestID = id
             case .cancelRequest(let id, _):
-                check(id <= lastRequestID && machine.pendingRequest?.id != id, "a cancelled request is no longer pending")
+                check(
+                    id <= lastRequestID && machine.pendingRequest?.id != id, "a cancelled request is no longer pending")
             case .wink, .ignore:
                 break
             }

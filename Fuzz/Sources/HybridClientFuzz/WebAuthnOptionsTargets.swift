@@ -20,7 +20,9 @@ enum WebAuthnOptionsTargets {
             let ceremony = try? RegistrationCeremony(options: options, origin: origin),
             let request = try? ceremony.makeCredentialRequest()
         else { return }
-        check((try? CTAPRequest(bytes: request.encoded)) == .makeCredential(request), "makeCredential as the phone reads it")
+        check(
+            (try? CTAPRequest(bytes: request.encoded)) == .makeCredential(request),
+            "makeCredential as the phone reads it")
     }
 
     static func requestOptions(_ input: [UInt8]) {
@@ -31,7 +33,8 @@ enum WebAuthnOptionsTargets {
             let ceremony = try? AuthenticationCeremony(options: options, origin: origin)
         else { return }
         let request = ceremony.getAssertionRequest()
-        check((try? CTAPRequest(bytes: request.encoded)) == .getAssertion(request), "getAssertion as the phone reads it")
+        check(
+            (try? CTAPRequest(bytes: request.encoded)) == .getAssertion(request), "getAssertion as the phone reads it")
     }
 
     /// The origin a page of the RP would have: `https://<rp id>` (or example.com when absent).
@@ -62,7 +65,9 @@ enum OptionsJSONWriter {
         if let prf = inputs.prf { extensions["prf"] = self.prf(prf) }
         if inputs.credProps { extensions["credProps"] = true }
         if let largeBlob = inputs.largeBlob { extensions["largeBlob"] = ["support": largeBlob.rawValue] }
-        if let policy = inputs.credentialProtectionPolicy { extensions["credentialProtectionPolicy"] = policy.webAuthnName }
+        if let policy = inputs.credentialProtectionPolicy {
+            extensions["credentialProtectionPolicy"] = policy.webAuthnName
+        }
         if inputs.enforceCredentialProtectionPolicy { extensions["enforceCredentialProtectionPolicy"] = true }
         object["extensions"] = extensions
         return serialize(object)
@@ -101,7 +106,9 @@ enum OptionsJSONWriter {
         var object: [String: Any] = [
             "requireResidentKey": selection.requireResidentKey, "userVerification": selection.userVerification.rawValue,
         ]
-        if let attachment = selection.authenticatorAttachment { object["authenticatorAttachment"] = attachment.rawValue }
+        if let attachment = selection.authenticatorAttachment {
+            object["authenticatorAttachment"] = attachment.rawValue
+        }
         if let residentKey = selection.residentKey { object["residentKey"] = residentKey.rawValue }
         return object
     }

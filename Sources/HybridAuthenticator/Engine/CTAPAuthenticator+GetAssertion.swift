@@ -26,7 +26,9 @@ extension CTAPAuthenticator {
     func getAssertion(_ request: GetAssertionRequest) async throws(CTAPFailure) -> CBORValue {
         try rejectPinUvAuth(param: request.pinUvAuthParam, protocol: request.pinUvAuthProtocol)
         let extensions: GetAssertionExtensionInputs
-        do { extensions = try GetAssertionExtensionInputs(request.extensions) } catch { throw CTAPFailure(error.statusCode) }
+        do { extensions = try GetAssertionExtensionInputs(request.extensions) } catch {
+            throw CTAPFailure(error.statusCode)
+        }
         let options = request.options ?? CTAPRequestOptions()
         guard options.residentKey == nil else { throw CTAPFailure(.unsupportedOption) }
         guard options.effectiveUserPresence else { throw CTAPFailure(.unsupportedOption) }
@@ -50,14 +52,19 @@ extension CTAPAuthenticator {
         var chosen = first
         if candidates.count > 1 {
             let accounts = candidates.map {
-                AccountChoice(userName: $0.metadata.userName, userDisplayName: $0.metadata.userDisplayName, createdAt: $0.metadata.createdAt)
+                AccountChoice(
+                    userName: $0.metadata.userName, userDisplayName: $0.metadata.userDisplayName,
+                    createdAt: $0.metadata.createdAt)
             }
             guard let index = await userInteraction.chooseAccount(rpID: request.rpID, accounts: accounts),
                 candidates.indices.contains(index)
             else { throw CTAPFailure(.operationDenied) }
             chosen = candidates[index]
         } else {
-            guard await userInteraction.confirm(operation: .getAssertion, rpID: request.rpID, userName: first.metadata.accountLabel) else {
+            guard
+                await userInteraction.confirm(
+                    operation: .getAssertion, rpID: request.rpID, userName: first.metadata.accountLabel)
+            else {
                 throw CTAPFailure(.operationDenied)
             }
         }
@@ -71,12 +78,14 @@ extension CTAPAuthenticator {
         }
         var flags: AuthenticatorData.Flags = [.userPresent]
         if verify { flags.insert(.userVerified) }
-        let authenticatorData = AuthenticatorData(rpIDHash: AuthenticatorData.rpIDHash(request.rpID), flags: flags, signCount: signCount)
+        let authenticatorData = AuthenticatorData(
+            rpIDHash: AuthenticatorData.rpIDHash(request.rpID), flags: flags, signCount: signCount)
         let signature = try sign(authenticatorData, request.clientDataHash, with: chosen.privateKey)
         let metadata = chosen.metadata
         // Names only after user verification (CTAP 2.1 §6.2.2, "user" member).
         let user = PublicKeyCredentialUserEntity(
-            id: metadata.userHandle, name: verify ? metadata.userName : nil, displayName: verify ? metadata.userDisplayName : nil)
+            id: metadata.userHandle, name: verify ? metadata.userName : nil,
+            displayName: verify ? metadata.userDisplayName : nil)
         logger.info("assertion made", metadata: ["ctap.rp": "\(request.rpID)", "ctap.signCount": "\(signCount)"])
         var unsignedOutputs: CBORValue?
         if verify, let salts = extensions.prfSalts(forCredential: chosen.credentialID), let secret = chosen.prfSecret {
@@ -84,7 +93,8 @@ extension CTAPAuthenticator {
         }
         return GetAssertionResponse(
             credential: PublicKeyCredentialDescriptor(id: metadata.credentialID), authenticatorData: authenticatorData,
-            signature: signature, user: user, userSelected: discoverable ? true : nil, unsignedExtensionOutputs: unsignedOutputs
+            signature: signature, user: user, userSelected: discoverable ? true : nil,
+            unsignedExtensionOutputs: unsignedOutputs
         ).cbor
     }
 }

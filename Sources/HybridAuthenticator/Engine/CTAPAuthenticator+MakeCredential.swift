@@ -15,11 +15,15 @@ extension CTAPAuthenticator {
     func makeCredential(_ request: MakeCredentialRequest) async throws(CTAPFailure) -> CBORValue {
         try rejectPinUvAuth(param: request.pinUvAuthParam, protocol: request.pinUvAuthProtocol)
         let extensions: MakeCredentialExtensionInputs
-        do { extensions = try MakeCredentialExtensionInputs(request.extensions) } catch { throw CTAPFailure(error.statusCode) }
+        do { extensions = try MakeCredentialExtensionInputs(request.extensions) } catch {
+            throw CTAPFailure(error.statusCode)
+        }
         guard request.enterpriseAttestation == nil else { throw CTAPFailure(.invalidParameter) }
-        guard request.publicKeyCredentialParameters.contains(where: {
-            $0.type == PublicKeyCredentialDescriptor.publicKeyType && $0.algorithm == COSEAlgorithm.es256
-        }) else { throw CTAPFailure(.unsupportedAlgorithm) }
+        guard
+            request.publicKeyCredentialParameters.contains(where: {
+                $0.type == PublicKeyCredentialDescriptor.publicKeyType && $0.algorithm == COSEAlgorithm.es256
+            })
+        else { throw CTAPFailure(.unsupportedAlgorithm) }
         let options = request.options ?? CTAPRequestOptions()
         guard options.effectiveUserPresence else { throw CTAPFailure(.invalidOption) }
         let verify = options.effectiveUserVerification
@@ -29,7 +33,8 @@ extension CTAPAuthenticator {
         let excluded = Set((request.excludeList ?? []).filter(\.isPublicKey).map(\.id))
         // CTAP 2.1 §6.1.2 step 7: a level-3 passkey is not revealed to a request without UV.
         if let match = existing.first(where: {
-            excluded.contains($0.credentialID) && $0.metadata.effectiveCredentialProtection.isFound(verified: verify, discoverable: false)
+            excluded.contains($0.credentialID)
+                && $0.metadata.effectiveCredentialProtection.isFound(verified: verify, discoverable: false)
         }) {
             let acknowledged = await userInteraction.confirm(
                 operation: .excludedCredential, rpID: request.rp.id, userName: match.metadata.accountLabel)
@@ -64,13 +69,16 @@ extension CTAPAuthenticator {
         case .none:
             attestation = .none(authenticatorData)
         case .packedSelf:
-            attestation = .packedSelf(authenticatorData, signature: try sign(authenticatorData, request.clientDataHash, with: privateKey))
+            attestation = .packedSelf(
+                authenticatorData, signature: try sign(authenticatorData, request.clientDataHash, with: privateKey))
         }
         do { try await store.add(passkey) } catch {
             logger.error("cannot store the new passkey", metadata: ["store.error": "\(error)"])
             throw CTAPFailure(.other)
         }
-        logger.info("passkey created", metadata: ["ctap.rp": "\(request.rp.id)", "ctap.discoverable": "\(options.effectiveResidentKey)"])
+        logger.info(
+            "passkey created",
+            metadata: ["ctap.rp": "\(request.rp.id)", "ctap.discoverable": "\(options.effectiveResidentKey)"])
         var response = MakeCredentialResponse(attestation)
         if extensions.prfRequested {
             var prf = [CBORMapEntry("enabled", true)]
@@ -91,8 +99,11 @@ extension CTAPAuthenticator {
     }
 
     /// The DER ES256 signature over authData ‖ clientDataHash (WebAuthn §6.3.3 step 11).
-    func sign(_ authenticatorData: AuthenticatorData, _ clientDataHash: [UInt8], with key: P256.Signing.PrivateKey) throws(CTAPFailure) -> [UInt8] {
-        do { return Array(try key.signature(for: authenticatorData.encoded + clientDataHash).derRepresentation) } catch {
+    func sign(_ authenticatorData: AuthenticatorData, _ clientDataHash: [UInt8], with key: P256.Signing.PrivateKey)
+        throws(CTAPFailure) -> [UInt8]
+    {
+        do { return Array(try key.signature(for: authenticatorData.encoded + clientDataHash).derRepresentation) } catch
+        {
             throw CTAPFailure(.other)
         }
     }

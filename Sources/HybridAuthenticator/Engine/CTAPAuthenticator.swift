@@ -65,8 +65,12 @@ public struct CTAPAuthenticator: Sendable {
         do {
             parsed = try CTAPRequest(bytes: request)
         } catch {
-            logger.debug("malformed CTAP request", metadata: ["ctap.command": "\(command?.description ?? "none")", "ctap.error": "\(error)"])
-            return Outcome(command: command, rpID: nil, status: error.statusCode, response: CTAPResponse.encode(status: error.statusCode))
+            logger.debug(
+                "malformed CTAP request",
+                metadata: ["ctap.command": "\(command?.description ?? "none")", "ctap.error": "\(error)"])
+            return Outcome(
+                command: command, rpID: nil, status: error.statusCode,
+                response: CTAPResponse.encode(status: error.statusCode))
         }
         let rpID: String?
         let result: Result<CBORValue?, CTAPFailure>
@@ -90,14 +94,22 @@ public struct CTAPAuthenticator: Sendable {
         switch result {
         case .success(let body):
             logger.debug("CTAP request served", metadata: ["ctap.command": "\(parsed.command)"])
-            return Outcome(command: parsed.command, rpID: rpID, status: .ok, response: CTAPResponse.encode(status: .ok, body: body))
+            return Outcome(
+                command: parsed.command, rpID: rpID, status: .ok, response: CTAPResponse.encode(status: .ok, body: body)
+            )
         case .failure(let failure):
-            logger.debug("CTAP request failed", metadata: ["ctap.command": "\(parsed.command)", "ctap.status": "\(failure.status)"])
-            return Outcome(command: parsed.command, rpID: rpID, status: failure.status, response: CTAPResponse.encode(status: failure.status))
+            logger.debug(
+                "CTAP request failed",
+                metadata: ["ctap.command": "\(parsed.command)", "ctap.status": "\(failure.status)"])
+            return Outcome(
+                command: parsed.command, rpID: rpID, status: failure.status,
+                response: CTAPResponse.encode(status: failure.status))
         }
     }
 
-    private static func capture(_ body: () async throws(CTAPFailure) -> CBORValue) async -> Result<CBORValue?, CTAPFailure> {
+    private static func capture(_ body: () async throws(CTAPFailure) -> CBORValue) async -> Result<
+        CBORValue?, CTAPFailure
+    > {
         do { return .success(try await body()) } catch { return .failure(error) }
     }
 

@@ -23,7 +23,9 @@ struct PRFSalts: Hashable, Sendable {
         guard value.mapEntries != nil else { throw .unexpectedType(field: field) }
         guard let first = value[textKey: "first"] else { throw .missingParameter(field: field + ".first") }
         self.first = try Self.salt(first, field: field + ".first")
-        second = try value[textKey: "second"].map { (salt) throws(CTAPError) in try Self.salt(salt, field: field + ".second") }
+        second = try value[textKey: "second"].map { (salt) throws(CTAPError) in
+            try Self.salt(salt, field: field + ".second")
+        }
     }
 
     private static func salt(_ value: CBORValue, field: String) throws(CTAPError) -> [UInt8] {
@@ -59,7 +61,9 @@ struct MakeCredentialExtensionInputs: Hashable, Sendable {
         guard let extensions else { return }
         guard extensions.mapEntries != nil else { throw .unexpectedType(field: "makeCredential.extensions") }
         if let level = extensions[textKey: "credProtect"] {
-            guard let raw = level.intValue else { throw .unexpectedType(field: "makeCredential.extensions.credProtect") }
+            guard let raw = level.intValue else {
+                throw .unexpectedType(field: "makeCredential.extensions.credProtect")
+            }
             guard let policy = UInt8(exactly: raw).flatMap(CredentialProtectionPolicy.init(rawValue:)) else {
                 throw .invalidParameter(field: "makeCredential.extensions.credProtect")
             }
@@ -88,11 +92,17 @@ struct GetAssertionExtensionInputs: Hashable, Sendable {
         guard let prf = extensions[textKey: "prf"] else { return }
         let field = "getAssertion.extensions.prf"
         guard prf.mapEntries != nil else { throw .unexpectedType(field: field) }
-        prfEval = try prf[textKey: "eval"].map { (eval) throws(CTAPError) in try PRFSalts(cbor: eval, field: field + ".eval") }
+        prfEval = try prf[textKey: "eval"].map { (eval) throws(CTAPError) in
+            try PRFSalts(cbor: eval, field: field + ".eval")
+        }
         if let byCredential = prf[textKey: "evalByCredential"] {
-            guard let entries = byCredential.mapEntries else { throw .unexpectedType(field: field + ".evalByCredential") }
+            guard let entries = byCredential.mapEntries else {
+                throw .unexpectedType(field: field + ".evalByCredential")
+            }
             for entry in entries {
-                guard let id = entry.key.bytesValue, !id.isEmpty else { throw .invalidParameter(field: field + ".evalByCredential") }
+                guard let id = entry.key.bytesValue, !id.isEmpty else {
+                    throw .invalidParameter(field: field + ".evalByCredential")
+                }
                 prfByCredential[id] = try PRFSalts(cbor: entry.value, field: field + ".evalByCredential")
             }
         }

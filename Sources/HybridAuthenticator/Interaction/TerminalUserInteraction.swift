@@ -76,7 +76,9 @@ public struct TerminalUserInteraction: UserInteraction {
 
 extension String {
     func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars.drop(while: { $0.properties.isWhitespace }).reversed().drop(while: { $0.properties.isWhitespace })
+        let scalars = unicodeScalars.drop(while: { $0.properties.isWhitespace }).reversed().drop(while: {
+            $0.properties.isWhitespace
+        })
         return String(String.UnicodeScalarView(scalars.reversed()))
     }
 }

@@ -141,7 +141,8 @@ public actor FilePasskeyStore: PasskeyStore {
     /// Costs one scrypt derivation; the check compares AES-GCM tags, not strings.
     public func verifyPassphrase(_ candidate: String) -> Bool {
         guard let encryption = state.encryption, let check = state.check,
-            let derived = try? StoreEncryption(passphrase: candidate, salt: encryption.salt, parameters: encryption.parameters)
+            let derived = try? StoreEncryption(
+                passphrase: candidate, salt: encryption.salt, parameters: encryption.parameters)
         else { return false }
         return derived.verify(check: check)
     }

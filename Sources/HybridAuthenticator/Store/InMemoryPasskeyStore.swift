@@ -16,7 +16,9 @@ public actor InMemoryPasskeyStore: PasskeyStore {
 
     /// Adds one to the passkey's signature counter (it stays at its maximum) and returns the new value.
     public func incrementSignCount(credentialID: [UInt8]) throws(PasskeyStoreError) -> UInt32 {
-        guard let index = passkeys.firstIndex(where: { $0.credentialID == credentialID }) else { throw .unknownCredential }
+        guard let index = passkeys.firstIndex(where: { $0.credentialID == credentialID }) else {
+            throw .unknownCredential
+        }
         let count = passkeys[index].metadata.signCount
         passkeys[index].metadata.signCount = count == .max ? count : count + 1
         return passkeys[index].metadata.signCount

@@ -46,7 +46,9 @@ public struct PasskeyMetadata: Hashable, Sendable {
     }
 
     /// The policy getAssertion enforces: the stored level, or level 1.
-    public var effectiveCredentialProtection: CredentialProtectionPolicy { credentialProtection ?? .userVerificationOptional }
+    public var effectiveCredentialProtection: CredentialProtectionPolicy {
+        credentialProtection ?? .userVerificationOptional
+    }
 
     /// The best name to show a person: the user name, else the display name, else the handle in hex.
     public var accountLabel: String { userName.nonEmpty ?? userDisplayName.nonEmpty ?? Hex.encode(userHandle) }

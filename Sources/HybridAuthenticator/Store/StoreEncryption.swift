@@ -46,7 +46,9 @@ struct StoreEncryption: Sendable {
     func verify(check: [UInt8]) -> Bool { (try? open(check, aad: Self.checkAAD)) != nil }
 
     /// Seals a private key for a file of the current format version.
-    func sealPrivateKey(_ scalar: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
+    func sealPrivateKey(_ scalar: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError)
+        -> [UInt8]
+    {
         try seal(scalar, aad: Self.keyAAD(metadata, version: StoreFileDocument.currentVersion), nonce: nonce)
     }
 
@@ -68,13 +70,20 @@ struct StoreEncryption: Sendable {
 
     /// Seals a prf secret for a file of the current format version. Its associated data names
     /// another kind than the private key's, so the two boxes cannot be swapped.
-    func sealPRFSecret(_ secret: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
-        try seal(secret, aad: Self.credentialAAD("credential prf secret", metadata, version: StoreFileDocument.currentVersion), nonce: nonce)
+    func sealPRFSecret(_ secret: [UInt8], for metadata: PasskeyMetadata, nonce: [UInt8]) throws(PasskeyStoreError)
+        -> [UInt8]
+    {
+        try seal(
+            secret,
+            aad: Self.credentialAAD("credential prf secret", metadata, version: StoreFileDocument.currentVersion),
+            nonce: nonce)
     }
 
     /// Opens a prf secret read from a file of format `version`.
-    func openPRFSecret(_ box: [UInt8], for metadata: PasskeyMetadata, version: Int) throws(PasskeyStoreError) -> [UInt8] {
-        do { return try open(box, aad: Self.credentialAAD("credential prf secret", metadata, version: version)) } catch {
+    func openPRFSecret(_ box: [UInt8], for metadata: PasskeyMetadata, version: Int) throws(PasskeyStoreError) -> [UInt8]
+    {
+        do { return try open(box, aad: Self.credentialAAD("credential prf secret", metadata, version: version)) } catch
+        {
             throw .authenticationFailed
         }
     }
@@ -88,7 +97,8 @@ struct StoreEncryption: Sendable {
 
     private func seal(_ plaintext: [UInt8], aad: [UInt8], nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
         do {
-            let box = try AES.GCM.seal(plaintext, using: key, nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
+            let box = try AES.GCM.seal(
+                plaintext, using: key, nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
             return Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
         } catch {
             throw .corrupt(reason: "AES-GCM sealing failed")

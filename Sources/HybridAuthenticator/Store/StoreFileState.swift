@@ -61,7 +61,9 @@ struct StoreFileState: Sendable {
     mutating func forgetPasskeys() { (passkeys, keyFields) = ([], [:]) }
 
     /// The file holding `changed`, and the sealed fields it wrote.
-    func encoded(_ changed: [Passkey], random: RandomSource) throws(PasskeyStoreError) -> ([UInt8], [[UInt8]: SealedFields]) {
+    func encoded(_ changed: [Passkey], random: RandomSource) throws(PasskeyStoreError) -> (
+        [UInt8], [[UInt8]: SealedFields]
+    ) {
         var fields: [[UInt8]: SealedFields] = [:]
         var records: [StoreFileDocument.CredentialRecord] = []
         for passkey in changed {
@@ -209,7 +211,9 @@ extension StoreFileDocument.CredentialRecord {
         let prfSecret = try self.prfSecret.map { (field) throws(PasskeyStoreError) in
             let stored = try StoreFileState.hex(field)
             let secret =
-                if let encryption { try encryption.openPRFSecret(stored, for: metadata, version: version) } else { stored }
+                if let encryption { try encryption.openPRFSecret(stored, for: metadata, version: version) } else {
+                    stored
+                }
             guard secret.count == Passkey.prfSecretLength else {
                 throw .corrupt(reason: "credential \(index) has an invalid prf secret")
             }

@@ -1,7 +1,7 @@
 import CDBus
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private connection to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured by libdbus), or to

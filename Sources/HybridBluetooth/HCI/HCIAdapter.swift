@@ -1,7 +1,7 @@
 import CBlueZ
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A local controller, `hciN`.

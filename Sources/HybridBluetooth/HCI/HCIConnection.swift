@@ -2,7 +2,7 @@ import CBlueZ
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A raw HCI socket bound to one adapter. It blocks, so it lives on one ``BlockingActivity``

@@ -1,7 +1,7 @@
 import CBlueZ
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One LE L2CAP connection-oriented channel (credit-based), the CTAP 2.3 hybrid data channel
@@ -21,7 +21,9 @@ package final class L2CAPChannel: @unchecked Sendable {
     ///
     /// - Throws: ``BluetoothError/systemCallFailed(operation:errno:)`` (`ECONNREFUSED` at once when
     ///   the adapter's LE setting is off or the PSM is not listened on).
-    package static func connect(from adapter: BLEAddress, to peer: BLEAddress, psm: UInt16) throws(BluetoothError) -> L2CAPChannel {
+    package static func connect(from adapter: BLEAddress, to peer: BLEAddress, psm: UInt16) throws(BluetoothError)
+        -> L2CAPChannel
+    {
         let fd = CBlueZ_l2capConnectLE(adapter.littleEndianBytes, peer.littleEndianBytes, 1, psm)
         guard fd >= 0 else { throw .systemCallFailed(operation: "connect L2CAP PSM \(psm)", errno: errno) }
         return L2CAPChannel(descriptor: fd)
@@ -37,7 +39,9 @@ package final class L2CAPChannel: @unchecked Sendable {
     /// Writes one SDU (at most ``sendMTU()`` bytes).
     package func write(_ sdu: [UInt8]) throws(BluetoothError) {
         let sent = sdu.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == sdu.count else { throw .systemCallFailed(operation: "send L2CAP SDU", errno: sent < 0 ? errno : EMSGSIZE) }
+        guard sent == sdu.count else {
+            throw .systemCallFailed(operation: "send L2CAP SDU", errno: sent < 0 ? errno : EMSGSIZE)
+        }
     }
 
     /// Reads one SDU, waiting at most `timeoutMilliseconds`. `nil` on timeout; `[]` when the peer closed.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A UDP socket bound to 127.0.0.1 (simulated air only). Owned by one thread; not `Sendable`.

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A **simulation** of the BLE air between processes on one machine, for tests and the loopback demo.
@@ -51,7 +51,9 @@ struct SimulatedAirRegistry {
     /// - Throws: ``BluetoothError/unavailable(reason:)`` saying what is wrong.
     func checkDirectory() throws(BluetoothError) {
         let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+        if !parent.isEmpty {
+            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw .unavailable(reason: "cannot create the simulated air directory \(directory) (errno \(errno))")
         }

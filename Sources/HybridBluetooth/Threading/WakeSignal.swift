@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A level-triggered "please stop" flag that a blocking thread can `poll(2)` on together with its

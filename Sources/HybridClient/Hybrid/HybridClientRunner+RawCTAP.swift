@@ -16,7 +16,11 @@ extension HybridClientRunner {
         requestType: HybridRequestType,
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> [UInt8] {
-        try await bounded(requestType: requestType, events: events) { _, _ in request } finish: { reply, _ in reply }
+        try await bounded(requestType: requestType, events: events) { _, _ in
+            request
+        } finish: { reply, _ in
+            reply
+        }
     }
 
     /// Carries `request` to the phone like ``forward(ctapRequest:requestType:events:)``, hands the
@@ -32,8 +36,11 @@ extension HybridClientRunner {
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in },
         onReply: @escaping @Sendable ([UInt8]) async -> Void
     ) async throws -> HybridSessionEnd {
-        try await bounded(requestType: requestType, linger: options.linger, events: events) { _, _ in request } finish: {
-            reply, _ in reply
+        try await bounded(requestType: requestType, linger: options.linger, events: events) { _, _ in
+            request
+        } finish: {
+            reply, _ in
+            reply
         } deliver: { reply in
             await onReply(reply)
         }

@@ -319,7 +319,9 @@ public struct HybridClientRunner: Sendable {
                 case .send(let bytes):
                     try await connection.send(bytes)
                 case .handshakeCompleted(let postHandshake):
-                    guard postHandshake.effectiveFeatures.contains(.ctap) else { throw HybridClientError.ctapUnsupported }
+                    guard postHandshake.effectiveFeatures.contains(.ctap) else {
+                        throw HybridClientError.ctapUnsupported
+                    }
                     handshake = postHandshake
                     let ctapRequest = try makeRequest(postHandshake, logger)
                     pending += try session.send(.ctap(ctapRequest))

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The host of a web origin, in its URL-standard serialization (lower case; IPv6 compressed, in brackets).

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Files that hold a secret (a QR code, whose contents are all a phone needs to answer in the
@@ -14,7 +14,9 @@ public enum PrivateFile {
     /// refused too).
     public static func write(_ bytes: [UInt8], to path: String) throws(PrivateFileError) {
         if try existingOwnFile(path) {
-            guard unlink(path) == 0 || errno == ENOENT else { throw .system(operation: "unlink", path: path, errno: errno) }
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw .system(operation: "unlink", path: path, errno: errno)
+            }
         }
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Why ``PrivateFile`` refused a path or could not write there. Every case names the path and
@@ -28,7 +28,8 @@ public enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible
         case .wrongType(let path):
             "\(path) already exists and is not of the expected type: refusing to use it"
         case .readableByOthers(let path, let mode):
-            "\(path) has mode " + String(mode & 0o7777, radix: 8) + ": group or others could read it, refusing to use it"
+            "\(path) has mode " + String(mode & 0o7777, radix: 8)
+                + ": group or others could read it, refusing to use it"
         case .system(let operation, let path, let code):
             "\(operation) \(path) failed (\(String(cString: strerror(code))))"
         }

@@ -1,9 +1,9 @@
 import CQREncode
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// QR error-correction level.

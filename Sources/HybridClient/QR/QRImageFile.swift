@@ -29,12 +29,15 @@ public final class QRImageFile: Sendable {
     }
 
     /// An image called `fileName` in a private directory chosen at the first write.
-    public init(privateFileNamed fileName: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(privateFileNamed fileName: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    {
         location = .privateDirectory(fileName: fileName, environment: environment)
     }
 
     /// Writes `matrix`, replacing this object's previous image, and returns the path.
-    public func write(_ matrix: QRCodeMatrix, writer: QRImageWriter = QRImageWriter()) throws(PrivateFileError) -> String {
+    public func write(_ matrix: QRCodeMatrix, writer: QRImageWriter = QRImageWriter()) throws(PrivateFileError)
+        -> String
+    {
         try state.withLock { state throws(PrivateFileError) -> String in
             let path: String
             switch location {

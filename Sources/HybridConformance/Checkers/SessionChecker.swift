@@ -28,7 +28,9 @@ struct SessionChecker: VectorKindChecker {
     }
 
     private func checkClient(_ t: SessionTranscript) throws(VectorMismatch) {
-        let qr = try Expect.success("QR parse", classify: vectorErrorClass) { try QRCodePayload(url: t.qr.string("url")) }
+        let qr = try Expect.success("QR parse", classify: vectorErrorClass) {
+            try QRCodePayload(url: t.qr.string("url"))
+        }
         let identityKey = try t.privateKey(t.qr, "identityPrivateKey")
         try Expect.bytes("QR identity key", qr.uncompressedPublicKey, Array(identityKey.publicKey.x963Representation))
         var client = ClientSession(
@@ -39,7 +41,8 @@ struct SessionChecker: VectorKindChecker {
             _ = try Expect.success("queue request", classify: vectorErrorClass) { try client.send(request) }
         }
         var outbox: [[UInt8]] = []
-        try collect(client.advertReceived(serviceData: t.advert.bytes("serviceData")), into: &outbox) { action throws(VectorMismatch) in
+        try collect(client.advertReceived(serviceData: t.advert.bytes("serviceData")), into: &outbox) {
+            action throws(VectorMismatch) in
             guard case .connectTunnel(let url, _) = action else { return false }
             try Expect.equal("connect URL", url.description, try t.tunnel.string("connectURL"))
             return true
@@ -50,7 +53,9 @@ struct SessionChecker: VectorKindChecker {
         for frame in t.frames where frame.direction == "authenticator-to-client" {
             let sentBefore = outbox.count
             let deliveredBefore = delivered.count
-            try collect(try step("receive frame \(frame.index)") { try client.messageReceived(frame.ciphertext) }, into: &outbox) { action in
+            try collect(
+                try step("receive frame \(frame.index)") { try client.messageReceived(frame.ciphertext) }, into: &outbox
+            ) { action in
                 switch action {
                 case .handshakeCompleted, .updateReceived, .finish: break
                 case .deliverResponse(let response): delivered.append(response)
@@ -71,15 +76,20 @@ struct SessionChecker: VectorKindChecker {
             outbox.removeLast()
         }
         try Expect.equal("client frame count", outbox.count, expected.count)
-        for (sent, frame) in zip(outbox, expected) { try Expect.bytes("client frame \(frame.index)", sent, frame.ciphertext) }
+        for (sent, frame) in zip(outbox, expected) {
+            try Expect.bytes("client frame \(frame.index)", sent, frame.ciphertext)
+        }
         try Expect.bytes("handshake hash", client.handshakeHash ?? [], try t.handshake.bytes("handshakeHash"))
-        try Expect.equal("replies delivered", delivered.map(\.bytes), t.reply.map { [$0.bytes] } ?? [],
-                         show: { $0.map { Hex.encode($0) }.joined(separator: ",") })
+        try Expect.equal(
+            "replies delivered", delivered.map(\.bytes), t.reply.map { [$0.bytes] } ?? [],
+            show: { $0.map { Hex.encode($0) }.joined(separator: ",") })
         try Expect.equal("client finished", client.isFinished, t.reply != nil)
     }
 
     private func checkAuthenticator(_ t: SessionTranscript) throws(VectorMismatch) {
-        let qr = try Expect.success("QR parse", classify: vectorErrorClass) { try QRCodePayload(url: t.qr.string("url")) }
+        let qr = try Expect.success("QR parse", classify: vectorErrorClass) {
+            try QRCodePayload(url: t.qr.string("url"))
+        }
         let postHandshake = try Expect.success("post-handshake parse", classify: vectorErrorClass) {
             try PostHandshakeMessage(decoding: try t.frame(kind: "post-handshake").plaintext)
         }
@@ -110,7 +120,8 @@ struct SessionChecker: VectorKindChecker {
             try Expect.equal("new URL", url.description, try t.tunnel.string("newURL"))
             return true
         }
-        try collect(try step("tunnelOpened") { try phone.tunnelOpened(routingID: routingID) }, into: &outbox) { action throws(VectorMismatch) in
+        try collect(try step("tunnelOpened") { try phone.tunnelOpened(routingID: routingID) }, into: &outbox) {
+            action throws(VectorMismatch) in
             guard case .startAdvertising(let serviceData) = action else { return false }
             try Expect.bytes("advert", serviceData, try t.advert.bytes("serviceData"))
             return true
@@ -119,7 +130,9 @@ struct SessionChecker: VectorKindChecker {
         var finished = false
         for frame in t.frames where frame.direction == "client-to-authenticator" {
             var answer: HybridPayload?
-            try collect(try step("receive frame \(frame.index)") { try phone.messageReceived(frame.ciphertext) }, into: &outbox) { action in
+            try collect(
+                try step("receive frame \(frame.index)") { try phone.messageReceived(frame.ciphertext) }, into: &outbox
+            ) { action in
                 switch action {
                 case .deliverRequest(let request):
                     delivered.append(request)
@@ -131,14 +144,18 @@ struct SessionChecker: VectorKindChecker {
                 return true
             }
             if let answer {
-                try collect(try step("answer frame \(frame.index)") { try phone.requestCompleted(answer) }, into: &outbox)
+                try collect(
+                    try step("answer frame \(frame.index)") { try phone.requestCompleted(answer) }, into: &outbox)
             }
         }
         let expected = t.frames.filter { $0.direction == "authenticator-to-client" }
         try Expect.equal("authenticator frame count", outbox.count, expected.count)
-        for (sent, frame) in zip(outbox, expected) { try Expect.bytes("authenticator frame \(frame.index)", sent, frame.ciphertext) }
-        try Expect.equal("requests delivered", delivered.map(\.bytes), t.request.map { [$0.bytes] } ?? [],
-                         show: { $0.map { Hex.encode($0) }.joined(separator: ",") })
+        for (sent, frame) in zip(outbox, expected) {
+            try Expect.bytes("authenticator frame \(frame.index)", sent, frame.ciphertext)
+        }
+        try Expect.equal(
+            "requests delivered", delivered.map(\.bytes), t.request.map { [$0.bytes] } ?? [],
+            show: { $0.map { Hex.encode($0) }.joined(separator: ",") })
         try Expect.equal("finished after shutdown", finished, t.frames.contains { $0.kind == "shutdown" })
     }
 
@@ -182,7 +199,9 @@ struct SessionChecker: VectorKindChecker {
                 ephemeralKey: try t.privateKey(t.handshake, "responderEphemeralPrivate"))
         }
         try Expect.bytes("msg2", message2, t.frames[1].ciphertext)
-        let clientResult = try Expect.success("process msg2", classify: vectorErrorClass) { try initiator.processMessage2(message2) }
+        let clientResult = try Expect.success("process msg2", classify: vectorErrorClass) {
+            try initiator.processMessage2(message2)
+        }
         try Expect.bytes("handshake hash", clientResult.handshakeHash, try t.handshake.bytes("handshakeHash"))
         try Expect.bytes("phone handshake hash", phoneResult.handshakeHash, try t.handshake.bytes("handshakeHash"))
     }
@@ -240,13 +259,17 @@ private struct SessionTranscript {
         advert = try testCase.object("advert")
         handshake = try testCase.object("handshake")
         linking = testCase.has("linking") ? try testCase.object("linking") : nil
-        guard case .array(let list) = try testCase.value("frames") else { throw VectorMismatch("frames is not an array") }
+        guard case .array(let list) = try testCase.value("frames") else {
+            throw VectorMismatch("frames is not an array")
+        }
         var frames: [Frame] = []
         for item in list {
             let frame = try VectorCase(Self.named(item, testCase.name))
-            frames.append(Frame(
-                index: try frame.int("index"), direction: try frame.string("direction"), kind: try frame.string("kind"),
-                plaintext: try frame.bytes("plaintext"), ciphertext: try frame.bytes("ciphertext")))
+            frames.append(
+                Frame(
+                    index: try frame.int("index"), direction: try frame.string("direction"),
+                    kind: try frame.string("kind"),
+                    plaintext: try frame.bytes("plaintext"), ciphertext: try frame.bytes("ciphertext")))
         }
         self.frames = frames
     }

@@ -8,8 +8,9 @@ struct DomainChecker: VectorKindChecker {
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
         let id = try testCase.int("domainID")
         guard let rawID = UInt16(exactly: id) else { throw VectorMismatch("domainID \(id) is not 16-bit") }
-        try Expect.equal("host", TunnelServerDomain.host(for: rawID), try testCase.optionalString("host"),
-                         show: { $0 ?? "null" })
+        try Expect.equal(
+            "host", TunnelServerDomain.host(for: rawID), try testCase.optionalString("host"),
+            show: { $0 ?? "null" })
     }
 }
 

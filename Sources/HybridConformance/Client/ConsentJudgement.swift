@@ -61,7 +61,9 @@ package enum ConsentJudgement {
     /// The CTAP replies (status + CBOR) among the authenticator's frames: type-01 frames after the
     /// post-handshake message (revision 1, protocol.md §7.3).
     static func ctapReplies(_ transcript: CeremonyTranscript) -> [[UInt8]] {
-        transcript.openedFrames.dropFirst().compactMap(\.message).filter { $0.first == 0x01 }.map { Array($0.dropFirst()) }
+        transcript.openedFrames.dropFirst().compactMap(\.message).filter { $0.first == 0x01 }.map {
+            Array($0.dropFirst())
+        }
     }
 
     /// The flags byte of a getAssertion reply's authData (key 2; byte 32, after the RP ID hash).

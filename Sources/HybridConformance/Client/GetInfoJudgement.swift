@@ -5,7 +5,8 @@ import HybridCore
 package enum GetInfoJudgement {
     /// Records the getInfo checks into `report` and returns the parsed getInfo, if it parses.
     @discardableResult
-    package static func judge(_ getInfo: [UInt8]?, into report: inout ConformanceReport) -> AuthenticatorGetInfoResponse?
+    package static func judge(_ getInfo: [UInt8]?, into report: inout ConformanceReport)
+        -> AuthenticatorGetInfoResponse?
     {
         let checks = [
             ClientChecks.getInfoCanonical, ClientChecks.getInfoVersions, ClientChecks.getInfoAAGUID,

@@ -138,7 +138,9 @@ package enum RelayChecks {
     ]
 
     /// The checks that run only with `--slow`.
-    package static let slow: [ConformanceCheck] = [pendingKept, pendingExpires, pendingExpiredRefused, idleKept, idleExpires]
+    package static let slow: [ConformanceCheck] = [
+        pendingKept, pendingExpires, pendingExpiredRefused, idleKept, idleExpires,
+    ]
 
     /// The checks that run only against `wss://`.
     package static let tls: [ConformanceCheck] = [tlsVersion, tlsOldRefused]

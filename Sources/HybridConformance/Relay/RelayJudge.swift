@@ -31,10 +31,14 @@ package enum RelayJudge {
         }
         let connectionTokens = head.values("Connection").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        if !connectionTokens.contains("upgrade") { problems.append("Connection is \(quoted(head.values("Connection")))") }
+        if !connectionTokens.contains("upgrade") {
+            problems.append("Connection is \(quoted(head.values("Connection")))")
+        }
         let accept = head.values("Sec-WebSocket-Accept")
         if accept != [expectedAccept(forKey: key)] { problems.append("Sec-WebSocket-Accept is \(quoted(accept))") }
-        return problems.isEmpty ? .init(.pass, "101 \(head.reason)".trimmingCharacters(in: .whitespaces)) : .init(.fail, problems.joined(separator: "; "))
+        return problems.isEmpty
+            ? .init(.pass, "101 \(head.reason)".trimmingCharacters(in: .whitespaces))
+            : .init(.fail, problems.joined(separator: "; "))
     }
 
     /// `relay.subprotocol.echoed` and the subprotocol half of `relay.connect.pairs`.
@@ -99,9 +103,11 @@ package enum RelayJudge {
             }
             guard message == sent[index] else {
                 if let other = sent.firstIndex(of: message) {
-                    return .init(.fail, "message \(index + 1) arrived as sent message \(other + 1) (reordered or dropped)")
+                    return .init(
+                        .fail, "message \(index + 1) arrived as sent message \(other + 1) (reordered or dropped)")
                 }
-                return .init(.fail, "message \(index + 1) differs: \(message.count) bytes arrived, \(sent[index].count) sent")
+                return .init(
+                    .fail, "message \(index + 1) differs: \(message.count) bytes arrived, \(sent[index].count) sent")
             }
         }
         guard received.count == sent.count else {
@@ -118,7 +124,8 @@ package enum RelayJudge {
     }
 
     /// `relay.close.propagated` and `relay.close.drop-propagated`, one labelled observation per direction.
-    package static func closePropagated(_ observations: [(label: String, close: RelayCloseObservation)]) -> RelayVerdict {
+    package static func closePropagated(_ observations: [(label: String, close: RelayCloseObservation)]) -> RelayVerdict
+    {
         var ok = true
         var parts: [String] = []
         for (label, close) in observations {
@@ -171,7 +178,8 @@ package enum RelayJudge {
 
 /// A TLS protocol version as the report names it, comparable by age.
 package enum TLSProtocolVersion: Int, Sendable, Comparable, CustomStringConvertible {
-    case tls10 = 10, tls11, tls12, tls13
+    case tls10 = 10
+    case tls11, tls12, tls13
 
     package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 

@@ -8,7 +8,9 @@ extension ConformanceReport {
     package func humanText() -> String {
         var lines: [String] = []
         for result in results {
-            lines.append("\(result.outcome.rawValue.uppercased()) \(result.check.id)  \(result.check.title)  (\(result.check.reference))")
+            lines.append(
+                "\(result.outcome.rawValue.uppercased()) \(result.check.id)  \(result.check.title)  (\(result.check.reference))"
+            )
             if !result.observed.isEmpty { lines.append("     \(result.observed)") }
         }
         lines.append(summaryLine)

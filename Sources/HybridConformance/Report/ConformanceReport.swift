@@ -24,7 +24,9 @@ package struct ConformanceReport: Sendable {
 
     package mutating func pass(_ check: ConformanceCheck, observed: String) { record(check, .pass, observed: observed) }
     package mutating func fail(_ check: ConformanceCheck, observed: String) { record(check, .fail, observed: observed) }
-    package mutating func skip(_ check: ConformanceCheck, because reason: String) { record(check, .skip, observed: reason) }
+    package mutating func skip(_ check: ConformanceCheck, because reason: String) {
+        record(check, .skip, observed: reason)
+    }
 
     /// Appends another report's results (a mode made of several phases).
     package mutating func append(contentsOf other: ConformanceReport) { results += other.results }

@@ -1,7 +1,7 @@
 import Crypto
+import HybridCTAP
 import HybridClient
 import HybridConformance
-import HybridCTAP
 import HybridCore
 import Synchronization
 
@@ -116,7 +116,8 @@ package struct ClientConformanceRun: Sendable {
             }
             var twice = clientOptions
             twice.followUpRequest = assertion(getInfo)
-            let second = try await ceremony("secondRequest", requestType: .getAssertion, options: twice, events: events) {
+            let second = try await ceremony("secondRequest", requestType: .getAssertion, options: twice, events: events)
+            {
                 assertion($0)
             }
             ConsentJudgement.judgeSecondRequest(second, into: &report)

@@ -18,7 +18,9 @@ extension RelayConformanceRun {
                 if routingID != nil, let value = outcome.head?.values(TunnelWebSocket.routingIDHeader).first {
                     record(RelayChecks.routingIDUpperCase, RelayJudge.routingIDCase(value))
                 }
-                if target.usesTLS { record(RelayChecks.tlsVersion, RelayJudge.tlsVersion(await connection.tlsVersion())) }
+                if target.usesTLS {
+                    record(RelayChecks.tlsVersion, RelayJudge.tlsVersion(await connection.tlsVersion()))
+                }
                 guard outcome.upgraded else { return }
 
                 let duplicate = await request(newRequest)
@@ -27,7 +29,8 @@ extension RelayConformanceRun {
                 var otherBytes = routingID.bytes
                 otherBytes[2] ^= 0x5A
                 let otherRoutingID = RoutingID(bytes: otherBytes)!
-                let unknownRouting = await request(upgradeRequest(TunnelPath.connect(otherRoutingID, tunnelID).canonicalPath))
+                let unknownRouting = await request(
+                    upgradeRequest(TunnelPath.connect(otherRoutingID, tunnelID).canonicalPath))
                 record(RelayChecks.connectUnknownRoutingID, RelayJudge.status(unknownRouting, expected: 404))
                 let unknownTunnel = await request(
                     upgradeRequest(TunnelPath.connect(routingID, Self.randomTunnelID()).canonicalPath))
@@ -52,7 +55,9 @@ extension RelayConformanceRun {
                     let upgrade = RelayJudge.upgrade(joined, key: RelayUpgradeRequest.key)
                     let subprotocol = RelayJudge.subprotocol(joined)
                     let ok = upgrade.outcome == .pass && subprotocol.outcome == .pass
-                    record(RelayChecks.connectPairs, RelayVerdict(ok ? .pass : .fail, "\(upgrade.observed); \(subprotocol.observed)"))
+                    record(
+                        RelayChecks.connectPairs,
+                        RelayVerdict(ok ? .pass : .fail, "\(upgrade.observed); \(subprotocol.observed)"))
                     guard joined.upgraded else { return }
                     let again = await request(upgradeRequest(connectPath))
                     record(RelayChecks.connectTaken, RelayJudge.refused([("second /cable/connect", again)]))
@@ -66,10 +71,12 @@ extension RelayConformanceRun {
     /// Requests that must never be upgraded: no subprotocol, other methods, malformed paths.
     func checkRefusals() async {
         let newPath = { TunnelPath.new(Self.randomTunnelID()).canonicalPath }
-        record(RelayChecks.subprotocolRequired, RelayJudge.refused([
-            ("no Sec-WebSocket-Protocol", await request(upgradeRequest(newPath(), subprotocol: nil))),
-            ("only \"chat\"", await request(upgradeRequest(newPath(), subprotocol: "chat"))),
-        ]))
+        record(
+            RelayChecks.subprotocolRequired,
+            RelayJudge.refused([
+                ("no Sec-WebSocket-Protocol", await request(upgradeRequest(newPath(), subprotocol: nil))),
+                ("only \"chat\"", await request(upgradeRequest(newPath(), subprotocol: "chat"))),
+            ]))
         var methods: [(label: String, outcome: RelayRequestOutcome)] = []
         for method in ["POST", "PUT", "DELETE"] {
             methods.append((method, await request(upgradeRequest(newPath(), method: method))))
@@ -110,9 +117,11 @@ extension RelayConformanceRun {
                 let path = "/cable/connect/\(routingID.hex.lowercased())/\(tunnelID.hex.lowercased())"
                 try await RelayRawConnection.with(target, tls: rawTLS(), timeout: options.stepTimeout) { client in
                     let joined = try await exchange(upgradeRequest(path), on: client)
-                    record(RelayChecks.pathLowerCase, RelayVerdict(
-                        joined.upgraded ? .pass : .fail,
-                        "lower-case /cable/new: \(opened.summary); lower-case /cable/connect: \(joined.summary)"))
+                    record(
+                        RelayChecks.pathLowerCase,
+                        RelayVerdict(
+                            joined.upgraded ? .pass : .fail,
+                            "lower-case /cable/new: \(opened.summary); lower-case /cable/connect: \(joined.summary)"))
                 }
             }
         } catch {
@@ -123,10 +132,14 @@ extension RelayConformanceRun {
     /// `wss://` only: a client limited to TLS 1.0/1.1 must not get a session.
     func checkOldTLS() async {
         do {
-            let version = try await RelayRawConnection.with(target, tls: rawTLS(maximum: .tlsv11), timeout: options.stepTimeout) {
+            let version = try await RelayRawConnection.with(
+                target, tls: rawTLS(maximum: .tlsv11), timeout: options.stepTimeout
+            ) {
                 (connection) -> TLSProtocolVersion? in
                 // Only an answer proves a session; after a failed handshake there is no version to read.
-                guard case .response = try await exchange(upgradeRequest("/healthz"), on: connection) else { return nil }
+                guard case .response = try await exchange(upgradeRequest("/healthz"), on: connection) else {
+                    return nil
+                }
                 return await connection.tlsVersion()
             }
             record(RelayChecks.tlsOldRefused, RelayJudge.oldTLSRefused(negotiated: version, error: nil))

@@ -52,8 +52,10 @@ extension RelayConformanceRun {
                     try await tunnelClient.withConnection(to: url(.connect(routingID, tunnelID))) { _ in }
                     record(RelayChecks.pendingKept, RelayVerdict(.pass, "joined after \(RelayJudge.seconds(minimum))"))
                 } catch {
-                    record(RelayChecks.pendingKept, RelayVerdict(
-                        .fail, "joining after \(RelayJudge.seconds(minimum)) failed: \(error)"))
+                    record(
+                        RelayChecks.pendingKept,
+                        RelayVerdict(
+                            .fail, "joining after \(RelayJudge.seconds(minimum)) failed: \(error)"))
                 }
             }
         } catch {

@@ -23,16 +23,28 @@ extension RelayConformanceRun {
                 }
                 let token = Self.randomMessage(8)
                 do {
-                    for message in early { try await phone.sendFrame(opcode: WebSocketWireFrame.binary, payload: message) }
+                    for message in early {
+                        try await phone.sendFrame(opcode: WebSocketWireFrame.binary, payload: message)
+                    }
                     try await phone.sendFrame(opcode: WebSocketWireFrame.ping, payload: token)
                 } catch {
                     let close = try? await phone.readFrame()
-                    let code = close.flatMap { $0.opcode == WebSocketWireFrame.close && $0.payload.count >= 2 ? Int($0.payload[0]) << 8 | Int($0.payload[1]) : nil }
-                    record(check, RelayVerdict(.fail, "/cable/new was closed before the messages were sent (\(code.map { "close \($0)" } ?? "\(error)"))"))
+                    let code = close.flatMap {
+                        $0.opcode == WebSocketWireFrame.close && $0.payload.count >= 2
+                            ? Int($0.payload[0]) << 8 | Int($0.payload[1]) : nil
+                    }
+                    record(
+                        check,
+                        RelayVerdict(
+                            .fail,
+                            "/cable/new was closed before the messages were sent (\(code.map { "close \($0)" } ?? "\(error)"))"
+                        ))
                     return
                 }
                 let channel = phone.channel
-                let (ponged, _) = try await withStepDeadline(options.stepTimeout, onExpiry: { try? await channel.close() }) {
+                let (ponged, _) = try await withStepDeadline(
+                    options.stepTimeout, onExpiry: { try? await channel.close() }
+                ) {
                     while let frame = try? await phone.readFrame() {
                         if frame.opcode == WebSocketWireFrame.pong, frame.payload == token { return true }
                     }
@@ -55,23 +67,34 @@ extension RelayConformanceRun {
 
     /// Both directions in order, then the client closes: the relay echoes it and closes the phone.
     func checkForwardingAndClose() async {
-        let toPhone = [Self.randomMessage(81), Self.randomMessage(200), Self.randomMessage(16_384), Self.randomMessage(2)]
-        let toClient = [Self.randomMessage(81), Self.randomMessage(1), Self.randomMessage(65_543), Self.randomMessage(90)]
+        let toPhone = [
+            Self.randomMessage(81), Self.randomMessage(200), Self.randomMessage(16_384), Self.randomMessage(2),
+        ]
+        let toClient = [
+            Self.randomMessage(81), Self.randomMessage(1), Self.randomMessage(65_543), Self.randomMessage(90),
+        ]
         await paired(
             [RelayChecks.forwardClientToPhone, RelayChecks.forwardPhoneToClient, RelayChecks.closeEchoed]
         ) { phone, phoneMessages, client, clientMessages in
             for message in toPhone { try await client.send(message) }
             let (atPhone, phoneEnded) = await receive(toPhone.count, &phoneMessages, on: phone)
-            record(RelayChecks.forwardClientToPhone, RelayJudge.forwarding(sent: toPhone, received: atPhone, ended: phoneEnded))
+            record(
+                RelayChecks.forwardClientToPhone,
+                RelayJudge.forwarding(sent: toPhone, received: atPhone, ended: phoneEnded))
             for message in toClient { try await phone.send(message) }
             let (atClient, clientEnded) = await receive(toClient.count, &clientMessages, on: client)
-            record(RelayChecks.forwardPhoneToClient, RelayJudge.forwarding(sent: toClient, received: atClient, ended: clientEnded))
+            record(
+                RelayChecks.forwardPhoneToClient,
+                RelayJudge.forwarding(sent: toClient, received: atClient, ended: clientEnded))
 
             await client.close(code: .normalClosure, timeout: options.stepTimeout)
             let echo = await client.closeInfo()
-            record(RelayChecks.closeEchoed, RelayJudge.closeEchoed(
-                RelayCloseObservation(closed: true, code: echo?.code, sawCloseFrame: echo != nil), sent: 1000))
-            closeLog.add("/cable/connect sent close 1000, /cable/new got", await awaitClose(&phoneMessages, on: phone).0)
+            record(
+                RelayChecks.closeEchoed,
+                RelayJudge.closeEchoed(
+                    RelayCloseObservation(closed: true, code: echo?.code, sawCloseFrame: echo != nil), sent: 1000))
+            closeLog.add(
+                "/cable/connect sent close 1000, /cable/new got", await awaitClose(&phoneMessages, on: phone).0)
         }
     }
 
@@ -90,8 +113,11 @@ extension RelayConformanceRun {
                 down = RelayJudge.forwarding(sent: [toClient], received: atClient, ended: clientEnded)
             }
             let ok = up.outcome == .pass && down.outcome == .pass
-            record(RelayChecks.forwardMaxSize, RelayVerdict(
-                ok ? .pass : .fail, "/cable/connect to /cable/new: \(up.observed); /cable/new to /cable/connect: \(down.observed)"))
+            record(
+                RelayChecks.forwardMaxSize,
+                RelayVerdict(
+                    ok ? .pass : .fail,
+                    "/cable/connect to /cable/new: \(up.observed); /cable/new to /cable/connect: \(down.observed)"))
         }
     }
 
@@ -99,7 +125,8 @@ extension RelayConformanceRun {
     func checkReverseClose() async {
         await paired([]) { phone, _, client, clientMessages in
             await phone.close(code: .normalClosure, timeout: options.stepTimeout)
-            closeLog.add("/cable/new sent close 1000, /cable/connect got", await awaitClose(&clientMessages, on: client).0)
+            closeLog.add(
+                "/cable/new sent close 1000, /cable/connect got", await awaitClose(&clientMessages, on: client).0)
         }
     }
 
@@ -113,9 +140,11 @@ extension RelayConformanceRun {
                 try await tunnelClient.withConnection(to: url(.connect(routingID, tunnelID))) { _ in }
                 var phoneMessages = phone.messages.makeAsyncIterator()
                 let (close, _) = await awaitClose(&phoneMessages, on: phone)
-                record(RelayChecks.closeDropPropagated, RelayJudge.closePropagated([
-                    ("/cable/connect dropped TCP, /cable/new got", close)
-                ]))
+                record(
+                    RelayChecks.closeDropPropagated,
+                    RelayJudge.closePropagated([
+                        ("/cable/connect dropped TCP, /cable/new got", close)
+                    ]))
             }
         } catch {
             fail([RelayChecks.closeDropPropagated], error)
@@ -172,7 +201,11 @@ extension RelayConformanceRun {
         if expired { return (received, "nothing more within \(RelayJudge.seconds(limit))") }
         if let failure { return (received, failure) }
         let close = await connection.closeInfo()
-        return (received, "the relay closed it: " + (close.map { "close \($0.code.map(String.init) ?? "without a code")" } ?? "TCP closed"))
+        return (
+            received,
+            "the relay closed it: "
+                + (close.map { "close \($0.code.map(String.init) ?? "without a code")" } ?? "TCP closed")
+        )
     }
 
     /// Waits (reading and discarding messages) until the relay closes the connection, within
@@ -182,7 +215,8 @@ extension RelayConformanceRun {
     ) async -> (RelayCloseObservation, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
-        let (_, expired) = await withStepDeadline(limit ?? options.stepTimeout, onExpiry: { await connection.close() }) {
+        let (_, expired) = await withStepDeadline(limit ?? options.stepTimeout, onExpiry: { await connection.close() })
+        {
             while (try? await messages.next()) != nil {}
         }
         let elapsed = clock.now - start

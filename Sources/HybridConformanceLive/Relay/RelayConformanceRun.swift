@@ -35,7 +35,8 @@ package struct RelayConformanceRun: Sendable {
         configuration.connectTimeout = options.stepTimeout
         configuration.handshakeTimeout = options.stepTimeout
         tunnelClient = TunnelClient(
-            configuration: configuration, logger: Logger(label: "hybrid-conformance.relay") { _ in SwiftLogNoOpLogHandler() })
+            configuration: configuration,
+            logger: Logger(label: "hybrid-conformance.relay") { _ in SwiftLogNoOpLogHandler() })
     }
 
     /// Runs every check and returns the report, in catalogue order.
@@ -57,7 +58,9 @@ package struct RelayConformanceRun: Sendable {
         if options.slow {
             await checkTimeouts()
         } else {
-            for check in RelayChecks.slow { recorder.skip(check, because: "waits out the relay's timeouts; run with --slow") }
+            for check in RelayChecks.slow {
+                recorder.skip(check, because: "waits out the relay's timeouts; run with --slow")
+            }
         }
         recordClosePropagation()
         for check in RelayChecks.all where !recorder.hasResult(for: check.id) {
@@ -128,7 +131,8 @@ package struct RelayConformanceRun: Sendable {
     /// Sends one request on its own connection and reads the answer, then closes.
     func request(_ request: RelayUpgradeRequest) async -> RelayRequestOutcome {
         do {
-            return try await RelayRawConnection.with(target, tls: rawTLS(), timeout: options.stepTimeout) { connection in
+            return try await RelayRawConnection.with(target, tls: rawTLS(), timeout: options.stepTimeout) {
+                connection in
                 try await exchange(request, on: connection)
             }
         } catch {
@@ -137,12 +141,15 @@ package struct RelayConformanceRun: Sendable {
     }
 
     /// Sends `request` on an open raw connection and reads the response head, within the step timeout.
-    func exchange(_ request: RelayUpgradeRequest, on connection: RelayRawConnection) async throws -> RelayRequestOutcome {
+    func exchange(_ request: RelayUpgradeRequest, on connection: RelayRawConnection) async throws -> RelayRequestOutcome
+    {
         // A relay may answer (503, 429) and close at accept, before reading the request: then the
         // write fails but its answer is still there to read.
         try? await connection.send(request.text)
         let channel = connection.channel
-        let (outcome, expired) = try await withStepDeadline(options.stepTimeout, onExpiry: { try? await channel.close() }) {
+        let (outcome, expired) = try await withStepDeadline(
+            options.stepTimeout, onExpiry: { try? await channel.close() }
+        ) {
             (try? await connection.readResponse()) ?? .closedWithoutResponse
         }
         return expired ? .failed("no answer within \(RelayJudge.seconds(options.stepTimeout))") : outcome

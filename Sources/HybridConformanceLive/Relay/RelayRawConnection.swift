@@ -72,7 +72,8 @@ final class RelayRawConnection {
     func sendFrame(opcode: UInt8, payload: [UInt8]) async throws {
         var generator = SystemRandomNumberGenerator()
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        try await outbound.write(ByteBuffer(bytes: WebSocketWireFrame.masked(opcode: opcode, payload: payload, mask: mask)))
+        try await outbound.write(
+            ByteBuffer(bytes: WebSocketWireFrame.masked(opcode: opcode, payload: payload, mask: mask)))
     }
 
     /// Reads the next server frame; `nil` when the connection ends first.

@@ -37,7 +37,9 @@ package enum CBORDecoder {
 
     /// Decodes the single item at the start of `bytes` and returns it with the number of bytes it
     /// occupies; whatever follows is not examined.
-    package static func decodePrefix(_ bytes: some Collection<UInt8>) throws(CBORError) -> (value: CBORValue, length: Int) {
+    package static func decodePrefix(_ bytes: some Collection<UInt8>) throws(CBORError) -> (
+        value: CBORValue, length: Int
+    ) {
         var reader = Reader(bytes: Array(bytes))
         let value = try reader.readItem(depth: 0)
         return (value, reader.offset)

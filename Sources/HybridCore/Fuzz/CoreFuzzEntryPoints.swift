@@ -87,7 +87,8 @@ import Crypto
 
     static let initiators = [
         HandshakeInitiator(pattern: .knpsk0(identityKey: staticKey), psk: psk, ephemeralKey: ephemeralKey),
-        HandshakeInitiator(pattern: .nkpsk0(responderStaticKey: staticKey.publicKey), psk: psk, ephemeralKey: ephemeralKey),
+        HandshakeInitiator(
+            pattern: .nkpsk0(responderStaticKey: staticKey.publicKey), psk: psk, ephemeralKey: ephemeralKey),
     ]
 
     /// msg2 as the client reads it, under both patterns.
@@ -106,7 +107,10 @@ import Crypto
             _ = try? reader.decrypt(input)
             var sender = TransportCrypter(readKey: writeKey, writeKey: readKey, construction: construction)
             var receiver = TransportCrypter(readKey: readKey, writeKey: writeKey, construction: construction)
-            guard let sealed = try? sender.encrypt(input) else { check(false, "encrypt failed"); return }
+            guard let sealed = try? sender.encrypt(input) else {
+                check(false, "encrypt failed")
+                return
+            }
             check((try? receiver.decrypt(sealed)) == input, "crypter seal/open")
         }
     }
@@ -117,7 +121,8 @@ import Crypto
             check((try? TransportPadding.unpad(TransportPadding.pad(message))) == message, "transport padding")
         }
         if let unpadded = try? RevisionZeroPadding.unpad(input) {
-            let again = try? RevisionZeroPadding.unpad(RevisionZeroPadding.pad(unpadded.bytes, trailer: unpadded.trailer))
+            let again = try? RevisionZeroPadding.unpad(
+                RevisionZeroPadding.pad(unpadded.bytes, trailer: unpadded.trailer))
             check(again?.bytes == unpadded.bytes, "revision 0 padding")
         }
     }

@@ -11,7 +11,8 @@
 /// ```
 ///
 /// `Instant` is whatever clock the driver uses; tests pass their own.
-package struct DataChannelSelector<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
+package struct DataChannelSelector<Instant: InstantProtocol>: Sendable
+where Instant.Duration == Duration, Instant: Sendable {
     /// What the driver must do next.
     package enum Action: Hashable, Sendable {
         /// Open an LE credit-based channel to the advertiser on `psm`; call

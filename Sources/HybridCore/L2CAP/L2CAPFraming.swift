@@ -23,9 +23,12 @@ package enum L2CAPFraming {
     /// keeps the kernel from refusing a write larger than the MTU (`EMSGSIZE`).
     ///
     /// - Throws: ``L2CAPFramingError/sendMTUTooSmall(_:)`` below ``minimumSendMTU``.
-    package static func writes(for message: some Collection<UInt8>, sendMTU: Int) throws(L2CAPFramingError) -> [[UInt8]] {
+    package static func writes(for message: some Collection<UInt8>, sendMTU: Int) throws(L2CAPFramingError) -> [[UInt8]]
+    {
         guard sendMTU >= minimumSendMTU else { throw .sendMTUTooSmall(sendMTU) }
         let framed = frame(message)
-        return stride(from: 0, to: framed.count, by: sendMTU).map { Array(framed[$0..<min($0 + sendMTU, framed.count)]) }
+        return stride(from: 0, to: framed.count, by: sendMTU).map {
+            Array(framed[$0..<min($0 + sendMTU, framed.count)])
+        }
     }
 }

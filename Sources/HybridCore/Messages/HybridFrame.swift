@@ -43,7 +43,8 @@ package struct HybridFrame: Hashable, Sendable {
     ///   - revision: The session's protocol revision.
     /// - Throws: ``HybridMessageError/emptyFrame`` if a revision-1 plaintext is empty,
     ///   ``HybridMessageError/unknownMessageType(_:)`` if its first byte is above `03`.
-    package init(decoding plaintext: some Collection<UInt8>, revision: HybridProtocolRevision) throws(HybridMessageError)
+    package init(decoding plaintext: some Collection<UInt8>, revision: HybridProtocolRevision)
+        throws(HybridMessageError)
     {
         switch revision {
         case .zero:

@@ -9,7 +9,9 @@ extension TransportCrypter {
     }
 
     /// Decrypts one tunnel message and splits it into a frame of `revision`.
-    mutating func sessionDecryptFrame(_ message: [UInt8], revision: HybridProtocolRevision) throws(SessionError) -> HybridFrame {
+    mutating func sessionDecryptFrame(_ message: [UInt8], revision: HybridProtocolRevision) throws(SessionError)
+        -> HybridFrame
+    {
         var padded: [UInt8]?
         return try sessionDecryptFrame(message, revision: revision, padded: &padded)
     }

@@ -167,7 +167,10 @@ public struct BridgeRequestPolicy: Sendable {
         var rewrites: [String] = []
         let restored = restoreList(in: map, key: 5, rpID: rpID, at: now, rewrites: &rewrites)
         let normalized = PhoneRequestNormalizer.makeCredential(restored, rewrites: &rewrites)
-        return .forward(PhoneRequest(bytes: [CTAPCommand.makeCredential.rawValue] + CBOREncoder.encode(normalized), type: .makeCredential, rewrites: rewrites))
+        return .forward(
+            PhoneRequest(
+                bytes: [CTAPCommand.makeCredential.rawValue] + CBOREncoder.encode(normalized), type: .makeCredential,
+                rewrites: rewrites))
     }
 
     private mutating func getAssertion(_ map: CBORValue, at now: Duration) -> BridgeDecision {
@@ -178,7 +181,10 @@ public struct BridgeRequestPolicy: Sendable {
         var rewrites: [String] = []
         let restored = restoreList(in: map, key: 3, rpID: rpID, at: now, rewrites: &rewrites)
         let normalized = PhoneRequestNormalizer.getAssertion(restored, rewrites: &rewrites)
-        return .forward(PhoneRequest(bytes: [CTAPCommand.getAssertion.rawValue] + CBOREncoder.encode(normalized), type: .getAssertion, rewrites: rewrites))
+        return .forward(
+            PhoneRequest(
+                bytes: [CTAPCommand.getAssertion.rawValue] + CBOREncoder.encode(normalized), type: .getAssertion,
+                rewrites: rewrites))
     }
 
     // MARK: - Probes
@@ -235,13 +241,18 @@ public struct BridgeRequestPolicy: Sendable {
         probes.record(rpID: rpID, ids: ids, at: now)
         let rpIDHash = AuthenticatorData.rpIDHash(rpID)
         if let known = ids.first(where: { knownCredentials.contains($0, rpIDHash: rpIDHash) }) {
-            return claim(known, rpIDHash: rpIDHash, reason: "silent probe: claims a listed ID the phone returned before")
+            return claim(
+                known, rpIDHash: rpIDHash, reason: "silent probe: claims a listed ID the phone returned before")
         }
         guard Self.isWebAuthnRPID(rpID) else {
-            return Self.answer(.noCredentials, "silent probe for a non-WebAuthn RP ID with no ID the phone returned: a real key may hold it")
+            return Self.answer(
+                .noCredentials,
+                "silent probe for a non-WebAuthn RP ID with no ID the phone returned: a real key may hold it")
         }
         if ids.count < Int(SecurityKeyInfo.maxCredentialCountInList) {
-            return claim(ids[0], rpIDHash: rpIDHash, reason: "silent probe: claims the first listed ID; the phone chooses from the whole list")
+            return claim(
+                ids[0], rpIDHash: rpIDHash,
+                reason: "silent probe: claims the first listed ID; the phone chooses from the whole list")
         }
         lastMiss = now
         return Self.answer(.noCredentials, "silent probe of a full chunk with no known ID: lets the next chunk come")
@@ -263,7 +274,9 @@ public struct BridgeRequestPolicy: Sendable {
 
     /// The request's list at `key` (allowList 3, excludeList 5) replaced by the probes' lists
     /// when the program reduced it after a claim (``ProbeMemory/restoration(of:rpID:at:)``).
-    private mutating func restoreList(in map: CBORValue, key: Int64, rpID: String, at now: Duration, rewrites: inout [String]) -> CBORValue {
+    private mutating func restoreList(
+        in map: CBORValue, key: Int64, rpID: String, at now: Duration, rewrites: inout [String]
+    ) -> CBORValue {
         let ids = Self.listedIDs(map[intKey: key])
         guard let restored = probes.restoration(of: ids, rpID: rpID, at: now) else { return map }
         rewrites.append("restored the \(restored.count) IDs of the probes for the \(ids.count) the program kept")

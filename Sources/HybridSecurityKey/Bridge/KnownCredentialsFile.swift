@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Where ``KnownCredentials`` lives between runs: `$XDG_STATE_HOME/hybrid-security-key/known-credentials`
 /// (`~/.local/state/…` when XDG_STATE_HOME is unset, empty or relative), mode 0600 in a 0700

@@ -1,5 +1,5 @@
-import HybridClient
 import HybridCTAP
+import HybridClient
 import HybridCore
 
 /// Runs one phone ceremony for the bridge: carries a CTAP2 request to the phone, hands its

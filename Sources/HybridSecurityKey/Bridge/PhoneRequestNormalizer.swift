@@ -52,7 +52,9 @@ enum PhoneRequestNormalizer {
         guard let list = map[intKey: key]?.arrayValue else { return map }
         var stripped = false
         let cleaned = list.map { descriptor -> CBORValue in
-            guard let entries = descriptor.mapEntries, entries.contains(where: { $0.key == "transports" }) else { return descriptor }
+            guard let entries = descriptor.mapEntries, entries.contains(where: { $0.key == "transports" }) else {
+                return descriptor
+            }
             stripped = true
             return .map(entries.filter { $0.key != "transports" })
         }

@@ -1,5 +1,5 @@
-import HybridClient
 import HybridCTAP
+import HybridClient
 import HybridCore
 
 /// The virtual security key's brain: the CTAPHID state machine, the request policy and the
@@ -154,7 +154,8 @@ public actor SecurityKeyBridge {
         }
         switch policy.decide(request, at: now) {
         case .answer(let bytes, let reason):
-            events(.answeredLocally(command: command, status: CTAPStatusCode(rawValue: bytes.first ?? 0), reason: reason))
+            events(
+                .answeredLocally(command: command, status: CTAPStatusCode(rawValue: bytes.first ?? 0), reason: reason))
             respond(id: id, bytes)
         case .hold:
             machine.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
@@ -162,7 +163,9 @@ public actor SecurityKeyBridge {
             let deadline = now + BridgeRequestPolicy.selectionHoldLimit
             ongoing[id] = Task {
                 guard (try? await clock.sleep(deadline)) != nil else { return }
-                await self.finished(id: id, command: command, forwarded: nil, result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
+                await self.finished(
+                    id: id, command: command, forwarded: nil,
+                    result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
             }
         case .forward(let phoneRequest):
             endLinger()
@@ -231,7 +234,9 @@ public actor SecurityKeyBridge {
             if let forwarded {
                 let now = clock.now()
                 cache.store(reply, for: forwarded.host, at: now)
-                if policy.phoneReplied(reply, to: forwarded.phone, at: now) { knownCredentialsChanged(policy.knownCredentials) }
+                if policy.phoneReplied(reply, to: forwarded.phone, at: now) {
+                    knownCredentialsChanged(policy.knownCredentials)
+                }
                 events(.done(command: command, status: CTAPStatusCode(rawValue: reply.first ?? 0)))
             }
             respond(id: id, reply)

@@ -1,5 +1,5 @@
-import HybridClient
 import HybridCTAP
+import HybridClient
 import HybridCore
 
 /// What the bridge reports while it serves programs; the executable shows these (terminal,

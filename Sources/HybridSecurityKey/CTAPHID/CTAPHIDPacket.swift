@@ -48,7 +48,9 @@ public enum CTAPHIDPacket: Hashable, Sendable {
         bytes += Self.bigEndian(channel)
         switch self {
         case .initialization(_, let command, let length, let data):
-            bytes += [command.rawValue | 0x80, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
+            bytes += [
+                command.rawValue | 0x80, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+            ]
             bytes += data.prefix(Self.initializationDataSize)
         case .continuation(_, let sequence, let data):
             bytes.append(sequence & 0x7F)
@@ -59,7 +61,10 @@ public enum CTAPHIDPacket: Hashable, Sendable {
     }
 
     static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 }
 
@@ -102,7 +107,9 @@ public struct CTAPHIDMessage: Hashable, Sendable {
         var sequence: UInt8 = 0
         while offset < bytes.endIndex {
             let end = min(offset + CTAPHIDPacket.continuationDataSize, bytes.endIndex)
-            reports.append(CTAPHIDPacket.continuation(channel: channel, sequence: sequence, data: Array(bytes[offset..<end])).report)
+            reports.append(
+                CTAPHIDPacket.continuation(channel: channel, sequence: sequence, data: Array(bytes[offset..<end]))
+                    .report)
             offset = end
             sequence += 1
         }

@@ -146,7 +146,9 @@ public struct CTAPHIDStateMachine: Sendable {
         if let current = pending, now >= current.nextKeepalive {
             let interval = configuration.keepaliveInterval
             pending?.nextKeepalive = now + interval
-            actions.append(.send(CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.status.rawValue])))
+            actions.append(
+                .send(CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.status.rawValue]))
+            )
         }
         return actions
     }
@@ -166,10 +168,14 @@ public struct CTAPHIDStateMachine: Sendable {
     private mutating func initializationReceived(
         channel: UInt32, command: CTAPHIDCommand, length: Int, data: [UInt8], at now: Duration
     ) -> [Action] {
-        func reject(_ error: CTAPHIDProtocolError) -> [Action] { [.reject(CTAPHIDRejection(channel: channel, error: error))] }
+        func reject(_ error: CTAPHIDProtocolError) -> [Action] {
+            [.reject(CTAPHIDRejection(channel: channel, error: error))]
+        }
         guard channel != 0 else { return reject(.invalidChannel(channel)) }
         if command == .initialize { return initialize(channel: channel, length: length, nonce: data) }
-        guard channel != CTAPHIDPacket.broadcastChannel, isAllocated(channel) else { return reject(.invalidChannel(channel)) }
+        guard channel != CTAPHIDPacket.broadcastChannel, isAllocated(channel) else {
+            return reject(.invalidChannel(channel))
+        }
         touch(channel)
         // Before the lock: CANCEL from a channel that owns nothing is ignored, never answered.
         if command == .cancel { return cancel(channel: channel) }
@@ -181,7 +187,8 @@ public struct CTAPHIDStateMachine: Sendable {
         }
         guard pending == nil else { return reject(.channelBusy) }
         if length <= data.count {
-            return messageReceived(CTAPHIDMessage(channel: channel, command: command, payload: Array(data.prefix(length))), at: now)
+            return messageReceived(
+                CTAPHIDMessage(channel: channel, command: command, payload: Array(data.prefix(length))), at: now)
         }
         assembly = Assembly(
             channel: channel, command: command, length: length, data: data, nextSequence: 0,
@@ -189,17 +196,24 @@ public struct CTAPHIDStateMachine: Sendable {
         return []
     }
 
-    private mutating func continuationReceived(channel: UInt32, sequence: UInt8, data: [UInt8], at now: Duration) -> [Action] {
+    private mutating func continuationReceived(channel: UInt32, sequence: UInt8, data: [UInt8], at now: Duration)
+        -> [Action]
+    {
         // A continuation for no message in progress is spurious (e.g. after an error) and ignored.
         guard var current = assembly, current.channel == channel else { return [] }
         guard sequence == current.nextSequence else {
             assembly = nil
-            return [.reject(CTAPHIDRejection(channel: channel, error: .invalidSequence(expected: current.nextSequence, received: sequence)))]
+            return [
+                .reject(
+                    CTAPHIDRejection(
+                        channel: channel, error: .invalidSequence(expected: current.nextSequence, received: sequence)))
+            ]
         }
         current.data += data.prefix(current.length - current.data.count)
         guard current.data.count < current.length else {
             assembly = nil
-            return messageReceived(CTAPHIDMessage(channel: channel, command: current.command, payload: current.data), at: now)
+            return messageReceived(
+                CTAPHIDMessage(channel: channel, command: current.command, payload: current.data), at: now)
         }
         current.nextSequence += 1
         current.deadline = now + configuration.messageTimeout
@@ -211,8 +225,12 @@ public struct CTAPHIDStateMachine: Sendable {
 
     private mutating func messageReceived(_ message: CTAPHIDMessage, at now: Duration) -> [Action] {
         let channel = message.channel
-        func reject(_ error: CTAPHIDProtocolError) -> [Action] { [.reject(CTAPHIDRejection(channel: channel, error: error))] }
-        func reply(_ payload: [UInt8] = []) -> Action { .send(CTAPHIDMessage(channel: channel, command: message.command, payload: payload)) }
+        func reject(_ error: CTAPHIDProtocolError) -> [Action] {
+            [.reject(CTAPHIDRejection(channel: channel, error: error))]
+        }
+        func reply(_ payload: [UInt8] = []) -> Action {
+            .send(CTAPHIDMessage(channel: channel, command: message.command, payload: payload))
+        }
         switch message.command {
         case .ping:
             return [reply(message.payload)]
@@ -220,7 +238,9 @@ public struct CTAPHIDStateMachine: Sendable {
             guard message.payload.isEmpty else { return reject(.invalidLength(.wink, length: message.payload.count)) }
             return [reply(), .wink]
         case .lock:
-            guard message.payload.count == 1 else { return reject(.invalidLength(.lock, length: message.payload.count)) }
+            guard message.payload.count == 1 else {
+                return reject(.invalidLength(.lock, length: message.payload.count))
+            }
             let seconds = message.payload[0]
             guard seconds <= 10 else { return reject(.invalidParameter(.lock)) }
             lock = seconds == 0 ? nil : (channel, now + .seconds(Int(seconds)))
@@ -229,7 +249,8 @@ public struct CTAPHIDStateMachine: Sendable {
             guard !message.payload.isEmpty else { return reject(.invalidLength(.cbor, length: 0)) }
             let id = nextRequestID
             nextRequestID += 1
-            pending = Pending(id: id, channel: channel, status: .processing, nextKeepalive: now + configuration.keepaliveInterval)
+            pending = Pending(
+                id: id, channel: channel, status: .processing, nextKeepalive: now + configuration.keepaliveInterval)
             return [.startRequest(id: id, channel: channel, payload: message.payload)]
         default:
             // MSG included: a FIDO2-only key (capability NMSG) answers U2F with ERR_INVALID_CMD.
@@ -241,7 +262,9 @@ public struct CTAPHIDStateMachine: Sendable {
     /// allocated channel it resynchronises that channel only: its half-sent message, its request
     /// and its lock are abandoned (§11.2.5.3). The answer echoes the nonce.
     private mutating func initialize(channel: UInt32, length: Int, nonce: [UInt8]) -> [Action] {
-        func reject(_ error: CTAPHIDProtocolError) -> [Action] { [.reject(CTAPHIDRejection(channel: channel, error: error))] }
+        func reject(_ error: CTAPHIDProtocolError) -> [Action] {
+            [.reject(CTAPHIDRejection(channel: channel, error: error))]
+        }
         guard length == 8 else { return reject(.invalidLength(.initialize, length: length)) }
         var actions: [Action] = []
         let assigned: UInt32

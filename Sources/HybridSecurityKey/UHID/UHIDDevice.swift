@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What /dev/uhid reports about the virtual device.
@@ -121,7 +121,9 @@ public final class UHIDDevice: Sendable {
     public func hidrawPath(sysfs: String = "/sys/class/hidraw") -> String? {
         guard let nodes = try? FileManager.default.contentsOfDirectory(atPath: sysfs) else { return nil }
         for node in nodes.sorted() {
-            guard let uevent = try? String(contentsOfFile: "\(sysfs)/\(node)/device/uevent", encoding: .utf8) else { continue }
+            guard let uevent = try? String(contentsOfFile: "\(sysfs)/\(node)/device/uevent", encoding: .utf8) else {
+                continue
+            }
             if uevent.split(separator: "\n").contains(Substring("HID_UNIQ=\(identity.uniq)")) { return "/dev/\(node)" }
         }
         return nil
@@ -144,7 +146,9 @@ public final class UHIDDevice: Sendable {
             while true {
                 var kind: Int32 = 0
                 var size = 0
-                let result = buffer.withUnsafeMutableBufferPointer { CUHID_read_event(fd, &kind, $0.baseAddress, $0.count, &size) }
+                let result = buffer.withUnsafeMutableBufferPointer {
+                    CUHID_read_event(fd, &kind, $0.baseAddress, $0.count, &size)
+                }
                 if result == -EINTR { continue }
                 if result == -EAGAIN || result == -EWOULDBLOCK { break }
                 guard result == 0 else { return }

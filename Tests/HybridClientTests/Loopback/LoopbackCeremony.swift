@@ -1,7 +1,7 @@
+import Foundation
 import HybridBluetooth
 import HybridClient
 import HybridCore
-import Foundation
 
 /// One ceremony on loopback: ``HybridClientRunner`` against a phone (``TestAuthenticator``, or
 /// role-auth's `AuthenticatorRunner` through ``runnerPhone(store:userInteraction:relay:air:)``),

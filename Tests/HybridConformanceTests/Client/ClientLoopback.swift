@@ -38,8 +38,8 @@ enum ClientLoopback {
                     // The phone refuses the undated QR code at once; 2 s without a handshake then judges it.
                     return try await ClientConformanceRun(rpID: rpID, clientOptions: options, refusalWait: .seconds(2))
                         .run { event in
-                        if case .qr(let url) = event { sink.yield(url) }
-                    }
+                            if case .qr(let url) = event { sink.yield(url) }
+                        }
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() {

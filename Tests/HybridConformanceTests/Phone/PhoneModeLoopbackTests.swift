@@ -178,7 +178,7 @@ final class TriggeredClock: Clock, Sendable {
             defer { state.sleepers = [:] }
             return Array(state.sleepers.values)
         }
-        sleepers.forEach { $0.resume() }
+        for sleeper in sleepers { sleeper.resume() }
     }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {

@@ -39,7 +39,9 @@ import Testing
         let skipped = RelayChecks.tls.count + RelayChecks.slow.count
         #expect(output.contains(": \(total - skipped) passed, 0 failed, 0 warnings, \(skipped) skipped"), "\(output)")
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
-        #expect(xml.contains("<testsuite name=\"relay\" tests=\"\(total)\" failures=\"0\" errors=\"0\" skipped=\"\(skipped)\">"))
+        #expect(
+            xml.contains(
+                "<testsuite name=\"relay\" tests=\"\(total)\" failures=\"0\" errors=\"0\" skipped=\"\(skipped)\">"))
         for check in RelayChecks.all { #expect(xml.contains("name=\"\(check.id)\""), "\(check.id)") }
         #expect(!xml.contains("<failure"))
     }
@@ -48,7 +50,9 @@ import Testing
         let junit = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(atPath: junit) }
         let (status, output) = try await ScriptedRelay.with(fault: .acceptsPOST) { port in
-            try await Self.run(["relay", "http://127.0.0.1:\(port)", "--junit", junit, "--json", "--step-timeout", "30"])
+            try await Self.run([
+                "relay", "http://127.0.0.1:\(port)", "--junit", junit, "--json", "--step-timeout", "30",
+            ])
         }
         #expect(status == 1, "\(output)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])

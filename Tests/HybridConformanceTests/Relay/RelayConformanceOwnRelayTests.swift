@@ -4,12 +4,16 @@ import Testing
 /// `hybrid-conformance relay` against our own relay: every check that runs passes.
 @Suite(.serialized) struct RelayConformanceOwnRelayTests {
     /// Fails the test for every check that did not pass, naming it and what was observed.
-    static func expectAllPass(_ report: ConformanceReport, skipped: [ConformanceCheck], sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectAllPass(
+        _ report: ConformanceReport, skipped: [ConformanceCheck], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let skippedIDs = Set(skipped.map(\.id))
         for check in RelayChecks.all {
             let result = report.result(for: check.id)
             let expected: CheckOutcome = skippedIDs.contains(check.id) ? .skip : .pass
-            #expect(result?.outcome == expected, "\(check.id): \(result?.observed ?? "missing")", sourceLocation: sourceLocation)
+            #expect(
+                result?.outcome == expected, "\(check.id): \(result?.observed ?? "missing")",
+                sourceLocation: sourceLocation)
         }
         #expect(report.results.count == RelayChecks.all.count, sourceLocation: sourceLocation)
         #expect(report.succeeded, sourceLocation: sourceLocation)

@@ -31,9 +31,15 @@ import Testing
 
     @Test func rejectsMalformedHeads() {
         #expect(throws: HTTPResponseHeadError.incomplete) { try Self.head("HTTP/1.1 200 OK\r\n") }
-        #expect(throws: HTTPResponseHeadError.badStatusLine("HTTP/1.1 2000 OK")) { try Self.head("HTTP/1.1 2000 OK\r\n\r\n") }
-        #expect(throws: HTTPResponseHeadError.badHeader("no colon")) { try Self.head("HTTP/1.1 200 OK\r\nno colon\r\n\r\n") }
-        #expect(throws: HTTPResponseHeadError.notASCII) { try HTTPResponseHead(parsing: Array("HTTP/1.1 200 \u{e9}\r\n\r\n".utf8)) }
+        #expect(throws: HTTPResponseHeadError.badStatusLine("HTTP/1.1 2000 OK")) {
+            try Self.head("HTTP/1.1 2000 OK\r\n\r\n")
+        }
+        #expect(throws: HTTPResponseHeadError.badHeader("no colon")) {
+            try Self.head("HTTP/1.1 200 OK\r\nno colon\r\n\r\n")
+        }
+        #expect(throws: HTTPResponseHeadError.notASCII) {
+            try HTTPResponseHead(parsing: Array("HTTP/1.1 200 \u{e9}\r\n\r\n".utf8))
+        }
         #expect(throws: HTTPResponseHeadError.tooLong) {
             try Self.head("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
         }
@@ -64,7 +70,8 @@ import Testing
         #expect(try judge(twoProtocols).subprotocol == .fail)
         let noProtocol = Self.good101.replacingOccurrences(of: "Sec-WebSocket-Protocol: fido.cable\r\n", with: "")
         #expect(try judge(noProtocol).subprotocol == .fail)
-        let duplicated = Self.good101.replacingOccurrences(of: "X-caBLE-Routing-ID: 2A00FF\r\n", with: "X-caBLE-Routing-ID: 2A00FF\r\nx-cable-routing-id: 2A00FF\r\n")
+        let duplicated = Self.good101.replacingOccurrences(
+            of: "X-caBLE-Routing-ID: 2A00FF\r\n", with: "X-caBLE-Routing-ID: 2A00FF\r\nx-cable-routing-id: 2A00FF\r\n")
         #expect(try judge(duplicated).routing == .fail)
         for bad in ["2A00F", "2A00FF00", "2A00FG", " "] {
             let text = Self.good101.replacingOccurrences(of: "2A00FF", with: bad)
@@ -114,14 +121,18 @@ import Testing
         #expect(RelayJudge.atLeast(.seconds(3), .seconds(25), what: "closed").outcome == .fail)
         #expect(RelayJudge.atLeast(nil, .seconds(25), what: "closed").outcome == .pass)
         #expect(RelayJudge.atMost(nil, .seconds(25), what: "closed").outcome == .fail)
-        #expect(RelayJudge.atMost(.milliseconds(60_040), .seconds(180), what: "closed").observed == "closed after 60.0 s, maximum 180.0 s")
+        #expect(
+            RelayJudge.atMost(.milliseconds(60_040), .seconds(180), what: "closed").observed
+                == "closed after 60.0 s, maximum 180.0 s")
         #expect(RelayJudge.tlsVersion(.tls12).outcome == .pass)
         #expect(RelayJudge.tlsVersion(.tls11).outcome == .fail)
         #expect(RelayJudge.oldTLSRefused(negotiated: .tls11, error: nil).outcome == .fail)
     }
 
     @Test func targets() throws {
-        #expect(try RelayTarget(parsing: "https://relay.example").origin == TunnelServerOrigin(scheme: .wss, host: "relay.example"))
+        #expect(
+            try RelayTarget(parsing: "https://relay.example").origin
+                == TunnelServerOrigin(scheme: .wss, host: "relay.example"))
         #expect(try RelayTarget(parsing: "http://127.0.0.1:8080/").origin.description == "ws://127.0.0.1:8080")
         #expect(throws: RelayTargetError.self) { try RelayTarget(parsing: "ws://h/cable/new") }
         #expect(throws: RelayTargetError.self) { try RelayTarget(parsing: "ftp://h") }
@@ -138,27 +149,39 @@ import Testing
 /// The raw frames the before-pairing check writes and reads, against RFC 6455 §5.7's examples.
 @Suite struct WebSocketWireFrameTests {
     @Test func maskedHelloMatchesRFC6455() {
-        let frame = WebSocketWireFrame.masked(opcode: 0x1, payload: Array("Hello".utf8), mask: [0x37, 0xfa, 0x21, 0x3d])
+        let frame = WebSocketWireFrame.masked(
+            opcode: 0x1, payload: Array("Hello".utf8), mask: [0x37, 0xfa, 0x21, 0x3d])
         #expect(frame == [0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58])
     }
 
     @Test func parsesUnmaskedServerFrames() throws {
         let hello: [UInt8] = [0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f]
         let parsed = try WebSocketWireFrame.parse(hello + [0x8A])
-        #expect(parsed?.opcode == 0x1 && parsed?.fin == true && parsed?.payload == Array("Hello".utf8) && parsed?.length == 7)
+        #expect(
+            parsed?.opcode == 0x1 && parsed?.fin == true && parsed?.payload == Array("Hello".utf8)
+                && parsed?.length == 7)
         #expect(try WebSocketWireFrame.parse(Array(hello.prefix(6))) == nil)
         let medium = [0x82, 0x7E, 0x01, 0x00] + [UInt8](repeating: 7, count: 256)
         #expect(try WebSocketWireFrame.parse(medium)?.payload.count == 256)
         let large = [0x82, 0x7F, 0, 0, 0, 0, 0, 1, 0, 0] + [UInt8](repeating: 7, count: 65_536)
         #expect(try WebSocketWireFrame.parse(large)?.length == 65_546)
-        #expect(throws: WebSocketWireFrameError.maskedServerFrame) { try WebSocketWireFrame.parse([0x81, 0x85, 1, 2, 3, 4]) }
-        #expect(throws: WebSocketWireFrameError.tooLong) { try WebSocketWireFrame.parse([0x82, 0x7F, 0xFF, 0, 0, 0, 0, 0, 0, 0]) }
+        #expect(throws: WebSocketWireFrameError.maskedServerFrame) {
+            try WebSocketWireFrame.parse([0x81, 0x85, 1, 2, 3, 4])
+        }
+        #expect(throws: WebSocketWireFrameError.tooLong) {
+            try WebSocketWireFrame.parse([0x82, 0x7F, 0xFF, 0, 0, 0, 0, 0, 0, 0])
+        }
     }
 
     @Test func maskedLengthsUseTheRightForm() {
         let mask: [UInt8] = [0, 0, 0, 0]
-        #expect(Array(WebSocketWireFrame.masked(opcode: 2, payload: .init(repeating: 1, count: 126), mask: mask).prefix(4)) == [0x82, 0xFE, 0x00, 0x7E])
-        #expect(Array(WebSocketWireFrame.masked(opcode: 2, payload: .init(repeating: 1, count: 65_536), mask: mask).prefix(10))
-            == [0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0])
+        #expect(
+            Array(WebSocketWireFrame.masked(opcode: 2, payload: .init(repeating: 1, count: 126), mask: mask).prefix(4))
+                == [0x82, 0xFE, 0x00, 0x7E])
+        #expect(
+            Array(
+                WebSocketWireFrame.masked(opcode: 2, payload: .init(repeating: 1, count: 65_536), mask: mask).prefix(10)
+            )
+                == [0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0])
     }
 }

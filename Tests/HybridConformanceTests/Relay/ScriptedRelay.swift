@@ -95,11 +95,14 @@ final class ScriptedRelay: Sendable {
         if fault == .tls11Only {
             do {
                 var tls = TLSConfiguration.makeServerConfiguration(
-                    certificateChain: try NIOSSLCertificate.fromPEMFile(InProcessRelay.certificate).map { .certificate($0) },
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(InProcessRelay.certificate).map {
+                        .certificate($0)
+                    },
                     privateKey: .privateKey(try NIOSSLPrivateKey(file: InProcessRelay.key, format: .pem)))
                 tls.minimumTLSVersion = .tlsv1
                 tls.maximumTLSVersion = .tlsv11
-                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: NIOSSLContext(configuration: tls)))
+                try channel.pipeline.syncOperations.addHandler(
+                    NIOSSLServerHandler(context: NIOSSLContext(configuration: tls)))
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }
@@ -118,7 +121,8 @@ final class ScriptedRelay: Sendable {
                     return channel.eventLoop.makeSucceededVoidFuture()
                 }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(SideHandler(relay: self, tunnelID: tunnelID, side: side))
+                    try channel.pipeline.syncOperations.addHandler(
+                        SideHandler(relay: self, tunnelID: tunnelID, side: side))
                     self.joined(tunnelID, side, channel)
                 }
             }
@@ -131,7 +135,9 @@ final class ScriptedRelay: Sendable {
     }
 
     private func decide(_ head: HTTPRequestHead) -> Decision {
-        guard head.method == .GET || (fault == .acceptsPOST && head.method == .POST) else { return .refuse(.methodNotAllowed) }
+        guard head.method == .GET || (fault == .acceptsPOST && head.method == .POST) else {
+            return .refuse(.methodNotAllowed)
+        }
         var uri = head.uri
         if fault == .acceptsTrailingSlash, uri.hasSuffix("/") { uri.removeLast() }
         guard let path = try? TunnelPath(parsing: uri) else { return .refuse(.badRequest) }
@@ -141,19 +147,24 @@ final class ScriptedRelay: Sendable {
             return .refuse(.badRequest)
         }
         var headers = HTTPHeaders()
-        if fault != .noSubprotocolEcho { headers.add(name: "Sec-WebSocket-Protocol", value: TunnelWebSocket.subprotocol) }
+        if fault != .noSubprotocolEcho {
+            headers.add(name: "Sec-WebSocket-Protocol", value: TunnelWebSocket.subprotocol)
+        }
         switch path {
         case .new(let tunnelID):
             let routingID: RoutingID? = state.withLock { state in
                 if state.tunnels[tunnelID] != nil && fault != .noConflictOnDuplicate { return nil }
                 state.nextRoutingID &+= 1
-                let routingID = RoutingID(bytes: [0x2A, UInt8(state.nextRoutingID >> 8), UInt8(state.nextRoutingID & 0xFF)])!
+                let routingID = RoutingID(bytes: [
+                    0x2A, UInt8(state.nextRoutingID >> 8), UInt8(state.nextRoutingID & 0xFF),
+                ])!
                 state.tunnels[tunnelID] = Tunnel(routingID: routingID)
                 return routingID
             }
             guard let routingID else { return .refuse(.conflict) }
             headers.add(
-                name: TunnelWebSocket.routingIDHeader, value: routingID.hex + (fault == .longRoutingIDHeader ? "00" : ""))
+                name: TunnelWebSocket.routingIDHeader,
+                value: routingID.hex + (fault == .longRoutingIDHeader ? "00" : ""))
             return .upgrade(headers, tunnelID, .phone)
         case .connect(let routingID, let tunnelID):
             let found: Bool? = state.withLock { state in
@@ -182,7 +193,9 @@ final class ScriptedRelay: Sendable {
                 let queue = state.tunnels[tunnelID]?.queue ?? []
                 state.tunnels[tunnelID]?.queue = []
                 if fault != .dropsQueuedMessages {
-                    for message in queue { channel.write(WebSocketFrame(fin: true, opcode: .binary, data: message), promise: nil) }
+                    for message in queue {
+                        channel.write(WebSocketFrame(fin: true, opcode: .binary, data: message), promise: nil)
+                    }
                 }
                 channel.flush()
                 if let code = state.tunnels[tunnelID]?.phoneEndedWith {
@@ -265,14 +278,18 @@ final class ScriptedRelay: Sendable {
                     relay.forward(message, from: side, in: tunnelID)
                 }
             case .ping:
-                context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+                context.writeAndFlush(
+                    Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)),
+                    promise: nil)
             case .connectionClose:
                 relay.ended(side, in: tunnelID, peerCode: 4000)
                 var echo = context.channel.allocator.buffer(capacity: 2)
                 echo.writeInteger(UInt16(1000))
                 let channel = context.channel
-                context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: echo)))
-                    .whenComplete { _ in channel.close(promise: nil) }
+                context.writeAndFlush(
+                    Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: echo))
+                )
+                .whenComplete { _ in channel.close(promise: nil) }
             default:
                 break
             }
@@ -304,7 +321,9 @@ final class ScriptedRelay: Sendable {
             var headers = HTTPHeaders()
             headers.add(name: "Content-Length", value: "0")
             headers.add(name: "Connection", value: "close")
-            context.write(Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+            context.write(
+                Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+                promise: nil)
             let channel = context.channel
             context.writeAndFlush(Self.wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         }

@@ -97,7 +97,7 @@ final class CeremonyLoad: Sendable {
                                 state.waiters = waiting
                                 return met
                             }
-                            satisfied.forEach { $0.continuation.resume() }
+                            for waiter in satisfied { waiter.continuation.resume() }
                         }
                     }
                 }
@@ -149,7 +149,10 @@ final class HeldTunnel: Sendable {
     private let releaser: AsyncStream<Void>.Continuation
     private let task: Task<String?, Never>
 
-    private init(prefix: UInt8, pairedAt: ContinuousClock.Instant, releaser: AsyncStream<Void>.Continuation, task: Task<String?, Never>) {
+    private init(
+        prefix: UInt8, pairedAt: ContinuousClock.Instant, releaser: AsyncStream<Void>.Continuation,
+        task: Task<String?, Never>
+    ) {
         self.prefix = prefix
         self.pairedAt = pairedAt
         self.releaser = releaser
@@ -169,7 +172,8 @@ final class HeldTunnel: Sendable {
             var wasPaired = false
             do {
                 let tunnelID = RelayTest.randomTunnelID()
-                try await RelayTest.client.withConnection(to: RelayTest.newURL(balancer, tunnelID)) { phone async throws in
+                try await RelayTest.client.withConnection(to: RelayTest.newURL(balancer, tunnelID)) {
+                    phone async throws in
                     let routingID = try phone.routingID()
                     try await RelayTest.client.withConnection(
                         to: RelayTest.connectURL(balancer, routingID, tunnelID)

@@ -91,7 +91,8 @@ final class HAProxyProcess: @unchecked Sendable {
     /// Waits until HAProxy's checks put `server` of `backend` in `state` (`.up` or `.down`): its
     /// state now from the runtime API, else the line HAProxy prints when the state changes.
     /// Marking the log before asking means no change between the two is missed.
-    func waitFor(_ server: String, in backend: String = "relays_any", state: HAProxyRuntimeAPI.ServerState) async throws {
+    func waitFor(_ server: String, in backend: String = "relays_any", state: HAProxyRuntimeAPI.ServerState) async throws
+    {
         precondition(state == .up || state == .down, "HAProxy announces only UP and DOWN")
         let mark = log.count
         if try await runtimeAPI.serverStates(backend: backend)[server] == state { return }

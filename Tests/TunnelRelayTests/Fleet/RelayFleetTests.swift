@@ -13,7 +13,8 @@ struct RelayFleetTests {
 
     /// Starts the fleet and the balancer, waits until HAProxy sees every instance up, runs `body`.
     static func withFleet(
-        _ body: (_ instances: [RelayInstanceProcess], _ haproxy: HAProxyProcess, _ balancer: TunnelServerOrigin) async throws -> Void
+        _ body: (_ instances: [RelayInstanceProcess], _ haproxy: HAProxyProcess, _ balancer: TunnelServerOrigin)
+            async throws -> Void
     ) async throws {
         var instances: [RelayInstanceProcess] = []
         for slot in 0..<HAProxyProcess.instanceCount {
@@ -35,7 +36,8 @@ struct RelayFleetTests {
     }
 
     static var loadAverage: String {
-        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(
+            separator: " ") ?? "?"
     }
 
     /// SIGKILL one instance under load: the others' tunnels go on, new tunnels avoid the dead
@@ -45,7 +47,8 @@ struct RelayFleetTests {
         try await Self.withFleet { instances, haproxy, balancer in
             let victim = instances[1]
             let survivors = Set(instances.map(\.routingPrefix)).subtracting([victim.routingPrefix])
-            let held = try await HeldTunnel.open(balancer: balancer, perPrefix: 3, prefixes: Set(instances.map(\.routingPrefix)))
+            let held = try await HeldTunnel.open(
+                balancer: balancer, perPrefix: 3, prefixes: Set(instances.map(\.routingPrefix)))
             let load = CeremonyLoad(balancer: balancer, workers: Self.workers)
             try await load.waitUntil { $0.filter(\.succeeded).count >= 30 }
 
@@ -60,7 +63,9 @@ struct RelayFleetTests {
             let deadConnectStarted = clock.now
             let stray = try #require(RoutingID(bytes: [victim.routingPrefix, 0xAB, 0xCD]))
             await #expect(throws: TunnelClientError.httpStatus(503)) {
-                try await RelayTest.client.withConnection(to: RelayTest.connectURL(balancer, stray, RelayTest.randomTunnelID())) { _ async throws in }
+                try await RelayTest.client.withConnection(
+                    to: RelayTest.connectURL(balancer, stray, RelayTest.randomTunnelID())
+                ) { _ async throws in }
             }
             let deadConnectTime = clock.now - deadConnectStarted
 
@@ -91,7 +96,9 @@ struct RelayFleetTests {
 
             let afterDown = records.filter { $0.startedAt > downAt }
             let failedAfterDown = afterDown.filter { !$0.succeeded }
-            #expect(failedAfterDown.isEmpty, "ceremonies failed after HAProxy marked the instance down: \(failedAfterDown.prefix(3))")
+            #expect(
+                failedAfterDown.isEmpty,
+                "ceremonies failed after HAProxy marked the instance down: \(failedAfterDown.prefix(3))")
             let strayed = afterDown.filter { $0.prefix == victim.routingPrefix && $0.startedAt < restartAt }
             #expect(strayed.isEmpty, "new tunnels landed on the dead instance")
             let window = records.filter { $0.startedAt >= killedAt && $0.startedAt <= downAt }
@@ -120,7 +127,8 @@ struct RelayFleetTests {
             var heldOutcomes: [String?] = []
             var restartTimes: [Duration] = []
             for instance in instances {
-                let held = try await HeldTunnel.open(balancer: balancer, perPrefix: 2, prefixes: [instance.routingPrefix])
+                let held = try await HeldTunnel.open(
+                    balancer: balancer, perPrefix: 2, prefixes: [instance.routingPrefix])
                 let started = clock.now
                 drainStarted[instance.routingPrefix] = started
                 instance.terminate()
@@ -140,7 +148,9 @@ struct RelayFleetTests {
             let records = await load.stop()
             #expect(heldOutcomes.allSatisfy { $0 == nil }, "held tunnels broke: \(heldOutcomes.compactMap { $0 })")
             let pairedBeforeDrain = records.filter { record in
-                guard let prefix = record.prefix, let paired = record.pairedAt, let drain = drainStarted[prefix] else { return false }
+                guard let prefix = record.prefix, let paired = record.pairedAt, let drain = drainStarted[prefix] else {
+                    return false
+                }
                 return paired < drain
             }
             let lost = pairedBeforeDrain.filter { !$0.succeeded }

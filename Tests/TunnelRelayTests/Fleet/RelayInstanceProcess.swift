@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One built `tunnel-relay` binary on a loopback port that the kernel picks at its first start
 /// (`--port 0`, read from its "listening on" line); later starts reuse that port, so that it can
@@ -44,7 +45,8 @@ final class RelayInstanceProcess: @unchecked Sendable {
         let line = try await RelayCommandTests.firstLine(of: output.fileHandleForReading)
         let prefix = "listening on 127.0.0.1:"
         let listening = line.flatMap { $0.hasPrefix(prefix) ? Int($0.dropFirst(prefix.count)) : nil }
-        try #require(listening != nil && (port == 0 || listening == port), "relay \(serverName) did not start: \(line ?? "EOF")")
+        try #require(
+            listening != nil && (port == 0 || listening == port), "relay \(serverName) did not start: \(line ?? "EOF")")
         if port == 0, let listening { port = listening }
     }
 
