@@ -20,9 +20,8 @@ public actor SecurityKeyBridge {
     private let clock: SecurityKeyClock
     private let output: @Sendable ([UInt8]) -> Void
     private let events: @Sendable (SecurityKeyEvent) -> Void
-    private var ongoing: [UInt64: Task<Void, Never>] = [:]
-    /// The command of each request forwarded to the phone and not yet answered.
-    private var awaitingPhone: [UInt64: CTAPCommand] = [:]
+    /// Each request being worked on: a hold, or a phone ceremony not yet answered.
+    private var ongoing: [UInt64: OngoingRequest] = [:]
     /// The ceremony whose answer is out and whose tunnel lingers (§7.5).
     private var lingering: (id: UInt64, task: Task<Void, Never>)?
     private var timerWake: AsyncStream<Void>.Continuation?
@@ -101,15 +100,16 @@ public actor SecurityKeyBridge {
     /// the phone ends, its program gets CTAP2_ERR_KEEPALIVE_CANCEL (as after its own CTAPHID_CANCEL)
     /// and the ceremony's tunnel closes.
     public func cancelPhoneCeremonies() {
-        for (id, command) in awaitingPhone {
-            ongoing[id]?.cancel()
+        for (id, request) in ongoing {
+            guard case .phone(let command) = request.kind else { continue }
+            request.task.cancel()
             finished(id: id, command: command, forwarded: nil, result: .failure(CancelledOnThisComputer()))
         }
     }
 
     /// Cancels every ceremony and ends the linger (on exit).
     public func shutdown() {
-        for task in ongoing.values { task.cancel() }
+        for request in ongoing.values { request.task.cancel() }
         ongoing.removeAll()
         endLinger()
         timerWake?.finish()
@@ -128,8 +128,7 @@ public actor SecurityKeyBridge {
             case .startRequest(let id, _, let payload):
                 start(id: id, request: payload)
             case .cancelRequest(let id, let reason):
-                awaitingPhone[id] = nil
-                ongoing.removeValue(forKey: id)?.cancel()
+                ongoing.removeValue(forKey: id)?.task.cancel()
                 events(.cancelled(reason))
             case .wink:
                 events(.wink)
@@ -161,21 +160,21 @@ public actor SecurityKeyBridge {
             machine.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
             let clock = self.clock
             let deadline = now + BridgeRequestPolicy.selectionHoldLimit
-            ongoing[id] = Task {
+            let task = Task {
                 guard (try? await clock.sleep(deadline)) != nil else { return }
                 await self.finished(
                     id: id, command: command, forwarded: nil,
                     result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
             }
+            ongoing[id] = OngoingRequest(task: task, kind: .hold)
         case .forward(let phoneRequest):
             endLinger()
-            awaitingPhone[id] = command
             events(.forwarding(command: command, rpID: BridgeRequestPolicy.relyingPartyID(of: phoneRequest.bytes)))
             if !phoneRequest.rewrites.isEmpty { events(.rewritten(command: command, rewrites: phoneRequest.rewrites)) }
             let forwarded = Forwarded(host: request, phone: phoneRequest)
             let driver = self.driver
             let events = self.events
-            ongoing[id] = Task {
+            let task = Task {
                 do {
                     let end = try await driver.forward(phoneRequest.bytes, requestType: phoneRequest.type) { event in
                         events(.ceremony(event))
@@ -188,13 +187,14 @@ public actor SecurityKeyBridge {
                     await self.finished(id: id, command: command, forwarded: forwarded, result: .failure(error))
                 }
             }
+            ongoing[id] = OngoingRequest(task: task, kind: .phone(command))
         }
     }
 
     /// The phone replied: the host gets the answer now, and the ceremony's task lingers.
     private func replied(id: UInt64, command: CTAPCommand, forwarded: Forwarded, reply: [UInt8]) {
-        guard let task = ongoing[id] else { return }  // cancelled meanwhile
-        lingering = (id, task)
+        guard let request = ongoing[id] else { return }  // cancelled meanwhile
+        lingering = (id, request.task)
         finished(id: id, command: command, forwarded: forwarded, result: .success(reply))
     }
 
@@ -218,6 +218,18 @@ public actor SecurityKeyBridge {
         machine.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
     }
 
+    /// A request in progress and the task working on it.
+    private struct OngoingRequest {
+        enum Kind {
+            /// Held for the selection touch (``BridgeRequestPolicy``); no phone involved.
+            case hold
+            /// Forwarded to the phone, whose answer has not come yet.
+            case phone(CTAPCommand)
+        }
+        var task: Task<Void, Never>
+        var kind: Kind
+    }
+
     /// A forwarded request: as the program sent it (the cache's key) and as the phone got it.
     private struct Forwarded: Sendable {
         var host: [UInt8]
@@ -227,7 +239,6 @@ public actor SecurityKeyBridge {
     /// A ceremony (or hold) ended. `forwarded` is nil for a hold (never cached, no done event)
     /// and for a ceremony that ended without a reply.
     private func finished(id: UInt64, command: CTAPCommand, forwarded: Forwarded?, result: Result<[UInt8], any Error>) {
-        awaitingPhone[id] = nil
         guard ongoing.removeValue(forKey: id) != nil else { return }  // cancelled meanwhile
         switch result {
         case .success(let reply):
