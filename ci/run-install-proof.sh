@@ -5,6 +5,8 @@
 #     error, `dpkg -i` installs it, the binary runs --help, `dpkg --purge` removes every file it
 #     installed (the lists of paths under /usr /etc /lib /var/lib before and after are equal);
 #  3. `scripts/install.sh --user root` then `--uninstall` leaves those lists as before;
+#  in 1-3 the installed binary needs no Swift toolchain: `ldd` names nothing under the toolchain's
+#  directory and it runs --help in a mount namespace where that directory is an empty tmpfs;
 #  4. the self-check (scripts/security-key-self-check.sh) in the blevm guest, where /dev/uhid
 #     exists, reports the key's hidraw node and its getInfo answer;
 #  5. the QR window under Xvfb (ci/run-window-test.sh).
@@ -25,6 +27,24 @@ if [ -z "$bin" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/install-proof.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# The toolchain's root (/opt/swift here: …/usr/bin/swift), which no installed file may need.
+toolchain=$(readlink -f "$(dirname "$(readlink -f "$(command -v swift)")")/../..")
+[ -d "$toolchain/usr/lib/swift" ] || die "no Swift toolchain found at $toolchain"
+# The Swift runtime libraries the binary we install links from the toolchain (none when static).
+runtime_libraries=$(ldd "$bin/hybrid-security-key" | awk -v t="$toolchain/" 'index($3, t) == 1 {print $1}' | sort)
+
+# without_toolchain BINARY WHAT: BINARY resolves no library inside the toolchain, and runs --help
+# where the toolchain's directory is hidden (an empty tmpfs over it, in a private mount namespace).
+without_toolchain() {
+    local binary=$1 what=$2
+    ldd "$binary" >"$work/ldd" || die "$what: ldd $binary failed"
+    if grep -F "$toolchain/" "$work/ldd"; then die "$what: $binary still loads the libraries above from $toolchain"; fi
+    if grep 'not found' "$work/ldd"; then die "$what: $binary has unresolved libraries (above)"; fi
+    unshare -m sh -c 'mount -t tmpfs none "$1" && "$2" --help' sh "$toolchain" "$binary" >"$work/help-hidden" 2>&1 ||
+        die "$what: $binary does not run with $toolchain hidden: $(head -3 "$work/help-hidden")"
+    grep -q "security key" "$work/help-hidden" || die "$what: --help with $toolchain hidden says nothing about a security key"
+    echo "run-install-proof: $what: ldd names nothing under $toolchain; --help runs with $toolchain hidden"
+}
 
 # Every path under the places an install touches, with type and mode (not times).
 snapshot() {
@@ -59,8 +79,14 @@ f 644 /usr/local/lib/systemd/user/hybrid-security-key.service
 f 644 /var/lib/hybrid-security-key/install-manifest
 f 755 /usr/local/bin/hybrid-security-key
 EOF
+# A binary that links the toolchain's runtime brings it along (scripts/bundle-swift-runtime.sh).
+if [ -n "$runtime_libraries" ]; then
+    echo "d 755 /usr/local/lib/hybrid-security-key" >>"$work/expected"
+    sed 's|^|f 644 /usr/local/lib/hybrid-security-key/|' <<<"$runtime_libraries" >>"$work/expected"
+fi
 sort -o "$work/expected" "$work/expected"
 diff "$work/expected" "$work/staged" || die "the staged files differ from the expected list (above)"
+without_toolchain "$stage/usr/local/bin/hybrid-security-key" "staged binary"
 grep -qx "ExecStart=/usr/local/bin/hybrid-security-key --ble bluez" "$stage/usr/local/lib/systemd/user/hybrid-security-key.service" ||
     die "the staged unit does not start the staged binary"
 echo "run-install-proof: staging OK ($(wc -l <"$work/staged") paths, modes as expected) [$(since) s]"
@@ -71,7 +97,7 @@ deb=$(tail -1 "$work/deb.log")
 [[ "$deb" == */hybrid-security-key_*_"$(dpkg --print-architecture)".deb ]] && [ -f "$deb" ] || die "last line is not the .deb: $deb"
 echo "built $deb"
 # Accepted (see scripts/package-deb.sh): custom-library-search-path, overridden in the package
-# (the toolchain's Swift runtime); warnings maintainer-script-calls-systemctl (the user unit is
+# when it bundles the Swift runtime (RUNPATH $ORIGIN/../lib/hybrid-security-key); warnings maintainer-script-calls-systemctl (the user unit is
 # enabled with systemctl --global, no debhelper) and appstream-metadata-missing-modalias-provide.
 lintian --tag-display-limit 0 "$deb" >"$work/lintian" 2>&1 || true
 sed 's/^/   lintian: /' "$work/lintian"
@@ -80,6 +106,7 @@ snapshot >"$work/before-deb"
 dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || die "dpkg -i failed: $(cat "$work/dpkg.log")"
 /usr/bin/hybrid-security-key --help >"$work/help" || die "the installed binary does not run --help"
 grep -q "security key" "$work/help" || die "--help says nothing about a security key"
+without_toolchain /usr/bin/hybrid-security-key ".deb's binary"
 for path in /lib/udev/rules.d/70-hybrid-security-key.rules /usr/lib/modules-load.d/hybrid-security-key.conf \
     /usr/lib/systemd/user/hybrid-security-key.service /usr/share/man/man1/hybrid-security-key.1.gz; do
     [ -f "$path" ] || die "the .deb did not install $path"
@@ -96,6 +123,7 @@ scripts/install.sh --no-build --bin-dir "$bin" --user root --no-self-check >"$wo
 sed 's/^/   /' "$work/install.log"
 [ -x /usr/local/bin/hybrid-security-key ] || die "install.sh did not install the binary"
 [ -L /root/.config/systemd/user/graphical-session.target.wants/hybrid-security-key.service ] || die "the user unit is not enabled"
+without_toolchain /usr/local/bin/hybrid-security-key "install.sh's binary"
 scripts/install.sh --uninstall >"$work/uninstall.log" 2>&1 || die "install.sh --uninstall failed: $(cat "$work/uninstall.log")"
 snapshot >"$work/after-install"
 diff "$work/before-install" "$work/after-install" || die "install.sh --uninstall left the file system changed (above)"
