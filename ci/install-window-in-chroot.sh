@@ -13,7 +13,8 @@
 set -euo pipefail
 binary=${1:?usage: install-window-in-chroot.sh BINARY}
 here=$(dirname "${BASH_SOURCE[0]}")
-die() { echo "install-window: FAIL: $*" >&2; for f in key.err xvfb.log cred.err; do [ -s "$work/$f" ] && { echo "---- $f" >&2; tail -n 20 "$work/$f" >&2; }; done; exit 1; }
+work=""
+die() { echo "install-window: FAIL: $*" >&2; for f in key.err xvfb.log cred.err; do [ -n "$work" ] && [ -s "$work/$f" ] && { echo "---- $f" >&2; tail -n 20 "$work/$f" >&2; }; done; exit 1; }
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.3f", b-a}'; }
 start=$EPOCHREALTIME
 
