@@ -14,9 +14,10 @@
 #     it (title names the RP ID), the screenshot decodes to exactly the key's qr event URL, its
 #     Cancel gives fido2-cred FIDO_ERR_KEEPALIVE_CANCEL within 1 s, and the window goes away;
 #  5. the QR window under Xvfb (ci/run-window-test.sh).
-# Packages the debug build scripts/test.sh already made (--no-build --bin-dir): a release build
-# of hybrid-security-key costs several minutes on 2 cores; install.sh and package-deb.sh build
-# release binaries themselves when run without --no-build.
+# Packages the debug build scripts/test.sh already made (--no-build --bin-dir), which brings its
+# Swift runtime along: a release build of hybrid-security-key (--static-swift-stdlib) from a fresh
+# clone took 24 min here (niced, on the shared 2 cores); install.sh and package-deb.sh build it
+# themselves when run without --no-build. Takes about 3 min here, 1 of them the VM.
 # Usage: ci/run-install-proof.sh [BIN_DIR]. Env: INSTALL_PROOF_SKIP_VM=1 skips step 4 (local runs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
