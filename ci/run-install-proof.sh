@@ -5,12 +5,19 @@
 #     error, `dpkg -i` installs it, the binary runs --help, `dpkg --purge` removes every file it
 #     installed (the lists of paths under /usr /etc /lib /var/lib before and after are equal);
 #  3. `scripts/install.sh --user root` then `--uninstall` leaves those lists as before;
-#  4. the self-check (scripts/security-key-self-check.sh) in the blevm guest, where /dev/uhid
-#     exists, reports the key's hidraw node and its getInfo answer;
+#  in 1-3 the installed binary needs no Swift toolchain: `ldd` names nothing under the toolchain's
+#  directory and it runs --help in a mount namespace where that directory is an empty tmpfs;
+#  4. in the blevm guest, where /dev/uhid exists, the .deb's binary in a chroot of the host's /usr
+#     and /etc without /opt (ci/install-proof-in-vm.sh, ci/install-window-in-chroot.sh): the
+#     self-check (scripts/security-key-self-check.sh) reports the key's hidraw node and its getInfo
+#     answer; then the key's own QR window under Xvfb in the guest: fido2-cred -M's request opens
+#     it (title names the RP ID), the screenshot decodes to exactly the key's qr event URL, its
+#     Cancel gives fido2-cred FIDO_ERR_KEEPALIVE_CANCEL within 1 s, and the window goes away;
 #  5. the QR window under Xvfb (ci/run-window-test.sh).
-# Packages the debug build scripts/test.sh already made (--no-build --bin-dir): a release build
-# of hybrid-security-key costs several minutes on 2 cores; install.sh and package-deb.sh build
-# release binaries themselves when run without --no-build.
+# Packages the debug build scripts/test.sh already made (--no-build --bin-dir), which brings its
+# Swift runtime along: a release build of hybrid-security-key (--static-swift-stdlib) from a fresh
+# clone took 24 min here (niced, on the shared 2 cores); install.sh and package-deb.sh build it
+# themselves when run without --no-build. Takes about 3 min here, 1 of them the VM.
 # Usage: ci/run-install-proof.sh [BIN_DIR]. Env: INSTALL_PROOF_SKIP_VM=1 skips step 4 (local runs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,6 +32,24 @@ if [ -z "$bin" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/install-proof.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# The toolchain's root (/opt/swift here: …/usr/bin/swift), which no installed file may need.
+toolchain=$(readlink -f "$(dirname "$(readlink -f "$(command -v swift)")")/../..")
+[ -d "$toolchain/usr/lib/swift" ] || die "no Swift toolchain found at $toolchain"
+# The Swift runtime libraries the binary we install links from the toolchain (none when static).
+runtime_libraries=$(ldd "$bin/hybrid-security-key" | awk -v t="$toolchain/" 'index($3, t) == 1 {print $1}' | sort)
+
+# without_toolchain BINARY WHAT: BINARY resolves no library inside the toolchain, and runs --help
+# where the toolchain's directory is hidden (an empty tmpfs over it, in a private mount namespace).
+without_toolchain() {
+    local binary=$1 what=$2
+    ldd "$binary" >"$work/ldd" || die "$what: ldd $binary failed"
+    if grep -F "$toolchain/" "$work/ldd"; then die "$what: $binary still loads the libraries above from $toolchain"; fi
+    if grep 'not found' "$work/ldd"; then die "$what: $binary has unresolved libraries (above)"; fi
+    unshare -m sh -c 'mount -t tmpfs none "$1" && "$2" --help' sh "$toolchain" "$binary" >"$work/help-hidden" 2>&1 ||
+        die "$what: $binary does not run with $toolchain hidden: $(head -3 "$work/help-hidden")"
+    grep -q "security key" "$work/help-hidden" || die "$what: --help with $toolchain hidden says nothing about a security key"
+    echo "run-install-proof: $what: ldd names nothing under $toolchain; --help runs with $toolchain hidden"
+}
 
 # Every path under the places an install touches, with type and mode (not times).
 snapshot() {
@@ -59,8 +84,14 @@ f 644 /usr/local/lib/systemd/user/hybrid-security-key.service
 f 644 /var/lib/hybrid-security-key/install-manifest
 f 755 /usr/local/bin/hybrid-security-key
 EOF
+# A binary that links the toolchain's runtime brings it along (scripts/bundle-swift-runtime.sh).
+if [ -n "$runtime_libraries" ]; then
+    echo "d 755 /usr/local/lib/hybrid-security-key" >>"$work/expected"
+    sed 's|^|f 644 /usr/local/lib/hybrid-security-key/|' <<<"$runtime_libraries" >>"$work/expected"
+fi
 sort -o "$work/expected" "$work/expected"
 diff "$work/expected" "$work/staged" || die "the staged files differ from the expected list (above)"
+without_toolchain "$stage/usr/local/bin/hybrid-security-key" "staged binary"
 grep -qx "ExecStart=/usr/local/bin/hybrid-security-key --ble bluez" "$stage/usr/local/lib/systemd/user/hybrid-security-key.service" ||
     die "the staged unit does not start the staged binary"
 echo "run-install-proof: staging OK ($(wc -l <"$work/staged") paths, modes as expected) [$(since) s]"
@@ -71,7 +102,7 @@ deb=$(tail -1 "$work/deb.log")
 [[ "$deb" == */hybrid-security-key_*_"$(dpkg --print-architecture)".deb ]] && [ -f "$deb" ] || die "last line is not the .deb: $deb"
 echo "built $deb"
 # Accepted (see scripts/package-deb.sh): custom-library-search-path, overridden in the package
-# (the toolchain's Swift runtime); warnings maintainer-script-calls-systemctl (the user unit is
+# when it bundles the Swift runtime (RUNPATH $ORIGIN/../lib/hybrid-security-key); warnings maintainer-script-calls-systemctl (the user unit is
 # enabled with systemctl --global, no debhelper) and appstream-metadata-missing-modalias-provide.
 lintian --tag-display-limit 0 "$deb" >"$work/lintian" 2>&1 || true
 sed 's/^/   lintian: /' "$work/lintian"
@@ -80,6 +111,7 @@ snapshot >"$work/before-deb"
 dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || die "dpkg -i failed: $(cat "$work/dpkg.log")"
 /usr/bin/hybrid-security-key --help >"$work/help" || die "the installed binary does not run --help"
 grep -q "security key" "$work/help" || die "--help says nothing about a security key"
+without_toolchain /usr/bin/hybrid-security-key ".deb's binary"
 for path in /lib/udev/rules.d/70-hybrid-security-key.rules /usr/lib/modules-load.d/hybrid-security-key.conf \
     /usr/lib/systemd/user/hybrid-security-key.service /usr/share/man/man1/hybrid-security-key.1.gz; do
     [ -f "$path" ] || die "the .deb did not install $path"
@@ -96,29 +128,36 @@ scripts/install.sh --no-build --bin-dir "$bin" --user root --no-self-check >"$wo
 sed 's/^/   /' "$work/install.log"
 [ -x /usr/local/bin/hybrid-security-key ] || die "install.sh did not install the binary"
 [ -L /root/.config/systemd/user/graphical-session.target.wants/hybrid-security-key.service ] || die "the user unit is not enabled"
+without_toolchain /usr/local/bin/hybrid-security-key "install.sh's binary"
 scripts/install.sh --uninstall >"$work/uninstall.log" 2>&1 || die "install.sh --uninstall failed: $(cat "$work/uninstall.log")"
 snapshot >"$work/after-install"
 diff "$work/before-install" "$work/after-install" || die "install.sh --uninstall left the file system changed (above)"
 echo "run-install-proof: install.sh --uninstall restored the file system [$(since) s]"
 
 if [ "${INSTALL_PROOF_SKIP_VM:-0}" = 1 ]; then
-    echo "== 4. self-check in the blevm guest: SKIPPED (INSTALL_PROOF_SKIP_VM=1)"
+    echo "== 4. self-check and the key's QR window in the blevm guest: SKIPPED (INSTALL_PROOF_SKIP_VM=1)"
 else
-    echo "== 4. self-check in the blevm guest"
+    echo "== 4. self-check and the key's QR window in the blevm guest"
     blevm=${BLEVM_DIR:-Tools/blevm}
     [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm"
     "$blevm/setup-host.sh" >/dev/null || die "blevm host setup failed"
     "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-    strip --strip-debug -o "$work/hybrid-security-key" "$bin/hybrid-security-key"
-    BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
-        "$blevm/blevm-run" -m 1024 -t 600 -b "$work/hybrid-security-key" -b "$(command -v fido2-token)" \
-        -b "$(command -v bash)" -f scripts/security-key-self-check.sh \
-        -- bash /blevm/work/security-key-self-check.sh /usr/local/bin/hybrid-security-key >"$work/vm.log" 2>&1 ||
-        die "the self-check failed in the guest: $(cat "$work/vm.log")"
-    grep -E '^self-check: ' "$work/vm.log" | sed 's/^/   /'
+    # The .deb's files as installed (binary, bundled runtime if any), for the guest's chroot.
+    dpkg-deb -x "$deb" "$work/pkg" || die "dpkg-deb -x $deb failed"
+    vm_start=$EPOCHREALTIME
+    # clocksource=hpet: a loaded host can throw the guest's TSC calibration far off (see
+    # ci/run-browser-seckey-proof.sh), which would distort the 1 s the Cancel may take.
+    BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic clocksource=hpet" \
+        "$blevm/blevm-run" -m 1024 -t 300 -s /usr:/host/usr:ro -s /etc:/host/etc:ro -s "$work/pkg:/pkg:ro" \
+        -f scripts/security-key-self-check.sh -f ci/window-test-lib.sh -f ci/install-window-in-chroot.sh \
+        -S ci/install-proof-in-vm.sh >"$work/vm.log" 2>&1 || die "the guest step failed: $(cat "$work/vm.log")"
+    grep -E '^(self-check|install-window|INSTALL-MARK)' "$work/vm.log" | sed 's/^/   /'
     grep -q '^self-check: hidraw /dev/hidraw[0-9]' "$work/vm.log" || die "the self-check did not report a hidraw node"
     grep -q '^self-check: PASS' "$work/vm.log" || die "the self-check did not pass"
-    echo "run-install-proof: self-check passed in the guest [$(since) s]"
+    grep -q '^install-window: PASS' "$work/vm.log" || die "the key's QR window test did not pass"
+    grep -q '^install-proof-in-vm: PASS' "$work/vm.log" || die "the guest did not finish"
+    echo "run-install-proof: the VM run took $(awk -v a="$vm_start" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}') s"
+    echo "run-install-proof: self-check and the key's QR window passed in the guest [$(since) s]"
 fi
 
 echo "== 5. the QR window under Xvfb"

@@ -29,15 +29,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Xvfb writes its display number to the -displayfd descriptor once it accepts clients.
-mkfifo "$work/displayfd"
-Xvfb -displayfd 5 -screen 0 1024x768x24 -nolisten tcp 5>"$work/displayfd" 2>"$work/xvfb.log" &
-xvfb_pid=$!
-read -r display_number <"$work/displayfd" || die "Xvfb did not start: $(cat "$work/xvfb.log")"
-export DISPLAY=":$display_number"
-unset WAYLAND_DISPLAY
-# No session bus, no accessibility bus in CI; the cairo renderer (no GL under Xvfb).
-export GSK_RENDERER=cairo NO_AT_BRIDGE=1 GTK_A11Y=none HYBRID_ALLOW_SIMULATED_AIR=1
+. ci/window-test-lib.sh
+window_start_xvfb "$work"
+export HYBRID_ALLOW_SIMULATED_AIR=1
 rp=example.com
 title="Security key: $rp"
 
@@ -60,9 +54,7 @@ run_ceremony() {
     # Keep draining stderr so the client never blocks on a full pipe.
     cat <&6 >>"$work/$name.stderr" &
     exec 6<&-
-    window=$(timeout 20 xdotool search --sync --onlyvisible --name "^$title\$" | head -1) ||
-        die "$name: no window titled '$title'"
-    [ "$(xdotool getwindowname "$window")" = "$title" ] || die "$name: title is not '$title'"
+    window=$(window_find "$title") || die "$name: no window titled '$title'"
 }
 
 # expect_cancel_exit NAME START: the client exits with status 4 within 1 s of START.
@@ -85,20 +77,12 @@ run_ceremony click
 # the window manager supports one, else on the toplevel.
 user_time=$(xprop -id "$window" _NET_WM_USER_TIME | sed -n 's/.* = //p')
 [ "$user_time" = 0 ] || die "_NET_WM_USER_TIME is '$user_time', not 0: the window would take the focus"
-# The first frame may follow the map; wait until the screenshot decodes (zbarimg is the event).
-decoded=""
-for _ in $(seq 1 50); do
-    import -window root "$work/screen.png"
-    decoded=$(zbarimg --raw -q "$work/screen.png" 2>/dev/null || true)
-    [ -n "$decoded" ] && break
-done
+decoded=$(window_decode_screen "$work/screen.png")
 [ "$decoded" = "$url" ] || die "zbarimg read '$decoded', expected the qr event's '$url'"
 echo "run-window-test: zbarimg decoded exactly the qr event's URL (${#url} characters)"
 [ -n "${WINDOW_TEST_KEEP:-}" ] && mkdir -p "$WINDOW_TEST_KEEP" && cp "$work/screen.png" "$WINDOW_TEST_KEEP/window.png"
-# The Cancel button sits in the bottom-right corner inside an 18 px margin.
-eval "$(xdotool getwindowgeometry --shell "$window")"
 start=$EPOCHREALTIME
-xdotool mousemove --window "$window" $((WIDTH - 18 - 20)) $((HEIGHT - 18 - 12)) click 1
+window_click_cancel "$window"
 expect_cancel_exit click "$start"
 
 echo "== ceremony 2: Escape"

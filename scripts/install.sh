@@ -3,7 +3,10 @@
 #   sudo scripts/install.sh                 (for the user who runs sudo)
 #   scripts/install.sh --user NAME          (as root, for NAME)
 #   sudo scripts/install.sh --uninstall     (removes exactly what the install created)
-# It builds the release binary (unless --no-build), installs it under PREFIX/bin, the udev rule
+# It builds the release binary (unless --no-build; the Swift runtime linked statically), installs
+# it under PREFIX/bin (a binary that links the toolchain's Swift runtime, such as a debug build
+# given with --bin-dir, brings those libraries along in PREFIX/lib/hybrid-security-key: no
+# toolchain is needed at run time, see scripts/bundle-swift-runtime.sh), the udev rule
 # (/etc/udev/rules.d: uhid and the key's hidraw node for the seated user, TAG+="uaccess"),
 # /etc/modules-load.d/hybrid-security-key.conf (loads uhid), the systemd user unit under
 # PREFIX/lib/systemd/user, enabled for that user and bound to graphical-session.target; then
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
         --dry-run) dry_run=1; shift ;;
         --no-self-check) self_check=0; shift ;;
         --uninstall) uninstall=1; shift ;;
-        -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
     esac
 done
@@ -110,7 +113,7 @@ swift_command() {
 if [ $build -eq 1 ]; then
     swift=$(swift_command)
     say "building the release binary with $swift (several minutes)"
-    (cd "$repo" && run as_builder "$swift" build -c release --product hybrid-security-key)
+    (cd "$repo" && run as_builder "$swift" build -c release --static-swift-stdlib --product hybrid-security-key)
 fi
 if [ -z "$bin_dir" ]; then
     bin_dir=$(cd "$repo" && as_builder "$(swift_command)" build -c release --show-bin-path)
@@ -148,7 +151,16 @@ sed "s|/usr/local/bin/|$prefix/bin/|" "$repo/deploy/security-key/hybrid-security
 echo uhid >"$work/modules"
 unit_path="$prefix/lib/systemd/user/hybrid-security-key.service"
 
-put 755 "$bin_dir/hybrid-security-key" "$prefix/bin/hybrid-security-key"
+# The binary, stripped, with the Swift runtime libraries it links, if any (see the header).
+if [ -x "$bin_dir/hybrid-security-key" ]; then
+    mkdir -p "$work/bin"
+    "$repo/scripts/bundle-swift-runtime.sh" "$bin_dir/hybrid-security-key" "$work/bin/hybrid-security-key" \
+        "$work/lib" '$ORIGIN/../lib/hybrid-security-key' >"$work/bundled" || die "bundling the Swift runtime failed"
+    put 755 "$work/bin/hybrid-security-key" "$prefix/bin/hybrid-security-key"
+    while read -r name; do put 644 "$work/lib/$name" "$prefix/lib/hybrid-security-key/$name"; done <"$work/bundled"
+else
+    put 755 "$bin_dir/hybrid-security-key" "$prefix/bin/hybrid-security-key"
+fi
 put 644 "$repo/deploy/security-key/70-hybrid-security-key.rules" /etc/udev/rules.d/70-hybrid-security-key.rules
 put 644 "$work/modules" /etc/modules-load.d/hybrid-security-key.conf
 put 644 "$work/unit" "$unit_path"

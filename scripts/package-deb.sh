@@ -7,13 +7,16 @@
 # Usage: scripts/package-deb.sh [--no-build] [--bin-dir DIR] [--out DIR] [--version V]
 #   default: a release build (several minutes), output in .build/deb. DEBFULLNAME/DEBEMAIL name
 #   the maintainer.
-# The binary links the Swift runtime of the toolchain that built it (RUNPATH /opt/swift/…; a
-# --static-swift-stdlib link fails on FoundationInternationalization's ICU symbols with
-# Swift 6.3 here), so the package runs where that toolchain is installed at the same path.
-# lintian, accepted (overridden or warnings): custom-library-search-path (that RUNPATH),
-# maintainer-script-calls-systemctl (`systemctl --global enable` of the user unit, without
-# debhelper), appstream-metadata-missing-modalias-provide (no AppStream metadata for a virtual
-# device).
+# No Swift toolchain is needed where the package is installed. The default build links the Swift
+# runtime statically (--static-swift-stdlib). A binary that links the toolchain's runtime (the
+# debug build CI packages with --no-build) gets those libraries, as `ldd` names them, in the
+# private /usr/lib/hybrid-security-key/ and RUNPATH $ORIGIN/../lib/hybrid-security-key
+# (scripts/bundle-swift-runtime.sh, patchelf).
+# lintian, accepted: maintainer-script-calls-systemctl (`systemctl --global enable` of the user
+# unit, without debhelper), appstream-metadata-missing-modalias-provide (no AppStream metadata
+# for a virtual device); with bundled libraries, custom-library-search-path (overridden: the
+# private directory above) and the tags of those libraries that ride with them (see
+# ci/run-install-proof.sh's list).
 #   CI packages the debug build scripts/test.sh made: --no-build --bin-dir "$(swift build --show-bin-path)".
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,9 +36,11 @@ while [ $# -gt 0 ]; do
 done
 die() { echo "package-deb.sh: $*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps gzip; do command -v "$tool" >/dev/null || die "$tool missing (apt install dpkg-dev)"; done
+command -v patchelf >/dev/null || die "patchelf missing (apt install patchelf)"
 cd "$repo"
 if [ $build -eq 1 ]; then
-    swift build -c release --product hybrid-security-key >&2 || die "swift build failed"
+    # Statically linked Swift runtime: see the header.
+    swift build -c release --static-swift-stdlib --product hybrid-security-key >&2 || die "swift build failed"
 fi
 [ -n "$bin_dir" ] || bin_dir=$(swift build -c release --show-bin-path)
 binary="$bin_dir/hybrid-security-key"
@@ -57,9 +62,9 @@ umask 022
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/udev/rules.d" "$root/usr/lib/modules-load.d" \
     "$root/usr/lib/systemd/user" "$root/usr/share/man/man1" "$root/usr/share/doc/$package" \
     "$root/usr/share/lintian/overrides"
-# Stripped: debug info is large and lintian wants stripped binaries.
-strip --strip-unneeded -o "$root/usr/bin/$package" "$binary"
-chmod 755 "$root/usr/bin/$package"
+# Stripped (lintian wants stripped binaries), with the Swift runtime it links, if any (see the header).
+"$repo/scripts/bundle-swift-runtime.sh" "$binary" "$root/usr/bin/$package" "$root/usr/lib/$package" \
+    "\$ORIGIN/../lib/$package" >"$work/bundled" || die "bundling the Swift runtime failed"
 install -m 644 deploy/security-key/70-hybrid-security-key.rules "$root/lib/udev/rules.d/"
 echo uhid >"$root/usr/lib/modules-load.d/$package.conf"
 sed "s|/usr/local/bin/|/usr/bin/|" deploy/security-key/hybrid-security-key.service >"$root/usr/lib/systemd/user/$package.service"
@@ -93,18 +98,21 @@ $package ($version) unstable; urgency=medium
  -- $maintainer  $date_rfc
 EOF
 gzip -9n <"$work/changelog" >"$root/usr/share/doc/$package/changelog.gz"
-if readelf -d "$root/usr/bin/$package" | grep RUNPATH >/dev/null; then
-    # The toolchain's Swift runtime (see the header): no Debian package provides it.
+if [ -s "$work/bundled" ]; then
+    # The private runtime directory (see the header): no Debian package provides the Swift runtime.
     echo "$package: custom-library-search-path" >"$root/usr/share/lintian/overrides/$package"
+    chmod 644 "$root/usr/share/lintian/overrides/$package"
 else
     rmdir "$root/usr/share/lintian/overrides" "$root/usr/share/lintian"
 fi
 
-# Library dependencies, as dpkg-shlibdeps finds them. Libraries outside Debian (a debug build's
-# Swift runtime) have no package: --ignore-missing-info leaves them out.
+# Library dependencies, as dpkg-shlibdeps finds them, of the binary and the libraries bundled
+# with it (these, found in the private directory, need no package).
 mkdir -p "$work/shlibs/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" >"$work/shlibs/debian/control"
-depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -e "$root/usr/bin/$package" 2>/dev/null |
+objects=("$root/usr/bin/$package")
+while read -r name; do objects+=("$root/usr/lib/$package/$name"); done <"$work/bundled"
+depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -l"$root/usr/lib/$package" "${objects[@]/#/-e}" 2>/dev/null |
     sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
 

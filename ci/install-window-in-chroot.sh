@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Run by ci/install-proof-in-vm.sh in the blevm guest's chroot (the host's /usr and /etc, the
+# guest's /dev/uhid; no Swift toolchain): the .deb's hybrid-security-key (BINARY)
+#  1. passes scripts/security-key-self-check.sh (hidraw node, fido2-token -L, getInfo);
+#  2. shows its own QR window under Xvfb: libfido2's fido2-cred -M (makeCredential for RP ID
+#     window-proof.example, which needs the phone) makes the key emit its `qr` JSON event and
+#     open a window titled "Security key: window-proof.example"; a screenshot (import -window
+#     root) decoded by zbarimg is exactly the event's FIDO:/ URL; the window's Cancel (xdotool
+#     click) makes fido2-cred fail with FIDO_ERR_KEEPALIVE_CANCEL (CTAP2_ERR_KEEPALIVE_CANCEL,
+#     0x2D) within 1 s; then the window closes (xdotool search finds none). No phone runs: the
+#     key waits on the simulated air (--ble sim) for one that never comes.
+# Usage: install-window-in-chroot.sh BINARY. Prints "install-window: PASS".
+set -euo pipefail
+binary=${1:?usage: install-window-in-chroot.sh BINARY}
+here=$(dirname "${BASH_SOURCE[0]}")
+work=""
+die() { echo "install-window: FAIL: $*" >&2; for f in key.err xvfb.log cred.err; do [ -n "$work" ] && [ -s "$work/$f" ] && { echo "---- $f" >&2; tail -n 20 "$work/$f" >&2; }; done; exit 1; }
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.3f", b-a}'; }
+start=$EPOCHREALTIME
+
+bash "$here/security-key-self-check.sh" "$binary" || die "the self-check failed"
+
+work=$(mktemp -d /tmp/install-window.XXXXXX)
+key_pid="" cred_pid="" xvfb_pid=""
+cleanup() {
+    for pid in $cred_pid $key_pid $xvfb_pid; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+. "$here/window-test-lib.sh"
+window_start_xvfb "$work"
+echo "install-window: Xvfb on $DISPLAY [$(since "$start") s]"
+
+rp=window-proof.example
+title="Security key: $rp"
+mkfifo "$work/events"
+# --timeout 300: the ceremony must outlast GTK's slow first start in the guest.
+HYBRID_ALLOW_SIMULATED_AIR=1 XDG_RUNTIME_DIR="$work" "$binary" --ble sim --json --no-notifications --timeout 300 \
+    >"$work/events" 2>"$work/key.err" &
+key_pid=$!
+exec 7<"$work/events"
+# next_event NAME: the key's next JSON line that is a NAME event, skipping the others ("local":
+# getInfo and the like, answered without the phone); 30 s at most between lines.
+next_event() {
+    local line
+    while IFS= read -r -t 30 line <&7; do
+        echo "$line" >>"$work/key.events"
+        [[ "$line" == *"\"event\":\"$1\""* ]] && { printf '%s' "$line"; return 0; }
+    done
+    die "no $1 event from the key (its events: $(cat "$work/key.events" 2>/dev/null))"
+}
+hidraw=$(next_event ready | sed -n 's/.*"hidraw":"\([^"]*\)".*/\1/p')
+[ -c "$hidraw" ] || die "the key reported no hidraw node"
+
+# fido2-cred's input: client data hash (base64), RP ID, user name, user ID (base64).
+printf '%s\n%s\n%s\n%s\n' "$(head -c 32 /dev/urandom | base64)" "$rp" alice "$(head -c 16 /dev/urandom | base64)" >"$work/cred.in"
+fido2-cred -M -i "$work/cred.in" -o "$work/cred.out" "$hidraw" es256 2>"$work/cred.err" &
+cred_pid=$!
+url=$(next_event qr | sed -n 's/.*"url":"\(FIDO:\/[0-9]*\)".*/\1/p')
+[ -n "$url" ] || die "the qr event has no FIDO:/ URL"
+# GTK's first start in the guest (software-emulated CPU, libraries over 9p) takes a while.
+window=$(window_find "$title" 90) || die "no window titled '$title' (windows: $(xdotool search --name . getwindowname %@ 2>/dev/null | tr '\n' ';'))"
+echo "install-window: window '$title' for fido2-cred's request [$(since "$start") s]"
+
+decoded=$(window_decode_screen "$work/screen.png")
+[ "$decoded" = "$url" ] || die "zbarimg read '$decoded', expected the key's qr event '$url'"
+echo "install-window: zbarimg decoded exactly the key's qr event URL (${#url} characters)"
+
+clicked=$EPOCHREALTIME
+window_click_cancel "$window"
+click_took=$(since "$clicked")
+status=0
+wait "$cred_pid" || status=$?
+elapsed=$(since "$clicked")
+cred_pid=""
+[ "$status" -ne 0 ] || die "fido2-cred succeeded after Cancel"
+grep -q 'FIDO_ERR_KEEPALIVE_CANCEL' "$work/cred.err" || die "fido2-cred did not get KEEPALIVE_CANCEL: $(cat "$work/cred.err")"
+awk -v e="$elapsed" 'BEGIN{exit !(e <= 1.0)}' || die "fido2-cred got the cancel $elapsed s after the click (limit 1 s)"
+echo "install-window: Cancel -> fido2-cred: $(tr -d '\n' <"$work/cred.err") in $elapsed s (xdotool's click: $click_took s)"
+
+# The window shows the outcome briefly, then closes by itself (10 s at most).
+gone=""
+for _ in $(seq 1 100); do
+    xdotool search --name "^$title\$" >/dev/null 2>&1 || { gone=$(since "$clicked"); break; }
+    sleep 0.1
+done
+[ -n "$gone" ] || die "the window is still there 10 s after Cancel"
+echo "install-window: the window closed $gone s after Cancel; xdotool search finds none"
+kill "$key_pid" && wait "$key_pid" 2>/dev/null || true
+key_pid=""
+echo "install-window: PASS [$(since "$start") s]"
