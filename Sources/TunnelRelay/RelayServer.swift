@@ -275,7 +275,7 @@ private func bindMetricsListener(relay: RelayContext) async throws -> (any Chann
                 conditions.metricsListener = true
                 let handshake = RelayHandshake()
                 RelayChannelInitializer.startHandshakeTimer(channel, handshake: handshake, configuration: configuration)
-                try RelayChannelInitializer.addHTTPHandlers(
+                try RelayChannelInitializer.addRequestGate(
                     to: channel, handshake: handshake, relay: relay, conditions: conditions)
             }
         }
