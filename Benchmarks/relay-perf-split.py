@@ -26,7 +26,7 @@ RULES = [  # (category, substrings of a frame)
     ("TLS handshake other", ["handshake", "Handshake", "ssl_", "SSL_", "tls13", "x509", "X509", "CBB", "CBS", "CRYPTO_BUFFER", "BoringSSL"]),
     ("TLS records (NIOSSL)", ["NIOSSL"]),
     ("HTTP upgrade", ["HTTPServerUpgradeHandler", "WebSocketUpgrader", "RequestGate", "acceptValue"]),
-    ("HTTP parse/encode", ["HTTPDecoder", "llhttp", "HTTPResponseEncoder", "HTTPHeaders"]),
+    ("HTTP parse/encode", ["HTTPDecoder", "llhttp", "HTTPResponseEncoder", "HTTPHeaders", "RequestHeadParser", "RelayHTTPResponse"]),
     ("pipeline add/remove", ["addHandler", "removeHandler", "ChannelPipeline", "Initializer", "ChannelOptions", "Bootstrap"]),
     ("tunnel frames", ["TunnelRelay", "WebSocketFrame", "RelayFrame"]),
     ("channel lifecycle", ["close0", "Inactive", "Unregistered", "register", "Registered", "becomeActive", "Active"]),

@@ -1,13 +1,11 @@
 import HybridCore
 import Logging
 import NIOCore
-import NIOHTTP1
 import NIOSSL
-import NIOWebSocket
 
 /// Builds the pipeline of each accepted connection:
-/// `[PROXY v2] → [TLS] → HTTP codec → RelayRequestGate → HTTPServerUpgradeHandler`, which after a
-/// WebSocket upgrade (``RelayWebSocketUpgrader``) becomes `[TLS] → RelayTunnelHandler`. With
+/// `[PROXY v2] → [TLS] → RelayRequestGate`, which after a WebSocket upgrade becomes
+/// `[TLS] → RelayTunnelHandler`. With
 /// ``RelayConfiguration/proxyProtocol`` the per-address limits wait for the PROXY header
 /// (``RelayProxyProtocolHandler``); otherwise they apply at accept to the socket's peer.
 struct RelayChannelInitializer: Sendable {
@@ -60,7 +58,7 @@ struct RelayChannelInitializer: Sendable {
         conditions.draining = health.isDraining
         conditions.metricsEnabled = relay.configuration.metricsEnabled && relay.configuration.metricsPort == nil
         if let tlsContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext)) }
-        try Self.addHTTPHandlers(to: channel, handshake: handshake, relay: relay, conditions: conditions)
+        try Self.addRequestGate(to: channel, handshake: handshake, relay: relay, conditions: conditions)
         return true
     }
 
@@ -74,46 +72,15 @@ struct RelayChannelInitializer: Sendable {
         }
     }
 
-    /// The HTTP part of the pipeline: codec, ``RelayRequestGate`` and the WebSocket upgrade (which
-    /// installs the ``RelayTunnelHandler``). The metrics listener uses it too, with conditions
-    /// that route `/metrics` only.
-    static func addHTTPHandlers(
+    /// The request part of the pipeline: the one ``RelayRequestGate``, which answers or upgrades
+    /// (and then installs the ``RelayTunnelHandler``). The metrics listener uses it too, with
+    /// conditions that route `/metrics` only.
+    static func addRequestGate(
         to channel: any Channel, handshake: RelayHandshake, relay: RelayContext,
         conditions: RelayRequestRouter.ConnectionConditions
     ) throws {
-        let configuration = relay.configuration
-        let boundHandshake = NIOLoopBound(handshake, eventLoop: channel.eventLoop)
-        let upgrader = RelayWebSocketUpgrader(
-            responseHeaders: { _ in Self.responseHeaders(for: boundHandshake.value.accepted) },
-            installTunnel: { channel in
-                let handshake = boundHandshake.value
-                handshake.timeout?.cancel()
-                handshake.timeout = nil
-                guard let accepted = handshake.accepted else { throw ChannelError.inappropriateOperationForState }
-                let (side, pairing): (TunnelSide, TunnelPairing) =
-                    switch accepted {
-                    case .new(let pairing): (.new, pairing)
-                    case .connect(let pairing): (.connect, pairing)
-                    }
-                let inFlight = RelayInFlight(
-                    accounting: relay.accounting, allowance: configuration.inFlightAllowancePerConnection
-                )
-                try channel.pipeline.syncOperations.addHandler(
-                    RelayTunnelHandler(side: side, pairing: pairing, relay: relay, inFlight: inFlight)
-                )
-            }
-        )
-
-        let encoder = HTTPResponseEncoder()
-        let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
-        let gate = RelayRequestGate(handshake: handshake, context: relay, conditions: conditions)
-        let upgradeHandler = HTTPServerUpgradeHandler(
-            upgraders: [upgrader],
-            httpEncoder: encoder,
-            extraHTTPHandlers: [decoder, gate],
-            upgradeCompletionHandler: { _ in }
-        )
-        try channel.pipeline.syncOperations.addHandlers([encoder, decoder, gate, upgradeHandler])
+        try channel.pipeline.syncOperations.addHandler(
+            RelayRequestGate(handshake: handshake, context: relay, conditions: conditions))
     }
 
     /// Why a connection must be refused once its client is known, if it must: the per-address
@@ -137,18 +104,7 @@ struct RelayChannelInitializer: Sendable {
             channel.close(promise: nil)
             return
         }
-        let response = ByteBuffer(string: rejection.earlyResponse)
+        let response = rejection.earlyResponse
         channel.writeAndFlush(response).whenComplete { _ in channel.close(promise: nil) }
-    }
-
-    /// The 101 response headers: the subprotocol, and for `/cable/new` the routing ID.
-    private static func responseHeaders(for accepted: RelayHandshake.Accepted?) -> HTTPHeaders? {
-        guard let accepted else { return nil }
-        var headers = HTTPHeaders()
-        headers.add(name: "Sec-WebSocket-Protocol", value: TunnelWebSocket.subprotocol)
-        if case .new(let pairing) = accepted {
-            headers.add(name: TunnelWebSocket.routingIDHeader, value: pairing.routingID.hex)
-        }
-        return headers
     }
 }

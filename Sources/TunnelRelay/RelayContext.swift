@@ -71,16 +71,9 @@ final class RelayContext: Sendable {
     }
 }
 
-/// Per-connection handshake state shared by ``RelayRequestGate`` and the WebSocket upgrader's
-/// callbacks; only touched on the connection's event loop.
+/// Per-connection handshake state shared by ``RelayChannelInitializer`` (and its PROXY v2 handler)
+/// and ``RelayRequestGate``; only touched on the connection's event loop.
 final class RelayHandshake {
-    enum Accepted {
-        case new(TunnelPairing)
-        case connect(TunnelPairing)
-    }
-
-    /// The gate's decision for the upgrade request, once made.
-    var accepted: Accepted?
     /// The client the per-address limits count this connection against: the socket's peer, or
     /// the source a PROXY header named (``RelayConfiguration/proxyProtocol``).
     var client: RelayClientAddress?

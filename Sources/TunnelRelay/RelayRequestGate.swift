@@ -3,15 +3,18 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The first handler of every connection, in front of NIO's upgrade handler. It classifies the
-/// request head (``RelayRequestRouter``), does the registry work for `/cable/new` and
-/// `/cable/connect`, answers everything else itself (`/healthz`, `/metrics`, error statuses) and
-/// closes the connection after that answer. Accepted upgrades are passed on, with the decision
-/// stored in ``RelayHandshake`` for the WebSocket upgrader to read.
+/// The one handler between the socket (or TLS) and the tunnel: it reads the request head
+/// (``RelayRequestHeadParser``), classifies it (``RelayRequestRouter``), does the registry work for
+/// `/cable/new` and `/cable/connect`, and either writes the 101 response and replaces itself with a
+/// ``RelayTunnelHandler`` (the bytes read after the head go to that handler), or answers everything
+/// else itself (`/healthz`, `/metrics`, error statuses) and closes the connection after that answer.
+///
+/// One handler instead of NIO's HTTP codec and upgrade handlers: a connection adds and removes one
+/// handler before the tunnel, not five, and the responses are written as single buffers.
 final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let handshake: RelayHandshake
     private let context: RelayContext
@@ -20,11 +23,13 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
 
     private enum State {
         case awaitingHead
-        /// Passing the upgrade request on to the upgrade handler.
-        case forwarding
-        /// Answered (or answering); everything else is dropped.
-        case answered
+        /// Answered (or answering), or upgraded; everything else is dropped.
+        case done
     }
+
+    private var parser = RelayRequestHeadParser()
+    /// Bytes read but not parsed yet (an unfinished line).
+    private var buffered: ByteBuffer?
 
     init(handshake: RelayHandshake, context: RelayContext, conditions: RelayRequestRouter.ConnectionConditions) {
         self.handshake = handshake
@@ -41,31 +46,38 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
-        let part = Self.unwrapInboundIn(data)
-        switch state {
-        case .forwarding:
-            channelContext.fireChannelRead(data)
-        case .answered:
-            break
-        case .awaitingHead:
-            guard case .head(let head) = part else {
-                respond(channelContext, rejection: .badRequest)
-                return
-            }
-            handle(head: head, data: data, channelContext: channelContext)
+        guard case .awaitingHead = state else { return }
+        var bytes = Self.unwrapInboundIn(data)
+        if var earlier = buffered {
+            buffered = nil
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
         }
+        let head: HTTPRequestHead?
+        do {
+            head = try parser.parse(&bytes)
+        } catch {
+            respond(channelContext, rejection: .badRequest)
+            return
+        }
+        guard let head else {
+            if bytes.readableBytes > 0 { buffered = bytes }
+            return
+        }
+        handle(head: head, rest: bytes, channelContext: channelContext)
     }
 
-    private func handle(head: HTTPRequestHead, data: NIOAny, channelContext: ChannelHandlerContext) {
+    private func handle(head: HTTPRequestHead, rest: ByteBuffer, channelContext: ChannelHandlerContext) {
         switch RelayRequestRouter.route(head, conditions: conditions) {
         case .health:
             let counts = context.registry.counts
-            respond(channelContext, status: .ok, body: "ok pending=\(counts.pending) paired=\(counts.paired)\n")
+            respond(
+                channelContext, status: .ok, body: Array("ok pending=\(counts.pending) paired=\(counts.paired)\n".utf8))
         case .draining:
             let counts = context.registry.counts
             respond(
                 channelContext, status: .serviceUnavailable,
-                body: "draining pending=\(counts.pending) paired=\(counts.paired)\n"
+                body: Array("draining pending=\(counts.pending) paired=\(counts.paired)\n".utf8)
             )
         case .metrics:
             respond(
@@ -87,7 +99,7 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
             case .registered(let pairing):
                 context.watch(pairing, side: .new, channel: channel)
                 context.startPendingTimer(pairing)
-                accept(.new(pairing), data: data, channelContext: channelContext)
+                upgrade(.new, pairing: pairing, head: head, rest: rest, channelContext: channelContext)
             }
         case .connect(let routingID, let tunnelID):
             let channel = channelContext.channel
@@ -103,78 +115,76 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
                 "tunnel paired",
                 metadata: ["tunnel.id": "\(pairing.tunnelID)", "routing.id": "\(pairing.routingID)"]
             )
-            accept(.connect(pairing), data: data, channelContext: channelContext)
+            upgrade(.connect, pairing: pairing, head: head, rest: rest, channelContext: channelContext)
         }
     }
 
-    private func accept(_ upgrade: RelayHandshake.Accepted, data: NIOAny, channelContext: ChannelHandlerContext) {
-        handshake.accepted = upgrade
-        state = .forwarding
-        channelContext.fireChannelRead(data)
+    /// Writes the 101 response, puts a ``RelayTunnelHandler`` after this handler, hands it the bytes
+    /// that followed the head, and leaves the pipeline. (The router has checked the request: one
+    /// `Sec-WebSocket-Key`, version 13.)
+    private func upgrade(
+        _ side: TunnelSide, pairing: TunnelPairing, head: HTTPRequestHead, rest: ByteBuffer,
+        channelContext: ChannelHandlerContext
+    ) {
+        state = .done
+        handshake.timeout?.cancel()
+        handshake.timeout = nil
+        let key = head.headers["Sec-WebSocket-Key"].first ?? ""
+        let response = RelayHTTPResponse.switchingProtocols(
+            key: key, routingID: side == .new ? pairing.routingID : nil)
+        channelContext.writeAndFlush(Self.wrapOutboundOut(ByteBuffer(string: response)), promise: nil)
+        let inFlight = RelayInFlight(
+            accounting: context.accounting, allowance: context.configuration.inFlightAllowancePerConnection
+        )
+        let tunnel = RelayTunnelHandler(side: side, pairing: pairing, relay: context, inFlight: inFlight)
+        do {
+            try channelContext.pipeline.syncOperations.addHandler(tunnel, position: .after(self))
+        } catch {
+            channelContext.close(promise: nil)
+            return
+        }
+        if rest.readableBytes > 0 { channelContext.fireChannelRead(Self.wrapInboundOut(rest)) }
+        channelContext.pipeline.syncOperations.removeHandler(context: channelContext, promise: nil)
     }
 
     func userInboundEventTriggered(context channelContext: ChannelHandlerContext, event: Any) {
         switch event {
         case is RelayHandshakeTimedOut:
-            if state == .awaitingHead {
-                respond(channelContext, rejection: .handshakeTimeout)
-            } else {
-                channelContext.close(promise: nil)
-            }
+            respond(channelContext, rejection: .handshakeTimeout)
         case is RelayCloseCommand:
             // Shutdown or peer end before the upgrade finished.
-            if state == .awaitingHead {
-                respond(channelContext, rejection: .shuttingDown)
-            } else {
-                channelContext.close(promise: nil)
-            }
+            respond(channelContext, rejection: .shuttingDown)
         default:
             channelContext.fireUserInboundEventTriggered(event)
         }
     }
 
     func errorCaught(context channelContext: ChannelHandlerContext, error: any Error) {
-        if error is HTTPParserError, state == .awaitingHead {
-            respond(channelContext, rejection: .badRequest)
-        } else {
-            channelContext.close(promise: nil)
-        }
+        channelContext.close(promise: nil)
     }
 
     private func respond(_ channelContext: ChannelHandlerContext, rejection: RelayRejection) {
+        guard case .awaitingHead = state else { return }
         context.metrics.rejected(rejection)
         context.logger.debug(
             "request rejected",
             metadata: ["reject.reason": "\(rejection.rawValue)", "peer.address": "\(handshake.client?.key ?? "?")"]
         )
-        respond(channelContext, status: rejection.status, body: rejection.message + "\n")
+        respond(channelContext, status: rejection.status, body: Array((rejection.message + "\n").utf8))
     }
 
+    /// Writes a complete response and closes once it is written.
     private func respond(
-        _ channelContext: ChannelHandlerContext,
-        status: HTTPResponseStatus,
-        body: some Collection<UInt8>,
+        _ channelContext: ChannelHandlerContext, status: HTTPResponseStatus, body: some Collection<UInt8>,
         contentType: String = "text/plain; charset=utf-8"
     ) {
-        guard state != .answered else { return }
-        state = .answered
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(body.count))
-        headers.add(name: "Connection", value: "close")
-        var buffer = channelContext.channel.allocator.buffer(capacity: body.count)
-        buffer.writeBytes(body)
-        channelContext.write(
-            Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
-            promise: nil)
-        channelContext.write(Self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        guard case .awaitingHead = state else { return }
+        state = .done
+        buffered = nil
+        let response = RelayHTTPResponse.closing(status, body: body, contentType: contentType)
         let channel = channelContext.channel
-        channelContext.writeAndFlush(Self.wrapOutboundOut(.end(nil))).whenComplete { _ in
+        channelContext.writeAndFlush(Self.wrapOutboundOut(response)).whenComplete { _ in
             channel.close(promise: nil)
         }
-    }
-
-    private func respond(_ channelContext: ChannelHandlerContext, status: HTTPResponseStatus, body: String) {
-        respond(channelContext, status: status, body: Array(body.utf8))
     }
 }

@@ -1,4 +1,5 @@
 import HybridCore
+import NIOCore
 import NIOHTTP1
 
 /// Why the relay refused a request: the HTTP status and a short label used for metrics and logs.
@@ -75,10 +76,8 @@ public enum RelayRejection: String, Sendable, CaseIterable {
 
     /// A complete `Connection: close` response, for connections refused at accept before any
     /// request was read.
-    var earlyResponse: String {
-        let body = message + "\n"
-        return "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+    var earlyResponse: ByteBuffer {
+        RelayHTTPResponse.closing(status, body: Array((message + "\n").utf8))
     }
 }
 

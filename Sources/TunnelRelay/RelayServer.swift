@@ -2,7 +2,6 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import NIOSSL
 import ServiceLifecycle
 
 /// A running relay instance: bound and accepting once ``buildRelay(configuration:random:logger:)``
@@ -196,15 +195,7 @@ func buildRelay(
         ),
         logger: logger
     )
-    let tlsContext = try configuration.tls.map { files in
-        var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificateChain).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem))
-        )
-        // TLS 1.0 and 1.1 are deprecated (RFC 8996); every caBLE peer speaks 1.2 or 1.3.
-        configuration.minimumTLSVersion = .tlsv12
-        return try NIOSSLContext(configuration: configuration)
-    }
+    let tlsContext = try configuration.tls.map(RelayTLS.context)
     let shuttingDown = NIOLockedValueBox(false)
     let health = RelayHealth()
     let initializer = RelayChannelInitializer(
@@ -275,7 +266,7 @@ private func bindMetricsListener(relay: RelayContext) async throws -> (any Chann
                 conditions.metricsListener = true
                 let handshake = RelayHandshake()
                 RelayChannelInitializer.startHandshakeTimer(channel, handshake: handshake, configuration: configuration)
-                try RelayChannelInitializer.addHTTPHandlers(
+                try RelayChannelInitializer.addRequestGate(
                     to: channel, handshake: handshake, relay: relay, conditions: conditions)
             }
         }
