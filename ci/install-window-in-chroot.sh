@@ -7,7 +7,7 @@
 #     open a window titled "Security key: window-proof.example"; a screenshot (import -window
 #     root) decoded by zbarimg is exactly the event's FIDO:/ URL; the window's Cancel (xdotool
 #     click) makes fido2-cred fail with FIDO_ERR_KEEPALIVE_CANCEL (CTAP2_ERR_KEEPALIVE_CANCEL,
-#     0x2D) within 1 s; then the window closes (xdotool search finds none). No phone runs: the
+#     0x2D) within 1 s of the click; then the window closes within 3 s (xdotool search finds none). No phone runs: the
 #     key waits on the simulated air (--ble sim) for one that never comes.
 # Usage: install-window-in-chroot.sh BINARY. Prints "install-window: PASS".
 set -euo pipefail
@@ -75,16 +75,21 @@ elapsed=$(since "$clicked")
 cred_pid=""
 [ "$status" -ne 0 ] || die "fido2-cred succeeded after Cancel"
 grep -q 'FIDO_ERR_KEEPALIVE_CANCEL' "$work/cred.err" || die "fido2-cred did not get KEEPALIVE_CANCEL: $(cat "$work/cred.err")"
-awk -v e="$elapsed" 'BEGIN{exit !(e <= 1.0)}' || die "fido2-cred got the cancel $elapsed s after the click (limit 1 s)"
-echo "install-window: Cancel -> fido2-cred: $(tr -d '\n' <"$work/cred.err") in $elapsed s (xdotool's click: $click_took s)"
+# The limit counts from the moment xdotool's click returned: xdotool's own start under TCG
+# (0.3-0.5 s, more on a loaded host) is the test tool's time, not the key's.
+after_click=$(awk -v e="$elapsed" -v c="$click_took" 'BEGIN{printf "%.3f", e - c}')
+awk -v e="$after_click" 'BEGIN{exit !(e <= 1.0)}' ||
+    die "fido2-cred got the cancel $after_click s after xdotool's click returned (limit 1 s; $elapsed s from its start)"
+echo "install-window: Cancel -> fido2-cred: $(tr -d '\n' <"$work/cred.err") $after_click s after the click" \
+    "($elapsed s from xdotool's start)"
 
-# The window shows the outcome briefly, then closes by itself (10 s at most).
+# After its own Cancel the window closes at once (3 s at most here: GTK under TCG is slow).
 gone=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 30); do
     xdotool search --name "^$title\$" >/dev/null 2>&1 || { gone=$(since "$clicked"); break; }
     sleep 0.1
 done
-[ -n "$gone" ] || die "the window is still there 10 s after Cancel"
+[ -n "$gone" ] || die "the window is still there 3 s after Cancel"
 echo "install-window: the window closed $gone s after Cancel; xdotool search finds none"
 kill "$key_pid" && wait "$key_pid" 2>/dev/null || true
 key_pid=""

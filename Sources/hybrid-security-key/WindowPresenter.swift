@@ -5,7 +5,8 @@ import Synchronization
 
 /// The QR window for each request the bridge forwards to the phone: opened at the QR code with
 /// what the program asks for which RP ID, following the ceremony, closed when it ends (after
-/// showing the outcome briefly). Its Cancel ends the request with CTAP2_ERR_KEEPALIVE_CANCEL.
+/// showing the outcome briefly, or at once after its own Cancel). Its Cancel ends the request
+/// with CTAP2_ERR_KEEPALIVE_CANCEL.
 final class WindowPresenter: Sendable {
     private let current = Mutex<CeremonyWindow?>(nil)
     private let cancel = Mutex<(@Sendable () -> Void)?>(nil)
@@ -27,6 +28,9 @@ final class WindowPresenter: Sendable {
             close(
                 state: status.isSuccess ? "Done" : "Your phone declined (\(status))",
                 after: .seconds(status.isSuccess ? 1 : 3))
+        case .failed(_, .keepaliveCancel, _):
+            // The person pressed Cancel: the window goes at once, as hybrid-client's does.
+            close()
         case .failed(_, _, let message):
             close(state: "Failed: \(message)", after: .seconds(4))
         case .cancelled:
