@@ -70,10 +70,12 @@ import Testing
         #expect(!outcome.events.contains { if case .connecting = $0 { true } else { false } })
     }
 
-    @Test func autoFallsBackToTheTunnelWhenTheL2CAPConnectionFails() async throws {
+    /// A registration against a phone that advertises a PSM but refuses the connection (as the
+    /// kernel does when nobody listens on it), served over the tunnel.
+    static func runWithRefusedL2CAP(mode: DataChannelMode) async throws -> LoopbackCeremony.Outcome {
         let air = try LoopbackCeremony.freshAir()
-        let outcome = try await LoopbackRelay.with { relay in
-            let options = Self.options(air: air, relay: relay, mode: .auto) { _, _, _ in
+        return try await LoopbackRelay.with { relay in
+            let options = Self.options(air: air, relay: relay, mode: mode) { _, _, _ in
                 throw BluetoothError.systemCallFailed(operation: "connect L2CAP", errno: ECONNREFUSED)
             }
             var phone = TestAuthenticator(relay: relay, air: air)
@@ -81,6 +83,10 @@ import Testing
             return try await LoopbackCeremony.run(
                 try LoopbackCeremonyTests.registration(), options: options, authenticator: phone)
         }
+    }
+
+    @Test func autoFallsBackToTheTunnelWhenTheL2CAPConnectionFails() async throws {
+        let outcome = try await Self.runWithRefusedL2CAP(mode: .auto)
         guard case .registration = try outcome.response() else { throw TestFailure("not a registration") }
         #expect(try outcome.authenticator?.get().advert.count == 24)
         let l2cap = try #require(outcome.events.firstIndex(of: .connectingL2CAP(psm: Self.psm)))
@@ -120,16 +126,7 @@ import Testing
     }
 
     @Test func l2capModeDoesNotFallBack() async throws {
-        let air = try LoopbackCeremony.freshAir()
-        let outcome = try await LoopbackRelay.with { relay in
-            let options = Self.options(air: air, relay: relay, mode: .l2cap) { _, _, _ in
-                throw BluetoothError.systemCallFailed(operation: "connect L2CAP", errno: ECONNREFUSED)
-            }
-            var phone = TestAuthenticator(relay: relay, air: air)
-            phone.l2capPSM = Self.psm
-            return try await LoopbackCeremony.run(
-                try LoopbackCeremonyTests.registration(), options: options, authenticator: phone)
-        }
+        let outcome = try await Self.runWithRefusedL2CAP(mode: .l2cap)
         #expect(outcome.clientError == .dataChannel(.l2capUnavailable))
         #expect(!outcome.events.contains(.channel(.tunnel)))
     }
