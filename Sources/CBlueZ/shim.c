@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <bluetooth/bluetooth.h>
@@ -249,12 +250,17 @@ int CBlueZ_l2capAccept(int listener) {
     return accept4(listener, (struct sockaddr *)&sa, &length, SOCK_CLOEXEC);
 }
 
-int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t peerType, uint16_t psm) {
+int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t peerType, uint16_t psm,
+                          int timeoutMilliseconds) {
     int fd = socket(AF_BLUETOOTH, SOCK_SEQPACKET | SOCK_CLOEXEC, BTPROTO_L2CAP);
     if (fd < 0) return -1;
     struct sockaddr_l2 source = le_address(local, BDADDR_LE_PUBLIC, 0);
     struct sockaddr_l2 target = le_address(peer, peerType, psm);
-    if (bind(fd, (struct sockaddr *)&source, sizeof(source)) < 0 ||
+    /* The kernel's L2CAP connect waits at most the send timeout, then fails with EINPROGRESS
+       (bt_sock_wait_state); closing the socket then cancels the LE connection attempt. */
+    struct timeval limit = {.tv_sec = timeoutMilliseconds / 1000, .tv_usec = (timeoutMilliseconds % 1000) * 1000};
+    if ((timeoutMilliseconds > 0 && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit)) < 0) ||
+        bind(fd, (struct sockaddr *)&source, sizeof(source)) < 0 ||
         connect(fd, (struct sockaddr *)&target, sizeof(target)) < 0)
         return close_failed(fd);
     return fd;

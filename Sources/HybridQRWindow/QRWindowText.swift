@@ -33,7 +33,8 @@ package struct QRWindowText: Sendable, Equatable {
     package static func state(for event: HybridClientEvent) -> (text: String, hideQR: Bool)? {
         switch event {
         case .qr, .waitingForDevice: nil
-        case .connecting: ("Phone found; connecting…", true)
+        case .connecting, .connectingL2CAP: ("Phone found; connecting…", true)
+        case .channel: nil
         case .handshake: ("Phone found; securing the connection…", true)
         case .waitingForApproval: ("Approve on your phone…", true)
         case .done, .lingering: ("Done", true)

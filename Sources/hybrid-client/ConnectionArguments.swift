@@ -54,6 +54,19 @@ struct ConnectionArguments: ParsableArguments {
         help: "TEST ONLY: connect to URL (e.g. ws://127.0.0.1:8080) when the phone names tunnel domain ID. Repeatable.")
     var tunnelOverrides: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Data channel: auto (the phone's BLE L2CAP channel when it offers one and the adapter can, else the tunnel), "
+                + "tunnel, or l2cap (CTAP 2.3; no tunnel fallback).",
+            valueName: "auto|tunnel|l2cap"))
+    var channel: String = DataChannelMode.auto.rawValue
+
+    @Option(
+        name: .customLong("l2cap-timeout"),
+        help: ArgumentHelp("Seconds an L2CAP attempt may take before the tunnel is used instead.", valueName: "seconds")
+    )
+    var l2capTimeout: Double = Double(HybridClientOptions.defaultL2CAPTimeout.components.seconds)
+
     @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
     var caFile: String?
 
@@ -70,6 +83,12 @@ struct ConnectionArguments: ParsableArguments {
         }
         if let timeout, !(timeout > 0 && timeout <= 3600) {
             throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
+        guard DataChannelMode(rawValue: channel) != nil else {
+            throw ValidationError("--channel must be auto, tunnel or l2cap, not \"\(channel)\"")
+        }
+        guard l2capTimeout > 0 && l2capTimeout <= 600 else {
+            throw ValidationError("--l2cap-timeout must be between 0 and 600 seconds")
         }
         guard linger >= 0 && linger <= 3600 else {
             throw ValidationError("--linger must be between 0 and 3600 seconds")
@@ -111,13 +130,16 @@ struct ConnectionArguments: ParsableArguments {
             if let timeout { .milliseconds(Int64(timeout * 1000)) } else if let optionsTimeout {
                 .milliseconds(Int64(optionsTimeout))
             } else { HybridClientOptions.defaultTimeout }
-        return HybridClientOptions(
+        var options = HybridClientOptions(
             bluetooth: backend,
             timeout: timeout,
             linger: .milliseconds(Int64(linger * 1000)),
             additionalCAFile: caFile,
             testTunnelOverrides: try overrides()
         )
+        options.channel = DataChannelMode(rawValue: channel) ?? .auto
+        options.l2capTimeout = .milliseconds(Int64(l2capTimeout * 1000))
+        return options
     }
 }
 

@@ -22,7 +22,9 @@ enum ExitStatus {
         case .timedOut: timedOut
         case .noCredentials, .operationDenied, .credentialExcluded, .authenticatorTimedOut, .authenticatorFailed:
             ctapError
-        case .ctapUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth, .scanEnded, .tunnel, .session:
+        case .ctapUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth, .scanEnded, .dataChannel,
+            .l2capFraming, .tunnel,
+            .session:
             failure
         }
     }

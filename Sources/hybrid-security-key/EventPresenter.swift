@@ -175,6 +175,11 @@ final class EventPresenter: Sendable {
         case .connecting(_, let host):
             progress("connecting", "Phone found; connecting to \(host)")
             notify("Phone found", "Connecting…")
+        case .connectingL2CAP:
+            progress("connecting", "Phone found; connecting over Bluetooth")
+            notify("Phone found", "Connecting…")
+        case .channel(let kind):
+            progress("channel", "Using the \(kind == .l2cap ? "Bluetooth L2CAP channel" : "tunnel")")
         case .handshake:
             progress("handshake", "Connected; securing the session")
         case .waitingForApproval:

@@ -124,6 +124,58 @@ struct KernelL2CAPTests {
         KernelBluetoothEnvironment.recordTiming(
             "L2CAP session (handshake + request + response)", connected.duration(to: clock.now))
     }
+
+    /// The client's kernel-facing half of `--channel auto|l2cap` (HybridClientRunner+DataChannel):
+    /// btvirt's controller (LE 5.2) is able, so key 6 is offered; the backend's connect opens the
+    /// channel to the advertiser from the advert's address and type; a PSM nobody listens on is
+    /// refused (the fallback's trigger); an absent peer gives up at the connect's own limit. Each
+    /// failure ends within that limit.
+    @Test func theClientsBackendConnectsIsRefusedAndGivesUp() async throws {
+        let phoneAddress = try #require(HCIAdapter.address(of: "hci0"))
+        let client = BLEBackend.hci(adapter: "hci1")
+        let capabilities = await client.l2capCapabilities()
+        #expect(capabilities.canUseL2CAP, "btvirt: LE connections and extended advert reception")
+
+        let listener = try L2CAPChannel.Listener(adapter: phoneAddress)
+        let advert = BLEAdvertisement(
+            address: phoneAddress, addressType: .public, uuid16: BLEServiceUUID.fido, serviceData: [], rssi: nil)
+        let acceptance = Acceptance()
+        Thread {
+            acceptance.finish(Result(catching: { () throws(BluetoothError) -> L2CAPChannel in try listener.accept() }))
+        }.start()
+        let clock = ContinuousClock()
+        var started = clock.now
+        let channel = try await client.connectL2CAP(to: advert, psm: listener.psm, timeout: .seconds(10))
+        KernelBluetoothEnvironment.recordTiming("client backend L2CAP connect", started.duration(to: clock.now))
+        let phoneEnd = try #require(try acceptance.wait(seconds: 10)?.get())
+        try channel.write([1, 2, 3])
+        #expect(try phoneEnd.read(timeoutMilliseconds: 5000) == [1, 2, 3])
+        channel.shutDown()
+
+        // 0x00FF is not listened on (the listener above took the first free dynamic PSM).
+        started = clock.now
+        let refusal = await #expect(throws: BluetoothError.self) {
+            _ = try await client.connectL2CAP(to: advert, psm: 0x00FF, timeout: .seconds(3))
+        }
+        print("refused L2CAP connect: \(refusal.map { "\($0)" } ?? "none")")
+        let refusedAfter = started.duration(to: clock.now)
+        KernelBluetoothEnvironment.recordTiming("refused L2CAP connect", refusedAfter)
+        // btvirt + kernel 6.1 report this refusal (ECONNREFUSED) only when the connect's own limit
+        // ends, ~10 s with a 10 s limit: so the fallback waits for the selector's deadline.
+        #expect(refusedAfter < .seconds(4.5), "bounded by the connect's 3 s limit")
+
+        // Nobody advertises from this address: the connect ends at its limit, not the kernel's.
+        let absent = BLEAdvertisement(
+            address: try #require(BLEAddress(string: "C0:11:22:33:44:55")), addressType: .random,
+            uuid16: BLEServiceUUID.fido, serviceData: [], rssi: nil)
+        started = clock.now
+        await #expect(throws: BluetoothError.self) {
+            _ = try await client.connectL2CAP(to: absent, psm: 0x0081, timeout: .seconds(2))
+        }
+        let waited = started.duration(to: clock.now)
+        KernelBluetoothEnvironment.recordTiming("L2CAP connect to an absent peer", waited)
+        #expect(waited < .seconds(6), "bounded by the 2 s limit (SO_SNDTIMEO), not the kernel's 20 s+")
+    }
 }
 
 /// The accepting thread's result, handed over when it is ready.

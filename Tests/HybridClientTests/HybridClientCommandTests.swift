@@ -69,6 +69,24 @@ import Testing
         #expect(try await longer.connection.runnerOptions(optionsTimeout: nil).linger == .milliseconds(2500))
     }
 
+    @Test func theChannelFlagAndItsEvents() async throws {
+        let command = try HybridClientCommand.parseAsRoot([
+            "get", "--origin", "https://example.com", "--ble", "hci", "--channel", "l2cap", "--l2cap-timeout", "1.5",
+        ])
+        let options = try await #require(command as? GetCommand).connection.runnerOptions(optionsTimeout: nil)
+        #expect(options.channel == .l2cap && options.l2capTimeout == .milliseconds(1500))
+        let plain = try #require(
+            try HybridClientCommand.parseAsRoot(["get", "--origin", "https://example.com", "--ble", "hci"])
+                as? GetCommand)
+        #expect(try await plain.connection.runnerOptions(optionsTimeout: nil).channel == .auto)
+        #expect(throws: (any Error).self) {
+            try HybridClientCommand.parseAsRoot(["get", "--origin", "https://example.com", "--channel", "usb"])
+        }
+        #expect(ProgressReporter.jsonLine(for: .channel(.l2cap)) == #"{"event":"channel","channel":"l2cap"}"#)
+        #expect(ProgressReporter.jsonLine(for: .channel(.tunnel)) == #"{"event":"channel","channel":"tunnel"}"#)
+        #expect(ProgressReporter.jsonLine(for: .connectingL2CAP(psm: 130)) == #"{"event":"connectingL2CAP","psm":130}"#)
+    }
+
     @Test func lingeringAndTheTunnelsEndAreReportedAsEvents() {
         #expect(
             ProgressReporter.jsonLine(for: .lingering(limit: .seconds(180)))

@@ -60,8 +60,9 @@ import Testing
         }
         #expect(
             outcome.events.map(\.stage) == [
-                .waitingForDevice, .waitingForDevice, .connecting, .handshake, .waitingForApproval, .done,
+                .waitingForDevice, .waitingForDevice, .connecting, .connecting, .handshake, .waitingForApproval, .done,
             ])
+        #expect(outcome.events.contains(.channel(.tunnel)), "the channel used is reported")
         guard case .qr(let url) = outcome.events.first else {
             Issue.record("first event is not the QR code")
             return

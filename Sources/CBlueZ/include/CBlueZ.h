@@ -71,8 +71,11 @@ int CBlueZ_l2capListenLE(const uint8_t local[6], uint16_t *psm);
 /* Accepts one channel on a listening descriptor. Returns its descriptor. */
 int CBlueZ_l2capAccept(int listener);
 
-/* Connects from the adapter at `local` (LE public) to `peer` on `psm` (blocking). Returns the descriptor. */
-int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t peerType, uint16_t psm);
+/* Connects from the adapter at `local` (LE public) to `peer` (type BDADDR_LE_PUBLIC 1 or BDADDR_LE_RANDOM 2)
+   on `psm`, blocking at most `timeoutMilliseconds` (0: the kernel's own limit; EINPROGRESS when it passes).
+   Returns the descriptor. */
+int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t peerType, uint16_t psm,
+                          int timeoutMilliseconds);
 
 /* The channel's send MTU (BT_SNDMTU: the largest SDU one write may carry). */
 int CBlueZ_l2capSendMTU(int descriptor);

@@ -11,26 +11,52 @@ import CBlueZ
 /// `HybridCore.L2CAPFraming`'s job; this type moves SDUs.
 package final class L2CAPChannel: @unchecked Sendable {
     private let descriptor: Int32
+    /// The send MTU of an adopted socket, which has no `BT_SNDMTU`.
+    private let fixedSendMTU: Int?
 
-    private init(descriptor: Int32) { self.descriptor = descriptor }
+    private init(descriptor: Int32, fixedSendMTU: Int? = nil) {
+        self.descriptor = descriptor
+        self.fixedSendMTU = fixedSendMTU
+    }
 
     deinit { close(descriptor) }
 
-    /// Connects from `adapter` to `peer`'s `psm` (an LE public address). The kernel scans for the
-    /// peer's connectable advert, connects, then opens the channel.
+    /// Takes over `descriptor`, a connected `SOCK_SEQPACKET` socket (closed with this channel), with
+    /// `sendMTU` as its send MTU: tests pass one end of an `AF_UNIX` socket pair, which keeps write
+    /// boundaries as SDUs do.
+    package static func adopting(descriptor: Int32, sendMTU: Int) -> L2CAPChannel {
+        L2CAPChannel(descriptor: descriptor, fixedSendMTU: sendMTU)
+    }
+
+    /// Connects from `adapter` to `peer`'s `psm`. The kernel scans for the peer's connectable
+    /// advert, connects, then opens the channel. Blocks for at most `timeout` (zero: the kernel's
+    /// own limit); the attempt is cancelled when it passes.
     ///
+    /// - Parameter peerType: The peer's address type; a phone advertises from a random address.
     /// - Throws: ``BluetoothError/systemCallFailed(operation:errno:)`` (`ECONNREFUSED` at once when
-    ///   the adapter's LE setting is off or the PSM is not listened on).
-    package static func connect(from adapter: BLEAddress, to peer: BLEAddress, psm: UInt16) throws(BluetoothError)
-        -> L2CAPChannel
-    {
-        let fd = CBlueZ_l2capConnectLE(adapter.littleEndianBytes, peer.littleEndianBytes, 1, psm)
+    ///   the adapter's LE setting is off or the PSM is not listened on, `EINPROGRESS` on timeout).
+    package static func connect(
+        from adapter: BLEAddress, to peer: BLEAddress, peerType: BLEAddressType = .public, psm: UInt16,
+        timeout: Duration = .zero
+    ) throws(BluetoothError) -> L2CAPChannel {
+        // BDADDR_LE_PUBLIC 1, BDADDR_LE_RANDOM 2 (<bluetooth/bluetooth.h>).
+        let type: UInt8 = peerType == .random ? 2 : 1
+        let milliseconds = Int32(
+            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let fd = CBlueZ_l2capConnectLE(adapter.littleEndianBytes, peer.littleEndianBytes, type, psm, milliseconds)
         guard fd >= 0 else { throw .systemCallFailed(operation: "connect L2CAP PSM \(psm)", errno: errno) }
         return L2CAPChannel(descriptor: fd)
     }
 
+    /// Shuts the channel down both ways: a blocked or later ``read(timeoutMilliseconds:)`` returns
+    /// `[]` at once. The descriptor itself closes with the channel.
+    package func shutDown() {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     /// The largest SDU one write may carry (the peer's MTU).
     package func sendMTU() throws(BluetoothError) -> Int {
+        if let fixedSendMTU { return fixedSendMTU }
         let mtu = CBlueZ_l2capSendMTU(descriptor)
         guard mtu >= 0 else { throw .systemCallFailed(operation: "getsockopt(BT_SNDMTU)", errno: errno) }
         return Int(mtu)

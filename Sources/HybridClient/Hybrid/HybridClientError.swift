@@ -30,6 +30,11 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
     case bluetooth(BluetoothError)
     /// The scanner stopped before the phone's advert arrived.
     case scanEnded
+    /// No data channel could be used (`--channel l2cap` without an able adapter, without a PSM in
+    /// the advert, or with the L2CAP connection failing).
+    case dataChannel(DataChannelSelectionError)
+    /// The phone's BLE L2CAP channel carried bytes that are not a framed message (§10.9).
+    case l2capFraming(L2CAPFramingError)
     /// The tunnel WebSocket could not be opened or broke (refused, HTTP 404/410, TLS, …).
     case tunnel(TunnelClientError)
     /// The session broke: handshake or decryption failure, a bad frame, the tunnel closed early.
@@ -73,6 +78,11 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .extensionUnsupported(let error): "\(error)"
         case .bluetooth(let error): "Bluetooth: \(error)"
         case .scanEnded: "Bluetooth scanning stopped before the phone was found"
+        case .dataChannel(.adapterCannotOfferL2CAP):
+            "--channel l2cap: this Bluetooth adapter cannot make LE connections or receive extended adverts"
+        case .dataChannel(.noPSMInAdvert): "--channel l2cap: the phone offered no BLE L2CAP channel"
+        case .l2capFraming(let error): "the phone's BLE L2CAP channel failed: \(error)"
+        case .dataChannel(.l2capUnavailable): "--channel l2cap: the phone's BLE L2CAP channel could not be opened"
         case .tunnel(let error): "\(error)"
         case .session(let error): "session with the phone failed: \(error)"
         }
@@ -81,7 +91,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
     private static func timeoutDetail(_ stage: HybridClientStage) -> String {
         switch stage {
         case .waitingForDevice: "waiting for the phone (no Bluetooth advert for this QR code arrived)"
-        case .connecting: "connecting to the tunnel server"
+        case .connecting: "connecting to the phone (tunnel server or BLE L2CAP)"
         case .handshake: "waiting for the phone's handshake"
         case .waitingForApproval: "waiting for approval on the phone"
         case .done: "finishing"

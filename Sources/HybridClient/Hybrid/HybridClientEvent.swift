@@ -9,6 +9,11 @@ public enum HybridClientEvent: Sendable, Hashable {
     case waitingForDevice(timeout: Duration)
     /// The phone's advert arrived; opening the tunnel it names on `host` (after any test override).
     case connecting(domain: TunnelDomainID, host: String)
+    /// The phone's advert offers a BLE L2CAP channel (CTAP 2.3, protocol.md §3.4); connecting to
+    /// it on `psm` (the tunnel is the fallback under `--channel auto`).
+    case connectingL2CAP(psm: UInt16)
+    /// The session runs on this data channel: the tunnel, or the phone's BLE L2CAP channel.
+    case channel(DataChannelKind)
     /// The tunnel is open; running the Noise handshake.
     case handshake
     /// The request is on the phone; waiting for the user to approve it there.
@@ -23,7 +28,7 @@ public enum HybridClientEvent: Sendable, Hashable {
     public var stage: HybridClientStage {
         switch self {
         case .qr, .waitingForDevice: .waitingForDevice
-        case .connecting: .connecting
+        case .connecting, .connectingL2CAP, .channel: .connecting
         case .handshake: .handshake
         case .waitingForApproval: .waitingForApproval
         case .done, .lingering: .done

@@ -19,6 +19,16 @@ public struct HybridClientOptions: Sendable {
     public var linger: Duration
     /// The clock ``timeout`` and ``linger`` run on; tests replace it to time out without waiting.
     var clock: any Clock<Duration> = ContinuousClock()
+    /// Which data channel the session may use (`--channel`, protocol.md §3.4): with `.auto` (the
+    /// default) the QR code offers BLE L2CAP when the adapter can, and a failed L2CAP attempt falls
+    /// back to the tunnel.
+    package var channel: DataChannelMode = .auto
+    /// How long an L2CAP attempt may take, from the matched advert to an open channel, before the
+    /// tunnel is used instead (``DataChannelSelector``).
+    package var l2capTimeout: Duration = Self.defaultL2CAPTimeout
+    /// **Test only.** Stands in for the adapter's L2CAP side (capabilities and connect); `nil` uses
+    /// ``bluetooth``'s.
+    package var l2capOverride: L2CAPClientSupport?
     /// **Conformance only.** Leave the timestamp (QR key 3) out of the QR code, as an old client
     /// would; a phone should refuse such a code (`hybrid-conformance client`, issue 20 item 8).
     package var omitsQRTimestamp = false
@@ -30,6 +40,10 @@ public struct HybridClientOptions: Sendable {
     public static let defaultTimeout: Duration = .seconds(120)
     /// The default linger: Chromium's client waits up to three minutes after its shutdown (§7.5).
     public static let defaultLinger: Duration = .seconds(180)
+
+    /// The default L2CAP attempt: an LE connection and a CoC take well under a second (protocol.md
+    /// §10.9), scanning for the phone's connectable advert a few more.
+    package static let defaultL2CAPTimeout: Duration = .seconds(8)
 
     /// Options; the defaults are what a browser does (timeouts, linger, tunnel domains).
     public init(
@@ -44,6 +58,15 @@ public struct HybridClientOptions: Sendable {
         self.linger = linger
         self.additionalCAFile = additionalCAFile
         self.testTunnelOverrides = testTunnelOverrides
+    }
+
+    /// The adapter's L2CAP side: ``l2capOverride``, else ``bluetooth``'s.
+    var l2cap: L2CAPClientSupport {
+        if let l2capOverride { return l2capOverride }
+        let backend = bluetooth
+        return L2CAPClientSupport(
+            capabilities: { await backend.l2capCapabilities() },
+            connect: { advert, psm, timeout in try await backend.connectL2CAP(to: advert, psm: psm, timeout: timeout) })
     }
 
     /// The URL to open for an advert's `/cable/connect` URL: the test override for its domain, if

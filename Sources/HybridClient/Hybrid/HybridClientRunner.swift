@@ -26,7 +26,7 @@ import Synchronization
 public struct HybridClientRunner: Sendable {
     /// The options of every ceremony this runner drives.
     public let options: HybridClientOptions
-    private let logger: Logger
+    let logger: Logger
 
     /// A runner with these options, logging to `logger` (silent by default).
     public init(
@@ -209,25 +209,38 @@ public struct HybridClientRunner: Sendable {
         emit: (HybridClientEvent) async -> Void,
         complete: ([UInt8], PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd {
+        let channels = try await offeredChannels()
         var payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
             timestamp: Int64(Date().timeIntervalSince1970),
             requestType: requestType,
-            supportsLinking: false
+            supportsLinking: false,
+            channels: channels
         )
         if options.omitsQRTimestamp {
             payload = QRCodePayload(
                 identityKey: payload.identityKey, secret: payload.secret, knownDomains: payload.knownDomains,
-                timestamp: nil, supportsLinking: payload.supportsLinking, requestTypeHint: payload.requestTypeHint)
+                timestamp: nil, supportsLinking: payload.supportsLinking, requestTypeHint: payload.requestTypeHint,
+                channels: channels)
         }
         var session = ClientSession(
-            configuration: .init(identityKey: keys.identityKey, qrSecret: keys.qrSecret),
+            configuration: .init(
+                identityKey: keys.identityKey, qrSecret: keys.qrSecret,
+                acceptsAdvertSuffix: channels?.contains(.bleL2CAP) == true),
             ephemeralKey: keys.ephemeralKey
         )
         session.followUpRequest = options.followUpRequest.map { .ctap($0) }
         do {
-            let (advertURL, domain) = try await scanForAdvert(session: &session, qrURL: payload.url, emit: emit)
+            let (advertURL, domain, advert) = try await scanForAdvert(
+                session: &session, qrURL: payload.url, emit: emit)
+            if case .l2cap(let l2capChannel) = try await openDataChannel(
+                clock: options.clock, psm: session.advertSuffix?.psm, advert: advert, emit: emit)
+            {
+                return try await runOverL2CAP(
+                    l2capChannel, makeRequest: makeRequest, session: &session, observe: observe, emit: emit,
+                    complete: complete)
+            }
             let url = options.tunnelURL(for: advertURL, domain: domain)
             logger.debug(
                 "advert matched", metadata: ["tunnel.domain": "\(domain.rawValue)", "tunnel.host": "\(url.origin)"])
@@ -240,10 +253,10 @@ public struct HybridClientRunner: Sendable {
             configuration.handshakeTimeout = min(configuration.handshakeTimeout, options.timeout)
             return try await TunnelClient(configuration: configuration, logger: logger).withConnection(to: url) {
                 connection in
-                var messages = connection.messages.makeAsyncIterator()
+                await emit(.channel(.tunnel))
+                var channel = TunnelMessageChannel(connection)
                 let (reply, postHandshake) = try await exchange(
-                    makeRequest, session: &session, over: connection, messages: &messages, observe: observe,
-                    emit: emit)
+                    makeRequest, session: &session, over: &channel, observe: observe, emit: emit)
                 do {
                     try await complete(reply, postHandshake)
                 } catch {
@@ -257,7 +270,7 @@ public struct HybridClientRunner: Sendable {
                 }
                 await emit(.lingering(limit: linger))
                 let end = await lingerForLateUpdates(
-                    session: &session, over: connection, messages: &messages, limit: linger, observe: observe)
+                    session: &session, over: connection, messages: &channel.messages, limit: linger, observe: observe)
                 logger.debug(
                     "tunnel closed after the response",
                     metadata: ["tunnel.end": "\(end.reason)", "tunnel.lateUpdates": "\(end.lateUpdates)"])
@@ -271,6 +284,8 @@ public struct HybridClientRunner: Sendable {
             throw HybridClientError.tunnel(error)
         } catch let error as BluetoothError {
             throw HybridClientError.bluetooth(error)
+        } catch let error as L2CAPFramingError {
+            throw HybridClientError.l2capFraming(error)
         }
     }
 
@@ -280,27 +295,26 @@ public struct HybridClientRunner: Sendable {
         session: inout ClientSession,
         qrURL: String,
         emit: (HybridClientEvent) async -> Void
-    ) async throws -> (TunnelURL, TunnelDomainID) {
+    ) async throws -> (TunnelURL, TunnelDomainID, BLEAdvertisement) {
         let adverts = try await options.bluetooth.makeScanner(logger: logger).scan()
         await emit(.qr(url: qrURL))
         await emit(.waitingForDevice(timeout: options.timeout))
         for try await advert in adverts {
             for action in session.advertReceived(serviceData: advert.serviceData) {
-                if case .connectTunnel(let url, let domain) = action { return (url, domain) }
+                if case .connectTunnel(let url, let domain) = action { return (url, domain, advert) }
             }
         }
         try Task.checkCancellation()
         throw HybridClientError.scanEnded
     }
 
-    /// Runs the session over an open tunnel: handshake, the request, the reply, shutdown. Returns
+    /// Runs the session over an open data channel: handshake, the request, the reply, shutdown. Returns
     /// the reply's bytes (CTAP status + CBOR) and the post-handshake message the request was built
     /// from, with the tunnel still open.
-    private func exchange(
+    func exchange(
         _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
         session: inout ClientSession,
-        over connection: TunnelConnection,
-        messages: inout TunnelMessages.AsyncIterator,
+        over channel: inout some SessionMessageChannel,
         observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
         emit: (HybridClientEvent) async -> Void
     ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
@@ -315,9 +329,9 @@ public struct HybridClientRunner: Sendable {
                 case .send(let bytes) where reply != nil:
                     // Shutdown, after the reply: a phone may hang up as soon as it has answered
                     // (§7.5), and the reply must not be lost to that race.
-                    try? await connection.send(bytes)
+                    try? await channel.send(bytes)
                 case .send(let bytes):
-                    try await connection.send(bytes)
+                    try await channel.send(bytes)
                 case .handshakeCompleted(let postHandshake):
                     guard postHandshake.effectiveFeatures.contains(.ctap) else {
                         throw HybridClientError.ctapUnsupported
@@ -337,7 +351,14 @@ public struct HybridClientRunner: Sendable {
                 }
                 index += 1
             }
-            guard let message = try await messages.next() else { break }
+            // A candidate cut is a whole message when a copy of the session can open it (§10.9).
+            let snapshot = session
+            guard
+                let message = try await channel.next(accepting: { candidate in
+                    var trial = snapshot
+                    return (try? trial.messageReceived(candidate)) != nil
+                })
+            else { break }
             if let advert = session.advert { observe(message, advert) }
             pending = try session.messageReceived(message)
         }

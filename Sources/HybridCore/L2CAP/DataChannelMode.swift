@@ -1,5 +1,5 @@
 /// Which data channel a client may use for a QR-initiated session (`--channel`, protocol.md §3.4).
-package enum DataChannelMode: String, CaseIterable, Hashable, Sendable {
+public enum DataChannelMode: String, CaseIterable, Hashable, Sendable {
     /// BLE L2CAP when the phone advertises a PSM and the adapter can, else the tunnel; a failed
     /// L2CAP attempt falls back to the tunnel.
     case auto
@@ -10,7 +10,7 @@ package enum DataChannelMode: String, CaseIterable, Hashable, Sendable {
 }
 
 /// The data channel a session ended up on.
-package enum DataChannelKind: String, Hashable, Sendable {
+public enum DataChannelKind: String, Hashable, Sendable {
     /// The WebSocket tunnel through a relay.
     case tunnel
     /// A BLE L2CAP connection-oriented channel to the phone.

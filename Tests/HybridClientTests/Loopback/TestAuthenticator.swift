@@ -38,13 +38,20 @@ struct TestAuthenticator: Sendable {
         var messagesReceived = 0
         /// Whether the client's shutdown arrived.
         var shutdownReceived = false
+        /// QR key 6 as the phone read it.
+        var qrChannels: [DataTransferChannel]?
+        /// The service data the phone advertised.
+        var advert: [UInt8] = []
     }
 
     let engine: CTAPAuthenticator
     let relay: TunnelServerOrigin
     let air: SimulatedAir
     var behaviour: Behaviour = .normal
-    private let logger = Logger(label: "test-authenticator", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The PSM to put in the advert suffix when the QR code offers BLE L2CAP (CTAP 2.3, §3.4); the
+    /// phone still serves over the tunnel.
+    var l2capPSM: UInt16?
+    let logger = Logger(label: "test-authenticator", factory: { _ in SwiftLogNoOpLogHandler() })
 
     init(
         store: any PasskeyStore = InMemoryPasskeyStore(),
@@ -69,6 +76,8 @@ struct TestAuthenticator: Sendable {
             configuration.sendsUpdateLate = true
             configuration.linking = Self.linkingIdentity
         }
+        configuration.qrChannels = qr.channels
+        configuration.l2capPSM = l2capPSM
         var session = AuthenticatorSession(
             configuration: configuration, advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
         guard case .openTunnel(let url) = try session.start().first else { throw TestFailure("no openTunnel") }
@@ -90,9 +99,11 @@ struct TestAuthenticator: Sendable {
         }
         let client = TunnelClient(logger: logger)
         do {
-            let record = try await client.withConnection(to: TunnelURL(origin: relay, path: url.path)) { connection in
+            var record = try await client.withConnection(to: TunnelURL(origin: relay, path: url.path)) {
+                connection in
                 try await exchange(session: &session, connection: connection, advertiser: advertiser)
             }
+            record.qrChannels = qr.channels
             await advertiser.stopAdvertising()
             return record
         } catch {
@@ -115,6 +126,7 @@ struct TestAuthenticator: Sendable {
                 switch pending[index] {
                 case .openTunnel: break
                 case .startAdvertising(let serviceData):
+                    record.advert = serviceData
                     try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: serviceData))
                 case .stopAdvertising:
                     await advertiser.stopAdvertising()

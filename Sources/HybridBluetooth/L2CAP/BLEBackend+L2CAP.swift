@@ -1,0 +1,74 @@
+import Foundation
+import HybridCore
+import Logging
+
+extension BLEBackend {
+    /// What this backend's adapter can do for the CTAP 2.3 L2CAP channel (protocol.md §3.4), read
+    /// from the controller: LE connections (LE Create Connection or LE Extended Create Connection)
+    /// and extended advert reception (LE feature bit 12 and the extended scan commands).
+    ///
+    /// Only the raw HCI backend asks the controller; bluetoothd's D-Bus API does not say whether
+    /// it scans extended adverts, and the simulated air has no L2CAP, so both report nothing (the
+    /// QR code then leaves key 6 out). An adapter that cannot be asked reports nothing too.
+    package func l2capCapabilities() async -> BluetoothCapabilities {
+        guard case .hci(let name) = self else {
+            return BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
+        }
+        return await Self.onThread(named: "hci-capabilities") {
+            let none = BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
+            let logger = Logger(label: "hci-capabilities", factory: { _ in SwiftLogNoOpLogHandler() })
+            guard let adapter = try? HCIAdapter.resolve(name),
+                let capabilities = try? HCIConnection(adapter: adapter, logger: logger).readCapabilities()
+            else { return none }
+            return capabilities.l2capCapabilities
+        }
+    }
+
+    /// Opens an LE L2CAP channel from this backend's adapter to `advert`'s sender on `psm`, giving
+    /// up after `timeout` (protocol.md §10.9: the kernel scans for the peer's connectable advert,
+    /// connects, then opens the channel). The kernel does the work, so `.hci` and `.bluez` both
+    /// can; the simulated air cannot.
+    ///
+    /// - Throws: ``BluetoothError``.
+    package func connectL2CAP(to advert: BLEAdvertisement, psm: UInt16, timeout: Duration) async throws
+        -> L2CAPChannel
+    {
+        let name: String?
+        switch self {
+        case .hci(let adapter), .bluez(let adapter): name = adapter
+        case .simulated: throw BluetoothError.unavailable(reason: "the simulated air has no L2CAP channels")
+        }
+        let result: Result<L2CAPChannel, BluetoothError> = await Self.onThread(named: "l2cap-connect") {
+            Result { () throws(BluetoothError) -> L2CAPChannel in
+                let adapter: HCIAdapter
+                do { adapter = try HCIAdapter.resolve(name) } catch let error as BluetoothError { throw error } catch {
+                    throw .unavailable(reason: "\(error)")
+                }
+                guard let local = HCIAdapter.address(of: adapter.name) else { throw .noAdapter(adapter.name) }
+                return try L2CAPChannel.connect(
+                    from: local, to: advert.address, peerType: advert.addressType ?? .random, psm: psm,
+                    timeout: timeout)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Runs blocking `body` on a thread of its own and returns its value.
+    private static func onThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.name = name
+            thread.start()
+        }
+    }
+}
+
+extension HCIControllerCapabilities {
+    /// LE Create Connection (26.4) or LE Extended Create Connection (37.7); LE feature bit 12 with
+    /// the extended scan commands (Core spec Vol 4 Part E §6.27, Vol 6 Part B §4.6).
+    var l2capCapabilities: BluetoothCapabilities {
+        BluetoothCapabilities(
+            leConnections: supports(octet: 26, bit: 4) || supports(octet: 37, bit: 7),
+            extendedAdvertisingReception: leFeatures & (1 << 12) != 0 && extendedScanning)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HybridCore
+
+/// Hybrid messages over one ``L2CAPChannel``, for async code (protocol.md §3.4, §10.9): each
+/// message goes out framed with CRLF in writes of at most the send MTU, and comes back through an
+/// ``L2CAPMessageDeframer`` that lets the caller pick the right CRLF.
+///
+/// A thread of its own reads SDUs (the channel blocks); writes run on a serial queue. Owned by one
+/// task: ``receive(accepting:)`` is `mutating`. ``close()`` ends the reader.
+package struct L2CAPMessageStream {
+    private let channel: L2CAPChannel
+    private let sendMTU: Int
+    private let writer: DispatchQueue
+    private var sdus: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+    private let stopped: StopFlag
+    private var deframer = L2CAPMessageDeframer()
+
+    /// Starts reading `channel`.
+    ///
+    /// - Throws: ``BluetoothError`` if the send MTU cannot be read, ``L2CAPFramingError`` if it is
+    ///   below the LE minimum.
+    package init(channel: L2CAPChannel) throws {
+        let mtu = try channel.sendMTU()
+        guard mtu >= L2CAPFraming.minimumSendMTU else { throw L2CAPFramingError.sendMTUTooSmall(mtu) }
+        self.channel = channel
+        sendMTU = mtu
+        writer = DispatchQueue(label: "l2cap-writer")
+        let stopped = StopFlag()
+        self.stopped = stopped
+        let (stream, sink) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        sdus = stream.makeAsyncIterator()
+        let reader = Thread {
+            do {
+                while !stopped.isSet {
+                    guard let sdu = try channel.read(timeoutMilliseconds: 100) else { continue }
+                    if sdu.isEmpty { break }
+                    sink.yield(sdu)
+                }
+                sink.finish()
+            } catch {
+                sink.finish(throwing: error)
+            }
+        }
+        reader.name = "l2cap-reader"
+        reader.start()
+    }
+
+    /// Sends one message (framed and cut at the send MTU).
+    package func send(_ message: [UInt8]) async throws {
+        let writes = try L2CAPFraming.writes(for: message, sendMTU: sendMTU)
+        let channel = channel
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            writer.async {
+                done.resume(with: Result { () throws(BluetoothError) in for sdu in writes { try channel.write(sdu) } })
+            }
+        }
+    }
+
+    /// The next message, cut at the first CRLF `accept` takes (see
+    /// ``L2CAPMessageDeframer/nextMessage(accepting:)``), or `nil` once the peer closed between
+    /// messages.
+    ///
+    /// - Throws: ``L2CAPFramingError`` (a message too large, or cut off by the close), a
+    ///   ``BluetoothError`` from the socket, or `CancellationError`.
+    package mutating func receive(accepting accept: ([UInt8]) -> Bool) async throws -> [UInt8]? {
+        while true {
+            if let message = deframer.nextMessage(accepting: accept) { return message }
+            guard let sdu = try await sdus.next() else {
+                try Task.checkCancellation()
+                try deframer.endOfStream()
+                return nil
+            }
+            try deframer.append(sdu)
+        }
+    }
+
+    /// Stops reading and shuts the channel down.
+    package func close() {
+        stopped.set()
+        channel.shutDown()
+    }
+}
+
+/// Set once, read from the reader thread.
+private final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
