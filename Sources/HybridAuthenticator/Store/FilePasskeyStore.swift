@@ -26,13 +26,13 @@ public actor FilePasskeyStore: PasskeyStore {
     }
 
     /// How an existing store file protects its keys.
-    public enum StoredProtection: Hashable, Sendable {
+    package enum StoredProtection: Hashable, Sendable {
         case encrypted
         case plaintext
     }
 
     /// Largest store file read, in bytes (8 MiB, some ten thousand passkeys).
-    public static let maximumFileSize = 8 << 20
+    package static let maximumFileSize = 8 << 20
 
     /// The store file.
     public nonisolated let path: String
@@ -161,7 +161,7 @@ public actor FilePasskeyStore: PasskeyStore {
     }
 
     /// How the store at `path` protects its keys, or `nil` when there is no file.
-    public static func storedProtection(atPath path: String) throws(PasskeyStoreError) -> StoredProtection? {
+    package static func storedProtection(atPath path: String) throws(PasskeyStoreError) -> StoredProtection? {
         guard let bytes = try AtomicFile.contents(atPath: path, limit: maximumFileSize) else { return nil }
         let mode = try StoreFileDocument.decode(bytes).protection.mode
         switch mode {
@@ -173,7 +173,7 @@ public actor FilePasskeyStore: PasskeyStore {
 
     /// The metadata of every passkey in the file, newest first, without a passphrase, so without
     /// checking the file's MAC: for display only.
-    public static func metadata(atPath path: String) throws(PasskeyStoreError) -> [PasskeyMetadata] {
+    package static func metadata(atPath path: String) throws(PasskeyStoreError) -> [PasskeyMetadata] {
         guard let bytes = try AtomicFile.contents(atPath: path, limit: maximumFileSize) else { return [] }
         var list: [PasskeyMetadata] = []
         for (index, record) in try StoreFileDocument.decode(bytes).credentials.enumerated() {

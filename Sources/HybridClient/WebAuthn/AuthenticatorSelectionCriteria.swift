@@ -24,7 +24,7 @@ public struct AuthenticatorSelectionCriteria: Sendable, Hashable {
 
     /// The resident-key requirement after WebAuthn L3 §5.4.4's rule: `residentKey` if present,
     /// else `required` if `requireResidentKey` is true, else `discouraged`.
-    public var effectiveResidentKey: ResidentKeyRequirement {
+    package var effectiveResidentKey: ResidentKeyRequirement {
         residentKey ?? (requireResidentKey ? .required : .discouraged)
     }
 }
