@@ -29,7 +29,7 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
     /// when this lists it (protocol.md §8.3).
     public var extensions: [String]
 
-    /// What the engine implements: ``CredentialProtectionPolicy`` and the prf secret.
+    /// What the engine implements: `CredentialProtectionPolicy` and the prf secret.
     public static let supportedExtensions = ["credProtect", "prf"]
 
     /// A configuration; the defaults are what this program's phone sends.

@@ -7,12 +7,12 @@ import Logging
 /// out (status byte + CBOR). Sans transport: the hybrid tunnel, or a test, carries the bytes.
 ///
 /// - getInfo (0x04): ``getInfo``, whose `uv` option says whether the user interaction can verify
-///   the user; makeCredential and getAssertion refuse `uv` when it cannot (``requireUserVerification(_:)``).
+///   the user; makeCredential and getAssertion refuse `uv` when it cannot (`requireUserVerification(_:)`).
 /// - makeCredential (0x01), getAssertion (0x02): see the extensions in their own files.
 /// - selection (0x0B): asks the user; OK or operation denied.
 /// - getNextAssertion (0x08): not allowed (0x30), since responses never announce more.
 /// - anything else: invalid command (0x01). Malformed parameters get the status of their
-///   ``CTAPError``.
+///   `CTAPError`.
 public struct CTAPAuthenticator: Sendable {
     /// Where the passkeys live.
     public let store: any PasskeyStore

@@ -112,7 +112,7 @@ struct StoreEncryption: Sendable {
 
 /// scrypt cost parameters, stored in the file next to the salt.
 ///
-/// Accepted range (``isAcceptable``), checked before any derivation, for a new store and for the
+/// Accepted range (`isAcceptable`), checked before any derivation, for a new store and for the
 /// numbers read from a file (which cannot be authenticated before the key exists):
 ///
 /// | rule | why |

@@ -9,7 +9,7 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     public let options: PublicKeyCredentialRequestOptionsJSON
     /// The calling origin.
     public let origin: WebOrigin
-    /// `rpId`, or the origin's host, after ``RelyingPartyIDCheck``.
+    /// `rpId`, or the origin's host, after `RelyingPartyIDCheck`.
     public let rpID: String
     /// The client data this ceremony sends (hashed into the request).
     package let clientData: ClientData

@@ -9,7 +9,7 @@ public struct RegistrationCeremony: Sendable, Hashable {
     public let options: PublicKeyCredentialCreationOptionsJSON
     /// The calling origin.
     public let origin: WebOrigin
-    /// `rp.id`, or the origin's host, after ``RelyingPartyIDCheck``.
+    /// `rp.id`, or the origin's host, after `RelyingPartyIDCheck`.
     public let rpID: String
     /// The client data this ceremony sends (hashed into the request).
     package let clientData: ClientData

@@ -2,7 +2,7 @@
 public struct AuthenticatorSelectionCriteria: Sendable, Hashable {
     /// `platform` or `cross-platform`; `nil` accepts either.
     public var authenticatorAttachment: AuthenticatorAttachment?
-    /// `nil` when absent or unknown; see ``effectiveResidentKey``.
+    /// `nil` when absent or unknown; see `effectiveResidentKey`.
     public var residentKey: ResidentKeyRequirement?
     /// The legacy WebAuthn Level 1 flag, used only when `residentKey` is absent.
     public var requireResidentKey: Bool

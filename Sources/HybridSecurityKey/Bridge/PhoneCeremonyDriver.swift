@@ -20,8 +20,8 @@ public protocol PhoneCeremonyDriver: Sendable {
     ) async throws -> HybridSessionEnd
 }
 
-/// The phone over hybrid: QR code, Bluetooth, tunnel, through ``HybridClientRunner``; the linger
-/// is the runner's (``HybridClientOptions/linger``).
+/// The phone over hybrid: QR code, Bluetooth, tunnel, through `HybridClientRunner`; the linger
+/// is the runner's (`HybridClientOptions/linger`).
 public struct HybridPhoneDriver: PhoneCeremonyDriver {
     /// The runner that shows the QR code and runs each hybrid ceremony.
     public let runner: HybridClientRunner
@@ -29,7 +29,7 @@ public struct HybridPhoneDriver: PhoneCeremonyDriver {
     /// A driver that runs every ceremony through `runner`.
     public init(runner: HybridClientRunner) { self.runner = runner }
 
-    /// Forwards `request` to the phone through ``HybridClientRunner``; see
+    /// Forwards `request` to the phone through `HybridClientRunner`; see
     /// ``PhoneCeremonyDriver/forward(_:requestType:events:onReply:)``.
     public func forward(
         _ request: [UInt8],

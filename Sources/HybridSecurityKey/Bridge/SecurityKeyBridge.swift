@@ -274,7 +274,7 @@ public actor SecurityKeyBridge {
     }
 }
 
-/// The bridge's time: a monotonic reading as a ``Duration`` since a fixed origin, and a sleep
+/// The bridge's time: a monotonic reading as a `Duration` since a fixed origin, and a sleep
 /// until such a reading. Tests inject a manual one.
 public struct SecurityKeyClock: Sendable {
     /// The current monotonic reading.
