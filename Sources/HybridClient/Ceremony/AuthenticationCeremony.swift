@@ -30,7 +30,9 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     /// - Parameter authenticatorInfo: The phone's getInfo, used to resolve `preferred` user
     ///   verification and extension support; `nil` assumes a phone (uv supported) that supports no
     ///   extension.
-    package func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> GetAssertionRequest {
+    @_spi(Fuzzing) public func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil)
+        -> GetAssertionRequest
+    {
         let allowList = CTAPOptionMapping.descriptors(options.allowCredentials)
         let plan = AuthenticationExtensionPlan(options: options, authenticatorInfo: authenticatorInfo)
         var requirement = CTAPOptionMapping.assertionRequirement(

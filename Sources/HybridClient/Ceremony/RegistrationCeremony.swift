@@ -30,7 +30,7 @@ public struct RegistrationCeremony: Sendable, Hashable {
     ///   that supports no extension.
     /// - Throws: ``ClientExtensionError`` when the site requires what the phone cannot do (an enforced
     ///   credential protection policy, required large blob support).
-    package func makeCredentialRequest(
+    @_spi(Fuzzing) public func makeCredentialRequest(
         authenticatorInfo: AuthenticatorGetInfoResponse? = nil
     ) throws(ClientExtensionError) -> MakeCredentialRequest {
         let selection = options.authenticatorSelection
