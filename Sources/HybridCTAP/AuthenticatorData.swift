@@ -4,7 +4,7 @@ import HybridCore
 /// The authenticator data signed in attestations and assertions (WebAuthn §6.1):
 /// rpIdHash (32) ‖ flags (1) ‖ signCount (BE32) ‖ attested credential data? ‖ extensions?
 ///
-/// A parsed value keeps the bytes it was parsed from (``receivedBytes``) and ``encoded`` returns
+/// A parsed value keeps the bytes it was parsed from (`receivedBytes`) and ``encoded`` returns
 /// them unchanged until a field is modified: signatures cover the authenticator's bytes, which a
 /// client must pass on as received. Two values are equal when their ``encoded`` bytes are.
 public struct AuthenticatorData: Hashable, Sendable {
@@ -61,7 +61,12 @@ public struct AuthenticatorData: Hashable, Sendable {
     /// The fixed part: rpIdHash, flags and counter.
     package static let minimumLength = 37
 
-    /// - Parameter flags: UP, UV, BE, BS (and RFU bits); AT and ED are set from the other arguments.
+    /// - Parameters:
+    ///   - rpIDHash: SHA-256 of the RP ID: 32 bytes.
+    ///   - flags: UP, UV, BE, BS (and RFU bits); AT and ED are set from the other arguments.
+    ///   - signCount: the signature counter.
+    ///   - attestedCredentialData: the new credential (makeCredential), or `nil`.
+    ///   - extensions: the authenticator extension outputs map, or `nil`.
     public init(
         rpIDHash: [UInt8], flags: Flags, signCount: UInt32,
         attestedCredentialData: AttestedCredentialData? = nil, extensions: CBORValue? = nil
@@ -76,7 +81,7 @@ public struct AuthenticatorData: Hashable, Sendable {
     /// SHA-256 of the UTF-8 RP ID, as it appears in authenticator data.
     public static func rpIDHash(_ rpID: String) -> [UInt8] { Array(SHA256.hash(data: Array(rpID.utf8))) }
 
-    /// The wire bytes: ``receivedBytes`` for an unmodified parsed value, else the fields with the
+    /// The wire bytes: `receivedBytes` for an unmodified parsed value, else the fields with the
     /// extensions (and the credential key) in canonical CBOR.
     public var encoded: [UInt8] {
         if let receivedBytes { return receivedBytes }
@@ -143,7 +148,7 @@ public struct AuthenticatorData: Hashable, Sendable {
 public struct AttestedCredentialData: Hashable, Sendable {
     /// The authenticator's AAGUID: 16 bytes.
     public var aaguid: [UInt8]
-    /// The credential ID (at most ``maximumCredentialIDLength`` bytes).
+    /// The credential ID (at most `maximumCredentialIDLength` bytes).
     public var credentialID: [UInt8]
     /// The COSE_Key map as given; ``COSEKey`` reads ES256 keys from it.
     public var credentialPublicKey: CBORValue

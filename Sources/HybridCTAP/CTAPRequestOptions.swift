@@ -3,7 +3,7 @@ import HybridCore
 /// The `options` map of makeCredential (key 7) and getAssertion (key 5): `rk`, `up`, `uv`.
 ///
 /// Each is `nil` when absent; CTAP2 defines the defaults (rk false, up true, uv false), which
-/// ``effectiveUserPresence`` and friends apply. Unknown option keys are ignored.
+/// `effectiveUserPresence` and friends apply. Unknown option keys are ignored.
 public struct CTAPRequestOptions: Hashable, Sendable {
     /// Resident key: create a discoverable credential.
     public var residentKey: Bool?

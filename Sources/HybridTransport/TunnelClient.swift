@@ -45,6 +45,7 @@ public struct TunnelClient: Sendable {
     /// - Parameters:
     ///   - url: the tunnel URL (its origin may be a local relay such as `ws://127.0.0.1:8080`).
     ///   - extraHeaders: request headers to add (e.g. `X-caBLE-Client-Payload` for `/cable/contact`).
+    ///   - body: uses the open connection; the connection closes when it returns or throws.
     /// - Throws: ``TunnelClientError`` if the connection or upgrade fails, or what `body` throws.
     @discardableResult
     public func withConnection<Result: Sendable>(

@@ -153,6 +153,7 @@ public final class RelayServer: Service, Sendable {
 /// (directly, or in a `ServiceGroup`) to serve until shutdown.
 ///
 /// - Parameters:
+///   - configuration: the address, TLS files and limits of the relay.
 ///   - random: source of the two random routing-ID bytes (inject a seeded one in tests).
 ///   - logger: the relay's logger; it never receives payloads, full tunnel IDs or secrets.
 public func buildRelay(

@@ -3,7 +3,7 @@ import HybridCTAP
 import HybridCore
 import Testing
 
-@testable import HybridClient
+@_spi(Fuzzing) @testable import HybridClient
 
 /// Options → CTAP2 requests. The byte-level expectation is built by Python's `cbor2` (canonical mode)
 /// from the clientDataJSON Python itself serializes; the option rules are Chromium's.

@@ -3,7 +3,7 @@ import HybridCTAP
 import HybridCore
 import Testing
 
-@testable import HybridClient
+@_spi(Fuzzing) @testable import HybridClient
 
 /// Phone answers → RegistrationResponseJSON / AuthenticationResponseJSON, checked by py_webauthn acting
 /// as the relying party. The answers come from Tests/Interop/soft_authenticator.py (Python

@@ -3,7 +3,7 @@ import HybridCTAP
 import HybridCore
 import Testing
 
-@testable import HybridClient
+@_spi(Fuzzing) @testable import HybridClient
 
 /// WebAuthn extensions against a scripted phone in Python (Tests/Interop/soft_authenticator.py): it
 /// reads our CTAP request, holds a per-credential PRF secret and answers with `cryptography`'s

@@ -1,7 +1,7 @@
 import Foundation
 import FuzzDriver
 import HybridCTAP
-import HybridClient
+@_spi(Fuzzing) import HybridClient
 import HybridCore
 
 /// The WebAuthn options JSON that `hybrid-client` reads (`--options FILE`), for `create()` and `get()`.

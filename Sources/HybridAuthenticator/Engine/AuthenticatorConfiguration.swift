@@ -29,7 +29,7 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
     /// when this lists it (protocol.md §8.3).
     public var extensions: [String]
 
-    /// What the engine implements: ``CredentialProtectionPolicy`` and the prf secret.
+    /// What the engine implements: `CredentialProtectionPolicy` and the prf secret.
     public static let supportedExtensions = ["credProtect", "prf"]
 
     /// A configuration; the defaults are what this program's phone sends.
@@ -57,7 +57,7 @@ public struct AuthenticatorConfiguration: Hashable, Sendable {
     /// preferred; where they require it, as Chrome does for every discoverable sign-in, the request
     /// fails with CTAP2_ERR_INVALID_OPTION.
     /// ``CTAPAuthenticator/getInfo`` passes its user interaction's ``UserInteraction/canVerifyUser``.
-    public func getInfo(userVerificationConfigured: Bool) -> AuthenticatorGetInfoResponse {
+    package func getInfo(userVerificationConfigured: Bool) -> AuthenticatorGetInfoResponse {
         AuthenticatorGetInfoResponse(
             versions: versions, extensions: extensions.isEmpty ? nil : extensions, aaguid: aaguid,
             options: ["rk": true, "up": true, "uv": userVerificationConfigured],

@@ -7,12 +7,12 @@ import Logging
 /// out (status byte + CBOR). Sans transport: the hybrid tunnel, or a test, carries the bytes.
 ///
 /// - getInfo (0x04): ``getInfo``, whose `uv` option says whether the user interaction can verify
-///   the user; makeCredential and getAssertion refuse `uv` when it cannot (``requireUserVerification(_:)``).
+///   the user; makeCredential and getAssertion refuse `uv` when it cannot (`requireUserVerification(_:)`).
 /// - makeCredential (0x01), getAssertion (0x02): see the extensions in their own files.
 /// - selection (0x0B): asks the user; OK or operation denied.
 /// - getNextAssertion (0x08): not allowed (0x30), since responses never announce more.
 /// - anything else: invalid command (0x01). Malformed parameters get the status of their
-///   ``CTAPError``.
+///   `CTAPError`.
 public struct CTAPAuthenticator: Sendable {
     /// Where the passkeys live.
     public let store: any PasskeyStore
@@ -24,15 +24,15 @@ public struct CTAPAuthenticator: Sendable {
     let logger: Logger
 
     /// What happened to one request, for progress reports.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The command byte, or nil for an empty request.
-        public let command: CTAPCommand?
+        package let command: CTAPCommand?
         /// The RP ID of a makeCredential or getAssertion request that parsed.
-        public let rpID: String?
+        package let rpID: String?
         /// The CTAP2 status sent back.
-        public let status: CTAPStatusCode
+        package let status: CTAPStatusCode
         /// The bytes to send back.
-        public let response: [UInt8]
+        package let response: [UInt8]
     }
 
     /// An authenticator over `store` that asks `userInteraction`.
@@ -59,7 +59,7 @@ public struct CTAPAuthenticator: Sendable {
     public func handle(_ request: [UInt8]) async -> [UInt8] { await process(request).response }
 
     /// Handles `request` and reports what happened.
-    public func process(_ request: [UInt8]) async -> Outcome {
+    package func process(_ request: [UInt8]) async -> Outcome {
         let command = request.first.map(CTAPCommand.init(rawValue:))
         let parsed: CTAPRequest
         do {

@@ -42,7 +42,7 @@ public struct AuthenticatorRunSummary: Sendable, Hashable {
         public var status: CTAPStatusCode
 
         /// An answer from its fields.
-        public init(command: CTAPCommand?, rpID: String?, status: CTAPStatusCode) {
+        package init(command: CTAPCommand?, rpID: String?, status: CTAPStatusCode) {
             self.command = command
             self.rpID = rpID
             self.status = status
@@ -53,7 +53,7 @@ public struct AuthenticatorRunSummary: Sendable, Hashable {
     public var answers: [Answer]
 
     /// A summary of these answers.
-    public init(answers: [Answer] = []) {
+    package init(answers: [Answer] = []) {
         self.answers = answers
     }
 

@@ -2,11 +2,11 @@ import Foundation
 import HybridCore
 
 /// A scanned QR code that passed the runner's checks, with the tunnel domain to use.
-public struct CheckedQRCode: Sendable {
+package struct CheckedQRCode: Sendable {
     /// The parsed payload.
-    public let payload: QRCodePayload
+    package let payload: QRCodePayload
     /// The tunnel-server domain this run advertises.
-    public let domainID: TunnelDomainID
+    package let domainID: TunnelDomainID
 }
 
 extension AuthenticatorRunner {
@@ -21,7 +21,7 @@ extension AuthenticatorRunner {
     ///   ``AuthenticatorRunnerError/undatedQRCode``,
     ///   ``AuthenticatorRunnerError/invalidDomainID(_:)`` or
     ///   ``AuthenticatorRunnerError/domainNotKnownToClient(domainID:knownDomains:)``.
-    public static func check(qrCode: String, options: Options) throws(AuthenticatorRunnerError) -> CheckedQRCode {
+    package static func check(qrCode: String, options: Options) throws(AuthenticatorRunnerError) -> CheckedQRCode {
         let text = qrCode.trimmingCharacters(in: .whitespacesAndNewlines)
         let payload: QRCodePayload
         do {

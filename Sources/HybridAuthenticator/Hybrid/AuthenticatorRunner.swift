@@ -5,7 +5,7 @@ import HybridTransport
 import Logging
 
 /// The phone's side of one QR-initiated hybrid session, with real I/O: the driver around
-/// ``AuthenticatorSession`` (protocol.md §5, §7) that serves requests with a ``CTAPAuthenticator``.
+/// `AuthenticatorSession` (protocol.md §5, §7) that serves requests with a ``CTAPAuthenticator``.
 ///
 /// One run: check the QR code, open `/cable/new` on the tunnel server (or the relay of
 /// ``Options/tunnelOrigin``), advertise the encrypted EID until the client's handshake arrives

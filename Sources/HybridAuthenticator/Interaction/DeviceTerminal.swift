@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// A line-oriented console for ``TerminalUserInteraction``.
-public protocol TerminalConsole: Sendable {
+package protocol TerminalConsole: Sendable {
     /// Shows `text` (no newline added).
     func write(_ text: String) async
     /// Reads one line without its newline; nil at end of input. `hidingInput` turns echo off.
@@ -18,15 +18,15 @@ public protocol TerminalConsole: Sendable {
 
 /// The controlling terminal `/dev/tty`, or standard input and standard error when there is none.
 /// Blocking reads run on their own thread, not on the Swift concurrency pool.
-public struct DeviceTerminal: TerminalConsole {
+package struct DeviceTerminal: TerminalConsole {
     /// Longest line read, in bytes; a longer one reads as no answer (`nil`), so memory stays bounded.
-    public static let maximumLineLength = 4096
+    package static let maximumLineLength = 4096
 
     /// The process's controlling terminal (`/dev/tty`).
-    public init() {}
+    package init() {}
 
     /// Writes `text` to the terminal.
-    public func write(_ text: String) async {
+    package func write(_ text: String) async {
         let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC)
         let target = fd >= 0 ? fd : STDERR_FILENO
         defer { if fd >= 0 { close(fd) } }
@@ -34,7 +34,7 @@ public struct DeviceTerminal: TerminalConsole {
     }
 
     /// Reads one line, without echo if `hidingInput`; `nil` at end of input or if there is no terminal.
-    public func readLine(hidingInput: Bool) async -> String? {
+    package func readLine(hidingInput: Bool) async -> String? {
         await withCheckedContinuation { continuation in
             let thread = Thread {
                 continuation.resume(returning: Self.blockingReadLine(hidingInput: hidingInput))

@@ -1,9 +1,9 @@
 /// Text from a peer (an RP ID, a user name) made safe to show on a terminal.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` with control characters (C0, DEL, C1: escape sequences, carriage returns) and
     /// bidirectional overrides and isolates replaced by `?`, so that a client's request cannot
     /// rewrite, hide or reorder the prompt around it.
-    public static func printable(_ text: String) -> String {
+    package static func printable(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { isUnsafe($0) ? "?" : $0 }))
     }
 

@@ -3,7 +3,7 @@
 /// Prompts go to the controlling terminal (or standard error, never standard output, which may
 /// carry JSON events). Anything but "y"/"yes" declines. User verification asks for the store
 /// passphrase without echo and checks it with `verifyPassphrase`, allowing a few attempts.
-public struct TerminalUserInteraction: UserInteraction {
+package struct TerminalUserInteraction: UserInteraction {
     private let console: any TerminalConsole
     private let verifyPassphrase: (@Sendable (String) async -> Bool)?
     private let maximumAttempts: Int
@@ -13,7 +13,7 @@ public struct TerminalUserInteraction: UserInteraction {
     ///   - verifyPassphrase: checks a typed passphrase (e.g. ``FilePasskeyStore/verifyPassphrase(_:)``);
     ///     nil when the store has none, so user verification always fails.
     ///   - maximumAttempts: passphrase attempts per verification.
-    public init(
+    package init(
         console: any TerminalConsole = DeviceTerminal(),
         verifyPassphrase: (@Sendable (String) async -> Bool)?,
         maximumAttempts: Int = 3
@@ -24,7 +24,7 @@ public struct TerminalUserInteraction: UserInteraction {
     }
 
     /// Asks on the terminal; approved only by `y` or `yes`.
-    public func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool {
+    package func confirm(operation: UserOperation, rpID: String?, userName: String?) async -> Bool {
         let rp = rpID.map(TerminalText.printable) ?? "this relying party"
         let account = userName.map { " as \(TerminalText.printable($0))" } ?? ""
         let question: String
@@ -40,7 +40,7 @@ public struct TerminalUserInteraction: UserInteraction {
     }
 
     /// Lists the accounts on the terminal and reads a number; `nil` if none is chosen.
-    public func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? {
+    package func chooseAccount(rpID: String, accounts: [AccountChoice]) async -> Int? {
         var text = "Sign in to \(TerminalText.printable(rpID)) with which account?\n"
         for (index, account) in accounts.enumerated() {
             let name = account.userName.nonEmpty ?? account.userDisplayName.nonEmpty ?? "(unnamed account)"
@@ -55,10 +55,10 @@ public struct TerminalUserInteraction: UserInteraction {
     }
 
     /// True when there is a passphrase to check (`verifyPassphrase` given).
-    public var canVerifyUser: Bool { verifyPassphrase != nil }
+    package var canVerifyUser: Bool { verifyPassphrase != nil }
 
     /// Asks for the store passphrase on the terminal, without echo, a few attempts; `false` if there is none to check.
-    public func verifyUser() async -> Bool {
+    package func verifyUser() async -> Bool {
         guard let verifyPassphrase else {
             await console.write("User verification is not available: the passkey store has no passphrase.\n")
             return false

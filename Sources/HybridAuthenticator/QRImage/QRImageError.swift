@@ -11,8 +11,8 @@
 public enum QRImageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file could not be opened or read; `errno` says why (e.g. `ENOENT`, `EACCES`, `EISDIR`).
     case unreadable(path: String, errno: Int32)
-    /// The file is larger than ``QRImageReader/maximumFileSize`` bytes, or its image larger than
-    /// ``QRImageReader/maximumPixelCount`` pixels.
+    /// The file is larger than `QRImageReader/maximumFileSize` bytes, or its image larger than
+    /// `QRImageReader/maximumPixelCount` pixels.
     case tooLarge(path: String)
     /// The file does not start like a PNG or a JPEG.
     case notAnImage(path: String)

@@ -17,9 +17,9 @@ import HybridCore
 /// checking that it is a valid hybrid QR code is `AuthenticatorRunner.check(qrCode:options:)`'s job.
 public struct QRImageReader: Sendable {
     /// Largest file read, in bytes (64 MiB).
-    public static let maximumFileSize = 64 << 20
+    package static let maximumFileSize = 64 << 20
     /// Largest image decoded, in pixels (64 megapixels, e.g. 8000 × 8000).
-    public static let maximumPixelCount = 64_000_000
+    package static let maximumPixelCount = 64_000_000
 
     /// A reader; it keeps no state between images.
     public init() {}
@@ -30,7 +30,7 @@ public struct QRImageReader: Sendable {
     }
 
     /// The QR code's text in `imageBytes`, a PNG or JPEG file's content; `path` only names it in errors.
-    public func read(imageBytes: [UInt8], path: String) throws(QRImageError) -> String {
+    package func read(imageBytes: [UInt8], path: String) throws(QRImageError) -> String {
         let isPNG = imageBytes.starts(with: GreyImage.pngSignature)
         guard isPNG || imageBytes.starts(with: GreyImage.jpegSignature) else { throw .notAnImage(path: path) }
         let image: GreyImage

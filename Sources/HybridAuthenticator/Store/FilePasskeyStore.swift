@@ -2,17 +2,17 @@ import Crypto
 import Foundation
 import HybridCore
 
-/// A passkey store in one JSON file (format: ``StoreFileDocument``), by default
+/// A passkey store in one JSON file (format: `StoreFileDocument`), by default
 /// `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`.
 ///
 /// - The file is mode 0600 and its directory, when created here, 0700.
-/// - Every change is a read-modify-write under the store's lock (``StoreLock``): it re-reads and
+/// - Every change is a read-modify-write under the store's lock (`StoreLock`): it re-reads and
 ///   re-authenticates the file, applies itself to what it found, and replaces the file atomically
-///   and durably (``AtomicFile``). Several processes or instances may change one store: none loses
+///   and durably (`AtomicFile`). Several processes or instances may change one store: none loses
 ///   another's change, and a crash loses at most the change being written, never the store.
 /// - Reads (``list()``, ``passkeys(forRPID:)``) answer from the state of the last open or change.
 /// - Private keys are encrypted with AES-256-GCM under a scrypt key from the passphrase, and the
-///   whole file is authenticated by an HMAC (``StoreFileMAC``), unless the store was created in
+///   whole file is authenticated by an HMAC (`StoreFileMAC`), unless the store was created in
 ///   explicit insecure plaintext mode (tests), which has neither.
 /// - Opening validates the whole file and decrypts every key. A wrong passphrase, a corrupt or
 ///   tampered file throws, and nothing is ever written to a file that failed to open or re-read.
@@ -26,13 +26,13 @@ public actor FilePasskeyStore: PasskeyStore {
     }
 
     /// How an existing store file protects its keys.
-    public enum StoredProtection: Hashable, Sendable {
+    package enum StoredProtection: Hashable, Sendable {
         case encrypted
         case plaintext
     }
 
     /// Largest store file read, in bytes (8 MiB, some ten thousand passkeys).
-    public static let maximumFileSize = 8 << 20
+    package static let maximumFileSize = 8 << 20
 
     /// The store file.
     public nonisolated let path: String
@@ -49,6 +49,8 @@ public actor FilePasskeyStore: PasskeyStore {
 
     /// Opens the store at `path`, or prepares a new one there (written on the first change).
     /// - Parameters:
+    ///   - path: the store file (``defaultPath(environment:)`` for the usual place).
+    ///   - protection: how the keys are protected: a passphrase, or plaintext for tests.
     ///   - newStoreParameters: scrypt cost for a store created now; an existing file keeps its own.
     ///   - random: salts, nonces and temporary file names.
     public init(
@@ -161,7 +163,7 @@ public actor FilePasskeyStore: PasskeyStore {
     }
 
     /// How the store at `path` protects its keys, or `nil` when there is no file.
-    public static func storedProtection(atPath path: String) throws(PasskeyStoreError) -> StoredProtection? {
+    package static func storedProtection(atPath path: String) throws(PasskeyStoreError) -> StoredProtection? {
         guard let bytes = try AtomicFile.contents(atPath: path, limit: maximumFileSize) else { return nil }
         let mode = try StoreFileDocument.decode(bytes).protection.mode
         switch mode {
@@ -173,7 +175,7 @@ public actor FilePasskeyStore: PasskeyStore {
 
     /// The metadata of every passkey in the file, newest first, without a passphrase, so without
     /// checking the file's MAC: for display only.
-    public static func metadata(atPath path: String) throws(PasskeyStoreError) -> [PasskeyMetadata] {
+    package static func metadata(atPath path: String) throws(PasskeyStoreError) -> [PasskeyMetadata] {
         guard let bytes = try AtomicFile.contents(atPath: path, limit: maximumFileSize) else { return [] }
         var list: [PasskeyMetadata] = []
         for (index, record) in try StoreFileDocument.decode(bytes).credentials.enumerated() {

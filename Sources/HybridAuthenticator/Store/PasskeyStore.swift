@@ -39,10 +39,10 @@ public enum PasskeyStoreError: Error, Hashable, Sendable {
     /// counter, an RP ID, a private key, any field) was changed without the passphrase. It is
     /// left untouched.
     case authenticationFailed
-    /// The scrypt parameters are outside ``ScryptParameters/isAcceptable``'s range (too weak,
+    /// The scrypt parameters are outside `ScryptParameters/isAcceptable`'s range (too weak,
     /// or costly enough to exhaust memory or time), whether read from the file or asked for.
     case scryptParametersOutOfRange(ScryptParameters)
-    /// The file is larger than ``FilePasskeyStore/maximumFileSize`` bytes.
+    /// The file is larger than `FilePasskeyStore/maximumFileSize` bytes.
     case tooLarge(limit: Int)
     /// No passkey has this credential ID.
     case unknownCredential

@@ -112,7 +112,7 @@ struct StoreEncryption: Sendable {
 
 /// scrypt cost parameters, stored in the file next to the salt.
 ///
-/// Accepted range (``isAcceptable``), checked before any derivation, for a new store and for the
+/// Accepted range (`isAcceptable`), checked before any derivation, for a new store and for the
 /// numbers read from a file (which cannot be authenticated before the key exists):
 ///
 /// | rule | why |
@@ -139,13 +139,13 @@ public struct ScryptParameters: Hashable, Sendable {
     /// OWASP's recommendation: N = 2^17, r = 8, p = 1 (128 MiB, well under a second on a PC).
     public static let recommended = Self(n: 1 << 17, r: 8, p: 1)
     /// The cheapest accepted parameters, N = 2^14, r = 8, p = 1 (16 MiB): for tests.
-    public static let insecureFastForTesting = Self(n: 1 << 14, r: 8, p: 1)
+    package static let insecureFastForTesting = Self(n: 1 << 14, r: 8, p: 1)
 
     /// Smallest and largest memory scrypt may use, 128·N·r bytes.
-    public static let memoryRange = (16 << 20)...(256 << 20)
+    package static let memoryRange = (16 << 20)...(256 << 20)
 
     /// Whether the values are in the documented range (see the type's discussion).
-    public var isAcceptable: Bool {
+    package var isAcceptable: Bool {
         guard (1 << 14...1 << 20).contains(n), n & (n - 1) == 0, (1...8).contains(r), (1...4).contains(p) else {
             return false
         }

@@ -14,7 +14,9 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
     /// Object path of our advertisement (one per bus connection, and each advert has its own).
     static let objectPath = "/org/hybrid/advertisement0"
 
-    /// - Parameter adapter: `hciN`, or `nil` for the first powered adapter bluetoothd offers.
+    /// - Parameters:
+    ///   - adapter: `hciN`, or `nil` for the first powered adapter bluetoothd offers.
+    ///   - logger: where D-Bus and advertising problems are logged.
     public init(adapter: String?, logger: Logger) {
         runner = AdvertisingRunner(threadName: "bluez-advertiser") { advert, activity in
             Self.advertise(advert, adapter: adapter, activity: activity, logger: logger)

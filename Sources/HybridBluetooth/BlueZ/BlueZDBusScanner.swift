@@ -11,7 +11,9 @@ public struct BlueZDBusScanner: BLEScanner {
     private let busAddress: String?
     private let runner = ScanRunner(threadName: "bluez-scanner")
 
-    /// - Parameter adapter: `hciN`, or `nil` for the first powered adapter bluetoothd offers.
+    /// - Parameters:
+    ///   - adapter: `hciN`, or `nil` for the first powered adapter bluetoothd offers.
+    ///   - logger: where D-Bus and scanning problems are logged.
     public init(adapter: String?, logger: Logger) {
         self.init(adapter: adapter, logger: logger, busAddress: nil)
     }

@@ -2,7 +2,7 @@ import CDBus
 
 /// Desktop notifications through `org.freedesktop.Notifications` on the session bus (Desktop
 /// Notifications Specification 1.2): one notification, updated in place as progress changes.
-/// Best effort: without a session bus or a notification server, ``show(summary:body:imagePath:)``
+/// Best effort: without a session bus or a notification server, `show(summary:body:imagePath:)`
 /// returns false and nothing else happens.
 public actor DesktopNotifications {
     private let applicationName: String

@@ -3,7 +3,7 @@ import Logging
 /// ``BLEAdvertiser`` over a raw HCI socket (libbluetooth through CBlueZ).
 ///
 /// Sends ADV_NONCONN_IND adverts (legacy commands first, extended when needed, see
-/// ``HCICommandFamily``) with the AD layout of ``AdvertisingDataLayout``, from a fresh non-resolvable
+/// ``HCICommandFamily``) with the AD layout of `AdvertisingDataLayout`, from a fresh non-resolvable
 /// private address for every ``startAdvertising(_:)`` (Core spec Vol 6 Part B §1.3.2.2; drawn from the
 /// system CSPRNG), never from the controller's public address: like Android's caBLE adverts, they
 /// cannot be linked to this machine or to each other. All HCI I/O happens on a
@@ -19,6 +19,7 @@ public struct HCIAdvertiser: BLEAdvertiser {
     /// - Parameters:
     ///   - adapter: `hciN`, or `nil` for the first adapter that is up.
     ///   - commandFamily: legacy or extended commands; `.automatic` picks per controller.
+    ///   - logger: where controller and advertising problems are logged.
     public init(adapter: String?, commandFamily: HCICommandFamily = .automatic, logger: Logger) {
         self.init(adapter: adapter, commandFamily: commandFamily, logger: logger) {
             var generator = SystemRandomNumberGenerator()

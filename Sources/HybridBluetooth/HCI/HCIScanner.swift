@@ -17,6 +17,7 @@ public struct HCIScanner: BLEScanner {
     /// - Parameters:
     ///   - adapter: `hciN`, or `nil` for the first adapter that is up.
     ///   - commandFamily: legacy or extended commands; `.automatic` picks per controller.
+    ///   - logger: where controller and scanning problems are logged.
     public init(adapter: String?, commandFamily: HCICommandFamily = .automatic, logger: Logger) {
         self.adapter = adapter
         self.commandFamily = commandFamily

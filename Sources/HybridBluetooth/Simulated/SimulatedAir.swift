@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Rendezvous is a directory. Every scanner binds a UDP socket on 127.0.0.1 and registers its port
 /// there as an empty file named `scanner-<pid>-<port>`. Every advertiser, once per advertising
-/// interval, lists the directory and sends its advert (``SimulatedAirDatagram``) to each registered
+/// interval, lists the directory and sends its advert (`SimulatedAirDatagram`) to each registered
 /// port. Registrations of processes that no longer exist are deleted by the advertisers.
 public struct SimulatedAir: Sendable, Hashable {
     /// The environment variable that must be `1` for the command-line tools to accept `--ble sim`.

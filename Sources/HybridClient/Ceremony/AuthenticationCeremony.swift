@@ -9,10 +9,10 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     public let options: PublicKeyCredentialRequestOptionsJSON
     /// The calling origin.
     public let origin: WebOrigin
-    /// `rpId`, or the origin's host, after ``RelyingPartyIDCheck``.
+    /// `rpId`, or the origin's host, after `RelyingPartyIDCheck`.
     public let rpID: String
     /// The client data this ceremony sends (hashed into the request).
-    public let clientData: ClientData
+    package let clientData: ClientData
 
     /// Checks the RP ID against the origin and builds the client data.
     public init(options: PublicKeyCredentialRequestOptionsJSON, origin: WebOrigin) throws(OriginError) {
@@ -30,7 +30,9 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     /// - Parameter authenticatorInfo: The phone's getInfo, used to resolve `preferred` user
     ///   verification and extension support; `nil` assumes a phone (uv supported) that supports no
     ///   extension.
-    public func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil) -> GetAssertionRequest {
+    @_spi(Fuzzing) public func getAssertionRequest(authenticatorInfo: AuthenticatorGetInfoResponse? = nil)
+        -> GetAssertionRequest
+    {
         let allowList = CTAPOptionMapping.descriptors(options.allowCredentials)
         let plan = AuthenticationExtensionPlan(options: options, authenticatorInfo: authenticatorInfo)
         var requirement = CTAPOptionMapping.assertionRequirement(
@@ -58,7 +60,7 @@ public struct AuthenticationCeremony: Sendable, Hashable {
     /// credentials, returns the user; user names come only with UV.
     ///
     /// - Parameter authenticatorInfo: The same getInfo the request was built with.
-    public func response(
+    package func response(
         to assertion: GetAssertionResponse,
         authenticatorInfo: AuthenticatorGetInfoResponse? = nil
     ) throws(ResponseMappingError) -> AuthenticationResponseJSON {

@@ -9,10 +9,10 @@ public struct RegistrationCeremony: Sendable, Hashable {
     public let options: PublicKeyCredentialCreationOptionsJSON
     /// The calling origin.
     public let origin: WebOrigin
-    /// `rp.id`, or the origin's host, after ``RelyingPartyIDCheck``.
+    /// `rp.id`, or the origin's host, after `RelyingPartyIDCheck`.
     public let rpID: String
     /// The client data this ceremony sends (hashed into the request).
-    public let clientData: ClientData
+    package let clientData: ClientData
 
     /// Checks the RP ID against the origin and builds the client data.
     public init(options: PublicKeyCredentialCreationOptionsJSON, origin: WebOrigin) throws(OriginError) {
@@ -30,7 +30,7 @@ public struct RegistrationCeremony: Sendable, Hashable {
     ///   that supports no extension.
     /// - Throws: ``ClientExtensionError`` when the site requires what the phone cannot do (an enforced
     ///   credential protection policy, required large blob support).
-    public func makeCredentialRequest(
+    @_spi(Fuzzing) public func makeCredentialRequest(
         authenticatorInfo: AuthenticatorGetInfoResponse? = nil
     ) throws(ClientExtensionError) -> MakeCredentialRequest {
         let selection = options.authenticatorSelection
@@ -71,7 +71,7 @@ public struct RegistrationCeremony: Sendable, Hashable {
     /// attestation, `packed` without `x5c` and a zero AAGUID, is kept as is).
     ///
     /// - Parameter authenticatorInfo: The same getInfo the request was built with.
-    public func response(
+    package func response(
         to makeCredential: MakeCredentialResponse,
         authenticatorInfo: AuthenticatorGetInfoResponse? = nil
     ) throws(ResponseMappingError) -> RegistrationResponseJSON {

@@ -16,12 +16,12 @@ public struct PRFValues: Sendable, Hashable {
 
     /// The salts a client sends to the authenticator for these inputs (WebAuthn L3 §10.1.4):
     /// SHA-256("WebAuthn PRF" ‖ 0x00 ‖ input) for each.
-    public var salts: PRFValues {
+    package var salts: PRFValues {
         PRFValues(first: Self.salt(first), second: second.map(Self.salt))
     }
 
     /// SHA-256("WebAuthn PRF" ‖ 0x00 ‖ `input`).
-    public static func salt(_ input: [UInt8]) -> [UInt8] {
+    package static func salt(_ input: [UInt8]) -> [UInt8] {
         Array(SHA256.hash(data: Array("WebAuthn PRF".utf8) + [0x00] + input))
     }
 

@@ -41,7 +41,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
     case session(SessionError)
 
     /// Maps a non-OK CTAP2 status.
-    public init(status: CTAPStatusCode) {
+    package init(status: CTAPStatusCode) {
         switch status {
         case .noCredentials: self = .noCredentials
         case .operationDenied, .notAllowed: self = .operationDenied

@@ -10,7 +10,7 @@ public enum HybridClientRequest: Sendable, Hashable {
     case authentication(AuthenticationCeremony)
 
     /// The QR code's request-type hint (key 5): `mc` or `ga`.
-    public var requestType: HybridRequestType {
+    package var requestType: HybridRequestType {
         switch self {
         case .registration: .makeCredential
         case .authentication: .getAssertion

@@ -11,7 +11,7 @@ extension HybridClientRunner {
     ///
     /// - Throws: ``HybridClientError`` for a failed ceremony (never for a CTAP error status), or
     ///   `CancellationError` if the task is cancelled.
-    public func forward(
+    package func forward(
         ctapRequest request: [UInt8],
         requestType: HybridRequestType,
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
@@ -30,7 +30,7 @@ extension HybridClientRunner {
     ///
     /// - Throws: As ``forward(ctapRequest:requestType:events:)``, before the reply only;
     ///   `onReply` is then not called.
-    public func forward(
+    package func forward(
         ctapRequest request: [UInt8],
         requestType: HybridRequestType,
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in },

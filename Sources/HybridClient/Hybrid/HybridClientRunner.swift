@@ -12,7 +12,7 @@ import Synchronization
 /// Shows a QR code (through ``HybridClientEvent/qr(url:)``), scans BLE for the phone's advert,
 /// opens the tunnel the advert names, runs the handshake as initiator, sends the one CTAP2 request
 /// (mapped with the getInfo from the post-handshake message), sends shutdown and returns the
-/// response JSON. A driver only: every protocol byte comes from ``ClientSession``.
+/// response JSON. A driver only: every protocol byte comes from `ClientSession`.
 ///
 /// ```swift
 /// let runner = HybridClientRunner(options: .init(bluetooth: .bluez(adapter: nil)))

@@ -2,9 +2,9 @@ import HybridCore
 
 /// The `--tunnel-override ID=URL` command-line form (test only): tunnel domain ID 0, 1 or
 /// 256–65535, and a `ws://` or `wss://` origin.
-public enum TunnelOverrideArgument {
+package enum TunnelOverrideArgument {
     /// The parsed pair, or nil when `text` is not `ID=URL` with a valid ID and origin.
-    public static func parse(_ text: String) -> (TunnelDomainID, TunnelServerOrigin)? {
+    package static func parse(_ text: String) -> (TunnelDomainID, TunnelServerOrigin)? {
         let parts = text.split(separator: "=", maxSplits: 1)
         guard parts.count == 2, let raw = UInt16(parts[0]), let domain = TunnelDomainID(rawValue: raw),
             let origin = try? TunnelServerOrigin(parsing: String(parts[1]))

@@ -1,6 +1,6 @@
 /// The browser's "may this origin use this RP ID" decision (WebAuthn L3 §5.1.3 steps 7–8 and §5.1.4.1
 /// steps 6–7, HTML "is a registrable domain suffix of or is equal to").
-public enum RelyingPartyIDCheck {
+package enum RelyingPartyIDCheck {
     /// The RP ID to use for a request from `origin`.
     ///
     /// - Parameters:
@@ -10,7 +10,7 @@ public enum RelyingPartyIDCheck {
     /// - Throws: ``OriginError`` when the RP ID is malformed, a public suffix, or not the host or a
     ///   registrable suffix of it (Public Suffix List rules, through libpsl). An IP-address host only
     ///   matches itself; `localhost` is claimable from `localhost` and its subdomains.
-    public static func effectiveRPID(requested: String?, origin: WebOrigin) throws(OriginError) -> String {
+    package static func effectiveRPID(requested: String?, origin: WebOrigin) throws(OriginError) -> String {
         let host = origin.host
         guard let rpID = requested else {
             if case .domain(let name) = host, name != "localhost", PublicSuffixList.isPublicSuffix(name) {

@@ -5,7 +5,7 @@
 #endif
 
 /// The host of a web origin, in its URL-standard serialization (lower case; IPv6 compressed, in brackets).
-public enum WebHost: Sendable, Hashable {
+package enum WebHost: Sendable, Hashable {
     /// A domain name such as `login.example.com` (ASCII only, no trailing dot).
     case domain(String)
     /// An IPv4 address in dotted-decimal form.
@@ -31,7 +31,7 @@ public enum WebHost: Sendable, Hashable {
     }
 
     /// The host as written in an origin (`example.com`, `127.0.0.1`, `[::1]`).
-    public var serialization: String {
+    package var serialization: String {
         switch self {
         case .domain(let name): name
         case .ipv4(let address): address
@@ -40,7 +40,7 @@ public enum WebHost: Sendable, Hashable {
     }
 
     /// The host as an RP ID would name it (no brackets).
-    public var bareName: String {
+    package var bareName: String {
         switch self {
         case .domain(let name): name
         case .ipv4(let address): address
@@ -49,7 +49,7 @@ public enum WebHost: Sendable, Hashable {
     }
 
     /// Loopback names and addresses, where browsers also treat `http` as a secure context.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         switch self {
         case .domain(let name): name == "localhost" || name.hasSuffix(".localhost")
         case .ipv4(let address): address.hasPrefix("127.")

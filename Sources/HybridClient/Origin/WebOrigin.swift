@@ -6,7 +6,7 @@
 /// so ``serialization`` is the ASCII serialization browsers put in clientDataJSON.
 public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The origin's scheme.
-    public enum Scheme: String, Sendable, Hashable {
+    package enum Scheme: String, Sendable, Hashable {
         case https
         case http
 
@@ -14,11 +14,11 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `https`, or `http` for localhost.
-    public let scheme: Scheme
+    package let scheme: Scheme
     /// The host.
-    public let host: WebHost
+    package let host: WebHost
     /// The port if it is not the scheme's default.
-    public let port: UInt16?
+    package let port: UInt16?
 
     /// Parses and checks an origin string.
     public init(_ text: String) throws(OriginError) {

@@ -7,12 +7,12 @@
 /// Files that hold a secret (a QR code, whose contents are all a phone needs to answer in the
 /// user's place): created 0600 with `O_CREAT | O_EXCL | O_NOFOLLOW`, never through a symbolic
 /// link, never reusing what another user owns, inside a directory only this user can enter.
-public enum PrivateFile {
+package enum PrivateFile {
     /// Writes `bytes` to a new file at `path`, mode 0600 whatever the umask. Something already at
     /// `path` is refused (``PrivateFileError``) unless it is a regular file of this user, which
     /// is replaced (unlinked, then created anew with `O_EXCL`, so a file planted in between is
     /// refused too).
-    public static func write(_ bytes: [UInt8], to path: String) throws(PrivateFileError) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(PrivateFileError) {
         if try existingOwnFile(path) {
             guard unlink(path) == 0 || errno == ENOENT else {
                 throw .system(operation: "unlink", path: path, errno: errno)
@@ -32,7 +32,7 @@ public enum PrivateFile {
     /// Opens `path` for appending, creating it 0600 if absent. An existing file must be this
     /// user's regular file, not readable by group or others.
     /// - Returns: The open descriptor (close it).
-    public static func openForAppending(_ path: String) throws(PrivateFileError) -> Int32 {
+    package static func openForAppending(_ path: String) throws(PrivateFileError) -> Int32 {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
@@ -58,7 +58,7 @@ public enum PrivateFile {
     }
 
     /// Appends `bytes` to the private file at `path` (see ``openForAppending(_:)``).
-    public static func append(_ bytes: [UInt8], to path: String) throws(PrivateFileError) {
+    package static func append(_ bytes: [UInt8], to path: String) throws(PrivateFileError) {
         let fd = try openForAppending(path)
         defer { close(fd) }
         try writeAll(fd, bytes, path: path)
@@ -66,13 +66,13 @@ public enum PrivateFile {
 
     /// Deletes `path` if it is a regular file of this user (what ``write(_:to:)`` made); anything
     /// else is left alone.
-    public static func remove(_ path: String) {
+    package static func remove(_ path: String) {
         if (try? existingOwnFile(path)) == true { unlink(path) }
     }
 
     /// Checks, without following links, that `path` is a directory of this user that group and
     /// others cannot enter.
-    public static func checkPrivateDirectory(_ path: String) throws(PrivateFileError) {
+    package static func checkPrivateDirectory(_ path: String) throws(PrivateFileError) {
         var info = stat()
         guard lstat(path, &info) == 0 else { throw .system(operation: "lstat", path: path, errno: errno) }
         if info.st_mode & S_IFMT == S_IFLNK { throw .symbolicLink(path: path) }
@@ -82,7 +82,7 @@ public enum PrivateFile {
     }
 
     /// Creates a fresh 0700 directory with an unpredictable name (`mkdtemp`) under `parent`.
-    public static func makeTemporaryDirectory(in parent: String, prefix: String) throws(PrivateFileError) -> String {
+    package static func makeTemporaryDirectory(in parent: String, prefix: String) throws(PrivateFileError) -> String {
         var trimmed = Substring(parent)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         var template = Array((trimmed + "/" + prefix + "XXXXXX").utf8CString)

@@ -6,7 +6,7 @@
 
 /// Why ``PrivateFile`` refused a path or could not write there. Every case names the path and
 /// reads as one line for a user (``description``).
-public enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Something already exists at the path and belongs to another user: never reused.
     case ownedByAnotherUser(path: String, owner: UInt32)
     /// The path is a symbolic link: never followed.
@@ -19,7 +19,7 @@ public enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible
     case system(operation: String, path: String, errno: Int32)
 
     /// One line for a user.
-    public var description: String {
+    package var description: String {
         switch self {
         case .ownedByAnotherUser(let path, let owner):
             "\(path) already exists and belongs to uid \(owner), not to this user (uid \(geteuid())): refusing to use it"

@@ -59,7 +59,7 @@ public struct QRCodeMatrix: Sendable, Hashable {
     }
 
     /// Builds a matrix from known modules (row-major, `true` = dark), e.g. for tests.
-    public init(size: Int, version: Int, modules: [Bool]) {
+    package init(size: Int, version: Int, modules: [Bool]) {
         precondition(modules.count == size * size, "modules must hold size × size entries")
         self.size = size
         self.version = version

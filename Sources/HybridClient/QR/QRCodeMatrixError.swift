@@ -1,4 +1,4 @@
-/// Why ``QRCodeMatrix`` could not draw a QR code (writing it fails with ``PrivateFileError``).
+/// Why ``QRCodeMatrix`` could not draw a QR code (writing it fails with `PrivateFileError`).
 public enum QRCodeMatrixError: Error, Hashable, Sendable {
     /// The text contains a NUL character, which libqrencode's string API cannot carry.
     case containsNUL

@@ -8,7 +8,7 @@ import Synchronization
 /// `$XDG_RUNTIME_DIR` when that is this user's 0700 directory, else in a fresh `mkdtemp`
 /// directory under `$TMPDIR` (never a predictable `/tmp` name). ``removeImage()`` deletes it when
 /// the ceremony ends; ``removeAll()`` also removes the directory made for it.
-public final class QRImageFile: Sendable {
+package final class QRImageFile: Sendable {
     private enum Location: Sendable {
         case path(String)
         case privateDirectory(fileName: String, environment: [String: String])
@@ -24,18 +24,18 @@ public final class QRImageFile: Sendable {
     private let state = Mutex(State())
 
     /// The image at `path` exactly (a `--qr-file` the user chose): SVG if it ends in `.svg`.
-    public init(path: String) {
+    package init(path: String) {
         location = .path(path)
     }
 
     /// An image called `fileName` in a private directory chosen at the first write.
-    public init(privateFileNamed fileName: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    package init(privateFileNamed fileName: String, environment: [String: String] = ProcessInfo.processInfo.environment)
     {
         location = .privateDirectory(fileName: fileName, environment: environment)
     }
 
     /// Writes `matrix`, replacing this object's previous image, and returns the path.
-    public func write(_ matrix: QRCodeMatrix, writer: QRImageWriter = QRImageWriter()) throws(PrivateFileError)
+    package func write(_ matrix: QRCodeMatrix, writer: QRImageWriter = QRImageWriter()) throws(PrivateFileError)
         -> String
     {
         try state.withLock { state throws(PrivateFileError) -> String in
@@ -61,7 +61,7 @@ public final class QRImageFile: Sendable {
     }
 
     /// Deletes the current image, if any (the ceremony ended).
-    public func removeImage() {
+    package func removeImage() {
         state.withLock { state in
             if let written = state.written { PrivateFile.remove(written) }
             state.written = nil
@@ -69,7 +69,7 @@ public final class QRImageFile: Sendable {
     }
 
     /// Deletes the current image and the directory made for it (the program ends).
-    public func removeAll() {
+    package func removeAll() {
         removeImage()
         state.withLock { state in
             if state.madeDirectory, let directory = state.directory { rmdir(directory) }

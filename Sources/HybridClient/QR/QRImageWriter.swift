@@ -45,7 +45,7 @@ public struct QRImageWriter: Sendable {
 
     /// Writes the image to `path` as a ``PrivateFile`` (0600, never through a link, never over
     /// another user's file): SVG if the name ends in `.svg`, PNG otherwise.
-    public func write(_ matrix: QRCodeMatrix, toFile path: String) throws(PrivateFileError) {
+    package func write(_ matrix: QRCodeMatrix, toFile path: String) throws(PrivateFileError) {
         let bytes = path.lowercased().hasSuffix(".svg") ? Array(svg(matrix).utf8) : png(matrix)
         try PrivateFile.write(bytes, to: path)
     }

@@ -13,7 +13,7 @@ public struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     public var userHandle: String?
 
     /// A response from its base64url members.
-    public init(clientDataJSON: String, authenticatorData: String, signature: String, userHandle: String?) {
+    package init(clientDataJSON: String, authenticatorData: String, signature: String, userHandle: String?) {
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
         self.signature = signature

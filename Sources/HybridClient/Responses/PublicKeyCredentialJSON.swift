@@ -19,7 +19,7 @@ public struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>: 
     public var type: String
 
     /// A response for a credential reached over hybrid: `cross-platform`.
-    public init(credentialID: [UInt8], response: Response, clientExtensionResults: ClientExtensionResults = .init()) {
+    package init(credentialID: [UInt8], response: Response, clientExtensionResults: ClientExtensionResults = .init()) {
         self.id = Base64URL.encode(credentialID)
         self.rawId = id
         self.response = response
@@ -56,7 +56,7 @@ public struct ClientExtensionResults: Sendable, Hashable, Codable {
         }
 
         /// prf outputs; `nil` leaves a member out.
-        public init(enabled: Bool? = nil, results: PRFValues? = nil) {
+        package init(enabled: Bool? = nil, results: PRFValues? = nil) {
             self.enabled = enabled
             self.results = results.map {
                 Results(first: Base64URL.encode($0.first), second: $0.second.map { Base64URL.encode($0) })
@@ -80,7 +80,7 @@ public struct ClientExtensionResults: Sendable, Hashable, Codable {
         public var written: Bool?
 
         /// largeBlob outputs; `nil` leaves a member out.
-        public init(supported: Bool? = nil, blob: [UInt8]? = nil, written: Bool? = nil) {
+        package init(supported: Bool? = nil, blob: [UInt8]? = nil, written: Bool? = nil) {
             self.supported = supported
             self.blob = blob.map { Base64URL.encode($0) }
             self.written = written
@@ -95,7 +95,7 @@ public struct ClientExtensionResults: Sendable, Hashable, Codable {
     public var largeBlob: LargeBlob?
 
     /// Extension outputs; `nil` leaves one out.
-    public init(prf: PRF? = nil, credProps: CredentialProperties? = nil, largeBlob: LargeBlob? = nil) {
+    package init(prf: PRF? = nil, credProps: CredentialProperties? = nil, largeBlob: LargeBlob? = nil) {
         self.prf = prf
         self.credProps = credProps
         self.largeBlob = largeBlob

@@ -18,7 +18,7 @@ public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable 
     public var publicKeyAlgorithm: Int64
 
     /// A response from its base64url members.
-    public init(
+    package init(
         clientDataJSON: String,
         attestationObject: String,
         authenticatorData: String,

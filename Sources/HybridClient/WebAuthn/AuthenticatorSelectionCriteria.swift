@@ -2,7 +2,7 @@
 public struct AuthenticatorSelectionCriteria: Sendable, Hashable {
     /// `platform` or `cross-platform`; `nil` accepts either.
     public var authenticatorAttachment: AuthenticatorAttachment?
-    /// `nil` when absent or unknown; see ``effectiveResidentKey``.
+    /// `nil` when absent or unknown; see `effectiveResidentKey`.
     public var residentKey: ResidentKeyRequirement?
     /// The legacy WebAuthn Level 1 flag, used only when `residentKey` is absent.
     public var requireResidentKey: Bool
@@ -24,7 +24,7 @@ public struct AuthenticatorSelectionCriteria: Sendable, Hashable {
 
     /// The resident-key requirement after WebAuthn L3 §5.4.4's rule: `residentKey` if present,
     /// else `required` if `requireResidentKey` is true, else `discouraged`.
-    public var effectiveResidentKey: ResidentKeyRequirement {
+    package var effectiveResidentKey: ResidentKeyRequirement {
         residentKey ?? (requireResidentKey ? .required : .discouraged)
     }
 }

@@ -4,29 +4,29 @@ import HybridCore
 /// `CollectedClientData` serialized the way browsers do (WebAuthn L3 §5.8.1.1, the "limited
 /// verification" compatible serialization): exactly the members `type`, `challenge`, `origin`,
 /// `crossOrigin`, in that order, with `CCDToString` string escaping and no white space.
-public struct ClientData: Sendable, Hashable {
+package struct ClientData: Sendable, Hashable {
     /// `webauthn.create` or `webauthn.get`.
-    public enum Ceremony: String, Sendable, Hashable {
+    package enum Ceremony: String, Sendable, Hashable {
         case create = "webauthn.create"
         case get = "webauthn.get"
     }
 
     /// `webauthn.create` or `webauthn.get`.
-    public var ceremony: Ceremony
+    package var ceremony: Ceremony
     /// The raw challenge; serialized as base64url.
-    public var challenge: [UInt8]
+    package var challenge: [UInt8]
     /// The caller's origin.
-    public var origin: WebOrigin
+    package var origin: WebOrigin
 
     /// Client data for `ceremony` with this challenge and origin.
-    public init(ceremony: Ceremony, challenge: [UInt8], origin: WebOrigin) {
+    package init(ceremony: Ceremony, challenge: [UInt8], origin: WebOrigin) {
         self.ceremony = ceremony
         self.challenge = challenge
         self.origin = origin
     }
 
     /// The clientDataJSON bytes, as handed to the relying party.
-    public var json: [UInt8] {
+    package var json: [UInt8] {
         var result = Array(#"{"type":"#.utf8)
         result += Self.ccdString(ceremony.rawValue)
         result += Array(#","challenge":"#.utf8)
@@ -38,7 +38,7 @@ public struct ClientData: Sendable, Hashable {
     }
 
     /// SHA-256 of ``json``: the `clientDataHash` sent to the authenticator.
-    public var hash: [UInt8] { Array(SHA256.hash(data: json)) }
+    package var hash: [UInt8] { Array(SHA256.hash(data: json)) }
 
     /// `CCDToString` (WebAuthn L3 §5.8.1.2): a JSON string where only `"`, `\` and code points below
     /// U+0020 are escaped, the latter as `\u` and four lower-case hex digits.

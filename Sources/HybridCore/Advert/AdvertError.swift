@@ -1,7 +1,7 @@
 /// Why BLE service data is not an advert for a given key (protocol.md §3).
 ///
 /// On the wire every case means the same thing, "not mine"; the case only says which check failed
-/// first. Cases are listed in the order ``EIDKey/decrypt(_:)`` checks them.
+/// first. Cases are listed in the order `EIDKey/decrypt(_:)` checks them.
 public enum AdvertError: Error, Equatable, Sendable {
     /// The service data is not exactly 20 bytes, or an EID plaintext not exactly 16. Carries the length.
     case invalidLength(Int)

@@ -26,6 +26,6 @@ public enum CBORError: Error, Hashable, Sendable {
     case invalidUTF8
     /// An integer outside the `Int64` range.
     case integerOutOfRange
-    /// Items nested deeper than ``CBORDecoder/maximumDepth``.
+    /// Items nested deeper than `CBORDecoder/maximumDepth`.
     case nestingTooDeep
 }

@@ -1,7 +1,7 @@
 /// One CBOR data item, restricted to what CTAP2 and the hybrid transport use.
 ///
 /// Integers are limited to the `Int64` range, as in Chromium's `components/cbor`. Maps keep their
-/// entries in order; ``CBOREncoder`` sorts them canonically when it writes them.
+/// entries in order; `CBOREncoder` sorts them canonically when it writes them.
 public indirect enum CBORValue: Hashable, Sendable {
     /// An integer (major types 0 and 1).
     case int(Int64)
@@ -21,7 +21,7 @@ public indirect enum CBORValue: Hashable, Sendable {
     case undefined
 }
 
-/// One key–value pair of a ``CBORValue/map(_:)``.
+/// One key–value pair of a `CBORValue/map(_:)`.
 public struct CBORMapEntry: Hashable, Sendable {
     /// The key.
     public var key: CBORValue

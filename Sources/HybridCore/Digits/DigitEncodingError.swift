@@ -1,6 +1,6 @@
 /// Why a `FIDO:/` digit string could not be decoded (protocol.md §1.2).
 ///
-/// Cases are listed in the order ``DigitEncoding/decode(_:)`` checks them.
+/// Cases are listed in the order `DigitEncoding/decode(_:)` checks them.
 public enum DigitEncodingError: Error, Equatable, Sendable {
     /// A character is not an ASCII digit `0`–`9` (a `+` sign, full-width or combining digits included).
     case nonDigit

@@ -13,7 +13,7 @@ public enum HybridMessageType: UInt8, Sendable, Hashable, CaseIterable {
     case shutdown = 0x00
     /// `01`: a CTAP2 command (client → phone) or status byte plus response (phone → client).
     case ctap = 0x01
-    /// `02`: an update message, a CBOR map (``UpdateMessage``).
+    /// `02`: an update message, a CBOR map (`UpdateMessage`).
     case update = 0x02
     /// `03`: UTF-8 JSON, for digital-credential requests.
     case json = 0x03

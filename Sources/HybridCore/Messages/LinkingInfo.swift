@@ -11,11 +11,11 @@ import Crypto
 /// | 3 | ``linkSecret`` |
 /// | 4 | ``authenticatorPublicKey`` (65 bytes, uncompressed) |
 /// | 5 | ``phoneName`` |
-/// | 6 | ``signature`` (see ``LinkingSignature``) |
+/// | 6 | ``signature`` (see `LinkingSignature`) |
 /// | 999 | ``playServicesTag`` (`true` marks a Google Play Services pairing) |
 ///
 /// It arrives in update key 1, or in post-handshake key 2 from older phones. A client stores a
-/// pairing only after ``verifySignature(clientIdentityKey:handshakeHash:)`` succeeds.
+/// pairing only after `verifySignature(clientIdentityKey:handshakeHash:)` succeeds.
 public struct LinkingInfo: Sendable {
     /// Key 1: opaque; the client puts it in the `/cable/contact/` URL.
     public let contactID: [UInt8]
@@ -91,7 +91,7 @@ public struct LinkingInfo: Sendable {
         self.playServicesTag = value[intKey: 999]?.boolValue == true
     }
 
-    /// Decodes strict CBOR, then reads the fields as ``init(cborValue:)`` does.
+    /// Decodes strict CBOR, then reads the fields as `init(cborValue:)` does.
     ///
     /// - Throws: ``HybridMessageError``.
     public init(cbor: some Collection<UInt8>) throws(HybridMessageError) {
@@ -152,7 +152,7 @@ public struct LinkingInfo: Sendable {
         return .map(entries)
     }
 
-    /// The canonical CBOR encoding of ``cborValue``.
+    /// The canonical CBOR encoding of `cborValue`.
     public var cbor: [UInt8] { CBOREncoder.encode(cborValue) }
 }
 

@@ -10,7 +10,7 @@ public enum HybridFeature: String, Sendable, Hashable, CaseIterable {
 /// (protocol.md §7.2, §10.2, SCHEMA.md §4.18). It has no message-type byte.
 ///
 /// Revision 1 is a bare CBOR map `{1: getInfo, 2: legacy linking, 3: features}`; revision 0 is the
-/// same kind of map padded with ``RevisionZeroPadding``. Parsing is lenient: key 3 may be absent
+/// same kind of map padded with `RevisionZeroPadding`. Parsing is lenient: key 3 may be absent
 /// (meaning `["ctap"]`), unknown features and non-text entries are ignored, unknown keys too.
 public struct PostHandshakeMessage: Hashable, Sendable {
     /// How the message was (or will be) framed.

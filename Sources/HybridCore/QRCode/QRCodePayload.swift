@@ -104,7 +104,7 @@ public struct QRCodePayload: Sendable {
         return .map(entries)
     }
 
-    /// The canonical CBOR encoding of ``cborValue``.
+    /// The canonical CBOR encoding of `cborValue`.
     public var cbor: [UInt8] { CBOREncoder.encode(cborValue) }
 
     /// The text to put in the QR code: `FIDO:/` (upper case) followed by the digits of ``cbor``.

@@ -1,6 +1,6 @@
 /// Why a transport message could not be encrypted or decrypted (protocol.md §7.1).
 ///
-/// Cases are listed in the order ``TransportCrypter`` checks them. Every one is fatal for the session.
+/// Cases are listed in the order `TransportCrypter` checks them. Every one is fatal for the session.
 public enum TransportError: Error, Equatable, Sendable {
     /// The sequence number is above 2^24 − 1; the direction is exhausted and every further
     /// operation fails.

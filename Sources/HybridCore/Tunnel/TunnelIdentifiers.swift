@@ -26,7 +26,7 @@ package struct TunnelID: Hashable, Sendable, CustomStringConvertible {
 public struct RoutingID: Hashable, Sendable, CustomStringConvertible {
     /// Size in bytes.
     package static let byteCount = 3
-    /// The raw bytes, always ``byteCount`` long.
+    /// The raw bytes, always `byteCount` long.
     public let bytes: [UInt8]
 
     /// Wraps `bytes`, or returns `nil` unless they are exactly 3 bytes long.

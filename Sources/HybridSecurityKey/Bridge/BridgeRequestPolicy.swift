@@ -2,7 +2,7 @@ import HybridCTAP
 import HybridCore
 
 /// What the bridge does with one CTAP2 request (command byte + CBOR) from a program.
-public enum BridgeDecision: Hashable, Sendable {
+package enum BridgeDecision: Hashable, Sendable {
     /// Answer with these bytes (status + CBOR) now; `reason` is for logs.
     case answer([UInt8], reason: String)
     /// Run a phone ceremony carrying this request (canonical, normalised for phones).
@@ -14,13 +14,13 @@ public enum BridgeDecision: Hashable, Sendable {
 
 /// A request as it goes to the phone: the command byte and canonical CBOR, after the rewrites
 /// listed in `rewrites` (empty when the program's request went unchanged).
-public struct PhoneRequest: Hashable, Sendable {
+package struct PhoneRequest: Hashable, Sendable {
     /// The command byte and the canonical CBOR parameters.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// The request type the QR code announces.
-    public var type: HybridRequestType
+    package var type: HybridRequestType
     /// What was changed, one short phrase each, for logs.
-    public var rewrites: [String]
+    package var rewrites: [String]
 
     /// A request as the policy built it (tests build the expected one).
     package init(bytes: [UInt8], type: HybridRequestType, rewrites: [String] = []) {
@@ -59,9 +59,9 @@ public struct PhoneRequest: Hashable, Sendable {
 /// - anything else (clientPIN, reset, credential management, large blobs, config, unknown):
 ///   CTAP1_ERR_INVALID_COMMAND, as a phone answers them. getInfo lists no `clientPin`, no
 ///   `pinUvAuthToken` and no hmac-secret, so no host we know sends clientPIN to the key.
-public struct BridgeRequestPolicy: Sendable {
+package struct BridgeRequestPolicy: Sendable {
     /// How long a held selection or touch waits before CTAP2_ERR_USER_ACTION_TIMEOUT.
-    public static let selectionHoldLimit: Duration = .seconds(30)
+    package static let selectionHoldLimit: Duration = .seconds(30)
     /// How long a probe's list is kept to restore the real request that follows it, and how long
     /// after a miss a touch request ends at once. Hosts send the real request (or the touch)
     /// right after the probe, within milliseconds; 10 s leaves room for a loaded machine.
@@ -72,7 +72,7 @@ public struct BridgeRequestPolicy: Sendable {
 
     /// Credential IDs the phone returned through the key, per RP ID hash (persisted by the
     /// caller, see ``KnownCredentialsFile``).
-    public private(set) var knownCredentials: KnownCredentials
+    package private(set) var knownCredentials: KnownCredentials
     private var probes = ProbeMemory()
     /// When the program last learned that nothing matched: a probe answered
     /// CTAP2_ERR_NO_CREDENTIALS, or the phone's error. A touch request right after it is the
@@ -81,12 +81,12 @@ public struct BridgeRequestPolicy: Sendable {
 
     /// A policy that starts with `knownCredentials` (loaded from ``KnownCredentialsFile``) and no
     /// recent probes.
-    public init(knownCredentials: KnownCredentials = KnownCredentials()) {
+    package init(knownCredentials: KnownCredentials = KnownCredentials()) {
         self.knownCredentials = knownCredentials
     }
 
     /// What to do with `request` (command byte + parameters) arriving at `now`.
-    public mutating func decide(_ request: [UInt8], at now: Duration) -> BridgeDecision {
+    package mutating func decide(_ request: [UInt8], at now: Duration) -> BridgeDecision {
         guard let first = request.first else { return Self.answer(.invalidLength, "empty request") }
         let command = CTAPCommand(rawValue: first)
         let parameters = request.dropFirst()
@@ -114,7 +114,7 @@ public struct BridgeRequestPolicy: Sendable {
 
     /// The RP ID a makeCredential (`rp.id`, key 2) or getAssertion (`rpId`, key 1) names, for
     /// showing the person what is asked; nil for other commands or malformed requests.
-    public static func relyingPartyID(of request: [UInt8]) -> String? {
+    package static func relyingPartyID(of request: [UInt8]) -> String? {
         guard let first = request.first, let map = try? CBORDecoder.decode(request.dropFirst()) else { return nil }
         switch CTAPCommand(rawValue: first) {
         case .makeCredential: return map[intKey: 2]?[textKey: "id"]?.textValue
@@ -126,7 +126,7 @@ public struct BridgeRequestPolicy: Sendable {
     /// The phone answered `reply` to `request`: a success teaches the credential ID it used or
     /// made (under the RP ID hash of its authData); an error counts as a miss for ``touch(at:)``.
     /// - Returns: whether ``knownCredentials`` changed (the caller persists it then).
-    public mutating func phoneReplied(_ reply: [UInt8], to request: PhoneRequest, at now: Duration) -> Bool {
+    package mutating func phoneReplied(_ reply: [UInt8], to request: PhoneRequest, at now: Duration) -> Bool {
         guard reply.first == CTAPStatusCode.ok.rawValue else {
             lastMiss = now
             return false

@@ -5,9 +5,9 @@
 /// Only byte-identical requests match, so an answer is never reused across relying parties or
 /// client data. Only successes are kept (an error is worth a retry). At most ``capacity``
 /// entries; each expires ``window`` after it was stored.
-public struct BridgeResponseCache: Sendable {
+package struct BridgeResponseCache: Sendable {
     /// How long an answer is reused.
-    public static let defaultWindow: Duration = .seconds(10)
+    package static let defaultWindow: Duration = .seconds(10)
 
     private struct Entry: Sendable {
         var request: [UInt8]
@@ -16,25 +16,25 @@ public struct BridgeResponseCache: Sendable {
     }
 
     /// How long after it was stored an answer is reused.
-    public let window: Duration
+    package let window: Duration
     /// The most answers kept at once; storing beyond it drops the oldest.
-    public let capacity: Int
+    package let capacity: Int
     private var entries: [Entry] = []
 
     /// An empty cache whose answers expire `window` after they are stored, at most `capacity` at once.
-    public init(window: Duration = Self.defaultWindow, capacity: Int = 8) {
+    package init(window: Duration = Self.defaultWindow, capacity: Int = 8) {
         self.window = window
         self.capacity = capacity
     }
 
     /// The stored answer to exactly `request`, if it has not expired.
-    public mutating func answer(to request: [UInt8], at now: Duration) -> [UInt8]? {
+    package mutating func answer(to request: [UInt8], at now: Duration) -> [UInt8]? {
         entries.removeAll { $0.expiry <= now }
         return entries.first { $0.request == request }?.response
     }
 
     /// Keeps `response` for `request` when its status is OK.
-    public mutating func store(_ response: [UInt8], for request: [UInt8], at now: Duration) {
+    package mutating func store(_ response: [UInt8], for request: [UInt8], at now: Duration) {
         guard response.first == 0x00 else { return }
         entries.removeAll { $0.expiry <= now || $0.request == request }
         entries.append(Entry(request: request, response: response, expiry: now + window))

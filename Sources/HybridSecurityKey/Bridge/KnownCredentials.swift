@@ -4,7 +4,7 @@ import HybridCore
 /// ``BridgeRequestPolicy`` claim the right ID in a silent probe when a site lists several.
 /// IDs and hashes only, nothing secret; bounded (least recently used forgotten first). A value
 /// type: the policy holds it, ``KnownCredentialsFile`` persists it.
-public struct KnownCredentials: Hashable, Sendable {
+package struct KnownCredentials: Hashable, Sendable {
     /// Relying parties remembered, most recent first.
     package static let maximumRelyingParties = 64
     /// IDs remembered per relying party (several phones, several accounts).
@@ -22,17 +22,17 @@ public struct KnownCredentials: Hashable, Sendable {
     private(set) var entries: [Entry] = []
 
     /// Nothing remembered.
-    public init() {}
+    package init() {}
 
     /// Whether the phone returned `id` for the RP whose ID hashes to `rpIDHash`.
-    public func contains(_ id: [UInt8], rpIDHash: [UInt8]) -> Bool {
+    package func contains(_ id: [UInt8], rpIDHash: [UInt8]) -> Bool {
         entries.first { $0.rpIDHash == rpIDHash }?.ids.contains(id) == true
     }
 
     /// Remembers `id` for `rpIDHash` as the most recent.
     /// - Returns: whether anything changed (the caller persists then).
     @discardableResult
-    public mutating func remember(_ id: [UInt8], rpIDHash: [UInt8]) -> Bool {
+    package mutating func remember(_ id: [UInt8], rpIDHash: [UInt8]) -> Bool {
         guard rpIDHash.count == 32, !id.isEmpty, id.count <= Self.maximumIDLength else { return false }
         var entry = Entry(rpIDHash: rpIDHash, ids: [])
         if let index = entries.firstIndex(where: { $0.rpIDHash == rpIDHash }) {

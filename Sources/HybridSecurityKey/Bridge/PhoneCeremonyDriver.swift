@@ -20,8 +20,8 @@ public protocol PhoneCeremonyDriver: Sendable {
     ) async throws -> HybridSessionEnd
 }
 
-/// The phone over hybrid: QR code, Bluetooth, tunnel, through ``HybridClientRunner``; the linger
-/// is the runner's (``HybridClientOptions/linger``).
+/// The phone over hybrid: QR code, Bluetooth, tunnel, through `HybridClientRunner`; the linger
+/// is the runner's (`HybridClientOptions/linger`).
 public struct HybridPhoneDriver: PhoneCeremonyDriver {
     /// The runner that shows the QR code and runs each hybrid ceremony.
     public let runner: HybridClientRunner
@@ -29,7 +29,7 @@ public struct HybridPhoneDriver: PhoneCeremonyDriver {
     /// A driver that runs every ceremony through `runner`.
     public init(runner: HybridClientRunner) { self.runner = runner }
 
-    /// Forwards `request` to the phone through ``HybridClientRunner``; see
+    /// Forwards `request` to the phone through `HybridClientRunner`; see
     /// ``PhoneCeremonyDriver/forward(_:requestType:events:onReply:)``.
     public func forward(
         _ request: [UInt8],
@@ -42,14 +42,14 @@ public struct HybridPhoneDriver: PhoneCeremonyDriver {
 }
 
 /// The CTAP2 status a program gets when a ceremony fails before the phone answered.
-public enum CeremonyFailureStatus {
+package enum CeremonyFailureStatus {
     /// - Cancelled (by the program, or on this computer): CTAP2_ERR_KEEPALIVE_CANCEL.
     /// - The ceremony's time ran out (nobody scanned the QR code, the phone never answered):
     ///   CTAP2_ERR_USER_ACTION_TIMEOUT, which programs show as "timed out".
     /// - Bluetooth, tunnel or session failures (a lost tunnel among them), a phone without CTAP:
     ///   CTAP1_ERR_OTHER, an error and not a refusal: programs report a failure, not "denied".
     ///   A refusal on the phone arrives as the phone's own status and is passed through unchanged.
-    public static func status(for error: any Error) -> CTAPStatusCode {
+    package static func status(for error: any Error) -> CTAPStatusCode {
         if error is CancellationError || error is CancelledOnThisComputer { return .keepaliveCancel }
         guard let error = error as? HybridClientError else { return .other }
         switch error {
@@ -60,7 +60,7 @@ public enum CeremonyFailureStatus {
 }
 
 /// The person cancelled the request on this computer (``SecurityKeyBridge/cancelPhoneCeremonies()``).
-public struct CancelledOnThisComputer: Error, CustomStringConvertible {
+package struct CancelledOnThisComputer: Error, CustomStringConvertible {
     /// A fixed text for logs and error messages.
-    public var description: String { "cancelled on this computer" }
+    package var description: String { "cancelled on this computer" }
 }

@@ -27,18 +27,39 @@ public actor SecurityKeyBridge {
     private var timerWake: AsyncStream<Void>.Continuation?
     private var sleeping: (deadline: Duration, task: Task<Void, any Error>)?
 
+    /// A bridge that starts with no remembered credential IDs and keeps what the phone teaches it
+    /// in memory only.
     /// - Parameters:
-    ///   - policy: the request policy with its remembered credential IDs (loaded by the caller).
-    ///   - knownCredentialsChanged: called with the policy's IDs after the phone taught it a new
-    ///     one, to persist them (``KnownCredentialsFile``).
+    ///   - driver: runs each phone ceremony (``HybridPhoneDriver`` in production).
+    ///   - clock: the time the CTAPHID timers and the answer cache run on.
+    ///   - configuration: the CTAPHID device's limits and capabilities.
     ///   - output: writes one 64-byte input report to the host, in order.
     ///   - events: progress for the user; called from any task.
     public init(
         driver: any PhoneCeremonyDriver,
         clock: SecurityKeyClock = .continuous(),
         configuration: CTAPHIDStateMachine.Configuration = .init(),
+        output: @escaping @Sendable ([UInt8]) -> Void,
+        events: @escaping @Sendable (SecurityKeyEvent) -> Void = { _ in }
+    ) {
+        self.init(
+            driver: driver, clock: clock, configuration: configuration, policy: BridgeRequestPolicy(), output: output,
+            events: events
+        )
+    }
+
+    /// - Parameters:
+    ///   - policy: the request policy with its remembered credential IDs (loaded by the caller).
+    ///   - knownCredentialsChanged: called with the policy's IDs after the phone taught it a new
+    ///     one, to persist them (``KnownCredentialsFile``).
+    ///   - output: writes one 64-byte input report to the host, in order.
+    ///   - events: progress for the user; called from any task.
+    package init(
+        driver: any PhoneCeremonyDriver,
+        clock: SecurityKeyClock = .continuous(),
+        configuration: CTAPHIDStateMachine.Configuration = .init(),
         cache: BridgeResponseCache = .init(),
-        policy: BridgeRequestPolicy = .init(),
+        policy: BridgeRequestPolicy,
         knownCredentialsChanged: @escaping @Sendable (KnownCredentials) -> Void = { _ in },
         output: @escaping @Sendable ([UInt8]) -> Void,
         events: @escaping @Sendable (SecurityKeyEvent) -> Void = { _ in }
@@ -264,7 +285,7 @@ public actor SecurityKeyBridge {
     }
 }
 
-/// The bridge's time: a monotonic reading as a ``Duration`` since a fixed origin, and a sleep
+/// The bridge's time: a monotonic reading as a `Duration` since a fixed origin, and a sleep
 /// until such a reading. Tests inject a manual one.
 public struct SecurityKeyClock: Sendable {
     /// The current monotonic reading.

@@ -10,7 +10,7 @@ public enum SecurityKeyEvent: Sendable, Equatable {
     case forwarding(command: CTAPCommand, rpID: String?)
     /// Progress of the phone ceremony for a request (the QR code first).
     case ceremony(HybridClientEvent)
-    /// A request goes to the phone with these rewrites (``PhoneRequestNormalizer``, a list
+    /// A request goes to the phone with these rewrites (`PhoneRequestNormalizer`, a list
     /// restored after a probe); one short phrase each.
     case rewritten(command: CTAPCommand, rewrites: [String])
     /// The phone answered a forwarded request with `status` (success or the phone's error).

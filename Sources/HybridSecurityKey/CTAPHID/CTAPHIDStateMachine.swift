@@ -8,7 +8,7 @@ import HybridCore
 /// KEEPALIVE while the driver works, and turns CANCEL into CTAP2_ERR_KEEPALIVE_CANCEL at once.
 ///
 /// Time is the caller's: every event carries `now`, a reading of one monotonic clock as a
-/// ``Duration`` since any fixed origin. ``nextDeadline`` says when to call ``tick(at:)``.
+/// `Duration` since any fixed origin. ``nextDeadline`` says when to call ``tick(at:)``.
 ///
 /// One CBOR request is served at a time (a key has one user); other channels get
 /// ``CTAPHIDProtocolError/channelBusy`` meanwhile, except INIT, which is always answered.
@@ -84,8 +84,10 @@ public struct CTAPHIDStateMachine: Sendable {
     private var pending: Pending?
     private var lock: (channel: UInt32, until: Duration)?
 
-    /// - Parameter random: where channel IDs come from. The default is the system's
-    ///   cryptographically secure generator; tests inject a seeded one.
+    /// - Parameters:
+    ///   - configuration: timeouts, capabilities and the channel limit.
+    ///   - random: where channel IDs come from. The default is the system's
+    ///     cryptographically secure generator; tests inject a seeded one.
     public init(
         configuration: Configuration = .init(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
