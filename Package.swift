@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
         // libdbus-1, for HybridBluetooth's bluetoothd (org.bluez) backend.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "HybridBluetooth", dependencies: ["CBlueZ", "CDBus", logging]),
+        .target(name: "HybridBluetooth", dependencies: ["HybridCore", "CBlueZ", "CDBus", logging]),
 
         // The relay server.
         .target(
