@@ -135,7 +135,7 @@ enum RelayRequestRouter {
         }
         if case .contact = tunnelPath { return .reject(.contactUnsupported) }
         if conditions.shuttingDown { return .reject(.shuttingDown) }
-        guard isWebSocketUpgrade(head) else { return .reject(.badRequest) }
+        guard isWebSocketUpgrade(head), !declaresBody(head) else { return .reject(.badRequest) }
         guard offersSubprotocol(head) else { return .reject(.missingSubprotocol) }
         switch tunnelPath {
         case .new(let tunnelID): return .new(tunnelID)
@@ -150,6 +150,14 @@ enum RelayRequestRouter {
         let connection = head.headers[canonicalForm: "connection"].map { $0.lowercased() }
         return head.version == .http1_1 && upgrade == ["websocket"] && connection.contains("upgrade")
             && head.headers["Sec-WebSocket-Version"] == ["13"] && head.headers["Sec-WebSocket-Key"].count == 1
+    }
+
+    /// Whether the request says a body follows its head (`Transfer-Encoding`, or a `Content-Length`
+    /// other than 0). An upgrade has none (RFC 6455 §4.1): after the 101, bytes that followed the
+    /// head are read as WebSocket frames, so a declared body is refused rather than misread.
+    static func declaresBody(_ head: HTTPRequestHead) -> Bool {
+        !head.headers[canonicalForm: "transfer-encoding"].isEmpty
+            || head.headers[canonicalForm: "content-length"].contains { $0 != "0" }
     }
 
     /// Whether `fido.cable` is among the offered subprotocols (a comma-separated token list).

@@ -69,6 +69,26 @@ struct RelayRejectionTests {
         }
     }
 
+    /// An upgrade request that declares a body (RFC 9112 §6.3: Transfer-Encoding or a nonzero
+    /// Content-Length) is refused: after a 101 those bytes would be read as WebSocket frames.
+    @Test(arguments: [
+        "Content-Length: 5\r\n", "Transfer-Encoding: chunked\r\n", "Content-Length: 0\r\nContent-Length: 7\r\n",
+    ])
+    func upgradeWithABodyIs400(bodyHeader: String) async throws {
+        try await RelayTest.withRelay { relay, origin async throws in
+            // The upgrade's header lines without the blank line that ends them.
+            let upgrade = RawConnection.upgradeRequest(path: "/cable/new/\(Self.someTunnel)")
+            let headerLines = String(decoding: upgrade.utf8.dropLast(2), as: UTF8.self)
+            #expect(try await Self.status(port: origin.effectivePort, headerLines + bodyHeader + "\r\nhello") == 400)
+            #expect(relay.tunnelCounts == (pending: 0, paired: 0))
+            // An explicit empty body is no body.
+            try await RawConnection.with(port: origin.effectivePort) { raw async throws in
+                try await raw.send(headerLines + "Content-Length: 0\r\n\r\n")
+                #expect(try await raw.readResponseHead().httpStatus == 101)
+            }
+        }
+    }
+
     @Test func nonGetIs405AndPlainGetIs400() async throws {
         try await RelayTest.withRelay { _, origin async throws in
             let path = "/cable/new/\(Self.someTunnel)"
