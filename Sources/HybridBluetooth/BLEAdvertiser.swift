@@ -51,14 +51,23 @@ public struct BLEServiceDataAdvert: Sendable, Hashable {
     public var serviceData: [UInt8]
     /// Advertising interval. The controller range is 20 ms ... 10.24 s.
     public var interval: Duration
+    /// Whether a client may connect to the advertiser: a phone that listens on a CTAP 2.3 L2CAP
+    /// PSM (protocol.md §3.4) must advertise connectable, since the client's kernel connects to
+    /// the advert's address. A plain caBLE advert is not connectable.
+    public var connectable: Bool
 
     /// The default interval: 100 ms, close to Android's `ADVERTISE_MODE_LOW_LATENCY`.
     public static let defaultInterval: Duration = .milliseconds(100)
 
-    /// An advert of `serviceData` under `uuid16` (FIDO by default), sent every `interval`.
-    public init(uuid16: UInt16 = BLEServiceUUID.fido, serviceData: [UInt8], interval: Duration = Self.defaultInterval) {
+    /// An advert of `serviceData` under `uuid16` (FIDO by default), sent every `interval`,
+    /// connectable or not.
+    public init(
+        uuid16: UInt16 = BLEServiceUUID.fido, serviceData: [UInt8], interval: Duration = Self.defaultInterval,
+        connectable: Bool = false
+    ) {
         self.uuid16 = uuid16
         self.serviceData = serviceData
         self.interval = interval
+        self.connectable = connectable
     }
 }

@@ -36,8 +36,12 @@ struct EventPrinter: Sendable {
             ]
         case .advertisingStopped:
             members = [("event", .string("advertisingStopped"))]
-        case .connected:
-            members = [("event", .string("connected"))]
+        case .tunnelUnavailable(let reason):
+            members = [("event", .string("tunnelUnavailable")), ("reason", .string(reason))]
+        case .listeningL2CAP(let psm):
+            members = [("event", .string("listeningL2CAP")), ("psm", .int(Int(psm)))]
+        case .connected(let channel):
+            members = [("event", .string("connected")), ("channel", .string(channel.rawValue))]
         case .handshakeDone:
             members = [("event", .string("handshakeDone"))]
         case .request(let command, let rpID):
@@ -72,8 +76,12 @@ struct EventPrinter: Sendable {
             return "Advertising over Bluetooth (service 0x\(hex16(uuid).uppercased())); waiting for the client..."
         case .advertisingStopped:
             return "Advertising stopped."
-        case .connected:
-            return "Client connected."
+        case .tunnelUnavailable(let reason):
+            return "No tunnel (\(TerminalText.printable(reason))); waiting for the client over Bluetooth L2CAP only."
+        case .listeningL2CAP(let psm):
+            return "Listening for the client on Bluetooth L2CAP PSM \(psm)."
+        case .connected(let channel):
+            return "Client connected over " + (channel == .l2cap ? "Bluetooth L2CAP." : "the tunnel.")
         case .handshakeDone:
             return "Handshake done."
         case .request(let command, let rpID):

@@ -49,6 +49,14 @@ struct ServeCommand: AsyncParsableCommand {
     var adapter: String?
 
     @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "When the QR code offers it (CTAP 2.3), also serve over a BLE L2CAP channel: listen on a PSM and "
+                + "advertise it, connectable (--ble hci with extended advertising; else the tunnel only). With "
+                + "it, a tunnel server that cannot be reached is not fatal."))
+    var l2cap = true
+
+    @Flag(
         help: ArgumentHelp(
             "Auto-approve every request without asking (tests and demos only: anyone who scans-in gets a signature). "
                 + "User verification then counts as done when the store is encrypted, since its passphrase opened it.")
@@ -134,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.overallTimeout = timeout > 0 ? .seconds(timeout) : nil
         options.maxQRCodeAge = maxQRAge > 0 ? .seconds(maxQRAge) : nil
         options.acceptsQRCodeWithoutTimestamp = acceptQRWithoutTimestamp
+        options.offersL2CAP = l2cap
         return options
     }
 

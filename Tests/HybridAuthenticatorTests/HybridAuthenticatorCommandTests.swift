@@ -141,12 +141,14 @@ struct HybridAuthenticatorCommandTests {
         let events: [AuthenticatorEvent] = [
             .waitingForTunnel(origin: TunnelServerOrigin(scheme: .wss, host: "cable.ua5v.com"), domainID: .google),
             .tunnelOpened(routingID: try #require(RoutingID(hex: "0a0b0c"))),
-            .advertising(uuid: 0xFFF9, serviceData: [UInt8](repeating: 1, count: 20)), .advertisingStopped, .connected,
-            .handshakeDone, .request(command: .getAssertion, rpID: "ex\"am\nple\u{1b}.com"),
+            .advertising(uuid: 0xFFF9, serviceData: [UInt8](repeating: 1, count: 20)), .advertisingStopped,
+            .connected(channel: .tunnel), .handshakeDone,
+            .request(command: .getAssertion, rpID: "ex\"am\nple\u{1b}.com"),
             .request(command: CTAPCommand(rawValue: 0x77), rpID: nil), .approved(status: .ok),
             .denied(status: CTAPStatusCode(rawValue: 0x27)),
             .done(AuthenticatorRunSummary(answers: [.init(command: .makeCredential, rpID: "a.com", status: .ok)])),
-            .error(message: "tab\there"),
+            .error(message: "tab\there"), .listeningL2CAP(psm: 130), .tunnelUnavailable(reason: "refused"),
+            .connected(channel: .l2cap),
         ]
         for event in events {
             let text = EventPrinter.json(event).text
@@ -168,6 +170,9 @@ struct HybridAuthenticatorCommandTests {
         let done =
             try JSONSerialization.jsonObject(with: Data(EventPrinter.json(events[10]).text.utf8)) as? [String: Any]
         #expect(done?["served"] as? Bool == true)
+        #expect(EventPrinter.json(events[4]).text == #"{"event":"connected","channel":"tunnel"}"#)
+        #expect(EventPrinter.json(events[12]).text == #"{"event":"listeningL2CAP","psm":130}"#)
+        #expect(EventPrinter.json(events[14]).text == #"{"event":"connected","channel":"l2cap"}"#)
     }
 
     @Test func humanTextNeverCarriesControlCharactersFromThePeer() {

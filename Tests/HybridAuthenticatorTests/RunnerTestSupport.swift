@@ -33,9 +33,11 @@ final class EventLog: Sendable {
             switch event {
             case .waitingForTunnel: "waitingForTunnel"
             case .tunnelOpened: "tunnelOpened"
+            case .tunnelUnavailable: "tunnelUnavailable"
+            case .listeningL2CAP: "listeningL2CAP"
             case .advertising: "advertising"
             case .advertisingStopped: "advertisingStopped"
-            case .connected: "connected"
+            case .connected(let channel): channel == .tunnel ? "connected" : "connected over L2CAP"
             case .handshakeDone: "handshakeDone"
             case .request: "request"
             case .approved: "approved"
@@ -55,7 +57,10 @@ final class RecordingAdvertiser: BLEAdvertiser {
     init(_ inner: any BLEAdvertiser) { self.inner = inner }
 
     func startAdvertising(_ advert: BLEServiceDataAdvert) async throws {
-        log.withLock { $0.append("start \(String(advert.uuid16, radix: 16)) \(advert.serviceData.count)") }
+        let connectable = advert.connectable ? " connectable" : ""
+        log.withLock {
+            $0.append("start \(String(advert.uuid16, radix: 16)) \(advert.serviceData.count)\(connectable)")
+        }
         try await inner.startAdvertising(advert)
     }
 
@@ -91,8 +96,11 @@ struct TestClient: Sendable {
 
     let identityKey = P256.KeyAgreement.PrivateKey()
     let secret: QRSecret
+    /// The CTAP 2.3 channels the QR code offers (key 6), if any.
+    let channels: [DataTransferChannel]?
 
-    init() {
+    init(channels: [DataTransferChannel]? = nil) {
+        self.channels = channels
         var generator = SystemRandomNumberGenerator()
         secret = QRSecret(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })!
     }
@@ -101,7 +109,7 @@ struct TestClient: Sendable {
     func qrCode(timestamp: Int64 = Int64(Date().timeIntervalSince1970), knownDomains: Int64? = 2) -> String {
         QRCodePayload(
             identityKey: identityKey.publicKey, secret: secret, knownDomains: knownDomains, timestamp: timestamp,
-            supportsLinking: false, requestTypeHint: "mc"
+            supportsLinking: false, requestTypeHint: "mc", channels: channels
         ).url
     }
 
@@ -110,9 +118,10 @@ struct TestClient: Sendable {
         request: HybridPayload?, adverts: AsyncThrowingStream<BLEAdvertisement, any Error>,
         relay: TunnelServerOrigin, misbehaviour: Misbehaviour = .none
     ) async throws -> Outcome {
-        var session = ClientSession(
-            configuration: .init(identityKey: identityKey, qrSecret: secret),
-            ephemeralKey: P256.KeyAgreement.PrivateKey())
+        // A client that offers L2CAP reads the advert's suffix (a 24-byte advert).
+        let configuration = ClientSession.Configuration(
+            identityKey: identityKey, qrSecret: secret, acceptsAdvertSuffix: channels?.contains(.bleL2CAP) == true)
+        var session = ClientSession(configuration: configuration, ephemeralKey: P256.KeyAgreement.PrivateKey())
         if let request { _ = try session.send(request) }
         var connectURL: TunnelURL?
         for try await advert in adverts {

@@ -18,6 +18,30 @@ import Testing
         )
     }
 
+    @Test func aConnectableAdvertIsADV_INDOrAConnectableExtendedPDU() throws {
+        let interval = UInt16(HCICommand.intervalUnits(milliseconds: 100))
+        // Advertising_Type 0x00: ADV_IND, connectable and scannable undirected (§7.8.5).
+        #expect(
+            HCICommand.leSetAdvertisingParameters(intervalUnits: interval, ownAddressType: .random, connectable: true)
+                .packet == Fixture.bytes("01 0620 0f a000 a000 00 01 00 000000000000 07 00")
+        )
+        // Advertising_Event_Properties (§7.8.53): bit 0 connectable, no legacy bit, not scannable.
+        let layout = try AdvertisingDataLayout(
+            BLEServiceDataAdvert(serviceData: Fixture.androidEID + [0xA1, 0x01, 0x18, 0x82], connectable: true))
+        #expect(HCICommand.ExtendedProperties.of(layout, connectable: true) == 0x0001)
+        #expect(HCICommand.ExtendedProperties.of(layout, connectable: false) == 0x0010)
+        let parameters = HCICommand.leSetExtendedAdvertisingParameters(
+            handle: 0x0A, properties: HCICommand.ExtendedProperties.of(layout, connectable: true), intervalUnits: 0xA0,
+            ownAddressType: .random)
+        #expect(
+            parameters.packet
+                == Fixture.bytes("01 3620 19 0a 0100 a00000 a00000 07 01 00 000000000000 00 7f 01 00 01 00 00")
+        )
+        // Flags stay in (a connectable advert needs them): 02 01 06, then 1b 16 f9 ff + 24 bytes = 31.
+        #expect(layout.data.prefix(3) == [0x02, 0x01, 0x06])
+        #expect(layout.data.count == 31)
+    }
+
     @Test func randomAddressCommandsCarryTheAddressLittleEndian() throws {
         let address = try #require(BLEAddress(string: "01:23:45:67:89:AB"))
         // LE Set Random Address (OGF 0x08, OCF 0x0005, §7.8.4): six address bytes, least significant first.

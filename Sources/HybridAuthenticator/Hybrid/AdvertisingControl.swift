@@ -6,19 +6,26 @@ import HybridBluetooth
 /// ``AuthenticatorEvent/advertisingStopped`` exactly when the state changes.
 actor AdvertisingControl {
     private let advertiser: any BLEAdvertiser
+    private let connectable: Bool
     private let emit: @Sendable (AuthenticatorEvent) -> Void
     private var isAdvertising = false
     /// Whether ``AuthenticatorEvent/advertising(uuid:serviceData:)`` went out (so its stop is reported too).
     private var announced = false
 
-    init(advertiser: any BLEAdvertiser, emit: @escaping @Sendable (AuthenticatorEvent) -> Void) {
+    /// - Parameter connectable: whether the advert lets the client connect (for the L2CAP channel).
+    init(
+        advertiser: any BLEAdvertiser, connectable: Bool = false,
+        emit: @escaping @Sendable (AuthenticatorEvent) -> Void
+    ) {
         self.advertiser = advertiser
+        self.connectable = connectable
         self.emit = emit
     }
 
     /// Puts `serviceData` on the air under UUID 0xFFF9.
     func start(serviceData: [UInt8]) async throws {
-        let advert = BLEServiceDataAdvert(uuid16: BLEServiceUUID.fido, serviceData: serviceData)
+        let advert = BLEServiceDataAdvert(
+            uuid16: BLEServiceUUID.fido, serviceData: serviceData, connectable: connectable)
         // Marked first: if the start fails or is cancelled half-way, stop() still switches it off.
         isAdvertising = true
         try await advertiser.startAdvertising(advert)

@@ -9,12 +9,19 @@ public enum AuthenticatorEvent: Sendable, Hashable {
     case waitingForTunnel(origin: TunnelServerOrigin, domainID: TunnelDomainID)
     /// The relay accepted `/cable/new` and assigned this routing ID.
     case tunnelOpened(routingID: RoutingID)
-    /// The advert is on the air: `serviceData` (20 bytes) under the 16-bit service `uuid` (0xFFF9).
+    /// The tunnel could not be opened (`reason`), but the BLE L2CAP channel can carry the session:
+    /// the run goes on without a tunnel.
+    case tunnelUnavailable(reason: String)
+    /// The QR code offered the BLE L2CAP channel (CTAP 2.3, protocol.md §3.4) and this phone
+    /// listens on `psm`, which the advert carries.
+    case listeningL2CAP(psm: UInt16)
+    /// The advert is on the air: `serviceData` (20 bytes, and the CTAP 2.3 suffix when listening
+    /// on a PSM) under the 16-bit service `uuid` (0xFFF9).
     case advertising(uuid: UInt16, serviceData: [UInt8])
     /// Advertising is off (the client connected, or the run is ending).
     case advertisingStopped
-    /// The client's first message came through the tunnel.
-    case connected
+    /// The client's first message came through `channel`: the tunnel or the BLE L2CAP channel.
+    case connected(channel: DataChannelKind)
     /// The Noise handshake is done and the post-handshake message (getInfo) is sent.
     case handshakeDone
     /// A CTAP request arrived: its command (nil if empty) and, for makeCredential and

@@ -13,6 +13,12 @@ import Logging
 /// getInfo, serve the client's CTAP request, and finish when the client sends shutdown or closes
 /// the tunnel after its answer. Advertising is switched off on every exit: success, error,
 /// timeout and cancellation. Progress goes to the `onEvent` callback; nothing is printed.
+///
+/// When the QR code offers the BLE L2CAP channel (CTAP 2.3, key 6, protocol.md §3.4) and the
+/// Bluetooth backend can serve it (``Options/offersL2CAP``), the phone also listens on a dynamic
+/// LE PSM, advertises connectable with the suffix `{1: PSM}`, and serves the session on whichever
+/// channel the client's first message arrives on. If the tunnel cannot be opened then, the run goes
+/// on over L2CAP alone (sign-in with no relay reachable).
 public struct AuthenticatorRunner: Sendable {
     /// Timeouts, tunnel and QR checks for each run.
     public let options: Options
@@ -23,6 +29,10 @@ public struct AuthenticatorRunner: Sendable {
     private let logger: Logger
     /// Observation and behaviour hooks for hybrid-conformance; the default changes nothing.
     package var tap = AuthenticatorTap()
+    /// Opens the L2CAP listener for a backend; tests hand out socket pairs instead.
+    package var listenL2CAP: @Sendable (BLEBackend) async throws -> any L2CAPChannelSource = {
+        try await $0.listenL2CAP()
+    }
 
     /// - Parameters:
     ///   - options: the domain, relay, Bluetooth backend and time limits.
@@ -52,10 +62,11 @@ public struct AuthenticatorRunner: Sendable {
     ) async throws -> AuthenticatorRunSummary {
         do {
             let checked = try Self.check(qrCode: qrCode, options: options)
-            let session = try makeSession(for: checked)
+            let listener = await l2capListener(for: checked, onEvent: onEvent)
+            let session = try makeSession(for: checked, l2capPSM: listener?.psm)
             let limit = options.overallTimeout
             let summary = try await withTimeLimit(limit, throwing: .timedOut(after: limit ?? .zero)) {
-                try await self.serve(session, domainID: checked.domainID, onEvent: onEvent)
+                try await self.serve(session, domainID: checked.domainID, listener: listener, onEvent: onEvent)
             }
             onEvent(.done(summary))
             return summary
@@ -67,14 +78,17 @@ public struct AuthenticatorRunner: Sendable {
         }
     }
 
-    /// A session with a fresh advert nonce and ephemeral key from ``random``.
-    func makeSession(for checked: CheckedQRCode) throws -> AuthenticatorSession {
+    /// A session with a fresh advert nonce and ephemeral key from ``random``, advertising
+    /// `l2capPSM` if the QR code asked for L2CAP.
+    func makeSession(for checked: CheckedQRCode, l2capPSM: UInt16? = nil) throws -> AuthenticatorSession {
         guard let nonce = AdvertNonce(bytes: random.bytes(AdvertNonce.byteCount)) else {
             throw AuthenticatorRunnerError.randomSourceFailed
         }
         var configuration = AuthenticatorSession.Configuration(
             qrSecret: checked.payload.secret, clientIdentityKey: checked.payload.identityKey,
             domainID: checked.domainID, getInfo: authenticator.getInfo.encoded)
+        configuration.qrChannels = checked.payload.channels
+        configuration.l2capPSM = l2capPSM
         tap.configureSession(&configuration)
         return AuthenticatorSession(
             configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
@@ -87,9 +101,27 @@ public struct AuthenticatorRunner: Sendable {
         return key
     }
 
-    /// Opens the tunnel and serves it; advertising is off when this returns or throws.
+    /// The listener for the client's BLE L2CAP channel, if the QR code offers that channel and
+    /// this phone can serve it; otherwise `nil` (and the reason is logged): the run is tunnel-only.
+    private func l2capListener(
+        for checked: CheckedQRCode, onEvent: @Sendable (AuthenticatorEvent) -> Void
+    ) async -> (any L2CAPChannelSource)? {
+        guard options.offersL2CAP, checked.payload.channels?.contains(.bleL2CAP) == true else { return nil }
+        do {
+            let listener = try await listenL2CAP(options.ble)
+            logger.debug("listening for the client's L2CAP channel", metadata: ["l2cap.psm": "\(listener.psm)"])
+            onEvent(.listeningL2CAP(psm: listener.psm))
+            return listener
+        } catch {
+            logger.info("not offering the BLE L2CAP channel", metadata: ["reason": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Opens the tunnel and serves the session on it, or on `listener`'s channel; advertising is off
+    /// when this returns or throws. With a listener, a tunnel that cannot be opened is not fatal.
     private func serve(
-        _ session: AuthenticatorSession, domainID: TunnelDomainID,
+        _ session: AuthenticatorSession, domainID: TunnelDomainID, listener: (any L2CAPChannelSource)?,
         onEvent: @escaping @Sendable (AuthenticatorEvent) -> Void
     ) async throws -> AuthenticatorRunSummary {
         var session = session
@@ -100,11 +132,25 @@ public struct AuthenticatorRunner: Sendable {
         if let origin = options.tunnelOrigin { url = TunnelURL(origin: origin, path: url.path) }
         onEvent(.waitingForTunnel(origin: url.origin, domainID: domainID))
         let advertising = AdvertisingControl(
-            advertiser: advertiser ?? options.ble.makeAdvertiser(logger: logger), emit: onEvent)
+            advertiser: advertiser ?? options.ble.makeAdvertiser(logger: logger), connectable: listener != nil,
+            emit: onEvent)
         let client = TunnelClient(configuration: tunnelClientConfiguration, logger: logger)
+        let ready = session
+        var tunnelOpened = false
         do {
-            let summary = try await client.withConnection(to: url) { connection in
-                try await self.serve(connection, session: session, advertising: advertising, onEvent: onEvent)
+            let summary: AuthenticatorRunSummary
+            do {
+                summary = try await client.withConnection(to: url) { connection in
+                    tunnelOpened = true
+                    return try await self.serve(
+                        connection, listener: listener, session: ready, advertising: advertising, onEvent: onEvent)
+                }
+            } catch let error where !tunnelOpened && listener != nil && !Task.isCancelled {
+                let reason = AuthenticatorRunnerError(classifying: error, cancelled: false)
+                logger.info("no tunnel; serving over L2CAP only", metadata: ["reason": "\(reason)"])
+                onEvent(.tunnelUnavailable(reason: reason.description))
+                summary = try await serve(
+                    nil, listener: listener, session: ready, advertising: advertising, onEvent: onEvent)
             }
             await advertising.stop()
             return summary
@@ -114,16 +160,26 @@ public struct AuthenticatorRunner: Sendable {
         }
     }
 
-    /// Inside the open tunnel: advertise, then run the serve loop next to the no-client watchdog.
+    /// With the tunnel open (or none, over L2CAP alone): advertise, then run one serve loop per
+    /// channel next to the no-client watchdog. The first channel the client speaks on wins.
     private func serve(
-        _ connection: TunnelConnection, session: AuthenticatorSession, advertising: AdvertisingControl,
-        onEvent: @escaping @Sendable (AuthenticatorEvent) -> Void
+        _ connection: TunnelConnection?, listener: (any L2CAPChannelSource)?, session: AuthenticatorSession,
+        advertising: AdvertisingControl, onEvent: @escaping @Sendable (AuthenticatorEvent) -> Void
     ) async throws -> AuthenticatorRunSummary {
         do {
             var session = session
-            let routingID = try connection.routingID()
-            logger.info("tunnel open", metadata: ["routing.id": "\(routingID.hex)"])
-            onEvent(.tunnelOpened(routingID: routingID))
+            let routingID: RoutingID
+            if let connection {
+                routingID = try connection.routingID()
+                logger.info("tunnel open", metadata: ["routing.id": "\(routingID.hex)"])
+                onEvent(.tunnelOpened(routingID: routingID))
+            } else {
+                // No relay routes this ID; the client reaches the phone over L2CAP.
+                guard let unrouted = RoutingID(bytes: random.bytes(RoutingID.byteCount)) else {
+                    throw AuthenticatorRunnerError.randomSourceFailed
+                }
+                routingID = unrouted
+            }
             for action in try session.tunnelOpened(routingID: tap.advertisedRoutingID(routingID)) {
                 guard case .startAdvertising(let serviceData) = action else {
                     throw AuthenticatorRunnerError.unexpectedSessionAction
@@ -133,13 +189,33 @@ public struct AuthenticatorRunner: Sendable {
             let (signal, clientConnected) = AsyncStream<Void>.makeStream()
             let window = options.clientWaitTimeout
             let ready = session
+            let claim = ClientChannelClaim()
             return try await withThrowingTaskGroup(of: AuthenticatorRunSummary?.self) { group in
-                group.addTask {
-                    var loop = TunnelServeLoop(
-                        session: ready, connection: connection, advertising: advertising,
-                        authenticator: self.authenticator, emit: onEvent, clientConnected: clientConnected,
-                        tap: self.tap, logger: self.logger)
-                    return try await loop.run()
+                if let connection {
+                    group.addTask {
+                        var loop = ClientServeLoop(
+                            session: ready, channel: TunnelClientChannel(connection), claim: claim,
+                            advertising: advertising, authenticator: self.authenticator, emit: onEvent,
+                            clientConnected: clientConnected, tap: self.tap, logger: self.logger)
+                        return try await loop.run()
+                    }
+                }
+                if let listener {
+                    group.addTask {
+                        let channel: L2CAPClientChannel
+                        do {
+                            channel = try L2CAPClientChannel(try await listener.nextChannel())
+                        } catch let error where connection != nil && !(error is CancellationError) {
+                            // The tunnel still serves; a broken listener only loses the second channel.
+                            self.logger.info("L2CAP channel unusable", metadata: ["error": "\(error)"])
+                            return nil
+                        }
+                        var loop = ClientServeLoop(
+                            session: ready, channel: channel, claim: claim, advertising: advertising,
+                            authenticator: self.authenticator, emit: onEvent, clientConnected: clientConnected,
+                            tap: self.tap, logger: self.logger)
+                        return try await loop.run()
+                    }
                 }
                 group.addTask {
                     try await waitForSignal(signal, within: window, throwing: .noClientConnected(within: window))
@@ -154,7 +230,7 @@ public struct AuthenticatorRunner: Sendable {
         } catch {
             // Advertising off first (it may be on the air), then a clean close frame.
             await advertising.stop()
-            await connection.close(timeout: .seconds(1))
+            await connection?.close(timeout: .seconds(1))
             throw error
         }
     }

@@ -20,6 +20,10 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
     case tunnel(TunnelClientError)
     /// The tunnel closed before the session was over; carries the server's close frame, if any.
     case tunnelClosedEarly(clientConnected: Bool, close: TunnelCloseInfo?)
+    /// The client's BLE L2CAP channel closed before the session was over.
+    case l2capClosedEarly(clientConnected: Bool)
+    /// The client's BLE L2CAP channel broke its framing (protocol.md §10.9).
+    case l2capFraming(L2CAPFramingError)
     /// No client came through the tunnel while advertising for this long.
     case noClientConnected(within: Duration)
     /// The whole run took longer than its time limit.
@@ -63,6 +67,11 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
         case .tunnelClosedEarly(let connected, let close):
             let when = connected ? "before the session was over" : "before a client connected"
             return "the tunnel server closed the tunnel \(when)" + (close.map { " (\($0))" } ?? "")
+        case .l2capClosedEarly(let connected):
+            return "the client closed the BLE L2CAP channel "
+                + (connected ? "before the session was over" : "before sending anything")
+        case .l2capFraming(let error):
+            return "the client's BLE L2CAP channel broke its framing: \(error)"
         case .noClientConnected(let window):
             return "no client connected within \(window.wholeSeconds) s of advertising (is the client scanning "
                 + "for Bluetooth adverts nearby, on the same --ble backend?)"
@@ -95,6 +104,7 @@ public enum AuthenticatorRunnerError: Error, Equatable, Sendable, CustomStringCo
         case let error as TunnelClientError: self = .tunnel(error)
         case let error as BluetoothError: self = .bluetooth(error)
         case let error as SessionError: self = .session(error)
+        case let error as L2CAPFramingError: self = .l2capFraming(error)
         default: self = .unexpected(UnexpectedError(error))
         }
     }

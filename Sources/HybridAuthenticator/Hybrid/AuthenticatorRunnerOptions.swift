@@ -16,6 +16,10 @@ extension AuthenticatorRunner {
         public var ble: BLEBackend
         /// PEM file of extra CA certificates for `wss://`.
         public var caFile: String?
+        /// Offer the BLE L2CAP channel when the QR code asks for it (CTAP 2.3 key 6) and the
+        /// Bluetooth backend can serve it (raw HCI with extended advertising): listen on a PSM and
+        /// advertise it. On by default, as a phone with L2CAP would.
+        public var offersL2CAP = true
         /// Time allowed for the TCP connection and, again, for the WebSocket upgrade.
         public var tunnelConnectTimeout: Duration = .seconds(10)
         /// How long to advertise waiting for the client before giving up.

@@ -52,12 +52,16 @@ struct HCICommand: Equatable {
         HCICommand(opcode: Opcode.leSetRandomAddress, parameters: address.littleEndianBytes)
     }
 
-    /// ADV_NONCONN_IND (type 0x03), all three channels, no filter.
-    static func leSetAdvertisingParameters(intervalUnits: UInt16, ownAddressType: OwnAddressType) -> HCICommand {
+    /// ADV_NONCONN_IND (type 0x03), or ADV_IND (type 0x00) when `connectable`; all three channels,
+    /// no filter.
+    static func leSetAdvertisingParameters(
+        intervalUnits: UInt16, ownAddressType: OwnAddressType, connectable: Bool = false
+    ) -> HCICommand {
         let interval = le16(intervalUnits)
+        let type: UInt8 = connectable ? 0x00 : 0x03
         return HCICommand(
             opcode: Opcode.leSetAdvertisingParameters,
-            parameters: interval + interval + [0x03, ownAddressType.rawValue, 0x00] + [UInt8](repeating: 0, count: 6)
+            parameters: interval + interval + [type, ownAddressType.rawValue, 0x00] + [UInt8](repeating: 0, count: 6)
                 + [0x07, 0x00]
         )
     }
@@ -78,11 +82,26 @@ struct HCICommand: Equatable {
 
     // MARK: Extended advertising
 
-    /// Advertising_Event_Properties: bit 4 "use legacy PDUs"; with bits 0-3 clear that is
-    /// ADV_NONCONN_IND. Zero is a non-connectable, non-scannable extended advert.
+    /// Advertising_Event_Properties (Core spec Vol 4 Part E §7.8.53): bit 0 connectable, bit 1
+    /// scannable, bit 4 "use legacy PDUs". Legacy with bits 0-3 clear is ADV_NONCONN_IND; legacy
+    /// connectable must also be scannable (ADV_IND). An extended advert may be connectable or
+    /// scannable, not both.
     enum ExtendedProperties {
         static let legacyNonConnectable: UInt16 = 0x0010
         static let extendedNonConnectable: UInt16 = 0x0000
+        static let legacyConnectable: UInt16 = 0x0013
+        static let extendedConnectable: UInt16 = 0x0001
+
+        /// The properties for an advert of `layout`: extended PDUs when the data needs them or the
+        /// advert is connectable (the Linux kernel's LE connect scans with extended commands and
+        /// did not find a legacy ADV_IND in blevm, protocol.md §10.9).
+        static func of(_ layout: AdvertisingDataLayout, connectable: Bool) -> UInt16 {
+            switch (connectable, layout.needsExtendedAdvertising) {
+            case (true, _): extendedConnectable
+            case (false, true): extendedNonConnectable
+            case (false, false): legacyNonConnectable
+            }
+        }
     }
 
     /// Version 1 parameters: 1M primary and secondary PHY, all channels, no TX power preference

@@ -2,7 +2,8 @@ import Logging
 
 /// ``BLEAdvertiser`` over a raw HCI socket (libbluetooth through CBlueZ).
 ///
-/// Sends ADV_NONCONN_IND adverts (legacy commands first, extended when needed, see
+/// Sends ADV_NONCONN_IND adverts, or connectable extended adverts when
+/// ``BLEServiceDataAdvert/connectable`` (legacy commands first, extended when needed, see
 /// ``HCICommandFamily``) with the AD layout of `AdvertisingDataLayout`, from a fresh non-resolvable
 /// private address for every ``startAdvertising(_:)`` (Core spec Vol 6 Part B §1.3.2.2; drawn from the
 /// system CSPRNG), never from the controller's public address: like Android's caBLE adverts, they

@@ -27,7 +27,9 @@ extension HCIConnection {
             active = try startLegacy(layout, advert: advert, ownAddress: ownAddress)
         case .extended:
             active = try startExtended(layout, advert: advert, ownAddress: ownAddress, capabilities: capabilities)
-        case .automatic where layout.needsExtendedAdvertising || !capabilities.legacyAdvertising:
+        case .automatic
+        where layout.needsExtendedAdvertising || !capabilities.legacyAdvertising
+            || (advert.connectable && capabilities.extendedAdvertising):
             active = try startExtended(layout, advert: advert, ownAddress: ownAddress, capabilities: capabilities)
         case .automatic:
             do {
@@ -90,7 +92,8 @@ extension HCIConnection {
         try send(
             .leSetAdvertisingParameters(
                 intervalUnits: UInt16(HCICommand.intervalUnits(milliseconds: advert.intervalMilliseconds)),
-                ownAddressType: .random
+                ownAddressType: .random,
+                connectable: advert.connectable
             )
         )
         try send(.leSetAdvertisingData(layout.data))
@@ -114,9 +117,7 @@ extension HCIConnection {
         let handle = Self.advertisingSetHandle
         try sendIgnoringRejection(.leSetExtendedAdvertisingEnable(false, handle: handle))
         if capabilities.removeAdvertisingSet { try sendIgnoringRejection(.leRemoveAdvertisingSet(handle: handle)) }
-        let properties =
-            layout.needsExtendedAdvertising
-            ? HCICommand.ExtendedProperties.extendedNonConnectable : HCICommand.ExtendedProperties.legacyNonConnectable
+        let properties = HCICommand.ExtendedProperties.of(layout, connectable: advert.connectable)
         try send(
             .leSetExtendedAdvertisingParameters(
                 handle: handle,

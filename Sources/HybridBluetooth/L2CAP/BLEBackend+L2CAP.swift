@@ -53,6 +53,40 @@ extension BLEBackend {
         return try result.get()
     }
 
+    /// Listens on a dynamic LE PSM of this backend's adapter, for a phone that offers the CTAP 2.3
+    /// L2CAP channel (protocol.md §3.4): the advert then carries the PSM and must be connectable.
+    ///
+    /// Only the raw HCI backend can, and only with extended advertising, which its connectable
+    /// advert uses (§10.9). bluetoothd's advertising API has no connectable advert of ours yet, and
+    /// the simulated air has no L2CAP.
+    ///
+    /// - Throws: ``BluetoothError/unavailable(reason:)`` when this backend or adapter cannot, or the
+    ///   socket's ``BluetoothError``.
+    package func listenL2CAP() async throws -> L2CAPChannel.Listener {
+        guard case .hci(let name) = self else {
+            throw BluetoothError.unavailable(reason: "only the raw HCI backend serves L2CAP channels")
+        }
+        let result: Result<L2CAPChannel.Listener, BluetoothError> = await Self.onThread(named: "l2cap-listen") {
+            Result { () throws(BluetoothError) -> L2CAPChannel.Listener in
+                let adapter: HCIAdapter
+                let capabilities: HCIControllerCapabilities
+                do {
+                    adapter = try HCIAdapter.resolve(name)
+                    let logger = Logger(label: "hci-capabilities", factory: { _ in SwiftLogNoOpLogHandler() })
+                    capabilities = try HCIConnection(adapter: adapter, logger: logger).readCapabilities()
+                } catch let error as BluetoothError { throw error } catch {
+                    throw .unavailable(reason: "\(error)")
+                }
+                guard capabilities.extendedAdvertising else {
+                    throw .unavailable(reason: "\(adapter.name) has no extended advertising")
+                }
+                guard let local = HCIAdapter.address(of: adapter.name) else { throw .noAdapter(adapter.name) }
+                return try L2CAPChannel.Listener(adapter: local)
+            }
+        }
+        return try result.get()
+    }
+
     /// Runs blocking `body` on a thread of its own and returns its value.
     private static func onThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in

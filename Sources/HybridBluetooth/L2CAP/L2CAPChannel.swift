@@ -1,4 +1,5 @@
 import CBlueZ
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -104,6 +105,42 @@ package final class L2CAPChannel: @unchecked Sendable {
             let fd = CBlueZ_l2capAccept(descriptor)
             guard fd >= 0 else { throw .systemCallFailed(operation: "accept L2CAP", errno: errno) }
             return L2CAPChannel(descriptor: fd)
+        }
+
+        /// Waits for one channel unless `wake` is signalled first (then `nil`).
+        func accept(unless wake: WakeSignal) throws(BluetoothError) -> L2CAPChannel? {
+            var descriptors = [
+                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.pollDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            while true {
+                let ready = poll(&descriptors, 2, -1)
+                if ready < 0 && errno == EINTR { continue }
+                guard ready > 0 else { throw .systemCallFailed(operation: "poll L2CAP listener", errno: errno) }
+                if descriptors[1].revents != 0 { return nil }
+                return try accept()
+            }
+        }
+
+        /// The next channel a client opens, accepted on a thread of its own.
+        ///
+        /// - Throws: ``BluetoothError``, or `CancellationError` when the task is cancelled first.
+        package func nextChannel() async throws -> L2CAPChannel {
+            let wake = try WakeSignal()
+            let accepted: Result<L2CAPChannel?, BluetoothError> = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let thread = Thread {
+                        continuation.resume(
+                            returning: Result { () throws(BluetoothError) in try self.accept(unless: wake) })
+                    }
+                    thread.name = "l2cap-accept"
+                    thread.start()
+                }
+            } onCancel: {
+                wake.signal()
+            }
+            guard let channel = try accepted.get() else { throw CancellationError() }
+            return channel
         }
     }
 }

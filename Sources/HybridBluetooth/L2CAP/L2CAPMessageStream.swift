@@ -13,6 +13,7 @@ package struct L2CAPMessageStream {
     private let writer: DispatchQueue
     private var sdus: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
     private let stopped: StopFlag
+    private let readerEnded = OneShot<Void>()
     private var deframer = L2CAPMessageDeframer()
 
     /// Starts reading `channel`.
@@ -29,7 +30,9 @@ package struct L2CAPMessageStream {
         self.stopped = stopped
         let (stream, sink) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         sdus = stream.makeAsyncIterator()
+        let readerEnded = readerEnded
         let reader = Thread {
+            defer { readerEnded.fulfil(()) }
             do {
                 while !stopped.isSet {
                     guard let sdu = try channel.read(timeoutMilliseconds: 100) else { continue }
@@ -72,6 +75,12 @@ package struct L2CAPMessageStream {
             }
             try deframer.append(sdu)
         }
+    }
+
+    /// Returns once the channel is closed: by the peer, by a socket error, or by ``close()``.
+    /// Callable from any task.
+    package var whenClosed: @Sendable () async -> Void {
+        { [readerEnded] in await readerEnded.value }
     }
 
     /// Stops reading and shuts the channel down.

@@ -3,12 +3,17 @@ import HybridCore
 import HybridTransport
 import Logging
 
-/// The inner driver loop of a run, from the open tunnel to the end of the session: reads tunnel
-/// messages, feeds them to the ``AuthenticatorSession`` and performs its actions in order. CTAP
-/// requests go to the ``CTAPAuthenticator``. No protocol bytes are made here.
-struct TunnelServeLoop {
+/// The inner driver loop of a run on one channel (the tunnel or the L2CAP channel), from the
+/// client's first message to the end of the session: reads the client's messages, feeds them to
+/// the ``AuthenticatorSession`` and performs its actions in order. CTAP requests go to the
+/// ``CTAPAuthenticator``. No protocol bytes are made here.
+///
+/// When a run offers two channels, one loop waits on each; the first to receive a message takes
+/// the ``ClientChannelClaim`` and serves, and the other gives up quietly.
+struct ClientServeLoop<Channel: ClientChannel> {
     var session: AuthenticatorSession
-    let connection: TunnelConnection
+    var channel: Channel
+    let claim: ClientChannelClaim
     let advertising: AdvertisingControl
     let authenticator: CTAPAuthenticator
     let emit: @Sendable (AuthenticatorEvent) -> Void
@@ -20,13 +25,15 @@ struct TunnelServeLoop {
     private var hasClient = false
 
     init(
-        session: AuthenticatorSession, connection: TunnelConnection, advertising: AdvertisingControl,
-        authenticator: CTAPAuthenticator, emit: @escaping @Sendable (AuthenticatorEvent) -> Void,
-        clientConnected: AsyncStream<Void>.Continuation, tap: AuthenticatorTap = AuthenticatorTap(), logger: Logger
+        session: AuthenticatorSession, channel: Channel, claim: ClientChannelClaim = ClientChannelClaim(),
+        advertising: AdvertisingControl, authenticator: CTAPAuthenticator,
+        emit: @escaping @Sendable (AuthenticatorEvent) -> Void, clientConnected: AsyncStream<Void>.Continuation,
+        tap: AuthenticatorTap = AuthenticatorTap(), logger: Logger
     ) {
         self.tap = tap
         self.session = session
-        self.connection = connection
+        self.channel = channel
+        self.claim = claim
         self.advertising = advertising
         self.authenticator = authenticator
         self.emit = emit
@@ -34,31 +41,41 @@ struct TunnelServeLoop {
         self.logger = logger
     }
 
-    /// Serves until the client sends shutdown (then closes the tunnel) or the tunnel closes.
-    /// - Throws: `SessionError`, `TunnelClientError`, or ``AuthenticatorRunnerError``.
-    mutating func run() async throws -> AuthenticatorRunSummary {
+    /// Serves until the client sends shutdown (then closes the channel) or the channel closes.
+    /// Returns `nil`, having closed its channel, if the client chose the other channel.
+    /// - Throws: `SessionError`, `TunnelClientError`, ``L2CAPFramingError``, `BluetoothError` or
+    ///   ``AuthenticatorRunnerError``, unless the client chose the other channel.
+    mutating func run() async throws -> AuthenticatorRunSummary? {
         do {
             let summary = try await serve()
-            tap.tunnelClosed(await connection.closeInfo())
+            await channel.reportClose(to: tap)
             return summary
         } catch {
-            // Advertising off first (it may be on the air), then a clean close frame.
+            guard claim.take(for: channel.kind) else {
+                await channel.close(timeout: .seconds(1))
+                return nil
+            }
+            // Advertising off first (it may be on the air), then a clean close.
             await advertising.stop()
-            await connection.close(timeout: .seconds(1))
-            tap.tunnelClosed(await connection.closeInfo())
+            await channel.close(timeout: .seconds(1))
+            await channel.reportClose(to: tap)
             throw error
         }
     }
 
-    private mutating func serve() async throws -> AuthenticatorRunSummary {
-        var messages = connection.messages.makeAsyncIterator()
-        while let message = try await messages.next() {
+    private mutating func serve() async throws -> AuthenticatorRunSummary? {
+        while let message = try await channel.next(accepting: acceptsMessage) {
             if !hasClient {
+                guard claim.take(for: channel.kind) else {
+                    logger.debug("the client chose the other channel", metadata: ["channel": "\(channel.kind)"])
+                    await channel.close(timeout: .seconds(1))
+                    return nil
+                }
                 hasClient = true
                 clientConnected.yield()
                 clientConnected.finish()
-                emit(.connected)
-                logger.debug("client connected")
+                emit(.connected(channel: channel.kind))
+                logger.debug("client connected", metadata: ["channel": "\(channel.kind)"])
             }
             let handshaking = session.handshakeHash == nil
             let actions: [AuthenticatorSession.Action]
@@ -72,7 +89,8 @@ struct TunnelServeLoop {
             // A message sent as the session finishes is the update a late-update phone sends
             // after the client's shutdown (`sendsUpdateLate`).
             if session.isFinished, actions.contains(where: \.isSend), tap.lateUpdateDelay > .zero,
-                let closedAfter = try await Self.wait(tap.lateUpdateDelay, on: tap.clock, unlessClosed: connection)
+                let closedAfter = try await Self.wait(
+                    tap.lateUpdateDelay, on: tap.clock, unlessClosed: channel.whenClosed)
             {
                 // The client closed after its shutdown, before the late update was due.
                 logger.debug("the client closed the tunnel before the late update")
@@ -85,17 +103,27 @@ struct TunnelServeLoop {
                 logger.debug("handshake done")
             }
             if finished {
-                await connection.close()
+                await channel.close(timeout: TunnelConnection.closeEchoTimeout)
                 return summary
             }
         }
+        guard claim.take(for: channel.kind) else { return nil }
         do {
             _ = try session.tunnelClosed()
         } catch {
-            throw AuthenticatorRunnerError.tunnelClosedEarly(
-                clientConnected: hasClient, close: await connection.closeInfo())
+            throw await channel.closedEarly(clientConnected: hasClient)
         }
         return summary
+    }
+
+    /// Whether a candidate cut of the L2CAP byte stream is a whole message: a copy of the session
+    /// can open it (§10.9).
+    private var acceptsMessage: ([UInt8]) -> Bool {
+        let snapshot = session
+        return { candidate in
+            var trial = snapshot
+            return (try? trial.messageReceived(candidate)) != nil
+        }
     }
 
     /// Performs `actions` in order; returns whether the session finished. `sent` is what the
@@ -109,7 +137,7 @@ struct TunnelServeLoop {
             case .stopAdvertising:
                 await advertising.stop()
             case .send(let bytes):
-                for message in tap.outgoing(kind, bytes) { try await connection.send(message) }
+                for message in tap.outgoing(kind, bytes) { try await channel.send(message) }
                 kind = kind == .handshake ? .postHandshake : .update
             case .deliverRequest(let request):
                 if tap.neverAnswers {
@@ -141,11 +169,11 @@ struct TunnelServeLoop {
         case .ctap(let bytes):
             let command = bytes.first.map(CTAPCommand.init(rawValue:))
             emit(.request(command: command, rpID: (try? CTAPRequest(bytes: bytes))?.relyingPartyID))
-            guard let outcome = await Self.process(bytes, with: authenticator, unlessClosed: connection) else {
+            guard let outcome = await Self.process(bytes, with: authenticator, unlessClosed: channel.whenClosed)
+            else {
                 try Task.checkCancellation()
-                logger.debug("the client closed the tunnel while its request was being processed")
-                throw AuthenticatorRunnerError.tunnelClosedEarly(
-                    clientConnected: true, close: await connection.closeInfo())
+                logger.debug("the client closed the channel while its request was being processed")
+                throw await channel.closedEarly(clientConnected: true)
             }
             summary.answers.append(.init(command: outcome.command, rpID: outcome.rpID, status: outcome.status))
             emit(outcome.status.isSuccess ? .approved(status: outcome.status) : .denied(status: outcome.status))
@@ -154,39 +182,40 @@ struct TunnelServeLoop {
         }
     }
 
-    /// Serves `bytes` unless the tunnel closes first: a browser cancels by closing the tunnel
+    /// Serves `bytes` unless the channel closes first: a browser cancels by closing the tunnel
     /// ("EOF while processing", protocol.md §7.5), and the prompt must not outlive the request.
     /// The request's task is then cancelled and left behind, since a prompt blocked on the terminal
-    /// cannot be interrupted; its answer no longer matters. Returns `nil` if the tunnel closed.
+    /// cannot be interrupted; its answer no longer matters. Returns `nil` if the channel closed.
     private static func process(
-        _ bytes: [UInt8], with authenticator: CTAPAuthenticator, unlessClosed connection: TunnelConnection
+        _ bytes: [UInt8], with authenticator: CTAPAuthenticator,
+        unlessClosed closed: @escaping @Sendable () async -> Void
     ) async -> CTAPAuthenticator.Outcome? {
-        await firstUnlessClosed(connection) { await authenticator.process(bytes) }
+        await firstUnlessClosed(closed) { await authenticator.process(bytes) }
     }
 
-    /// Waits `delay` on `clock` unless the tunnel closes first. Returns `nil` once the wait has
-    /// run out, or how long after its start (on `clock`) the tunnel closed.
+    /// Waits `delay` on `clock` unless the channel closes first. Returns `nil` once the wait has
+    /// run out, or how long after its start (on `clock`) the channel closed.
     /// - Throws: `CancellationError` if the task is cancelled during the wait.
     private static func wait<WaitClock: Clock<Duration>>(
-        _ delay: Duration, on clock: WaitClock, unlessClosed connection: TunnelConnection
+        _ delay: Duration, on clock: WaitClock, unlessClosed closed: @escaping @Sendable () async -> Void
     ) async throws -> Duration? {
         let start = clock.now
-        let ranOut = await firstUnlessClosed(connection) { (try? await clock.sleep(for: delay)) != nil }
+        let ranOut = await firstUnlessClosed(closed) { (try? await clock.sleep(for: delay)) != nil }
         try Task.checkCancellation()
         return ranOut == nil ? start.duration(to: clock.now) : nil
     }
 
-    /// Runs `work` in a task of its own unless the tunnel closes first: returns its result, or
-    /// `nil` if the tunnel closed (or this task was cancelled) before it finished; `work` is then
+    /// Runs `work` in a task of its own unless the channel closes first: returns its result, or
+    /// `nil` if the channel closed (or this task was cancelled) before it finished; `work` is then
     /// cancelled and left behind.
     private static func firstUnlessClosed<Result: Sendable>(
-        _ connection: TunnelConnection, _ work: @escaping @Sendable () async -> Result
+        _ closed: @escaping @Sendable () async -> Void, _ work: @escaping @Sendable () async -> Result
     ) async -> Result? {
         let (results, continuation) = AsyncStream<Result?>.makeStream()
         let worker = Task { continuation.yield(await work()) }
-        // Ends when the tunnel closes: now, or when the run closes it later.
+        // Ends when the channel closes: now, or when the run closes it later.
         Task {
-            _ = await connection.closeInfo()
+            await closed()
             continuation.yield(nil)
         }
         var iterator = results.makeAsyncIterator()

@@ -1,0 +1,192 @@
+import Crypto
+import Foundation
+import HybridAuthenticator
+import HybridBluetooth
+import HybridCore
+import HybridTransport
+import Synchronization
+import TestLoopbackRelay
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The runner as a CTAP 2.3 phone (protocol.md §3.4, §10.9): a QR code offering the BLE L2CAP
+/// channel gets a connectable advert with the suffix `{1: PSM}`, and the session is served on
+/// whichever channel the client speaks on first. The L2CAP channel is an `AF_UNIX` socket pair
+/// (it keeps write boundaries as SDUs do); the kernel's channel is proven in the blevm guest.
+/// The client is `ClientSession` driven here, an independent peer of the runner.
+@Suite(.timeLimit(.minutes(1)))
+struct AuthenticatorRunnerL2CAPTests {
+    @Test func noRelayReachableTheSessionRunsOverL2CAP() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let source = try SocketPairSource(psm: 0x0083)
+        // Nothing listens on port 1: the tunnel cannot be opened.
+        var runner = harness.runner(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1"))
+        runner.listenL2CAP = { _ in source }
+        let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
+        let events = EventLog()
+        let adverts = try await SimulatedAirScanner(air: harness.air, logger: quietLogger).scan()
+        async let outcome = client.runOverL2CAP(
+            request: .ctap(Fixtures.makeCredential().encoded), adverts: adverts, source: source)
+        let summary = try await runner.run(qrCode: client.qrCode(), onEvent: events.callback)
+        let (response, psm) = try await outcome
+
+        #expect(summary.answers == [.init(command: .makeCredential, rpID: "example.com", status: .ok)])
+        #expect(psm == 0x0083)
+        #expect(response.first == 0x00)
+        #expect(events.all.contains(.listeningL2CAP(psm: 0x0083)))
+        #expect(events.all.contains { if case .tunnelUnavailable = $0 { true } else { false } })
+        #expect(events.all.contains(.connected(channel: .l2cap)))
+        // 20 encrypted bytes, then `a1 01 18 83` = {1: 131} (canonical CBOR), connectable.
+        let advertised = try #require(events.advertisedServiceData.first)
+        #expect(Array(advertised.suffix(4)) == [0xA1, 0x01, 0x18, 0x83])
+        #expect(harness.advertiser.calls == ["start fff9 24 connectable", "stop"])
+    }
+
+    @Test func aClientOnTheTunnelIsServedThereWhileTheListenerWaits() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let source = try SocketPairSource(psm: 0x0090)
+        try await LoopbackRelay.with { relay in
+            var runner = harness.runner(relay: relay)
+            runner.listenL2CAP = { _ in source }
+            let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
+            let events = EventLog()
+            let (result, outcome) = try await harness.runSession(
+                runner: runner, client: client, request: .ctap(Fixtures.makeCredential().encoded), relay: relay,
+                events: events)
+            #expect(try result.get().served)
+            #expect(outcome.response != nil)
+            #expect(events.all.contains(.connected(channel: .tunnel)))
+            #expect(!events.all.contains(.connected(channel: .l2cap)))
+            let advertised = try #require(events.advertisedServiceData.first)
+            #expect(Array(advertised.suffix(4)) == [0xA1, 0x01, 0x18, 0x90])
+            #expect(harness.advertiser.calls == ["start fff9 24 connectable", "stop"])
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func noListenerUnlessTheQRCodeAsksAndTheOptionAllows(qrAsks: Bool) async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let listens = Mutex(0)
+        try await LoopbackRelay.with { relay in
+            var options = harness.options(relay: relay)
+            // Asked for but switched off, or allowed but not asked for: no PSM either way.
+            options.offersL2CAP = !qrAsks
+            var runner = harness.runner(relay: relay, options: options)
+            let source = try SocketPairSource(psm: 0x0091)
+            runner.listenL2CAP = { _ in
+                listens.withLock { $0 += 1 }
+                return source
+            }
+            let client = TestClient(channels: qrAsks ? [.cloudTunnel, .bleL2CAP] : nil)
+            let events = EventLog()
+            let (result, _) = try await harness.runSession(
+                runner: runner, client: client, request: .ctap(Fixtures.makeCredential().encoded), relay: relay,
+                events: events)
+            #expect(try result.get().served)
+            #expect(listens.withLock { $0 } == 0)
+            #expect(harness.advertiser.calls == ["start fff9 20", "stop"])
+        }
+    }
+
+    @Test func aListenerThatFailsLeavesTheTunnel() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        try await LoopbackRelay.with { relay in
+            var runner = harness.runner(relay: relay)
+            runner.listenL2CAP = { _ in throw BluetoothError.unavailable(reason: "no extended advertising") }
+            let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
+            let events = EventLog()
+            let (result, _) = try await harness.runSession(
+                runner: runner, client: client, request: .ctap(Fixtures.makeCredential().encoded), relay: relay,
+                events: events)
+            #expect(try result.get().served)
+            #expect(events.all.contains(.connected(channel: .tunnel)))
+            #expect(harness.advertiser.calls == ["start fff9 20", "stop"])
+        }
+    }
+}
+
+/// An L2CAP "listener" over `AF_UNIX` socket pairs: ``connect()`` is the client opening the channel.
+final class SocketPairSource: L2CAPChannelSource {
+    let psm: UInt16
+    private let opened: AsyncStream<L2CAPChannel>
+    private let open: AsyncStream<L2CAPChannel>.Continuation
+
+    init(psm: UInt16) throws {
+        self.psm = psm
+        (opened, open) = AsyncStream<L2CAPChannel>.makeStream()
+    }
+
+    /// The client's end of a new channel; the phone's end goes to ``nextChannel()``.
+    func connect(sendMTU: Int = 64) throws -> L2CAPChannel {
+        var descriptors: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &descriptors) == 0 else {
+            throw TestFailure("socketpair: errno \(errno)")
+        }
+        open.yield(L2CAPChannel.adopting(descriptor: descriptors[1], sendMTU: sendMTU))
+        return L2CAPChannel.adopting(descriptor: descriptors[0], sendMTU: sendMTU)
+    }
+
+    func nextChannel() async throws -> L2CAPChannel {
+        // One waiter at a time: the runner has one accept task.
+        var next = opened.makeAsyncIterator()
+        guard let channel = await next.next() else { throw CancellationError() }
+        return channel
+    }
+}
+
+extension EventLog {
+    /// The service data of every advert the run put on the air.
+    var advertisedServiceData: [[UInt8]] {
+        all.compactMap { event in
+            if case .advertising(_, let serviceData) = event { return serviceData }
+            return nil
+        }
+    }
+}
+
+extension TestClient {
+    /// Waits for our advert, takes the PSM from its suffix, opens the channel through `source`
+    /// and runs the session over it (CRLF framing, §10.9). Returns the CTAP response and the PSM.
+    func runOverL2CAP(
+        request: HybridPayload, adverts: AsyncThrowingStream<BLEAdvertisement, any Error>, source: SocketPairSource
+    ) async throws -> (response: [UInt8], psm: UInt16) {
+        var session = ClientSession(
+            configuration: .init(identityKey: identityKey, qrSecret: secret, acceptsAdvertSuffix: true),
+            ephemeralKey: P256.KeyAgreement.PrivateKey())
+        _ = try session.send(request)
+        for try await advert in adverts where !session.advertReceived(serviceData: advert.serviceData).isEmpty {
+            break
+        }
+        guard let psm = session.advertSuffix?.psm else { throw TestFailure("no PSM in the advert") }
+        #expect(psm == source.psm)
+        var stream = try L2CAPMessageStream(channel: try source.connect())
+        defer { stream.close() }
+        for case .send(let message1) in try session.tunnelOpened() { try await stream.send(message1) }
+        var response: [UInt8]?
+        while !session.isFinished {
+            let snapshot = session
+            guard
+                let message = try await stream.receive(accepting: { candidate in
+                    var trial = snapshot
+                    return (try? trial.messageReceived(candidate)) != nil
+                })
+            else { throw TestFailure("the phone closed the channel early") }
+            for action in try session.messageReceived(message) {
+                switch action {
+                case .send(let bytes): try await stream.send(bytes)
+                case .deliverResponse(.ctap(let bytes)): response = bytes
+                default: break
+                }
+            }
+        }
+        guard let response else { throw TestFailure("no response") }
+        return (response, psm)
+    }
+}
