@@ -10,7 +10,8 @@
 #   3. bluetoothd: fresh btvirt, dbus-daemon and bluetoothd;
 #                  HYBRID_BLE_PROOF=bluez runs KernelBlueZTests.
 #   4. ceremony over bluetoothd: the same ceremony with --ble bluez on both ends.
-# Optional argument: the phases to run, from `hci ceremony-hci l2cap bluez ceremony-bluez` (default: all).
+# Optional argument: the phases to run, from `hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez`
+# (default: all).
 # Prints a GUEST-MARK line after each step (run-ble-proof.sh turns the gaps between them into
 # durations with host timestamps: the guest clock under TCG can jump while the kernel recalibrates
 # its TSC) and the tests' TIMING lines; exits non-zero if either phase fails.
@@ -24,8 +25,8 @@ mark() { echo "GUEST-MARK $1 (guest uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 fail() { echo "ble-in-vm: FAIL: $*" >&2; [ -f /tmp/btvirt.log ] && cat /tmp/btvirt.log >&2; exit 1; }
 
 mark "guest userspace ready"
-phases=${*:-hci ceremony-hci l2cap bluez ceremony-bluez}
-rc_hci=0 rc_bluez=0 rc_ceremony_hci=0 rc_ceremony_bluez=0 rc_l2cap=0
+phases=${*:-hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez}
+rc_hci=0 rc_bluez=0 rc_ceremony_hci=0 rc_ceremony_bluez=0 rc_l2cap=0 rc_ceremony_l2cap=0
 
 # Fresh btvirt (hci0 + hci1) with both controllers up, no daemons.
 fresh_air() {
@@ -66,21 +67,49 @@ ceremony_run hci
 rc_ceremony_hci=$?
 ;; esac
 
+# Fresh btvirt with the mgmt LE setting on for both controllers: the kernel opens LE L2CAP
+# channels only then (else ECONNREFUSED at once); mgmt may answer "Invalid Index" for a moment
+# after btvirt starts.
+fresh_air_le() {
+    fresh_air
+    i=0; until blevm_nostdin btmgmt --index 0 info 2>&1 | grep -q 'current settings'; do
+        i=$((i + 1)); [ $i -gt 50 ] && fail "mgmt does not know hci0"; sleep 0.1
+    done
+    for index in 0 1; do blevm_nostdin btmgmt --index $index le on >/dev/null || fail "btmgmt le on (hci$index)"; done
+}
+
 # ---- phase 2b: CTAP 2.3 data channel over an LE L2CAP channel ----------------------------------
 case " $phases " in *" l2cap "*)
-fresh_air
-# The kernel opens LE L2CAP channels only with the mgmt LE setting on (else ECONNREFUSED at once);
-# mgmt may answer "Invalid Index" for a moment after btvirt starts.
-i=0; until blevm_nostdin btmgmt --index 0 info 2>&1 | grep -q 'current settings'; do
-    i=$((i + 1)); [ $i -gt 50 ] && fail "mgmt does not know hci0"; sleep 0.1
-done
-for index in 0 1; do blevm_nostdin btmgmt --index $index le on >/dev/null || fail "btmgmt le on (hci$index)"; done
+fresh_air_le
 blevm_nostdin btmgmt --index 0 connectable on >/dev/null && blevm_nostdin btmgmt --index 0 advertising on >/dev/null ||
     fail "hci0 did not start connectable advertising"
 mark "btvirt + mgmt LE on + hci0 connectable"
 HYBRID_BLE_PROOF=l2cap "$bundle" --testing-library swift-testing --filter KernelL2CAPTests
 rc_l2cap=$?
 mark "L2CAP channel tests"
+;; esac
+
+# ---- phase 2c: the whole ceremony over L2CAP with no relay, then the fallback -------------------
+# Our phone listens on a PSM and advertises it connectable through raw HCI (CTAP 2.3); the
+# client connects from the advert. No relay runs: neither side can open a tunnel.
+case " $phases " in *" ceremony-l2cap "*)
+fresh_air_le
+mark "btvirt + mgmt LE on"
+CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay l2cap
+rc_ceremony_l2cap=$?
+# Fallback: a relay runs, and hybrid-conformance's phone advertises a PSM it closed at once
+# (--fault closed-l2cap-psm): the client (--channel auto) must give up on L2CAP within
+# --l2cap-timeout and register over the tunnel. The phone's store is in memory: create only.
+if [ $rc_ceremony_l2cap -eq 0 ]; then
+    CEREMONY_CLIENT_ARGS="--channel auto --l2cap-timeout 4" CEREMONY_PHONE_FAULT=closed-l2cap-psm \
+        CEREMONY_OPERATIONS=create ceremony_run fallback
+    rc_ceremony_l2cap=$?
+    events=/tmp/ceremony-fallback/create.events
+    grep -q '"event":"connectingL2CAP"' $events && grep -q '"event":"channel","channel":"tunnel"' $events || {
+        echo "ble-in-vm: FAIL: the fallback client did not try L2CAP first, then the tunnel" >&2
+        rc_ceremony_l2cap=1
+    }
+fi
 ;; esac
 
 # ---- phase 3: bluetoothd over D-Bus --------------------------------------------------------
@@ -102,5 +131,7 @@ rc_ceremony_bluez=$?
 [ -n "${BLE_PROOF_VERBOSE:-}" ] && [ -f /tmp/bluetoothd.log ] && { echo "---- bluetoothd log"; cat /tmp/bluetoothd.log; }
 
 echo "ble-in-vm: raw HCI exit $rc_hci, ceremony over HCI exit $rc_ceremony_hci, L2CAP exit $rc_l2cap," \
-    "bluetoothd exit $rc_bluez, ceremony over bluetoothd exit $rc_ceremony_bluez"
-[ $rc_hci -eq 0 ] && [ $rc_ceremony_hci -eq 0 ] && [ $rc_l2cap -eq 0 ] && [ $rc_bluez -eq 0 ] && [ $rc_ceremony_bluez -eq 0 ]
+    "ceremony over L2CAP exit $rc_ceremony_l2cap, bluetoothd exit $rc_bluez," \
+    "ceremony over bluetoothd exit $rc_ceremony_bluez"
+[ $rc_hci -eq 0 ] && [ $rc_ceremony_hci -eq 0 ] && [ $rc_l2cap -eq 0 ] && [ $rc_ceremony_l2cap -eq 0 ] &&
+    [ $rc_bluez -eq 0 ] && [ $rc_ceremony_bluez -eq 0 ]

@@ -5,7 +5,7 @@
 #
 # The WebAuthn option files come from the host (run-ble-proof.sh copies them to
 # /blevm/work/ceremony); each client result is printed between
-#   CEREMONY-RESULT <backend> <create|get> BEGIN / END
+#   CEREMONY-RESULT <name> <create|get> BEGIN / END
 # lines so that the host verifies it with py_webauthn (the guest has no Python).
 
 ceremony_dir=/blevm/work/ceremony
@@ -23,10 +23,11 @@ ceremony_wait_line() {
     return 1
 }
 
-# ceremony_run BACKEND: relay + create + get over BACKEND (hci or bluez). Non-zero on failure.
+# ceremony_run NAME: relay + create + get (CEREMONY_OPERATIONS). NAME is the backend (hci or
+# bluez), or `fallback` (hci; see ble-in-vm.sh). Non-zero on failure.
 ceremony_run() {
-    backend=$1
-    work=/tmp/ceremony-$backend
+    run_name=$1
+    work=/tmp/ceremony-$run_name
     rm -rf "$work" && mkdir -p "$work"
     /usr/local/bin/tunnel-relay --host 127.0.0.1 --port 0 >"$work/relay.out" 2>"$work/relay.err" &
     relay=$!
@@ -35,21 +36,47 @@ ceremony_run() {
         kill $relay 2>/dev/null; return 1
     }
     status=0
-    for operation in create get; do
-        ceremony_once "$backend" "$operation" "$port" || { status=1; break; }
-        mark "ceremony $backend $operation"
+    for operation in ${CEREMONY_OPERATIONS:-create get}; do
+        ceremony_once "$run_name" "$operation" "$port" || { status=1; break; }
+        mark "ceremony $run_name $operation"
     done
     kill $relay 2>/dev/null
     wait $relay 2>/dev/null
     return $status
 }
 
-# ceremony_once BACKEND OPERATION PORT: one hybrid-client run answered by one hybrid-authenticator.
+# ceremony_run_without_relay NAME: create + get with no relay running at all (hci; the client
+# insists on the phone's BLE L2CAP channel, CTAP 2.3). Non-zero on failure.
+ceremony_run_without_relay() {
+    work=/tmp/ceremony-$1
+    rm -rf "$work" && mkdir -p "$work"
+    for operation in create get; do
+        # Port 1: nothing listens there, so neither side can open a tunnel.
+        ceremony_once "$1" "$operation" 1 || return 1
+        mark "ceremony $1 $operation"
+    done
+}
+
+# ceremony_stamp: each input line with the guest's uptime in seconds in front.
+ceremony_stamp() {
+    while IFS= read -r line; do echo "$(cut -d' ' -f1 /proc/uptime) $line"; done
+}
+
+# ceremony_once NAME OPERATION PORT: one hybrid-client run answered by one hybrid-authenticator.
+# NAME picks the option files and the backend (bluez, else hci); CEREMONY_CLIENT_ARGS and
+# CEREMONY_PHONE_ARGS add flags. Prints the client's times as `CEREMONY-TIME NAME OPERATION: ...`.
 ceremony_once() {
-    backend=$1 operation=$2 port=$3
-    /usr/local/bin/hybrid-client "$operation" --options "$ceremony_dir/$backend-$operation-options.json" \
-        --origin "$ceremony_origin" --ble "$backend" --adapter hci1 --json --timeout 120 \
-        --tunnel-override "0=ws://127.0.0.1:$port" >"$work/$operation.json" 2>"$work/$operation.events" &
+    name=$1 operation=$2 port=$3
+    case $name in bluez) backend=bluez ;; *) backend=hci ;; esac
+    started=$(cut -d' ' -f1 /proc/uptime)
+    # The client's event lines get the guest's uptime in front, for the timings below.
+    # shellcheck disable=SC2086 # the extra flags are words
+    {
+        /usr/local/bin/hybrid-client "$operation" --options "$ceremony_dir/$name-$operation-options.json" \
+            --origin "$ceremony_origin" --ble "$backend" --adapter hci1 --json --timeout 120 \
+            --tunnel-override "0=ws://127.0.0.1:$port" ${CEREMONY_CLIENT_ARGS:-} >"$work/$operation.json"
+        echo $? >"$work/$operation.status"
+    } 2>&1 | ceremony_stamp >"$work/$operation.events" &
     client=$!
     # The client scans before it shows the QR code; a phone's camera would read this string.
     qr=$(ceremony_wait_line "$work/$operation.events" 's/.*"url":"\(FIDO:\\\{0,1\}\/[0-9]*\)".*/\1/p' | tr -d '\\') || {
@@ -58,21 +85,36 @@ ceremony_once() {
     }
     # An encrypted store: its passphrase stands for the phone's user verification (uv: true), which
     # the client requires for the discoverable sign-in, as Chrome does.
-    HYBRID_AUTHENTICATOR_PASSPHRASE="ceremony-$backend" \
-        /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
-        --adapter hci0 --yes --json --store "$work/passkeys.json" >"$work/$operation.authenticator" 2>&1 &
+    # With CEREMONY_PHONE_FAULT, the phone is hybrid-conformance's, misbehaving that way (its
+    # report says whether the client coped).
+    if [ -n "${CEREMONY_PHONE_FAULT:-}" ]; then
+        /usr/local/bin/hybrid-conformance phone "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
+            --adapter hci0 --fault "$CEREMONY_PHONE_FAULT" >"$work/$operation.authenticator" 2>&1 &
+    else
+        # shellcheck disable=SC2086
+        HYBRID_AUTHENTICATOR_PASSPHRASE="ceremony-$name" \
+            /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
+            --adapter hci0 --yes --json --store "$work/passkeys.json" ${CEREMONY_PHONE_ARGS:-} \
+            >"$work/$operation.authenticator" 2>&1 &
+    fi
     authenticator=$!
     wait $client
-    client_status=$?
+    client_status=$(cat "$work/$operation.status" 2>/dev/null || echo 1)
+    awk -v name="$name" -v op="$operation" -v a="$started" -v b="$(cut -d' ' -f1 /proc/uptime)" '
+        /"event":"connecting/ && !connect { connect = $1 } /"event":"channel"/ { channel = $1 }
+        /"event":"done"/ { done = $1 }
+        END { printf "CEREMONY-TIME %s %s: wall %.2f s; first connect to done %.2f s; channel open to done %.2f s\n",
+              name, op, b - a, done - connect, done - channel }' "$work/$operation.events"
+
     wait $authenticator
     authenticator_status=$?
-    echo "---- $backend $operation: hybrid-client events (exit $client_status)"
+    echo "---- $name $operation: hybrid-client events (exit $client_status)"
     sed 's/^/   /' "$work/$operation.events"
-    echo "---- $backend $operation: hybrid-authenticator events (exit $authenticator_status)"
+    echo "---- $name $operation: hybrid-authenticator events (exit $authenticator_status)"
     sed 's/^/   /' "$work/$operation.authenticator"
-    echo "CEREMONY-RESULT $backend $operation BEGIN"
+    echo "CEREMONY-RESULT $name $operation BEGIN"
     cat "$work/$operation.json"
     echo
-    echo "CEREMONY-RESULT $backend $operation END"
+    echo "CEREMONY-RESULT $name $operation END"
     [ $client_status -eq 0 ] && [ $authenticator_status -eq 0 ]
 }

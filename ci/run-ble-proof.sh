@@ -7,11 +7,14 @@
 #             hybrid-client --ble hci --adapter hci1 register a passkey and sign in with it;
 #   L2CAP:    a hybrid session (handshake, request, response) over an LE L2CAP channel hci1 -> hci0,
 #             the PSM taken from the advert suffix (CTAP 2.3), no relay;
+#   ceremony: hybrid-authenticator listens on a PSM and advertises it connectable through raw HCI,
+#             hybrid-client --channel l2cap connects from the advert: the whole ceremony with no
+#             relay running at all;
 #   D-Bus:    our BlueZDBusAdvertiser on hci0 -> our BlueZDBusScanner on hci1 through bluetoothd;
 #   ceremony: the same ceremony with --ble bluez on both ends.
-# The four client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
+# The six client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Arguments: guest phases
-# to run (hci, ceremony-hci, l2cap, bluez, ceremony-bluez; default all).
+# to run (hci, ceremony-hci, l2cap, ceremony-l2cap, bluez, ceremony-bluez; default all).
 # Env: BLEVM_DIR (default Tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
 #      BLE_PROOF_VERBOSE=1 (print bluetoothd's log from the guest).
 set -euo pipefail
@@ -34,7 +37,7 @@ echo "== swift build --build-tests: $(el "$t") s"
 bin="$(swift build --show-bin-path)"
 bundle="$bin/swift-hybrid-transportPackageTests.xctest"
 [ -x "$bundle" ] || die "test bundle $bundle not found"
-for program in tunnel-relay hybrid-authenticator hybrid-client; do
+for program in tunnel-relay hybrid-authenticator hybrid-client hybrid-conformance; do
   [ -x "$bin/$program" ] || die "$bin/$program not found"
 done
 
@@ -43,7 +46,8 @@ trap 'rm -rf "$work"' EXIT
 log="$work/guest.log"
 # Debug builds without their debug info: the guest's initramfs holds every byte in memory.
 mkdir -p "$work/bin"
-for program in swift-hybrid-transportPackageTests.xctest tunnel-relay hybrid-authenticator hybrid-client; do
+for program in swift-hybrid-transportPackageTests.xctest tunnel-relay hybrid-authenticator hybrid-client \
+  hybrid-conformance; do
   strip --strip-debug -o "$work/bin/$program" "$bin/$program"
 done
 
@@ -51,7 +55,7 @@ done
 origin=https://example.com rp_id=example.com
 mkdir -p "$work/ceremony"
 random_b64url() { python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())'; }
-for backend in hci bluez; do
+for backend in hci l2cap fallback bluez; do
   random_b64url >"$work/ceremony/$backend-create.challenge"
   random_b64url >"$work/ceremony/$backend-get.challenge"
   cat >"$work/ceremony/$backend-create-options.json" <<JSON
@@ -74,7 +78,7 @@ set +e
 # Every guest line gets the host's elapsed time since the VM was started.
 "$blevm/blevm-run" -v -m 2048 -t "${BLE_PROOF_TIMEOUT:-900}" ${extra[@]+"${extra[@]}"} \
   -b "$work/bin/swift-hybrid-transportPackageTests.xctest" -b "$work/bin/tunnel-relay" \
-  -b "$work/bin/hybrid-authenticator" -b "$work/bin/hybrid-client" \
+  -b "$work/bin/hybrid-authenticator" -b "$work/bin/hybrid-client" -b "$work/bin/hybrid-conformance" \
   -f ci/ceremony-in-vm.sh -f "$work/ceremony" -S ci/ble-in-vm.sh -- "$@" 2>&1 |
   while IFS= read -r line; do
     printf '[+%6.1fs] %s\n' "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{print b-a}')" "$line"
@@ -85,6 +89,8 @@ set -e
 echo "== guest timings (host clock; each step since the previous mark, from VM start for the first)"
 awk '/GUEST-MARK /{ match($0, /^\[\+ *[0-9.]+/); t = substr($0, 3, RLENGTH - 2) + 0
   sub(/^\[[^]]*\] GUEST-MARK /, ""); printf "   %6.1f s  %s\n", t - prev, $0; prev = t }' "$log"
+echo "== ceremony wall times (hybrid-client start to exit, guest clock; hci and bluez over the tunnel, l2cap without)"
+grep -E '\] CEREMONY-TIME ' "$log" | sed 's/^\[[^]]*\] CEREMONY-TIME /   /' || true
 echo "== inside the tests (guest monotonic clock)"
 grep -E '\] (TIMING|blevm-run:)' "$log" | sed 's/^\[[^]]*\] /   /' || true
 [ $rc -eq 124 ] && die "the guest timed out after ${BLE_PROOF_TIMEOUT:-900} s"
@@ -98,8 +104,8 @@ ceremony_result() {
     { sub(/^\[[^]]*\] /, "") } $0 == end { inside = 0 } inside { print } $0 == begin { inside = 1 }' "$log"
 }
 verified=0
-phases=" ${*:-ceremony-hci ceremony-bluez} "
-for backend in hci bluez; do
+phases=" ${*:-ceremony-hci ceremony-l2cap ceremony-bluez} "
+for backend in hci l2cap bluez; do
   case $phases in *" ceremony-$backend "*) ;; *) continue;; esac
   ceremony_result "$backend" create >"$work/$backend-create.json"
   ceremony_result "$backend" get >"$work/$backend-get.json"
@@ -116,4 +122,16 @@ for backend in hci bluez; do
   echo "== py_webauthn verified the $backend ceremony (registration, then authentication with that passkey)"
   verified=$((verified + 1))
 done
-echo "run-ble-proof: PASS (guest phases: ${*:-hci ceremony-hci l2cap bluez ceremony-bluez}; $verified ceremonies verified by py_webauthn)"
+# The fallback ceremony (phase ceremony-l2cap): a registration only.
+case $phases in *" ceremony-l2cap "*)
+  ceremony_result fallback create >"$work/fallback-create.json"
+  [ -s "$work/fallback-create.json" ] || die "no registration result from the fallback ceremony"
+  python3 Tests/Interop/verify_webauthn.py register --response "$work/fallback-create.json" \
+    --challenge "$(cat "$work/ceremony/fallback-create.challenge")" --origin "$origin" --rp-id "$rp_id" \
+    --credential-out "$work/fallback-credential.json" >/dev/null ||
+    die "py_webauthn rejected the registration from the fallback ceremony"
+  echo "== py_webauthn verified the fallback ceremony (registration over the tunnel after the closed PSM)"
+  verified=$((verified + 1))
+  ;;
+esac
+echo "run-ble-proof: PASS (guest phases: ${*:-hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez}; $verified ceremonies verified by py_webauthn)"

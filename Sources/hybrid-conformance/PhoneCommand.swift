@@ -29,7 +29,9 @@ struct PhoneCommand: AsyncParsableCommand {
             old-crypter, late-update: its update comes --late-update-delay seconds after the client's \
             shutdown); --fault makes it misbehave (corrupt-frame, wrong-routing-id, \
             never-answer, oversized, garbage-after-handshake) and checks that the client ends the session \
-            within --fault-limit seconds. Exit status 1 when a check fails.
+            within --fault-limit seconds; closed-l2cap-psm advertises a CTAP 2.3 L2CAP PSM nobody listens on \
+            (--ble hci) and checks that the client completes the session over the tunnel instead. Exit \
+            status 1 when a check fails.
             """
     )
 

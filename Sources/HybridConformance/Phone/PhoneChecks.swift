@@ -107,6 +107,11 @@ package enum PhoneChecks {
         id: "phone.fault.client-fails-cleanly",
         title: "after the phone's fault (--fault) the client ends the session within the limit",
         reference: "protocol.md §5.4, §7.1")
+    package static let l2capFallback = ConformanceCheck(
+        id: "phone.l2cap.fallback",
+        title: "when the phone's advertised L2CAP PSM is closed (--fault closed-l2cap-psm), the client "
+            + "completes the session over the tunnel",
+        reference: "protocol.md §3.4, §10.9")
 
     /// The checks every run judges from the QR code and the client's messages, in report order.
     package static let judged: [ConformanceCheck] = [
@@ -119,5 +124,8 @@ package enum PhoneChecks {
 
     /// Every check of the mode: ``judged``, then the ones that say how a run ended.
     package static let all: [ConformanceCheck] =
-        judged + [sessionCompleted, profileTolerated, legacyProfileTolerated, lateUpdate, faultClientFailsCleanly]
+        judged + [
+            sessionCompleted, profileTolerated, legacyProfileTolerated, lateUpdate, faultClientFailsCleanly,
+            l2capFallback,
+        ]
 }

@@ -85,6 +85,9 @@ package struct PhoneConformanceRun: Sendable {
         var runner = AuthenticatorRunner(
             options: runnerOptions, authenticator: authenticator, advertiser: advertiser, logger: logger)
         runner.tap = makeTap(observed)
+        fault?.apply(to: &runner) {
+            observed.withLock { if $0.faultAt == nil { $0.faultAt = ContinuousClock.now } }
+        }
         let outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>
         do {
             outcome = .success(try await runner.run(qrCode: qrCode, onEvent: onEvent))
@@ -188,6 +191,10 @@ package struct PhoneConformanceRun: Sendable {
         _ fault: PhoneFault, seen: Observed, outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>,
         into report: inout ConformanceReport
     ) {
+        if fault.clientCompletes {
+            recordFallback(seen: seen, outcome: outcome, into: &report)
+            return
+        }
         let check = PhoneChecks.faultClientFailsCleanly
         if fault.clientNeverConnects {
             switch outcome {
@@ -223,6 +230,33 @@ package struct PhoneConformanceRun: Sendable {
         report.expect(
             check, elapsed <= faultLimit,
             observed: "closed \(String(format: "%.2f", elapsed.seconds)) s after the fault (\(ended))")
+    }
+}
+
+extension PhoneConformanceRun {
+    /// ``PhoneFault/closedL2CAPPSM``: the session must complete, over the tunnel.
+    private func recordFallback(
+        seen: Observed, outcome: Result<AuthenticatorRunSummary, AuthenticatorRunnerError>,
+        into report: inout ConformanceReport
+    ) {
+        let check = PhoneChecks.l2capFallback
+        guard seen.faultAt != nil else {
+            report.skip(
+                check,
+                because: "no PSM was advertised: the QR code did not offer L2CAP (key 6), or this Bluetooth "
+                    + "backend cannot listen (--ble hci with extended advertising can)")
+            return
+        }
+        switch outcome {
+        case .success(let summary):
+            report.expect(
+                check, summary.served,
+                observed: "the client fell back to the tunnel: "
+                    + summary.answers.map { "\($0.command?.name ?? "?") answered \($0.status)" }.joined(separator: ", ")
+            )
+        case .failure(let error):
+            report.fail(check, observed: "the session did not complete over the tunnel: \(error)")
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import HybridAuthenticator
+import HybridBluetooth
 import HybridCore
 
 /// A deliberate fault of the conformance phone, to check that the client fails cleanly and in
@@ -14,6 +15,9 @@ package enum PhoneFault: String, Sendable, CaseIterable {
     case oversized
     /// Random bytes instead of the post-handshake message.
     case garbageAfterHandshake = "garbage-after-handshake"
+    /// The advert carries an L2CAP PSM (CTAP 2.3) that nobody listens on: a client that offered
+    /// L2CAP must fall back to the tunnel and complete the session (protocol.md §3.4, §10.9).
+    case closedL2CAPPSM = "closed-l2cap-psm"
 
     /// Largest WebSocket message a hybrid peer accepts (protocol.md §5.4).
     package static let messageLimit = 1 << 20
@@ -21,9 +25,14 @@ package enum PhoneFault: String, Sendable, CaseIterable {
     /// Whether the client never reaches the phone's tunnel under this fault.
     package var clientNeverConnects: Bool { self == .wrongRoutingID }
 
+    /// Whether the client is expected to complete the session despite the fault.
+    package var clientCompletes: Bool { self == .closedL2CAPPSM }
+
     /// Applies the fault to the runner's tap. `injected` is called when the fault takes effect.
     package func apply(to tap: inout AuthenticatorTap, injected: @escaping @Sendable () -> Void) {
         switch self {
+        case .closedL2CAPPSM:
+            break  // Not a tap fault: it is applied to the runner.
         case .wrongRoutingID:
             tap.advertisedRoutingID = { routingID in
                 injected()
@@ -60,5 +69,28 @@ package enum PhoneFault: String, Sendable, CaseIterable {
                 }
             }
         }
+    }
+}
+
+extension PhoneFault {
+    /// Applies a fault that lives outside the tap: for ``closedL2CAPPSM``, the runner listens on a
+    /// real PSM (so the number is one the kernel hands out), closes it at once, and advertises it.
+    /// `injected` is called when the closed PSM is advertised.
+    package func apply(to runner: inout AuthenticatorRunner, injected: @escaping @Sendable () -> Void) {
+        guard self == .closedL2CAPPSM else { return }
+        runner.listenL2CAP = { backend in
+            let psm = try await backend.listenL2CAP().psm
+            injected()
+            return ClosedL2CAPPort(psm: psm)
+        }
+    }
+}
+
+/// A PSM whose listener is closed: no client channel ever arrives.
+private struct ClosedL2CAPPort: L2CAPChannelSource {
+    let psm: UInt16
+
+    func nextChannel() async throws -> L2CAPChannel {
+        while true { try await Task.sleep(for: .seconds(3600)) }
     }
 }
