@@ -154,12 +154,8 @@ public actor FilePasskeyStore: PasskeyStore {
     /// The default location: `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`, where an
     /// unset, empty or relative `XDG_DATA_HOME` means `~/.local/share`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        var base = environment["XDG_DATA_HOME"] ?? ""
-        if !base.hasPrefix("/") {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            base = home + "/.local/share"
-        }
-        return base + "/hybrid-authenticator/passkeys.json"
+        XDGBaseDirectory.data.path(environment: environment, homeDirectory: NSHomeDirectory)
+            + "/hybrid-authenticator/passkeys.json"
     }
 
     /// How the store at `path` protects its keys, or `nil` when there is no file.

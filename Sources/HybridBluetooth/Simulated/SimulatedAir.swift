@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 
 #if canImport(Glibc)
     import Glibc
@@ -33,7 +34,7 @@ public struct SimulatedAir: Sendable, Hashable {
         if let explicit = environment["HYBRID_SIMULATED_AIR_DIR"], !explicit.isEmpty {
             return explicit
         }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+        if let runtime = XDGBaseDirectory.runtimeDirectory(environment: environment) {
             return runtime + "/hybrid-simulated-air"
         }
         return "/tmp/hybrid-simulated-air-\(getuid())"

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 import Synchronization
 
 /// The image file of a role's current QR code, and the duty to delete it.
@@ -81,7 +82,7 @@ package final class QRImageFile: Sendable {
     /// `$XDG_RUNTIME_DIR` if it passes ``PrivateFile/checkPrivateDirectory(_:)`` (after `sudo` or
     /// `su` it may be another user's), else a new `mkdtemp` directory under `$TMPDIR` or `/tmp`.
     static func privateDirectory(environment: [String: String]) throws(PrivateFileError) -> (String, made: Bool) {
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+        if let runtime = XDGBaseDirectory.runtimeDirectory(environment: environment),
             (try? PrivateFile.checkPrivateDirectory(runtime)) != nil
         {
             return (runtime, false)

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 
 #if canImport(Glibc)
     import Glibc
@@ -24,12 +25,8 @@ package struct KnownCredentialsFile: Sendable {
     /// `$XDG_STATE_HOME/hybrid-security-key/known-credentials`, where an unset, empty or relative
     /// XDG_STATE_HOME means `~/.local/state`.
     package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        var base = environment["XDG_STATE_HOME"] ?? ""
-        if !base.hasPrefix("/") {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            base = home + "/.local/state"
-        }
-        return base + "/hybrid-security-key/known-credentials"
+        XDGBaseDirectory.state.path(environment: environment, homeDirectory: NSHomeDirectory)
+            + "/hybrid-security-key/known-credentials"
     }
 
     /// The stored IDs; empty when there is no file yet.
