@@ -124,8 +124,14 @@ mark "bluetoothd D-Bus tests"
 # ---- phase 4: full ceremony over bluetoothd ---------------------------------------------------
 case " $phases " in *" ceremony-bluez "*)
 bluez_stack
-ceremony_run bluez
+CEREMONY_CLIENT_ARGS="--channel tunnel" ceremony_run bluez
 rc_ceremony_bluez=$?
+# Then over L2CAP with no relay: bluetoothd places the phone's "peripheral" advert with the
+# suffix, and the kernel carries the channel as with raw HCI.
+if [ $rc_ceremony_bluez -eq 0 ]; then
+    CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay bluez-l2cap
+    rc_ceremony_bluez=$?
+fi
 [ $rc_ceremony_bluez -eq 0 ] || { echo "---- bluetoothd log" >&2; cat /tmp/bluetoothd.log >&2; }
 ;; esac
 [ -n "${BLE_PROOF_VERBOSE:-}" ] && [ -f /tmp/bluetoothd.log ] && { echo "---- bluetoothd log"; cat /tmp/bluetoothd.log; }

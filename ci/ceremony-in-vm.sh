@@ -63,11 +63,11 @@ ceremony_stamp() {
 }
 
 # ceremony_once NAME OPERATION PORT: one hybrid-client run answered by one hybrid-authenticator.
-# NAME picks the option files and the backend (bluez, else hci); CEREMONY_CLIENT_ARGS and
+# NAME picks the option files and the backend (bluez*, else hci); CEREMONY_CLIENT_ARGS and
 # CEREMONY_PHONE_ARGS add flags. Prints the client's times as `CEREMONY-TIME NAME OPERATION: ...`.
 ceremony_once() {
     name=$1 operation=$2 port=$3
-    case $name in bluez) backend=bluez ;; *) backend=hci ;; esac
+    case $name in bluez*) backend=bluez ;; *) backend=hci ;; esac
     started=$(cut -d' ' -f1 /proc/uptime)
     # The client's event lines get the guest's uptime in front, for the timings below.
     # shellcheck disable=SC2086 # the extra flags are words

@@ -11,8 +11,9 @@
 #             hybrid-client --channel l2cap connects from the advert: the whole ceremony with no
 #             relay running at all;
 #   D-Bus:    our BlueZDBusAdvertiser on hci0 -> our BlueZDBusScanner on hci1 through bluetoothd;
-#   ceremony: the same ceremony with --ble bluez on both ends.
-# The six client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
+#   ceremony: the same ceremony with --ble bluez on both ends, over the tunnel, then over L2CAP
+#             with no relay (bluetoothd places the phone's connectable advert).
+# The eight client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Arguments: guest phases
 # to run (hci, ceremony-hci, l2cap, ceremony-l2cap, bluez, ceremony-bluez; default all).
 # Env: BLEVM_DIR (default Tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
@@ -55,7 +56,7 @@ done
 origin=https://example.com rp_id=example.com
 mkdir -p "$work/ceremony"
 random_b64url() { python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())'; }
-for backend in hci l2cap fallback bluez; do
+for backend in hci l2cap fallback bluez bluez-l2cap; do
   random_b64url >"$work/ceremony/$backend-create.challenge"
   random_b64url >"$work/ceremony/$backend-get.challenge"
   cat >"$work/ceremony/$backend-create-options.json" <<JSON
@@ -105,8 +106,8 @@ ceremony_result() {
 }
 verified=0
 phases=" ${*:-ceremony-hci ceremony-l2cap ceremony-bluez} "
-for backend in hci l2cap bluez; do
-  case $phases in *" ceremony-$backend "*) ;; *) continue;; esac
+for backend in hci l2cap bluez bluez-l2cap; do
+  case $phases in *" ceremony-${backend%-l2cap} "*) ;; *) continue;; esac
   ceremony_result "$backend" create >"$work/$backend-create.json"
   ceremony_result "$backend" get >"$work/$backend-get.json"
   [ -s "$work/$backend-create.json" ] || die "no registration result from the $backend ceremony"

@@ -56,6 +56,53 @@ import Testing
         )
     }
 
+    /// Device1.AddressType (BlueZ doc/device-api.txt: "public" or "random") becomes the advert's
+    /// address type, which the L2CAP connect needs; anything else leaves it unknown.
+    @Test func theAddressTypeComesFromDevice1() {
+        for (value, expected) in [("public", BLEAddressType.public), ("random", .random)] as [(String, BLEAddressType)]
+        {
+            let adverts = BlueZ.adverts(
+                devicePath: "/org/bluez/hci1/dev_C0_FF_EE_00_00_01",
+                properties: ["AddressType": .variant(.string(value)), "ServiceData": .variant(Self.serviceData)],
+                uuids: [0xFFF9])
+            #expect(adverts.map(\.addressType) == [expected])
+        }
+        let unknown = BlueZ.adverts(
+            devicePath: "/org/bluez/hci1/dev_C0_FF_EE_00_00_01",
+            properties: ["AddressType": .variant(.string("anonymous")), "ServiceData": .variant(Self.serviceData)],
+            uuids: [0xFFF9])
+        #expect(unknown.map(\.addressType) == [nil])
+    }
+
+    /// A device bluetoothd already knows sends its adverts as PropertiesChanged, without
+    /// AddressType: the type comes from GetManagedObjects (or an earlier InterfacesAdded).
+    @Test func aKnownDevicesAddressTypeIsRemembered() {
+        let device: [(String, DBusValue)] = [
+            ("AddressType", .string("public")), ("Address", .string("C0:FF:EE:00:00:01")),
+        ]
+        let objects = DBusValue.dictionary(
+            keySignature: "o", valueSignature: "a{sa{sv}}",
+            [
+                DBusDictEntry(
+                    key: .objectPath("/org/bluez/hci1/dev_C0_FF_EE_00_00_01"),
+                    value: .dictionary(
+                        keySignature: "s", valueSignature: "a{sv}",
+                        [DBusDictEntry(key: .string(BlueZ.deviceInterface), value: .stringVariantDictionary(device))])),
+                DBusDictEntry(
+                    key: .objectPath("/org/bluez/hci0/dev_C0_FF_EE_00_00_02"),
+                    value: .dictionary(
+                        keySignature: "s", valueSignature: "a{sv}",
+                        [DBusDictEntry(key: .string(BlueZ.deviceInterface), value: .stringVariantDictionary(device))])),
+            ])
+        let known = BlueZ.deviceAddressTypes(inManagedObjects: objects, under: "/org/bluez/hci1/")
+        #expect(known == ["/org/bluez/hci1/dev_C0_FF_EE_00_00_01": .public])
+        let adverts = BlueZ.adverts(
+            devicePath: "/org/bluez/hci1/dev_C0_FF_EE_00_00_01",
+            properties: ["ServiceData": .variant(Self.serviceData)],
+            uuids: [0xFFF9], knownAddressType: known["/org/bluez/hci1/dev_C0_FF_EE_00_00_01"])
+        #expect(adverts.map(\.addressType) == [.public])
+    }
+
     @Test func propertiesChangedWithoutAddressUsesThePath() throws {
         let adverts = BlueZ.adverts(
             devicePath: "/org/bluez/hci1/dev_12_34_56_78_9A_BC",
@@ -131,6 +178,11 @@ import Testing
             BLEServiceDataAdvert(serviceData: Fixture.androidEID + Fixture.androidSuffix)
         )
         #expect(!long.map(\.0).contains("ServiceUUIDs"))
+        // A connectable advert (the phone's, with an L2CAP PSM) is a "peripheral" one
+        // (BlueZ doc/advertising-api.txt: "broadcast" or "peripheral").
+        let connectable = BlueZ.advertisementProperties(
+            BLEServiceDataAdvert(serviceData: Fixture.androidEID + Fixture.androidSuffix, connectable: true))
+        #expect(connectable.first?.1 == .string("peripheral"))
     }
 
     @Test func dbusErrorsMapToActionableCases() {

@@ -70,9 +70,36 @@ enum BlueZ {
         throw BluetoothError.adapterDown(first.name)
     }
 
+    /// Device1.AddressType of every device bluetoothd already knows under `devicePrefix`, by object
+    /// path: a known device's adverts arrive as `PropertiesChanged` signals, which do not repeat it.
+    static func deviceAddressTypes(inManagedObjects reply: DBusValue, under devicePrefix: String) -> [String:
+        BLEAddressType]
+    {
+        var types: [String: BLEAddressType] = [:]
+        for (path, value) in reply.stringKeyedEntries ?? [:] where path.hasPrefix(devicePrefix) {
+            guard let properties = value.stringKeyedEntries?[deviceInterface]?.stringKeyedEntries,
+                let type = addressType(in: properties)
+            else { continue }
+            types[path] = type
+        }
+        return types
+    }
+
+    /// Device1.AddressType ("public" or "random"), if the property set has it.
+    static func addressType(in properties: [String: DBusValue]) -> BLEAddressType? {
+        switch properties["AddressType"]?.string {
+        case "public": .public
+        case "random": .random
+        default: nil
+        }
+    }
+
     /// The adverts in a Device1 property set (from InterfacesAdded or PropertiesChanged): one per
     /// ServiceData entry whose UUID is in `uuids`.
-    static func adverts(devicePath: String, properties: [String: DBusValue], uuids: Set<UInt16>) -> [BLEAdvertisement] {
+    /// `knownAddressType` stands in when the set has no AddressType (a `PropertiesChanged`).
+    static func adverts(
+        devicePath: String, properties: [String: DBusValue], uuids: Set<UInt16>, knownAddressType: BLEAddressType? = nil
+    ) -> [BLEAdvertisement] {
         guard let serviceData = properties["ServiceData"]?.stringKeyedEntries else { return [] }
         let address =
             properties["Address"]?.string.flatMap(BLEAddress.init(string:))
@@ -82,20 +109,23 @@ enum BlueZ {
         guard let address else { return [] }
         var rssi: Int8?
         if case .int16(let value)? = properties["RSSI"]?.unwrapped { rssi = Int8(clamping: value) }
+        let addressType = addressType(in: properties) ?? knownAddressType
         return serviceData.sorted { $0.key < $1.key }.compactMap { key, value in
             guard let uuid16 = uuid16(from: key), uuids.contains(uuid16), case .bytes(let data) = value.unwrapped else {
                 return nil
             }
-            return BLEAdvertisement(address: address, uuid16: uuid16, serviceData: data, rssi: rssi)
+            return BLEAdvertisement(
+                address: address, addressType: addressType, uuid16: uuid16, serviceData: data, rssi: rssi)
         }
     }
 
     /// The LEAdvertisement1 properties for `advert`: a non-connectable `broadcast` advert (bluetoothd
-    /// adds no Flags to those) with the service data, plus the 16-bit UUID list when both fit a
+    /// adds no Flags to those), or a connectable `peripheral` one (with Flags), with the service data, plus the 16-bit UUID list when both fit a
     /// 31-byte legacy advert (the same priority as ``AdvertisingDataLayout``), plus the interval.
     static func advertisementProperties(_ advert: BLEServiceDataAdvert) -> [(String, DBusValue)] {
         let uuid = uuidString(advert.uuid16)
-        var properties: [(String, DBusValue)] = [("Type", .string("broadcast"))]
+        // "peripheral": connectable, so that a client's kernel can open the CTAP 2.3 L2CAP channel.
+        var properties: [(String, DBusValue)] = [("Type", .string(advert.connectable ? "peripheral" : "broadcast"))]
         let serviceDataLength = 4 + advert.serviceData.count
         if serviceDataLength + 4 <= AdvertisingDataLayout.legacyMaximum {
             properties.append(("ServiceUUIDs", .array(elementSignature: "s", [.string(uuid)])))

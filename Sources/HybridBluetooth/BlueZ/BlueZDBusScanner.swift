@@ -49,11 +49,17 @@ public struct BlueZDBusScanner: BLEScanner {
             connection = try busAddress.map(DBusConnection.init(address:)) ?? DBusConnection()
             // Only bluetoothd's own messages count: anyone can address a signal to us directly.
             try connection.followOwner(of: BlueZ.service)
-            adapter = try connection.bluezAdapter(name)
+            let objects = try connection.bluezManagedObjects(adapter: name)
+            adapter = try BlueZ.choose(name, from: BlueZ.adapters(inManagedObjects: objects))
             for rule in BlueZ.scanMatchRules(adapterPath: adapter.path) { try connection.addMatch(rule) }
             let devicePrefix = adapter.path + "/"
+            // Only this thread touches it (onIncoming runs inside serve).
+            let addressTypes = AddressTypeCache(
+                BlueZ.deviceAddressTypes(inManagedObjects: objects, under: devicePrefix))
             connection.onIncoming = { message in
-                for advert in Self.adverts(in: message, devicePrefix: devicePrefix, uuids: uuids) {
+                for advert in Self.adverts(
+                    in: message, devicePrefix: devicePrefix, uuids: uuids, addressTypes: &addressTypes.byPath)
+                {
                     continuation.yield(advert)
                 }
             }
@@ -87,22 +93,34 @@ public struct BlueZDBusScanner: BLEScanner {
     }
 
     /// Adverts carried by an `InterfacesAdded` or `PropertiesChanged` signal for a device under the
-    /// adapter (`devicePrefix` is `/org/bluez/hciN/`).
-    static func adverts(in message: DBusMessage, devicePrefix: String, uuids: Set<UInt16>) -> [BLEAdvertisement] {
+    /// adapter (`devicePrefix` is `/org/bluez/hciN/`). `addressTypes` remembers each device's
+    /// AddressType, which only `InterfacesAdded` (and `GetManagedObjects`) carry.
+    static func adverts(
+        in message: DBusMessage, devicePrefix: String, uuids: Set<UInt16>,
+        addressTypes: inout [String: BLEAddressType]
+    ) -> [BLEAdvertisement] {
         guard message.kind == .signal, let arguments = try? message.arguments() else { return [] }
         switch (message.interface, message.member) {
         case (BlueZ.objectManagerInterface, "InterfacesAdded"):
             guard arguments.count == 2, let path = arguments[0].string, path.hasPrefix(devicePrefix),
                 let properties = arguments[1].stringKeyedEntries?[BlueZ.deviceInterface]?.stringKeyedEntries
             else { return [] }
+            if let type = BlueZ.addressType(in: properties) { addressTypes[path] = type }
             return BlueZ.adverts(devicePath: path, properties: properties, uuids: uuids)
         case (BlueZ.propertiesInterface, "PropertiesChanged"):
             guard arguments.count >= 2, arguments[0].string == BlueZ.deviceInterface, let path = message.path,
                 path.hasPrefix(devicePrefix), let changed = arguments[1].stringKeyedEntries
             else { return [] }
-            return BlueZ.adverts(devicePath: path, properties: changed, uuids: uuids)
+            return BlueZ.adverts(
+                devicePath: path, properties: changed, uuids: uuids, knownAddressType: addressTypes[path])
         default:
             return []
         }
     }
+}
+
+/// The scan thread's memory of each device's address type, by object path.
+private final class AddressTypeCache: @unchecked Sendable {
+    var byPath: [String: BLEAddressType]
+    init(_ byPath: [String: BLEAddressType]) { self.byPath = byPath }
 }

@@ -2,6 +2,11 @@
 extension DBusConnection {
     /// Finds `requested` (`hciN`) or the first powered adapter among bluetoothd's objects.
     func bluezAdapter(_ requested: String?) throws -> BlueZ.Adapter {
+        try BlueZ.choose(requested, from: BlueZ.adapters(inManagedObjects: bluezManagedObjects(adapter: requested)))
+    }
+
+    /// bluetoothd's objects (`GetManagedObjects`): adapters, devices and their properties.
+    func bluezManagedObjects(adapter requested: String?) throws -> DBusValue {
         let reply = try call(
             .methodCall(
                 destination: BlueZ.service,
@@ -14,7 +19,7 @@ extension DBusConnection {
         guard let objects = reply.first else {
             throw BluetoothError.bluezFailed(name: "GetManagedObjects", message: "empty reply")
         }
-        return try BlueZ.choose(requested, from: BlueZ.adapters(inManagedObjects: objects))
+        return objects
     }
 
     /// Calls `member` on `adapter`'s `interface`.

@@ -7,12 +7,15 @@ extension BLEBackend {
     /// from the controller: LE connections (LE Create Connection or LE Extended Create Connection)
     /// and extended advert reception (LE feature bit 12 and the extended scan commands).
     ///
-    /// Only the raw HCI backend asks the controller; bluetoothd's D-Bus API does not say whether
-    /// it scans extended adverts, and the simulated air has no L2CAP, so both report nothing (the
-    /// QR code then leaves key 6 out). An adapter that cannot be asked reports nothing too.
+    /// bluetoothd's D-Bus API does not say whether it scans extended adverts, so the `.bluez`
+    /// backend asks the controller too, through a raw HCI socket (read-only commands; it needs
+    /// CAP_NET_RAW). The simulated air has no L2CAP, and an adapter that cannot be asked reports
+    /// nothing: the QR code then leaves key 6 out.
     package func l2capCapabilities() async -> BluetoothCapabilities {
-        guard case .hci(let name) = self else {
-            return BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
+        let name: String?
+        switch self {
+        case .hci(let adapter), .bluez(let adapter): name = adapter
+        case .simulated: return BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
         }
         return await Self.onThread(named: "hci-capabilities") {
             let none = BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
@@ -56,15 +59,17 @@ extension BLEBackend {
     /// Listens on a dynamic LE PSM of this backend's adapter, for a phone that offers the CTAP 2.3
     /// L2CAP channel (protocol.md §3.4): the advert then carries the PSM and must be connectable.
     ///
-    /// Only the raw HCI backend can, and only with extended advertising, which its connectable
-    /// advert uses (§10.9). bluetoothd's advertising API has no connectable advert of ours yet, and
-    /// the simulated air has no L2CAP.
+    /// The adapter needs extended advertising (read from the controller, as for
+    /// ``l2capCapabilities()``): the raw HCI advert is an extended connectable one (§10.9), and
+    /// bluetoothd's is a "peripheral" advertisement it places itself. The simulated air has no L2CAP.
     ///
     /// - Throws: ``BluetoothError/unavailable(reason:)`` when this backend or adapter cannot, or the
     ///   socket's ``BluetoothError``.
     package func listenL2CAP() async throws -> L2CAPChannel.Listener {
-        guard case .hci(let name) = self else {
-            throw BluetoothError.unavailable(reason: "only the raw HCI backend serves L2CAP channels")
+        let name: String?
+        switch self {
+        case .hci(let adapter), .bluez(let adapter): name = adapter
+        case .simulated: throw BluetoothError.unavailable(reason: "the simulated air has no L2CAP channels")
         }
         let result: Result<L2CAPChannel.Listener, BluetoothError> = await Self.onThread(named: "l2cap-listen") {
             Result { () throws(BluetoothError) -> L2CAPChannel.Listener in

@@ -67,7 +67,10 @@ package final class L2CAPChannel: @unchecked Sendable {
     package func write(_ sdu: [UInt8]) throws(BluetoothError) {
         let sent = sdu.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == sdu.count else {
-            throw .systemCallFailed(operation: "send L2CAP SDU", errno: sent < 0 ? errno : EMSGSIZE)
+            let mtu = (try? sendMTU()).map { ", send MTU \($0)" } ?? ""
+            throw .systemCallFailed(
+                operation: "send L2CAP SDU of \(sdu.count) bytes (\(sent) sent\(mtu))",
+                errno: sent < 0 ? errno : EMSGSIZE)
         }
     }
 
