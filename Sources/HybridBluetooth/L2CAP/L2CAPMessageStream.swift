@@ -9,7 +9,6 @@ import HybridCore
 /// task: ``receive(accepting:)`` is `mutating`. ``close()`` ends the reader.
 package struct L2CAPMessageStream {
     private let channel: L2CAPChannel
-    private let sendMTU: Int
     private let writer: DispatchQueue
     private var sdus: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
     private let stopped: StopFlag
@@ -21,10 +20,8 @@ package struct L2CAPMessageStream {
     /// - Throws: ``BluetoothError`` if the send MTU cannot be read, ``L2CAPFramingError`` if it is
     ///   below the LE minimum.
     package init(channel: L2CAPChannel) throws {
-        let mtu = try channel.sendMTU()
-        guard mtu >= L2CAPFraming.minimumSendMTU else { throw L2CAPFramingError.sendMTUTooSmall(mtu) }
+        _ = try Self.usableMTU(of: channel)
         self.channel = channel
-        sendMTU = mtu
         writer = DispatchQueue(label: "l2cap-writer")
         let stopped = StopFlag()
         self.stopped = stopped
@@ -50,13 +47,42 @@ package struct L2CAPMessageStream {
 
     /// Sends one message (framed and cut at the send MTU).
     package func send(_ message: [UInt8]) async throws {
-        let writes = try L2CAPFraming.writes(for: message, sendMTU: sendMTU)
+        let framed = L2CAPFraming.frame(message)
         let channel = channel
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             writer.async {
-                done.resume(with: Result { () throws(BluetoothError) in for sdu in writes { try channel.write(sdu) } })
+                done.resume(with: Result { try Self.write(framed, to: channel) })
             }
         }
+    }
+
+    /// Writes `bytes` in SDUs of at most the channel's send MTU, read again for each message. In
+    /// blevm, with bluetoothd on both ends, a phone's channel refused a 530-byte write (`EMSGSIZE`)
+    /// after its MTU had read higher at accept, and 517 at the failure: so a refused write also
+    /// reads the MTU again and cuts the rest to it (the reader reassembles at CRLF, §10.9).
+    private static func write(_ bytes: [UInt8], to channel: L2CAPChannel) throws {
+        var mtu = try usableMTU(of: channel)
+        var offset = 0
+        while offset < bytes.count {
+            let sdu = Array(bytes[offset..<min(offset + mtu, bytes.count)])
+            switch Result(catching: { () throws(BluetoothError) in try channel.write(sdu) }) {
+            case .success:
+                offset += sdu.count
+            case .failure(.systemCallFailed(let operation, let code)) where code == EMSGSIZE:
+                let lowered = try usableMTU(of: channel)
+                guard lowered < sdu.count else { throw BluetoothError.systemCallFailed(operation: operation, errno: code) }
+                mtu = lowered
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    /// The channel's send MTU now, refused below the LE minimum.
+    private static func usableMTU(of channel: L2CAPChannel) throws -> Int {
+        let mtu = try channel.sendMTU()
+        guard mtu >= L2CAPFraming.minimumSendMTU else { throw L2CAPFramingError.sendMTUTooSmall(mtu) }
+        return mtu
     }
 
     /// The next message, cut at the first CRLF `accept` takes (see

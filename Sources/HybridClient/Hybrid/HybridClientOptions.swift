@@ -35,6 +35,11 @@ public struct HybridClientOptions: Sendable {
     /// **Conformance only.** A second CTAP request sent in the same session after the first reply
     /// (``ClientSession/followUpRequest``); the ceremony's reply is then the last one delivered.
     package var followUpRequest: [UInt8]?
+    /// **Conformance only.** Sees the matched advert's service data and the channels the QR code
+    /// offered (key 6). With it, the session also opens an advert whose suffix the QR code did not
+    /// ask for (so that the phone can be judged for it, protocol.md §3.4) instead of missing it;
+    /// such a suffix is still never used.
+    package var observeAdvert: (@Sendable (_ serviceData: [UInt8], _ offered: [DataTransferChannel]?) -> Void)?
 
     /// The default timeout: two minutes, like a browser's WebAuthn default.
     public static let defaultTimeout: Duration = .seconds(120)

@@ -224,18 +224,20 @@ public struct HybridClientRunner: Sendable {
                 timestamp: nil, supportsLinking: payload.supportsLinking, requestTypeHint: payload.requestTypeHint,
                 channels: channels)
         }
+        let offersL2CAP = channels?.contains(.bleL2CAP) == true
         var session = ClientSession(
             configuration: .init(
                 identityKey: keys.identityKey, qrSecret: keys.qrSecret,
-                acceptsAdvertSuffix: channels?.contains(.bleL2CAP) == true),
+                acceptsAdvertSuffix: offersL2CAP || options.observeAdvert != nil),
             ephemeralKey: keys.ephemeralKey
         )
         session.followUpRequest = options.followUpRequest.map { .ctap($0) }
         do {
             let (advertURL, domain, advert) = try await scanForAdvert(
                 session: &session, qrURL: payload.url, emit: emit)
+            options.observeAdvert?(advert.serviceData, channels)
             if case .l2cap(let l2capChannel) = try await openDataChannel(
-                clock: options.clock, psm: session.advertSuffix?.psm, advert: advert, emit: emit)
+                clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, advert: advert, emit: emit)
             {
                 return try await runOverL2CAP(
                     l2capChannel, makeRequest: makeRequest, session: &session, observe: observe, emit: emit,

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// What the conformance client saw in one QR ceremony (one request): every message the
 /// authenticator sent, as inspected, the reply its session delivered, and why it ended early.
 package struct CeremonyTranscript: Sendable {
@@ -9,6 +11,8 @@ package struct CeremonyTranscript: Sendable {
     package var reply: [UInt8]?
     /// Why the ceremony failed before a reply (the session's error, a timeout, a closed tunnel).
     package var failure: String?
+    /// The authenticator's advert (its service data) and the channels the QR code offered.
+    package var advert: (serviceData: [UInt8], offered: [DataTransferChannel]?)?
 
     package init(request: String) { self.request = request }
 

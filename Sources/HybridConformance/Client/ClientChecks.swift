@@ -155,9 +155,14 @@ package enum ClientChecks {
         title: "a QR code without a timestamp (key 3) is refused as possibly old: no handshake",
         reference: "protocol.md §1.3")
 
+    package static let advertSuffix = ConformanceCheck(
+        id: "client.advert.suffix-only-when-asked",
+        title: "the advert has bytes after its 20 (the CTAP 2.3 L2CAP suffix) only when the QR code offered BLE L2CAP",
+        reference: "protocol.md §3.4")
+
     /// Every check, in report order.
     package static let all: [ConformanceCheck] = [
-        handshake, construction, paddingLength, paddingZeros, postHandshake, postHandshakeRevision, reply,
+        advertSuffix, handshake, construction, paddingLength, paddingZeros, postHandshake, postHandshakeRevision, reply,
         getInfoCanonical, getInfoVersions, getInfoAAGUID, getInfoOptions, getInfoWellFormed,
         makeCredentialStatus, makeCredentialCanonical, makeCredentialResponse, makeCredentialAuthData,
         makeCredentialRPIDHash, makeCredentialFlags, makeCredentialAAGUID, makeCredentialCredentialID,

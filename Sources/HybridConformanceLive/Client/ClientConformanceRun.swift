@@ -84,6 +84,7 @@ package struct ClientConformanceRun: Sendable {
 
         var report = ConformanceReport(
             mode: "client", subject: "authenticator that scanned the QR codes (RP ID \(rpID))")
+        L2CAPJudgement.judgeAdverts(ceremonies, into: &report)
         SessionJudgement.judge(ceremonies, into: &report)
         GetInfoJudgement.judge(getInfoBytes, into: &report)
         report.append(contentsOf: registrationReport)
@@ -156,7 +157,11 @@ package struct ClientConformanceRun: Sendable {
     ) async throws -> CeremonyTranscript {
         let keys = HybridClientRunner.freshKeys()
         let seen = CeremonyRecorder(request: name)
-        let runner = HybridClientRunner(options: options ?? clientOptions)
+        var runnerOptions = options ?? clientOptions
+        runnerOptions.observeAdvert = { serviceData, offered in
+            seen.state.withLock { $0.transcript.advert = (serviceData, offered) }
+        }
+        let runner = HybridClientRunner(options: runnerOptions)
         do {
             let reply = try await runner.bounded(requestType: requestType, keys: keys, events: events) {
                 message, advert in

@@ -38,6 +38,8 @@ struct FaultyPhone: Sendable {
         case acceptsUndatedQRCode
         /// Signs a getAssertion with up = false without asking (UP clear), as before issue 20.
         case signsSilently
+        /// Appends the CTAP 2.3 suffix `{1: 128}` to its advert although the QR code did not offer L2CAP.
+        case unrequestedAdvertSuffix
 
         /// The check ID that must fail.
         var caughtBy: String {
@@ -55,6 +57,7 @@ struct FaultyPhone: Sendable {
             case .certificateAttestationWrongSigner: "client.makecredential.attestation"
             case .acceptsUndatedQRCode: "client.qr.undated-refused"
             case .signsSilently: "client.consent.silent-getassertion"
+            case .unrequestedAdvertSuffix: "client.advert.suffix-only-when-asked"
             }
         }
     }
@@ -87,11 +90,16 @@ struct FaultyPhone: Sendable {
         guard let nonce = AdvertNonce(bytes: (0..<AdvertNonce.byteCount).map { _ in UInt8.random(in: 0...255) }) else {
             return
         }
+        var configuration = AuthenticatorSession.Configuration(
+            qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google, getInfo: getInfo(),
+            features: fault == .postHandshakeWithoutCTAP ? [] : [.ctap])
+        if fault == .unrequestedAdvertSuffix {
+            // The session appends a suffix only for a QR code that asked; pretend this one did.
+            configuration.qrChannels = [.cloudTunnel, .bleL2CAP]
+            configuration.l2capPSM = 0x0080
+        }
         var session = AuthenticatorSession(
-            configuration: .init(
-                qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google, getInfo: getInfo(),
-                features: fault == .postHandshakeWithoutCTAP ? [] : [.ctap]),
-            advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
+            configuration: configuration, advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
         guard case .openTunnel(let url) = try session.start().first else { return }
         let advertiser = BLEBackend.simulated(air).makeAdvertiser(logger: logger)
         do {
