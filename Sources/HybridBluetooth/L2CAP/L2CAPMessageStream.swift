@@ -70,7 +70,9 @@ package struct L2CAPMessageStream {
                 offset += sdu.count
             case .failure(.systemCallFailed(let operation, let code)) where code == EMSGSIZE:
                 let lowered = try usableMTU(of: channel)
-                guard lowered < sdu.count else { throw BluetoothError.systemCallFailed(operation: operation, errno: code) }
+                guard lowered < sdu.count else {
+                    throw BluetoothError.systemCallFailed(operation: operation, errno: code)
+                }
                 mtu = lowered
             case .failure(let error):
                 throw error
