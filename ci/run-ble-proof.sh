@@ -113,11 +113,11 @@ for backend in hci l2cap bluez bluez-l2cap; do
   [ -s "$work/$backend-create.json" ] || die "no registration result from the $backend ceremony"
   [ -s "$work/$backend-get.json" ] || die "no authentication result from the $backend ceremony"
   python3 Tests/Interop/verify_webauthn.py register --response "$work/$backend-create.json" \
-    --challenge "$(cat "$work/ceremony/$backend-create.challenge")" --origin "$origin" --rp-id "$rp_id" \
+    --challenge="$(cat "$work/ceremony/$backend-create.challenge")" --origin "$origin" --rp-id "$rp_id" \
     --credential-out "$work/$backend-credential.json" >/dev/null ||
     die "py_webauthn rejected the registration from the $backend ceremony"
   python3 Tests/Interop/verify_webauthn.py authenticate --response "$work/$backend-get.json" \
-    --challenge "$(cat "$work/ceremony/$backend-get.challenge")" --origin "$origin" --rp-id "$rp_id" \
+    --challenge="$(cat "$work/ceremony/$backend-get.challenge")" --origin "$origin" --rp-id "$rp_id" \
     --credential "$work/$backend-credential.json" >/dev/null ||
     die "py_webauthn rejected the authentication from the $backend ceremony"
   echo "== py_webauthn verified the $backend ceremony (registration, then authentication with that passkey)"
@@ -128,7 +128,7 @@ case $phases in *" ceremony-l2cap "*)
   ceremony_result fallback create >"$work/fallback-create.json"
   [ -s "$work/fallback-create.json" ] || die "no registration result from the fallback ceremony"
   python3 Tests/Interop/verify_webauthn.py register --response "$work/fallback-create.json" \
-    --challenge "$(cat "$work/ceremony/fallback-create.challenge")" --origin "$origin" --rp-id "$rp_id" \
+    --challenge="$(cat "$work/ceremony/fallback-create.challenge")" --origin "$origin" --rp-id "$rp_id" \
     --credential-out "$work/fallback-credential.json" >/dev/null ||
     die "py_webauthn rejected the registration from the fallback ceremony"
   echo "== py_webauthn verified the fallback ceremony (registration over the tunnel after the closed PSM)"

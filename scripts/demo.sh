@@ -112,9 +112,9 @@ run_ceremony get get --options "$work/get-options.json"
 
 echo
 echo "== py_webauthn, as the relying party, verifies both results"
-python3 Tests/Interop/verify_webauthn.py register --response "$work/create.json" --challenge "$create_challenge" \
+python3 Tests/Interop/verify_webauthn.py register --response "$work/create.json" --challenge="$create_challenge" \
     --origin "$origin" --rp-id "$rp_id" --credential-out "$work/credential.json"
-python3 Tests/Interop/verify_webauthn.py authenticate --response "$work/get.json" --challenge "$get_challenge" \
+python3 Tests/Interop/verify_webauthn.py authenticate --response "$work/get.json" --challenge="$get_challenge" \
     --origin "$origin" --rp-id "$rp_id" --credential "$work/credential.json"
 echo
 echo "== demo done: a passkey was created on the simulated phone and used to sign in"

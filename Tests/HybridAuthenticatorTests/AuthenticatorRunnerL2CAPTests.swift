@@ -23,16 +23,9 @@ struct AuthenticatorRunnerL2CAPTests {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
         let source = try SocketPairSource(psm: 0x0083)
-        // Nothing listens on port 1: the tunnel cannot be opened.
-        var runner = harness.runner(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1"))
-        runner.listenL2CAP = { _ in source }
-        let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
         let events = EventLog()
-        let adverts = try await SimulatedAirScanner(air: harness.air, logger: quietLogger).scan()
-        async let outcome = client.runOverL2CAP(
-            request: .ctap(Fixtures.makeCredential().encoded), adverts: adverts, source: source)
-        let summary = try await runner.run(qrCode: client.qrCode(), onEvent: events.callback)
-        let (response, psm) = try await outcome
+        let (summary, response, psm) = try await Self.sessionWithoutRelay(
+            harness: harness, source: source, events: events)
 
         #expect(summary.answers == [.init(command: .makeCredential, rpID: "example.com", status: .ok)])
         #expect(psm == 0x0083)
@@ -44,6 +37,42 @@ struct AuthenticatorRunnerL2CAPTests {
         let advertised = try #require(events.advertisedServiceData.first)
         #expect(Array(advertised.suffix(4)) == [0xA1, 0x01, 0x18, 0x83])
         #expect(harness.advertiser.calls == ["start fff9 24 connectable", "stop"])
+    }
+
+    /// Anyone nearby can open a channel to the advertised PSM: one that stays silent and one that
+    /// sends garbage (with CRLFs, so that the deframer offers it) and closes, both before the
+    /// client, neither take the session nor keep the client out.
+    @Test func intrudersOnThePSMNeitherTakeTheSessionNorKeepTheClientOut() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let source = try SocketPairSource(psm: 0x0085)
+        let silent = try source.connect()
+        let noisy = try source.connect()
+        try noisy.write(Array("GET / HTTP/1.1\r\n\r\n".utf8) + [UInt8](repeating: 0x41, count: 81) + [0x0D, 0x0A])
+        noisy.shutDown()
+        let events = EventLog()
+        let (summary, response, _) = try await Self.sessionWithoutRelay(
+            harness: harness, source: source, events: events)
+        #expect(summary.served)
+        #expect(response.first == 0x00)
+        #expect(events.all.filter { $0 == .connected(channel: .l2cap) }.count == 1)
+        withExtendedLifetime(silent) {}
+    }
+
+    /// A makeCredential over `source`'s channels with no relay reachable (nothing listens on port
+    /// 1): the runner and a ``TestClient`` that offers L2CAP, run together.
+    private static func sessionWithoutRelay(
+        harness: RunnerHarness, source: SocketPairSource, events: EventLog
+    ) async throws -> (AuthenticatorRunSummary, response: [UInt8], psm: UInt16) {
+        var runner = harness.runner(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1"))
+        runner.listenL2CAP = { _ in source }
+        let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
+        let adverts = try await SimulatedAirScanner(air: harness.air, logger: quietLogger).scan()
+        async let outcome = client.runOverL2CAP(
+            request: .ctap(Fixtures.makeCredential().encoded), adverts: adverts, source: source)
+        let summary = try await runner.run(qrCode: client.qrCode(), onEvent: events.callback)
+        let (response, psm) = try await outcome
+        return (summary, response, psm)
     }
 
     @Test func aClientOnTheTunnelIsServedThereWhileTheListenerWaits() async throws {

@@ -72,7 +72,7 @@ import Testing
         let workspace = try Workspace()
         let (_, response, answer) = try await registration(workspace, fmt: fmt, attestation: .direct)
         let responseFile = try workspace.write(response.json, "registration.json")
-        let common = ["--challenge", Base64URL.encode(Self.challenge), "--rp-id", "example.com"]
+        let common = ["--challenge=" + Base64URL.encode(Self.challenge), "--rp-id", "example.com"]
         let good = try await Self.verify(
             ["register", "--response", responseFile, "--origin", Self.origin, "--require-uv"] + common
                 + ["--credential-out", workspace.path("credential.json")]
@@ -84,7 +84,7 @@ import Testing
         // The relying party must refuse a changed challenge, origin or RP ID.
         let wrongChallenge = try await Self.verify(
             [
-                "register", "--response", responseFile, "--origin", Self.origin, "--challenge", "AAAA", "--rp-id",
+                "register", "--response", responseFile, "--origin", Self.origin, "--challenge=AAAA", "--rp-id",
                 "example.com",
             ]
         )
@@ -95,8 +95,8 @@ import Testing
         #expect(wrongOrigin.status == 1)
         let wrongRP = try await Self.verify(
             [
-                "register", "--response", responseFile, "--origin", Self.origin, "--challenge",
-                Base64URL.encode(Self.challenge),
+                "register", "--response", responseFile, "--origin", Self.origin,
+                "--challenge=" + Base64URL.encode(Self.challenge),
                 "--rp-id", "login.example.com",
             ]
         )
@@ -160,7 +160,7 @@ import Testing
         let workspace = try Workspace()
         let (_, registered, answer) = try await registration(workspace)
         let credentialFile = workspace.path("credential.json")
-        let common = ["--challenge", Base64URL.encode(Self.challenge), "--rp-id", "example.com"]
+        let common = ["--challenge=" + Base64URL.encode(Self.challenge), "--rp-id", "example.com"]
         let stored = try await Self.verify(
             [
                 "register", "--response", try workspace.write(registered.json, "registration.json"), "--origin",
@@ -192,15 +192,15 @@ import Testing
                 "authenticate", "--response", responseFile, "--credential", credentialFile, "--rp-id", "example.com",
             ]
             let good = try await Self.verify(
-                arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(getChallenge), "--require-uv"]
+                arguments + ["--origin", Self.origin, "--challenge=" + Base64URL.encode(getChallenge), "--require-uv"]
             )
             #expect(good.status == 0, "\(good.errors)")
             let wrongChallenge = try await Self.verify(
-                arguments + ["--origin", Self.origin, "--challenge", Base64URL.encode(Self.challenge)]
+                arguments + ["--origin", Self.origin, "--challenge=" + Base64URL.encode(Self.challenge)]
             )
             #expect(wrongChallenge.status == 1)
             let wrongOrigin = try await Self.verify(
-                arguments + ["--origin", "https://evil.example.com", "--challenge", Base64URL.encode(getChallenge)]
+                arguments + ["--origin", "https://evil.example.com", "--challenge=" + Base64URL.encode(getChallenge)]
             )
             #expect(wrongOrigin.status == 1)
 

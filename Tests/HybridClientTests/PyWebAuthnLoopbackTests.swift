@@ -41,7 +41,7 @@ import Testing
         let origin = LoopbackCeremonyTests.origin
         let rpID = LoopbackCeremonyTests.rpID
         let registerArguments = { (challenge: [UInt8], origin: String) in
-            ["register", "--challenge", Base64URL.encode(challenge), "--origin", origin, "--rp-id", rpID]
+            ["register", "--challenge=" + Base64URL.encode(challenge), "--origin", origin, "--rp-id", rpID]
         }
         let registered = try await Self.verify(registerArguments(createChallenge, origin), response: registration.json)
         #expect(registered.status == 0)
@@ -58,7 +58,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: credentialFile) }
         let authenticateArguments = { (challenge: [UInt8], origin: String) in
             [
-                "authenticate", "--challenge", Base64URL.encode(challenge), "--origin", origin, "--rp-id", rpID,
+                "authenticate", "--challenge=" + Base64URL.encode(challenge), "--origin", origin, "--rp-id", rpID,
                 "--credential", credentialFile.path,
             ]
         }

@@ -188,34 +188,18 @@ public struct AuthenticatorRunner: Sendable {
             }
             let (signal, clientConnected) = AsyncStream<Void>.makeStream()
             let window = options.clientWaitTimeout
-            let ready = session
-            let claim = ClientChannelClaim()
+            let context = ServeContext(
+                session: session, claim: ClientChannelClaim(), advertising: advertising, authenticator: authenticator,
+                emit: onEvent, clientConnected: clientConnected, tap: tap, logger: logger)
             return try await withThrowingTaskGroup(of: AuthenticatorRunSummary?.self) { group in
                 if let connection {
                     group.addTask {
-                        var loop = ClientServeLoop(
-                            session: ready, channel: TunnelClientChannel(connection), claim: claim,
-                            advertising: advertising, authenticator: self.authenticator, emit: onEvent,
-                            clientConnected: clientConnected, tap: self.tap, logger: self.logger)
+                        var loop = context.loop(on: TunnelClientChannel(connection))
                         return try await loop.run()
                     }
                 }
                 if let listener {
-                    group.addTask {
-                        let channel: L2CAPClientChannel
-                        do {
-                            channel = try L2CAPClientChannel(try await listener.nextChannel())
-                        } catch let error where connection != nil && !(error is CancellationError) {
-                            // The tunnel still serves; a broken listener only loses the second channel.
-                            self.logger.info("L2CAP channel unusable", metadata: ["error": "\(error)"])
-                            return nil
-                        }
-                        var loop = ClientServeLoop(
-                            session: ready, channel: channel, claim: claim, advertising: advertising,
-                            authenticator: self.authenticator, emit: onEvent, clientConnected: clientConnected,
-                            tap: self.tap, logger: self.logger)
-                        return try await loop.run()
-                    }
+                    group.addTask { try await context.serveL2CAP(from: listener, tunnelToo: connection != nil) }
                 }
                 group.addTask {
                     try await waitForSignal(signal, within: window, throwing: .noClientConnected(within: window))

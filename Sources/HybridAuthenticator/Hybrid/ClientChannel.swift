@@ -7,6 +7,10 @@ import HybridTransport
 protocol ClientChannel {
     /// Which channel this is, for ``AuthenticatorEvent/connected(channel:)``.
     var kind: DataChannelKind { get }
+    /// Whether any device nearby may have opened it (an L2CAP channel to the advertised PSM), so
+    /// that it stands for the client only once a message authenticates. Only the client can reach
+    /// the tunnel (its ID derives from the QR secret).
+    var anyoneCanOpen: Bool { get }
     /// The next message from the client, or `nil` once it closed. `accept` says whether a
     /// candidate is a whole message (the session can open it); only a channel whose framing is
     /// ambiguous (L2CAP's CRLF, §10.9) asks.
@@ -34,6 +38,7 @@ struct TunnelClientChannel: ClientChannel {
     }
 
     var kind: DataChannelKind { .tunnel }
+    var anyoneCanOpen: Bool { false }
 
     mutating func next(accepting _: ([UInt8]) -> Bool) async throws -> [UInt8]? { try await messages.next() }
 
@@ -60,6 +65,7 @@ struct L2CAPClientChannel: ClientChannel {
     }
 
     var kind: DataChannelKind { .l2cap }
+    var anyoneCanOpen: Bool { true }
 
     mutating func next(accepting accept: ([UInt8]) -> Bool) async throws -> [UInt8]? {
         try await stream.receive(accepting: accept)

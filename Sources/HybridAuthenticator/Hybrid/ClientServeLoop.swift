@@ -8,57 +8,49 @@ import Logging
 /// the ``AuthenticatorSession`` and performs its actions in order. CTAP requests go to the
 /// ``CTAPAuthenticator``. No protocol bytes are made here.
 ///
-/// When a run offers two channels, one loop waits on each; the first to receive a message takes
-/// the ``ClientChannelClaim`` and serves, and the other gives up quietly.
+/// When a run offers several channels, one loop waits on each; the first to receive a message takes
+/// the ``ClientChannelClaim`` and serves, and the others give up quietly. On a channel anyone can
+/// open (L2CAP), only an authenticated message counts: a failure or close before one ends that
+/// loop alone.
 struct ClientServeLoop<Channel: ClientChannel> {
     var session: AuthenticatorSession
     var channel: Channel
-    let claim: ClientChannelClaim
-    let advertising: AdvertisingControl
-    let authenticator: CTAPAuthenticator
-    let emit: @Sendable (AuthenticatorEvent) -> Void
-    /// Yields once, when the client's first message arrives (ends the no-client watchdog).
-    let clientConnected: AsyncStream<Void>.Continuation
-    let tap: AuthenticatorTap
-    let logger: Logger
+    /// The run's claim, advertiser, engine, observers and hooks.
+    let context: ServeContext
+    private let claimant = ClientChannelClaim.Claimant()
     private var summary = AuthenticatorRunSummary()
     private var hasClient = false
 
-    init(
-        session: AuthenticatorSession, channel: Channel, claim: ClientChannelClaim = ClientChannelClaim(),
-        advertising: AdvertisingControl, authenticator: CTAPAuthenticator,
-        emit: @escaping @Sendable (AuthenticatorEvent) -> Void, clientConnected: AsyncStream<Void>.Continuation,
-        tap: AuthenticatorTap = AuthenticatorTap(), logger: Logger
-    ) {
-        self.tap = tap
-        self.session = session
+    /// A loop on `channel` for the session as `context` holds it.
+    init(channel: Channel, context: ServeContext) {
+        self.session = context.session
         self.channel = channel
-        self.claim = claim
-        self.advertising = advertising
-        self.authenticator = authenticator
-        self.emit = emit
-        self.clientConnected = clientConnected
-        self.logger = logger
+        self.context = context
     }
 
     /// Serves until the client sends shutdown (then closes the channel) or the channel closes.
-    /// Returns `nil`, having closed its channel, if the client chose the other channel.
+    /// Returns `nil`, having closed its channel, if the client chose another channel, or if a
+    /// channel anyone can open ended before its first authenticated message.
     /// - Throws: `SessionError`, `TunnelClientError`, ``L2CAPFramingError``, `BluetoothError` or
     ///   ``AuthenticatorRunnerError``, unless the client chose the other channel.
     mutating func run() async throws -> AuthenticatorRunSummary? {
         do {
             let summary = try await serve()
-            await channel.reportClose(to: tap)
+            await channel.reportClose(to: context.tap)
             return summary
         } catch {
-            guard claim.take(for: channel.kind) else {
+            guard hasClient || !channel.anyoneCanOpen, context.claim.take(for: claimant) else {
+                if !hasClient {
+                    context.logger.debug(
+                        "a channel failed before the client's first message", metadata: ["error": "\(error)"])
+                }
                 await channel.close(timeout: .seconds(1))
                 return nil
             }
             // Advertising off first (it may be on the air), then a clean close.
-            await advertising.stop()
+            await context.advertising.stop()
             await channel.close(timeout: .seconds(1))
-            await channel.reportClose(to: tap)
+            await channel.reportClose(to: context.tap)
             throw error
         }
     }
@@ -66,48 +58,49 @@ struct ClientServeLoop<Channel: ClientChannel> {
     private mutating func serve() async throws -> AuthenticatorRunSummary? {
         while let message = try await channel.next(accepting: acceptsMessage) {
             if !hasClient {
-                guard claim.take(for: channel.kind) else {
-                    logger.debug("the client chose the other channel", metadata: ["channel": "\(channel.kind)"])
+                guard context.claim.take(for: claimant) else {
+                    context.logger.debug("the client chose the other channel", metadata: ["channel": "\(channel.kind)"])
                     await channel.close(timeout: .seconds(1))
                     return nil
                 }
                 hasClient = true
-                clientConnected.yield()
-                clientConnected.finish()
-                emit(.connected(channel: channel.kind))
-                logger.debug("client connected", metadata: ["channel": "\(channel.kind)"])
+                context.clientConnected.yield()
+                context.clientConnected.finish()
+                context.emit(.connected(channel: channel.kind))
+                context.logger.debug("client connected", metadata: ["channel": "\(channel.kind)"])
             }
             let handshaking = session.handshakeHash == nil
             let actions: [AuthenticatorSession.Action]
             do {
                 actions = try session.messageReceived(message)
-                tap.clientMessage(.init(bytes: message, paddedPlaintext: session.lastClientPlaintext))
+                context.tap.clientMessage(.init(bytes: message, paddedPlaintext: session.lastClientPlaintext))
             } catch {
-                tap.clientMessage(.init(bytes: message, paddedPlaintext: session.lastClientPlaintext, error: error))
+                context.tap.clientMessage(
+                    .init(bytes: message, paddedPlaintext: session.lastClientPlaintext, error: error))
                 throw error
             }
             // A message sent as the session finishes is the update a late-update phone sends
             // after the client's shutdown (`sendsUpdateLate`).
-            if session.isFinished, actions.contains(where: \.isSend), tap.lateUpdateDelay > .zero,
+            if session.isFinished, actions.contains(where: \.isSend), context.tap.lateUpdateDelay > .zero,
                 let closedAfter = try await Self.wait(
-                    tap.lateUpdateDelay, on: tap.clock, unlessClosed: channel.whenClosed)
+                    context.tap.lateUpdateDelay, on: context.tap.clock, unlessClosed: channel.whenClosed)
             {
                 // The client closed after its shutdown, before the late update was due.
-                logger.debug("the client closed the tunnel before the late update")
-                tap.clientClosedBeforeLateUpdate(closedAfter)
+                context.logger.debug("the client closed the tunnel before the late update")
+                context.tap.clientClosedBeforeLateUpdate(closedAfter)
                 return summary
             }
             let finished = try await perform(actions, sent: handshaking ? .handshake : .update)
             if handshaking, session.handshakeHash != nil {
-                emit(.handshakeDone)
-                logger.debug("handshake done")
+                context.emit(.handshakeDone)
+                context.logger.debug("handshake done")
             }
             if finished {
                 await channel.close(timeout: TunnelConnection.closeEchoTimeout)
                 return summary
             }
         }
-        guard claim.take(for: channel.kind) else { return nil }
+        guard hasClient || !channel.anyoneCanOpen, context.claim.take(for: claimant) else { return nil }
         do {
             _ = try session.tunnelClosed()
         } catch {
@@ -135,18 +128,18 @@ struct ClientServeLoop<Channel: ClientChannel> {
         for action in actions {
             switch action {
             case .stopAdvertising:
-                await advertising.stop()
+                await context.advertising.stop()
             case .send(let bytes):
-                for message in tap.outgoing(kind, bytes) { try await channel.send(message) }
+                for message in context.tap.outgoing(kind, bytes) { try await channel.send(message) }
                 kind = kind == .handshake ? .postHandshake : .update
             case .deliverRequest(let request):
-                if tap.neverAnswers {
-                    logger.debug("not answering the request (conformance fault)")
+                if context.tap.neverAnswers {
+                    context.logger.debug("not answering the request (conformance fault)")
                     return false
                 }
                 let replies = try await answer(request)
                 if try await perform(replies, sent: .reply) { return true }
-                if tap.hangsUpAfterReply { return true }
+                if context.tap.hangsUpAfterReply { return true }
             case .finish:
                 return true
             case .openTunnel, .startAdvertising:
@@ -168,16 +161,16 @@ struct ClientServeLoop<Channel: ClientChannel> {
                 "the client sent a JSON (digital credential) request; this authenticator offers only CTAP")
         case .ctap(let bytes):
             let command = bytes.first.map(CTAPCommand.init(rawValue:))
-            emit(.request(command: command, rpID: (try? CTAPRequest(bytes: bytes))?.relyingPartyID))
-            guard let outcome = await Self.process(bytes, with: authenticator, unlessClosed: channel.whenClosed)
+            context.emit(.request(command: command, rpID: (try? CTAPRequest(bytes: bytes))?.relyingPartyID))
+            guard let outcome = await Self.process(bytes, with: context.authenticator, unlessClosed: channel.whenClosed)
             else {
                 try Task.checkCancellation()
-                logger.debug("the client closed the channel while its request was being processed")
+                context.logger.debug("the client closed the channel while its request was being processed")
                 throw await channel.closedEarly(clientConnected: true)
             }
             summary.answers.append(.init(command: outcome.command, rpID: outcome.rpID, status: outcome.status))
-            emit(outcome.status.isSuccess ? .approved(status: outcome.status) : .denied(status: outcome.status))
-            logger.debug("request answered", metadata: ["ctap.status": "\(outcome.status.rawValue)"])
+            context.emit(outcome.status.isSuccess ? .approved(status: outcome.status) : .denied(status: outcome.status))
+            context.logger.debug("request answered", metadata: ["ctap.status": "\(outcome.status.rawValue)"])
             return try session.requestCompleted(.ctap(outcome.response))
         }
     }

@@ -1,0 +1,21 @@
+import HybridCore
+import Logging
+
+/// What every serve loop of one run shares: the session as the advert left it, the claim, the
+/// advertiser, the engine and the run's observers.
+struct ServeContext: Sendable {
+    let session: AuthenticatorSession
+    let claim: ClientChannelClaim
+    let advertising: AdvertisingControl
+    let authenticator: CTAPAuthenticator
+    let emit: @Sendable (AuthenticatorEvent) -> Void
+    /// Yields once, when the client's first message arrives (ends the no-client watchdog).
+    let clientConnected: AsyncStream<Void>.Continuation
+    let tap: AuthenticatorTap
+    let logger: Logger
+
+    /// A serve loop of its own on `channel`.
+    func loop<Channel: ClientChannel>(on channel: Channel) -> ClientServeLoop<Channel> {
+        ClientServeLoop(channel: channel, context: self)
+    }
+}
