@@ -12,18 +12,10 @@ extension BLEBackend {
     /// CAP_NET_RAW). The simulated air has no L2CAP, and an adapter that cannot be asked reports
     /// nothing: the QR code then leaves key 6 out.
     package func l2capCapabilities() async -> BluetoothCapabilities {
-        let name: String?
-        switch self {
-        case .hci(let adapter), .bluez(let adapter): name = adapter
-        case .simulated: return BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
-        }
+        let none = BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
+        guard let name = try? kernelAdapterName() else { return none }
         return await Self.onThread(named: "hci-capabilities") {
-            let none = BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
-            let logger = Logger(label: "hci-capabilities", factory: { _ in SwiftLogNoOpLogHandler() })
-            guard let adapter = try? HCIAdapter.resolve(name),
-                let capabilities = try? HCIConnection(adapter: adapter, logger: logger).readCapabilities()
-            else { return none }
-            return capabilities.l2capCapabilities
+            (try? Self.controllerCapabilities(of: Self.resolve(name)))?.l2capCapabilities ?? none
         }
     }
 
@@ -36,17 +28,10 @@ extension BLEBackend {
     package func connectL2CAP(to advert: BLEAdvertisement, psm: UInt16, timeout: Duration) async throws
         -> L2CAPChannel
     {
-        let name: String?
-        switch self {
-        case .hci(let adapter), .bluez(let adapter): name = adapter
-        case .simulated: throw BluetoothError.unavailable(reason: "the simulated air has no L2CAP channels")
-        }
+        let name = try kernelAdapterName()
         let result: Result<L2CAPChannel, BluetoothError> = await Self.onThread(named: "l2cap-connect") {
             Result { () throws(BluetoothError) -> L2CAPChannel in
-                let adapter: HCIAdapter
-                do { adapter = try HCIAdapter.resolve(name) } catch let error as BluetoothError { throw error } catch {
-                    throw .unavailable(reason: "\(error)")
-                }
+                let adapter = try Self.resolve(name)
                 guard let local = HCIAdapter.address(of: adapter.name) else { throw .noAdapter(adapter.name) }
                 return try L2CAPChannel.connect(
                     from: local, to: advert.address, peerType: advert.addressType ?? .random, psm: psm,
@@ -66,23 +51,11 @@ extension BLEBackend {
     /// - Throws: ``BluetoothError/unavailable(reason:)`` when this backend or adapter cannot, or the
     ///   socket's ``BluetoothError``.
     package func listenL2CAP() async throws -> L2CAPChannel.Listener {
-        let name: String?
-        switch self {
-        case .hci(let adapter), .bluez(let adapter): name = adapter
-        case .simulated: throw BluetoothError.unavailable(reason: "the simulated air has no L2CAP channels")
-        }
+        let name = try kernelAdapterName()
         let result: Result<L2CAPChannel.Listener, BluetoothError> = await Self.onThread(named: "l2cap-listen") {
             Result { () throws(BluetoothError) -> L2CAPChannel.Listener in
-                let adapter: HCIAdapter
-                let capabilities: HCIControllerCapabilities
-                do {
-                    adapter = try HCIAdapter.resolve(name)
-                    let logger = Logger(label: "hci-capabilities", factory: { _ in SwiftLogNoOpLogHandler() })
-                    capabilities = try HCIConnection(adapter: adapter, logger: logger).readCapabilities()
-                } catch let error as BluetoothError { throw error } catch {
-                    throw .unavailable(reason: "\(error)")
-                }
-                guard capabilities.extendedAdvertising else {
+                let adapter = try Self.resolve(name)
+                guard try Self.controllerCapabilities(of: adapter).extendedAdvertising else {
                     throw .unavailable(reason: "\(adapter.name) has no extended advertising")
                 }
                 guard let local = HCIAdapter.address(of: adapter.name) else { throw .noAdapter(adapter.name) }
@@ -90,6 +63,32 @@ extension BLEBackend {
             }
         }
         return try result.get()
+    }
+
+    /// The adapter (`hciN`, or `nil` for the first) of a backend the kernel drives; the simulated
+    /// air has no L2CAP channels.
+    private func kernelAdapterName() throws(BluetoothError) -> String? {
+        switch self {
+        case .hci(let adapter), .bluez(let adapter): adapter
+        case .simulated: throw .unavailable(reason: "the simulated air has no L2CAP channels")
+        }
+    }
+
+    /// `name`'s adapter, every failure as a ``BluetoothError``. Blocking.
+    private static func resolve(_ name: String?) throws(BluetoothError) -> HCIAdapter {
+        do { return try HCIAdapter.resolve(name) } catch let error as BluetoothError { throw error } catch {
+            throw .unavailable(reason: "\(error)")
+        }
+    }
+
+    /// What `adapter`'s controller reports, through read-only HCI commands. Blocking.
+    private static func controllerCapabilities(of adapter: HCIAdapter) throws(BluetoothError)
+        -> HCIControllerCapabilities
+    {
+        let logger = Logger(label: "hci-capabilities", factory: { _ in SwiftLogNoOpLogHandler() })
+        do { return try HCIConnection(adapter: adapter, logger: logger).readCapabilities() } catch let error
+            as BluetoothError
+        { throw error } catch { throw .unavailable(reason: "\(error)") }
     }
 
     /// Runs blocking `body` on a thread of its own and returns its value.
