@@ -3,16 +3,22 @@
 terminating TLS in front of a plain relay, and the TLS crypto floor (issue 23).
 
 Usage: Benchmarks/relay-ceremony.py --relay BINARY [--baseline BINARY] [--ceremonies N]
-           [--concurrency 16] [--processes 4] [--rounds 3] [--cert ec|rsa] [--rows a,b,...]
-           [--client-suites boringssl|openssl] [--hold TUNNELS] [--perf ROW,... [--perf-prefix PATH-]]
+           [--concurrency 16] [--generator native|python] [--processes 2] [--seed S] [--rounds 3]
+           [--cert ec|rsa] [--rows a,b,...] [--client-suites boringssl|openssl] [--hold TUNNELS]
+           [--perf ROW,... [--perf-prefix PATH-]]
 
 A ceremony is the one of Benchmarks/relay-abuse.py: /cable/new and /cable/connect (two
 connections, two WebSocket upgrades, over TLS for wss rows), seven messages of 48-528 B each
 checked byte for byte at the other end, a close that reaches the phone. Every row runs 200
 warm-up ceremonies, then N at the given concurrency, spread over --processes load-generator
-processes (asyncio + the ssl module, full TLS 1.3 handshakes with X25519, no resumption,
-offering TLS 1.3 suites in the order of --client-suites: by default BoringSSL's, as Chrome and
-Android phones do, so AES-128-GCM-SHA256 is chosen; OpenSSL's order gets AES-256-GCM-SHA384). A
+processes. The default generator is Benchmarks/ceremony-load.c (compiled with cc against
+libssl-dev at start): C, epoll, OpenSSL, ~0.2 ms of client CPU per plain ceremony and ~1.2 ms per
+TLS ceremony, so that the server rather than the generator sets the rate; its phone also answers
+the relay's close frame and both ends read until the relay closes, as a browser and a phone do.
+Full TLS 1.3 handshakes with X25519, no resumption, the TLS 1.3 suites in BoringSSL's order (as
+Chrome and Android phones offer them, so AES-128-GCM-SHA256 is chosen). --generator python uses
+the earlier asyncio processes (~5 ms of client CPU per TLS ceremony, which capped the rate at
+~200 TLS ceremonies/s on this machine; --client-suites sets their suite order). A
 row's cost is the user+system CPU, from /proc, of the processes the row is about, divided by
 N: for relay rows the relay's; for nginx/HAProxy rows the proxy's own (master and workers),
 with the plain relay behind it printed as upstream_us. Rows:
@@ -35,7 +41,7 @@ rounds before, so their allocators are warm). Exit status 1 if any ceremony fail
 process of the rows named during their measured ceremonies (perf's own cost inflates those
 rows' CPU: profile in a separate run from the one you quote).
 
-Needs haproxy and nginx (`apt-get install nginx-light haproxy`); rows whose binary is missing
+Needs cc, libssl-dev, haproxy and nginx (`apt-get install gcc libssl-dev nginx-light haproxy`); rows whose binary is missing
 are skipped with a note. Results and how to read them: Benchmarks/RESULTS.md.
 """
 import argparse
@@ -312,6 +318,43 @@ def client_openssl_config(directory, suites):
     return path
 
 
+class NativeLoadGenerator:
+    """Ceremonies from `ceremony-load` processes (Benchmarks/ceremony-load.c, C with epoll and
+    OpenSSL), compiled into `directory` first: ~0.2 ms of client CPU per plain ceremony and ~1.2 ms
+    per TLS ceremony, against ~5 ms for asyncio, so the server, not the generator, sets the rate."""
+
+    def __init__(self, processes, cafile, directory, seed):
+        self.binary = os.path.join(directory, "ceremony-load")
+        subprocess.run(["cc", "-O2", "-o", self.binary, os.path.join(HERE, "ceremony-load.c"), "-lssl", "-lcrypto"],
+                       check=True)
+        self.processes, self.cafile, self.seed, self.runs = processes, cafile, seed, 0
+
+    def run(self, port, tls, count, concurrency):
+        """`count` ceremonies at `concurrency`, split evenly over the processes; (failed, first error)."""
+        n, children = self.processes, []
+        for i in range(n):
+            self.runs += 1
+            arguments = [self.binary, "--port", str(port), "--count", str(count // n + (i < count % n)),
+                         "--concurrency", str(concurrency // n + (i < concurrency % n)),
+                         "--seed", str(self.seed * 1000003 + self.runs)]
+            children.append(subprocess.Popen(arguments + (["--tls", self.cafile] if tls else []),
+                                             stdout=subprocess.PIPE, text=True))
+        failed, first = 0, None
+        for child in children:
+            line = child.communicate()[0].strip()
+            match = re.search(r"ok=(\d+) failed=(\d+) .* first_error=(.*)$", line)
+            if not match:
+                failed, first = failed + 1, first or f"ceremony-load: {line!r}"
+                continue
+            failed += int(match.group(2))
+            if match.group(3) != "-":
+                first = first or match.group(3)
+        return failed, first
+
+    def stop(self):
+        pass
+
+
 class LoadGenerator:
     def __init__(self, processes, cafile, openssl_config):
         os.environ["OPENSSL_CONF"] = openssl_config  # read by the spawned processes' OpenSSL
@@ -392,7 +435,12 @@ def main():
     parser.add_argument("--baseline", help="a second tunnel-relay binary for base-ws/base-wss rows")
     parser.add_argument("--ceremonies", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--processes", type=int, default=4, help="load-generator processes")
+    parser.add_argument("--generator", choices=["native", "python"], default="native",
+                        help="native: ceremony-load.c processes (the default; needs cc and libssl-dev); python: "
+                             "asyncio processes, ~5 ms of client CPU per TLS ceremony, which caps the rate")
+    parser.add_argument("--processes", type=int, help="load-generator processes (default: 2 native, 4 python)")
+    parser.add_argument("--seed", type=int, default=int(time.time()), help="seed of the native generator's payloads "
+                        "and tunnel IDs (printed)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cert", choices=["ec", "rsa"], default="ec", help="ECDSA P-256 or RSA 2048 certificate")
     parser.add_argument("--client-suites", choices=sorted(CLIENT_SUITES), default="boringssl",
@@ -406,6 +454,7 @@ def main():
     parser.add_argument("--perf-prefix", default="perf-", help="perf data files: PREFIX + row + .data")
     args = parser.parse_args()
     args.perf = set(filter(None, args.perf.split(",")))
+    args.processes = args.processes or (2 if args.generator == "native" else 4)
     rows = [r for r in args.rows.split(",") if r]
     if args.baseline and not any(r.startswith("base") for r in rows):
         rows += ["base-ws", "base-wss"]
@@ -418,7 +467,7 @@ def main():
             rows = [r for r in rows if not r.startswith(proxy)]
 
     directory = tempfile.mkdtemp(prefix="relay-ceremony-")  # 0700
-    servers, load = {}, None
+    servers, load, python_load = {}, None, None
     try:
         cert, key = make_certificate(directory, args.cert)
         servers["relay-ws"] = start_relay(args.relay, "relay-ws")
@@ -432,7 +481,14 @@ def main():
             servers["nginx"] = start_nginx(directory, cert, key, upstream)
         if any(r.startswith("haproxy") for r in rows):
             servers["haproxy"] = start_haproxy(directory, cert, key, upstream)
-        load = LoadGenerator(args.processes, cert, client_openssl_config(directory, args.client_suites))
+        python_load = None
+        if args.generator == "python" or args.hold:
+            python_load = LoadGenerator(args.processes, cert, client_openssl_config(directory, args.client_suites))
+        if args.generator == "native":
+            load = NativeLoadGenerator(args.processes, cert, directory, args.seed)
+            print(f"generator=native processes={args.processes} seed={args.seed}", flush=True)
+        else:
+            load = python_load
 
         floors = [crypto_floor_us()]
         results = {row: [] for row in rows}
@@ -440,7 +496,7 @@ def main():
             for row in rows if round_number % 2 else list(reversed(rows)):
                 r = measure(row, servers, load, args)
                 results[row].append(r)
-                print(f"summary round={round_number} row={row} cert={args.cert} suites={args.client_suites} ceremonies={args.ceremonies} "
+                print(f"summary round={round_number} row={row} generator={args.generator} cert={args.cert} suites={args.client_suites} ceremonies={args.ceremonies} "
                       f"concurrency={args.concurrency} failed={r['failed']} cpu_us_per_ceremony={r['cpu_us']:.0f} "
                       f"upstream_us={r['upstream_us']:.0f} ceremonies_per_s={r['rate']:.0f} load={load_average()}"
                       + (f" first_error={r['error']!r}" if r["error"] else ""), flush=True)
@@ -454,7 +510,7 @@ def main():
             ratios = f" x_floor={medians[row] / floor:.2f}"
             if "nginx-wss" in medians and row.endswith("wss"):
                 ratios += f" x_nginx_wss={medians[row] / medians['nginx-wss']:.2f}"
-            print(f"summary row={row} cert={args.cert} suites={args.client_suites} rounds={len(rs)} failed={sum(r['failed'] for r in rs)} "
+            print(f"summary row={row} generator={args.generator} cert={args.cert} suites={args.client_suites} rounds={len(rs)} failed={sum(r['failed'] for r in rs)} "
                   f"cpu_us_median={medians[row]:.0f} min={min(costs):.0f} max={max(costs):.0f} "
                   f"upstream_us_median={statistics.median(r['upstream_us'] for r in rs):.0f}{ratios} "
                   f"per_core_second={1e6 / medians[row]:.0f} load={load_average()}")
@@ -462,10 +518,10 @@ def main():
         for row in [r for r in ("relay-ws", "relay-wss") if r in rows] if args.hold else []:
             server = servers[row]
             before = rss_bytes(server.process.pid)
-            failed, first = load.hold(server.ports["port"], row.endswith("wss"), args.hold)
+            failed, first = python_load.hold(server.ports["port"], row.endswith("wss"), args.hold)
             time.sleep(1)
             after = rss_bytes(server.process.pid)
-            load.release()
+            python_load.release()
             held_failed += failed
             print(f"summary row={row}-rss tunnels={args.hold} failed={failed} "
                   f"rss_bytes_per_paired_tunnel={(after - before) / args.hold:.0f} load={load_average()}"
@@ -473,8 +529,8 @@ def main():
         failed_any = held_failed or any(r["failed"] for rs in results.values() for r in rs)
         return 1 if failed_any else 0
     finally:
-        if load:
-            load.stop()
+        for generator in {id(g): g for g in (load, python_load) if g}.values():
+            generator.stop()
         for server in servers.values():
             server.stop()
         shutil.rmtree(directory, ignore_errors=True)
