@@ -462,8 +462,9 @@ int main(int argc, char **argv) {
             return 2;
         }
         SSL_CTX_set_verify(tls_context, SSL_VERIFY_PEER, NULL);
-        SSL_CTX_set_session_cache_mode(tls_context, SSL_SESS_CACHE_OFF); /* full handshakes only */
-        SSL_CTX_set_options(tls_context, SSL_OP_NO_TICKET);
+        /* Full handshakes only: no session is kept to resume. The ClientHello still offers tickets,
+         * as a browser's does, so the server issues them as it would to a browser. */
+        SSL_CTX_set_session_cache_mode(tls_context, SSL_SESS_CACHE_OFF);
     }
     epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     if (concurrency > count) concurrency = count;
