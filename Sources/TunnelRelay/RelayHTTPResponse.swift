@@ -21,12 +21,22 @@ enum RelayHTTPResponse {
 
     /// The 101 answer to an accepted WebSocket upgrade (RFC 6455 §4.2.2): the `fido.cable`
     /// subprotocol and, for `/cable/new`, the routing ID (protocol.md §5).
-    static func switchingProtocols(key: String, routingID: RoutingID?) -> String {
-        var response =
-            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Accept: \(TunnelWebSocket.acceptValue(forKey: key))\r\n"
-            + "Sec-WebSocket-Protocol: \(TunnelWebSocket.subprotocol)\r\n"
-        if let routingID { response += "\(TunnelWebSocket.routingIDHeader): \(routingID.hex)\r\n" }
-        return response + "\r\n"
+    static func switchingProtocols(key: String, routingID: RoutingID?) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(192)
+        buffer.writeStaticString(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ")
+        buffer.writeString(TunnelWebSocket.acceptValue(forKey: key))
+        buffer.writeStaticString("\r\nSec-WebSocket-Protocol: ")
+        buffer.writeString(TunnelWebSocket.subprotocol)
+        buffer.writeStaticString("\r\n")
+        if let routingID {
+            buffer.writeString(TunnelWebSocket.routingIDHeader)
+            buffer.writeStaticString(": ")
+            buffer.writeString(routingID.hex)
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("\r\n")
+        return buffer
     }
 }

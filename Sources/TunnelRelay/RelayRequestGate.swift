@@ -132,7 +132,7 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
         let key = head.headers["Sec-WebSocket-Key"].first ?? ""
         let response = RelayHTTPResponse.switchingProtocols(
             key: key, routingID: side == .new ? pairing.routingID : nil)
-        channelContext.writeAndFlush(Self.wrapOutboundOut(ByteBuffer(string: response)), promise: nil)
+        channelContext.writeAndFlush(Self.wrapOutboundOut(response), promise: nil)
         let inFlight = RelayInFlight(
             accounting: context.accounting, allowance: context.configuration.inFlightAllowancePerConnection
         )

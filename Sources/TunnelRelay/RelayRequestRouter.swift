@@ -113,7 +113,7 @@ enum RelayRequestRouter {
 
     static func route(_ head: HTTPRequestHead, conditions: ConnectionConditions) -> RelayRoute {
         // A query string is ignored: only the path before "?" is parsed.
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let path = head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { head.uri[..<$0] } ?? head.uri[...]
         if conditions.metricsListener {
             guard path == "/metrics" else { return .reject(.notFound) }
             return head.method == .GET ? .metrics : .reject(.methodNotAllowed)
@@ -144,24 +144,53 @@ enum RelayRequestRouter {
         }
     }
 
-    /// RFC 6455 §4.2.1: `Upgrade: websocket`, `Connection: upgrade`, version 13 and a key.
+    /// RFC 6455 §4.2.1: HTTP/1.1, `Upgrade: websocket` (the one element), `Connection` naming
+    /// `upgrade`, one `Sec-WebSocket-Version: 13` and one `Sec-WebSocket-Key`.
     static func isWebSocketUpgrade(_ head: HTTPRequestHead) -> Bool {
-        let upgrade = head.headers[canonicalForm: "upgrade"].map { $0.lowercased() }
-        let connection = head.headers[canonicalForm: "connection"].map { $0.lowercased() }
-        return head.version == .http1_1 && upgrade == ["websocket"] && connection.contains("upgrade")
-            && head.headers["Sec-WebSocket-Version"] == ["13"] && head.headers["Sec-WebSocket-Key"].count == 1
+        guard head.version == .http1_1 else { return false }
+        var upgradeElements = 0
+        var upgradeIsWebSocket = false
+        RelayHeaderList.forEachElement(of: "upgrade", in: head.headers) {
+            upgradeElements += 1
+            upgradeIsWebSocket = RelayHeaderList.equalsIgnoringASCIICase($0, "websocket".utf8)
+        }
+        var connectionUpgrades = false
+        RelayHeaderList.forEachElement(of: "connection", in: head.headers) {
+            connectionUpgrades = connectionUpgrades || RelayHeaderList.equalsIgnoringASCIICase($0, "upgrade".utf8)
+        }
+        var versions = 0
+        var keys = 0
+        var isVersion13 = false
+        for (name, value) in head.headers {
+            if RelayHeaderList.equalsIgnoringASCIICase(name.utf8, "sec-websocket-version".utf8) {
+                versions += 1
+                isVersion13 = value == "13"
+            } else if RelayHeaderList.equalsIgnoringASCIICase(name.utf8, "sec-websocket-key".utf8) {
+                keys += 1
+            }
+        }
+        return upgradeElements == 1 && upgradeIsWebSocket && connectionUpgrades && versions == 1 && isVersion13
+            && keys == 1
     }
 
     /// Whether the request says a body follows its head (`Transfer-Encoding`, or a `Content-Length`
     /// other than 0). An upgrade has none (RFC 6455 §4.1): after the 101, bytes that followed the
     /// head are read as WebSocket frames, so a declared body is refused rather than misread.
     static func declaresBody(_ head: HTTPRequestHead) -> Bool {
-        !head.headers[canonicalForm: "transfer-encoding"].isEmpty
-            || head.headers[canonicalForm: "content-length"].contains { $0 != "0" }
+        var declares = false
+        RelayHeaderList.forEachElement(of: "transfer-encoding", in: head.headers) { _ in declares = true }
+        RelayHeaderList.forEachElement(of: "content-length", in: head.headers) {
+            declares = declares || !$0.elementsEqual("0".utf8)
+        }
+        return declares
     }
 
     /// Whether `fido.cable` is among the offered subprotocols (a comma-separated token list).
     static func offersSubprotocol(_ head: HTTPRequestHead) -> Bool {
-        head.headers[canonicalForm: "sec-websocket-protocol"].contains { $0 == Substring(TunnelWebSocket.subprotocol) }
+        var offered = false
+        RelayHeaderList.forEachElement(of: "sec-websocket-protocol", in: head.headers) {
+            offered = offered || $0.elementsEqual(TunnelWebSocket.subprotocol.utf8)
+        }
+        return offered
     }
 }

@@ -100,7 +100,8 @@ struct RelayRequestHeadParserTests {
 
     /// RFC 6455 §1.3's worked example, written out as the 101 response the relay sends.
     @Test func switchingProtocolsResponse() {
-        let response = RelayHTTPResponse.switchingProtocols(key: "dGhlIHNhbXBsZSBub25jZQ==", routingID: nil)
+        let response = String(
+            buffer: RelayHTTPResponse.switchingProtocols(key: "dGhlIHNhbXBsZSBub25jZQ==", routingID: nil))
         #expect(response.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
         #expect(response.contains("\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"))
         #expect(response.contains("\r\nSec-WebSocket-Protocol: fido.cable\r\n"))

@@ -20,6 +20,13 @@ package enum TunnelWebSocket {
     /// The `Sec-WebSocket-Accept` value a server answers `key` with: base64 of the SHA-1 of the
     /// key and ``acceptGUID`` (RFC 6455 §4.2.2).
     package static func acceptValue(forKey key: String) -> String {
-        Data(Insecure.SHA1.hash(data: Data((key + acceptGUID).utf8))).base64EncodedString()
+        var sha1 = Insecure.SHA1()
+        var key = key
+        key.withUTF8 { sha1.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        acceptGUIDBytes.withUnsafeBytes { sha1.update(bufferPointer: $0) }
+        return sha1.finalize().withUnsafeBytes { Data($0) }.base64EncodedString()
     }
+
+    /// ``acceptGUID`` as bytes, hashed after every key (a relay answers one per connection).
+    private static let acceptGUIDBytes = Array(acceptGUID.utf8)
 }
