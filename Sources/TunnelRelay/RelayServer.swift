@@ -215,18 +215,8 @@ func buildRelay(
         // No TCP_NODELAY here: ServerBootstrap sets it on the listening socket and accepted
         // sockets inherit it (no setsockopt per connection). `.socketOption(.tcp_nodelay)` was
         // SO_DEBUG (level SOL_SOCKET), which needs CAP_NET_ADMIN: without it every connection failed.
-        .childChannelOption(.maxMessagesPerRead, value: 4)
-        // Each connection keeps its receive buffer between reads. NIO starts it at 2 KiB; an
-        // upgrade request and small tunnel messages fit in 512 bytes, and it still grows (to
-        // 64 KiB) for a connection that sends large messages. Saves ~3 KiB per idle tunnel.
-        .childChannelOption(
-            .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
-        )
-        .childChannelOption(
-            .writeBufferWaterMark,
-            value: .init(
-                low: configuration.outboundHighWaterMark / 2, high: max(configuration.outboundHighWaterMark, 1))
-        )
+        // The accepted sockets' options are set by the initializer (RelayChannelInitializer
+        // .setOptions): ServerBootstrap's child options cost a chain of futures per connection.
         .childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try initializer.initialize(channel) }
         }
