@@ -38,21 +38,23 @@ struct RelayRequestRouterTests {
 
     /// §4.2.1 items 3 and 4: `websocket` and `Upgrade` compared ASCII case-insensitively, and
     /// `Connection` may list other options.
-    @Test(arguments: [
-        [("Upgrade", "WebSocket")], [("Connection", "upgrade")], [("Connection", "keep-alive, Upgrade")],
-        [("Connection", "keep-alive,upgrade ,")], [("Upgrade", " websocket\t")],
-    ] as [[(String, String?)]])
+    @Test(
+        arguments: [
+            [("Upgrade", "WebSocket")], [("Connection", "upgrade")], [("Connection", "keep-alive, Upgrade")],
+            [("Connection", "keep-alive,upgrade ,")], [("Upgrade", " websocket\t")],
+        ] as [[(String, String?)]])
     func acceptedSpellings(_ changes: [(String, String?)]) {
         #expect(Self.route(changes) == .new(Self.tunnel))
     }
 
     /// §4.2.1: HTTP/1.1, the `websocket` upgrade, a `Connection` that names it, version 13, one
     /// key. Tokens are ASCII (RFC 9110 §5.6.2): the Kelvin sign does not fold to `k`.
-    @Test(arguments: [
-        [("Upgrade", nil)], [("Upgrade", "h2c")], [("Upgrade", "websoc\u{212A}et")], [("Connection", nil)],
-        [("Connection", "keep-alive")], [("Sec-WebSocket-Version", "8")], [("Sec-WebSocket-Version", nil)],
-        [("Sec-WebSocket-Key", nil)], [("Upgrade", "")],
-    ] as [[(String, String?)]])
+    @Test(
+        arguments: [
+            [("Upgrade", nil)], [("Upgrade", "h2c")], [("Upgrade", "websoc\u{212A}et")], [("Connection", nil)],
+            [("Connection", "keep-alive")], [("Sec-WebSocket-Version", "8")], [("Sec-WebSocket-Version", nil)],
+            [("Sec-WebSocket-Key", nil)], [("Upgrade", "")],
+        ] as [[(String, String?)]])
     func refusedUpgrades(_ changes: [(String, String?)]) {
         #expect(Self.route(changes) == .reject(.badRequest))
     }
