@@ -218,6 +218,8 @@ let package = Package(
             ],
             path: "Tests/HAProxySupport"
         ),
+        // Test support: a clock that moves only when a test advances it.
+        .target(name: "TestManualClock", path: "Tests/TestManualClock"),
         // Test support: the one seeded generator (SplitMix64) of the randomized tests.
         .target(name: "TestSeededRandom", path: "Tests/TestSeededRandom"),
         // Test support: an in-process tunnel relay on 127.0.0.1 for loopback tests.
@@ -239,7 +241,7 @@ let package = Package(
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
                 "HybridBluetooth",
-                "TestChildProcess", "TestLoopbackRelay", "TestSeededRandom", logging,
+                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", logging,
             ],
             exclude: ["Fixtures"]
         ),
@@ -248,7 +250,7 @@ let package = Package(
             dependencies: [
                 "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",
                 "HybridAuthenticator",
-                "TestChildProcess", "TestLoopbackRelay", logging,
+                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", logging,
             ] + crypto
         ),
         .testTarget(

@@ -6,6 +6,7 @@ import HybridCore
 import HybridTransport
 import Synchronization
 import TestLoopbackRelay
+import TestManualClock
 import Testing
 
 #if canImport(Glibc)
@@ -59,12 +60,36 @@ struct AuthenticatorRunnerL2CAPTests {
         withExtendedLifetime(silent) {}
     }
 
+    /// Channels that stay silent fill every place the phone serves at once; the client's channel
+    /// opens after them. Once the first-message deadline passes on the test clock, the silent ones
+    /// are dropped and the client is served. Without the deadline the client waits for ever (the
+    /// suite's time limit fails the test).
+    @Test func silentChannelsAreDroppedAtTheFirstMessageDeadline() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let source = try SocketPairSource(psm: 0x0086)
+        let silent = try (0..<4).map { _ in try source.connect() }
+        let clock = ManualClock()
+        let events = EventLog()
+        async let session = Self.sessionWithoutRelay(harness: harness, source: source, events: events, clock: clock)
+        await clock.sleeperArrived(count: 4)
+        #expect(!events.all.contains(.connected(channel: .l2cap)))
+        clock.advance(by: .seconds(5))
+        let (summary, response, _) = try await session
+        #expect(summary.served)
+        #expect(response.first == 0x00)
+        #expect(events.all.filter { $0 == .connected(channel: .l2cap) }.count == 1)
+        withExtendedLifetime(silent) {}
+    }
+
     /// A makeCredential over `source`'s channels with no relay reachable (nothing listens on port
-    /// 1): the runner and a ``TestClient`` that offers L2CAP, run together.
+    /// 1): the runner (its timers on `clock`, if given) and a ``TestClient`` that offers L2CAP, run
+    /// together.
     private static func sessionWithoutRelay(
-        harness: RunnerHarness, source: SocketPairSource, events: EventLog
+        harness: RunnerHarness, source: SocketPairSource, events: EventLog, clock: ManualClock? = nil
     ) async throws -> (AuthenticatorRunSummary, response: [UInt8], psm: UInt16) {
         var runner = harness.runner(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1"))
+        if let clock { runner.tap.clock = clock }
         runner.listenL2CAP = { _ in source }
         let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
         let adverts = try await SimulatedAirScanner(air: harness.air, logger: quietLogger).scan()

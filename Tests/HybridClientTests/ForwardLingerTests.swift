@@ -3,6 +3,7 @@ import HybridBluetooth
 import HybridCore
 import Synchronization
 import TestLoopbackRelay
+import TestManualClock
 import Testing
 
 @testable import HybridClient

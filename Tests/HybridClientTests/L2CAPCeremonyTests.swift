@@ -4,6 +4,7 @@ import HybridBluetooth
 import HybridCore
 import HybridTransport
 import TestLoopbackRelay
+import TestManualClock
 import Testing
 
 @testable import HybridClient

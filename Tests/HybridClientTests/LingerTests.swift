@@ -2,6 +2,7 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
 import TestLoopbackRelay
+import TestManualClock
 import Testing
 
 @testable import HybridClient

@@ -6,6 +6,7 @@ import HybridCore
 import HybridTransport
 import Logging
 import TestLoopbackRelay
+import TestManualClock
 import Testing
 
 @testable import HybridClient

@@ -1,5 +1,6 @@
 import Foundation
 import TestChildProcess
+import TestManualClock
 import Testing
 
 @testable import HybridClient

@@ -48,7 +48,8 @@ package struct AuthenticatorTap: Sendable {
     /// session configured with `sendsUpdateLate` sends then (protocol.md §7.5); `.zero` sends it
     /// at once. The wait ends early if the client closes the tunnel.
     package var lateUpdateDelay: Duration = .zero
-    /// The clock ``lateUpdateDelay`` runs and is measured on; tests replace it.
+    /// The clock ``lateUpdateDelay`` and an L2CAP channel's first-message deadline run and are
+    /// measured on; tests replace it.
     package var clock: any Clock<Duration> = ContinuousClock()
     /// Called when the client closed the tunnel during ``lateUpdateDelay``, with how long after its
     /// shutdown (on ``clock``); the late update is then not sent and the session ends normally.

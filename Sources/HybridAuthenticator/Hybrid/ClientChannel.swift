@@ -80,6 +80,9 @@ struct L2CAPClientChannel: ClientChannel {
 
     var whenClosed: @Sendable () async -> Void { stream.whenClosed }
 
+    /// Shuts the channel down from any task (the reader then ends ``next(accepting:)``).
+    var abort: @Sendable () -> Void { stream.closer }
+
     func closedEarly(clientConnected: Bool) async -> AuthenticatorRunnerError {
         .l2capClosedEarly(clientConnected: clientConnected)
     }

@@ -20,6 +20,9 @@ struct ClientServeLoop<Channel: ClientChannel> {
     private let claimant = ClientChannelClaim.Claimant()
     private var summary = AuthenticatorRunSummary()
     private var hasClient = false
+    /// Called when the first message arrives, before it may claim the session. `false` (the
+    /// channel's first-message deadline ran out just then) ends the loop as a closed channel would.
+    var firstMessageArrived: @Sendable () -> Bool = { true }
 
     /// A loop on `channel` for the session as `context` holds it.
     init(channel: Channel, context: ServeContext) {
@@ -58,6 +61,7 @@ struct ClientServeLoop<Channel: ClientChannel> {
     private mutating func serve() async throws -> AuthenticatorRunSummary? {
         while let message = try await channel.next(accepting: acceptsMessage) {
             if !hasClient {
+                guard firstMessageArrived() else { return nil }
                 guard context.claim.take(for: claimant) else {
                     context.logger.debug("the client chose the other channel", metadata: ["channel": "\(channel.kind)"])
                     await channel.close(timeout: .seconds(1))

@@ -1,4 +1,5 @@
 import HybridBluetooth
+import Synchronization
 
 extension ServeContext {
     /// The most L2CAP channels served at once before one of them carries the client's
@@ -6,10 +7,17 @@ extension ServeContext {
     /// that stays silent or sends garbage must neither take the session nor keep the client out.
     static let maxOpenL2CAPChannels = 4
 
+    /// How long a channel may stay open without an authenticated message before it is dropped, so
+    /// that silent channels cannot hold all ``maxOpenL2CAPChannels`` places while the client waits.
+    /// A client sends its first message as soon as its channel is open (§10.9): this is many
+    /// round trips of BLE.
+    static let firstMessageDeadline: Duration = .seconds(5)
+
     /// Serves the client's BLE L2CAP channel (CTAP 2.3, protocol.md §3.4): accepts every channel
     /// opened to `listener`'s PSM, each with a serve loop of its own (at most
     /// ``maxOpenL2CAPChannels`` at once); one that fails or closes before an authenticated message
-    /// is dropped and the next is accepted.
+    /// is dropped and the next is accepted, as is one without an authenticated message within
+    /// ``firstMessageDeadline`` (on the tap's clock).
     ///
     /// - Parameter tunnelToo: whether the tunnel serves as well; then a failing listener only loses
     ///   this channel.
@@ -27,7 +35,17 @@ extension ServeContext {
                     open += 1
                     group.addTask {
                         guard let messages = try? L2CAPClientChannel(channel) else { return .ended(nil) }
+                        let race = FirstMessageRace()
+                        let watchdog = Task { [clock = tap.clock, logger, abort = messages.abort] in
+                            guard (try? await clock.sleep(for: Self.firstMessageDeadline)) != nil,
+                                race.deadlinePassed()
+                            else { return }
+                            logger.debug("an L2CAP channel sent no authenticated message in time; dropped")
+                            abort()
+                        }
+                        defer { watchdog.cancel() }
                         var loop = self.loop(on: messages)
+                        loop.firstMessageArrived = { race.messageArrived() }
                         return .ended(try await loop.run())
                     }
                     accepting = open < Self.maxOpenL2CAPChannels
@@ -62,6 +80,27 @@ extension ServeContext {
             return .accepted(try await listener.nextChannel())
         } catch {
             return .listenerFailed(error)
+        }
+    }
+}
+
+/// Which came first on one L2CAP channel: its first message or its deadline. Whichever is told
+/// second learns that it lost.
+private final class FirstMessageRace: Sendable {
+    private let winner = Mutex<Winner?>(nil)
+
+    private enum Winner { case message, deadline }
+
+    /// The first message arrived; `false` if the deadline had already passed.
+    func messageArrived() -> Bool { claim(.message) }
+
+    /// The deadline passed; `false` if the first message had already arrived.
+    func deadlinePassed() -> Bool { claim(.deadline) }
+
+    private func claim(_ candidate: Winner) -> Bool {
+        winner.withLock { winner in
+            if winner == nil { winner = candidate }
+            return winner == candidate
         }
     }
 }

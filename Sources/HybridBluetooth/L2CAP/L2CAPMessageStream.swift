@@ -112,9 +112,14 @@ package struct L2CAPMessageStream {
     }
 
     /// Stops reading and shuts the channel down.
-    package func close() {
-        stopped.set()
-        channel.shutDown()
+    package func close() { closer() }
+
+    /// ``close()`` as a closure any task may call, for a watchdog that does not own the stream.
+    package var closer: @Sendable () -> Void {
+        { [stopped, channel] in
+            stopped.set()
+            channel.shutDown()
+        }
     }
 }
 

@@ -2,12 +2,12 @@ import Foundation
 
 /// A clock that moves only when a test advances it, so that a timeout fires when the test has seen
 /// what it waits for, never because a loaded machine was slow.
-final class ManualClock: Clock, @unchecked Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+package final class ManualClock: Clock, @unchecked Sendable {
+    package struct Instant: InstantProtocol {
+        package var offset: Duration
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
     }
 
     private struct Sleeper {
@@ -21,10 +21,12 @@ final class ManualClock: Clock, @unchecked Sendable {
     /// Tasks waiting until at least `count` sleepers sleep.
     private var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    var now: Instant { lock.withLock { current } }
-    var minimumResolution: Duration { .zero }
+    package init() {}
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    package var now: Instant { lock.withLock { current } }
+    package var minimumResolution: Duration { .zero }
+
+    package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -47,7 +49,7 @@ final class ManualClock: Clock, @unchecked Sendable {
     }
 
     /// Returns once at least `count` tasks sleep on this clock at the same time.
-    func sleeperArrived(count: Int = 1) async {
+    package func sleeperArrived(count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = lock.withLock {
                 if sleepers.count >= count { return true }
@@ -59,7 +61,7 @@ final class ManualClock: Clock, @unchecked Sendable {
     }
 
     /// Moves the clock on and wakes every sleeper whose deadline has come.
-    func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let due: [Sleeper] = lock.withLock {
             current = current.advanced(by: duration)
             let due = sleepers.filter { $0.value.deadline <= current }
