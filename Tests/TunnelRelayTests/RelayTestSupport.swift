@@ -3,6 +3,8 @@ import HybridCore
 import HybridTransport
 import Logging
 import NIOCore
+import Synchronization
+import TestSeededRandom
 import Testing
 
 @testable import TunnelRelay
@@ -60,12 +62,21 @@ enum RelayTest {
         return TunnelClient(configuration: configuration, logger: logger)
     }()
 
+    /// A fresh tunnel ID from the suite's seeded generator (its seed printed once, so that a run's
+    /// IDs can be replayed; tests take them in whatever order they run).
     static func randomTunnelID() -> TunnelID {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<TunnelID.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let bytes = tunnelIDs.withLock { generator in
+            (0..<TunnelID.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        }
         guard let tunnelID = TunnelID(bytes: bytes) else { preconditionFailure("16 bytes") }
         return tunnelID
     }
+
+    private static let tunnelIDs: Mutex<SeededRandom> = {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("RelayTest.randomTunnelID seed \(seed)")
+        return Mutex(SeededRandom(seed: seed))
+    }()
 
     static func newURL(_ origin: TunnelServerOrigin, _ tunnelID: TunnelID) -> TunnelURL {
         TunnelURL(origin: origin, path: .new(tunnelID))

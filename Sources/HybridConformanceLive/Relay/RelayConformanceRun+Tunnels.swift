@@ -42,7 +42,7 @@ extension RelayConformanceRun {
                     return
                 }
                 let channel = phone.channel
-                let (ponged, _) = try await withStepDeadline(
+                let (ponged, _) = await withStepDeadline(
                     options.stepTimeout, onExpiry: { try? await channel.close() }
                 ) {
                     while let frame = try? await phone.readFrame() {

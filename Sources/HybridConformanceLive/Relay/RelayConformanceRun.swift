@@ -147,7 +147,7 @@ package struct RelayConformanceRun: Sendable {
         // write fails but its answer is still there to read.
         try? await connection.send(request.text)
         let channel = connection.channel
-        let (outcome, expired) = try await withStepDeadline(
+        let (outcome, expired) = await withStepDeadline(
             options.stepTimeout, onExpiry: { try? await channel.close() }
         ) {
             (try? await connection.readResponse()) ?? .closedWithoutResponse

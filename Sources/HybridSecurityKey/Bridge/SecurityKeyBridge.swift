@@ -183,7 +183,7 @@ public actor SecurityKeyBridge {
             let deadline = now + BridgeRequestPolicy.selectionHoldLimit
             let task = Task {
                 guard (try? await clock.sleep(deadline)) != nil else { return }
-                await self.finished(
+                self.finished(
                     id: id, command: command, forwarded: nil,
                     result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
             }
@@ -203,9 +203,9 @@ public actor SecurityKeyBridge {
                     } onReply: { reply in
                         await self.replied(id: id, command: command, forwarded: forwarded, reply: reply)
                     }
-                    await self.tunnelClosed(id: id, command: command, end: end)
+                    self.tunnelClosed(id: id, command: command, end: end)
                 } catch {
-                    await self.finished(id: id, command: command, forwarded: forwarded, result: .failure(error))
+                    self.finished(id: id, command: command, forwarded: forwarded, result: .failure(error))
                 }
             }
             ongoing[id] = OngoingRequest(task: task, kind: .phone(command))
