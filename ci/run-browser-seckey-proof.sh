@@ -23,6 +23,7 @@ for tool in firefox-esr chromium /usr/bin/python3; do
 done
 /usr/bin/python3 -c "import websocket, cbor2" 2>/dev/null || die "python3-websocket / python3-cbor2 missing (scripts/setup.sh)"
 python3 -c "import webauthn" 2>/dev/null || die "py_webauthn missing (scripts/setup.sh)"
+python3 ci/browser-seckey/judge_test.py >/dev/null 2>&1 || die "the judge's own tests fail (python3 ci/browser-seckey/judge_test.py)"
 
 swift build --product hybrid-security-key >/dev/null || die "swift build failed"
 swift build --product hybrid-authenticator >/dev/null || die "swift build failed"

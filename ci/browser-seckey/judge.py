@@ -16,7 +16,12 @@ Each step passes when the program's outcome is the expected one AND:
             answer: the step passes on the key's answer, no success and no duplicate;
   aborted   AbortError (python-fido2: cancelled), the key ends the request within 1 s of the
             cancel and the phone process within 1 s too;
-  cached    verified as "ok", with no new phone ceremony (the key's cache answered).
+  cached    verified as "ok"; when its clientDataJSON is byte-identical to that of the program's
+            previous step (so the key got the same clientDataHash), with no new phone ceremony (the
+            key's cache answered); when it differs, with one new phone ceremony, since an answer
+            signed over another clientDataHash must never be reused. Chromium adds the member
+            "other_keys_can_be_added_here" to a random share of its clientDataJSON, so its
+            identical repeat carries a different hash about one time in three.
 Case 6's second step must start its phone ceremony at once (QR within 3 s); each case-7 step
 from tab/program A and B has its own ceremony. A failing step is printed with the CTAPHID
 messages the program sent and the key's answers (ctap.jsonl) and the key's events.
@@ -43,6 +48,7 @@ class Judge:
     def __init__(self, origin):
         self.origin = origin
         self.keys = {}  # (program, credential id) -> public key
+        self.last_client_data = {}  # program -> clientDataJSON of its last step that succeeded
 
     def verify(self, record):
         """None when py_webauthn verifies the credential in record's result, else the reason."""
@@ -82,6 +88,15 @@ class Judge:
             reason = self.verify(record)
             if reason:
                 return False, reason
+            client_data = result["credential"]["response"]["clientDataJSON"]
+            previous = self.last_client_data.get(record["program"])
+            self.last_client_data[record["program"]] = client_data
+            if expect == "cached" and client_data != previous:
+                if ceremonies != 1:
+                    return False, "a clientDataJSON other than the previous step's, and %d phone ceremonies (expected 1: an answer over another hash must not be reused)" % ceremonies
+                return True, "verified: a new ceremony, as the clientDataJSON differed from the previous step's (%s)" % (
+                    "the browser's random other_keys_can_be_added_here member" if "other_keys_can_be_added_here" in (
+                        unb64u(client_data) + unb64u(previous or "")).decode("utf-8", "replace") else "another clientDataJSON")
             if expect == "cached" and ceremonies:
                 return False, "a new phone ceremony; the repeated request was not answered from the cache"
             if record["case"] == "7" and expect == "ok" and ceremonies != 1:
