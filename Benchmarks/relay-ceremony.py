@@ -496,7 +496,7 @@ def main():
         else:
             load = python_load
 
-        for name in [n for n in ("relay-ws", "relay-wss", "base-ws", "base-wss") if n in servers] if args.background else []:
+        for name in [n for n in ("relay-ws", "relay-wss", "base-ws", "base-wss") if n in rows] if args.background else []:
             holder = LoadGenerator(4, cert, client_openssl_config(directory, args.client_suites))
             background.append(holder)
             failed, first = holder.hold(servers[name].ports["port"], name.endswith("wss"), args.background)
