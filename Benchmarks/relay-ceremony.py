@@ -450,6 +450,10 @@ def main():
     parser.add_argument("--hold", type=int, default=0,
                         help="after the rounds, open this many paired tunnels on relay-ws and relay-wss, one message "
                              "each way, and print the relay's RSS growth per paired tunnel")
+    parser.add_argument("--background", type=int, default=0,
+                        help="paired tunnels held open on each relay (ours and the baseline, ws and wss) for the whole "
+                             "run: the cost per ceremony of a relay that already carries tunnels (its ping interval and "
+                             "tunnel lifetime are then an hour, so the held tunnels stay)")
     parser.add_argument("--perf", default="", help="rows to profile: perf record -g on the measured process")
     parser.add_argument("--perf-prefix", default="perf-", help="perf data files: PREFIX + row + .data")
     args = parser.parse_args()
@@ -466,8 +470,10 @@ def main():
             print(f"note: {proxy} not found, skipping its rows", file=sys.stderr)
             rows = [r for r in rows if not r.startswith(proxy)]
 
+    if args.background:
+        RELAY_ARGS.extend(["--ping-interval", "3600", "--tunnel-lifetime", "3600"])
     directory = tempfile.mkdtemp(prefix="relay-ceremony-")  # 0700
-    servers, load, python_load = {}, None, None
+    servers, load, python_load, background = {}, None, None, []
     try:
         cert, key = make_certificate(directory, args.cert)
         servers["relay-ws"] = start_relay(args.relay, "relay-ws")
@@ -490,13 +496,19 @@ def main():
         else:
             load = python_load
 
+        for name in [n for n in ("relay-ws", "relay-wss", "base-ws", "base-wss") if n in rows] if args.background else []:
+            holder = LoadGenerator(4, cert, client_openssl_config(directory, args.client_suites))
+            background.append(holder)
+            failed, first = holder.hold(servers[name].ports["port"], name.endswith("wss"), args.background)
+            print(f"background {name}: {args.background} paired tunnels held, failed={failed}"
+                  + (f" first_error={first!r}" if first else ""), flush=True)
         floors = [crypto_floor_us()]
         results = {row: [] for row in rows}
         for round_number in range(1, args.rounds + 1):
             for row in rows if round_number % 2 else list(reversed(rows)):
                 r = measure(row, servers, load, args)
                 results[row].append(r)
-                print(f"summary round={round_number} row={row} generator={args.generator} cert={args.cert} suites={args.client_suites} ceremonies={args.ceremonies} "
+                print(f"summary round={round_number} row={row} generator={args.generator} background={args.background} cert={args.cert} suites={args.client_suites} ceremonies={args.ceremonies} "
                       f"concurrency={args.concurrency} failed={r['failed']} cpu_us_per_ceremony={r['cpu_us']:.0f} "
                       f"upstream_us={r['upstream_us']:.0f} ceremonies_per_s={r['rate']:.0f} load={load_average()}"
                       + (f" first_error={r['error']!r}" if r["error"] else ""), flush=True)
@@ -510,7 +522,7 @@ def main():
             ratios = f" x_floor={medians[row] / floor:.2f}"
             if "nginx-wss" in medians and row.endswith("wss"):
                 ratios += f" x_nginx_wss={medians[row] / medians['nginx-wss']:.2f}"
-            print(f"summary row={row} generator={args.generator} cert={args.cert} suites={args.client_suites} rounds={len(rs)} failed={sum(r['failed'] for r in rs)} "
+            print(f"summary row={row} generator={args.generator} background={args.background} cert={args.cert} suites={args.client_suites} rounds={len(rs)} failed={sum(r['failed'] for r in rs)} "
                   f"cpu_us_median={medians[row]:.0f} min={min(costs):.0f} max={max(costs):.0f} "
                   f"upstream_us_median={statistics.median(r['upstream_us'] for r in rs):.0f}{ratios} "
                   f"per_core_second={1e6 / medians[row]:.0f} load={load_average()}")
@@ -529,7 +541,9 @@ def main():
         failed_any = held_failed or any(r["failed"] for rs in results.values() for r in rs)
         return 1 if failed_any else 0
     finally:
-        for generator in {id(g): g for g in (load, python_load) if g}.values():
+        for holder in background:
+            holder.release()
+        for generator in {id(g): g for g in [load, python_load] + background if g}.values():
             generator.stop()
         for server in servers.values():
             server.stop()

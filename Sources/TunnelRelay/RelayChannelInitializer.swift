@@ -23,7 +23,7 @@ struct RelayChannelInitializer: Sendable {
             return refuse(channel, .connectionLimit)
         }
         // The handshake timeout also bounds the wait for a PROXY header.
-        Self.startHandshakeTimer(channel, handshake: handshake, configuration: configuration)
+        Self.startHandshakeTimer(channel, handshake: handshake, relay: relay)
         guard configuration.proxyProtocol else {
             try admit(channel, client: channel.remoteAddress.flatMap(RelayClientAddress.init), handshake: handshake)
             return
@@ -80,10 +80,10 @@ struct RelayChannelInitializer: Sendable {
 
     /// Closes `channel` unless it is upgraded or answered within the handshake timeout (the gate
     /// cancels the timer when it is removed).
-    static func startHandshakeTimer(
-        _ channel: any Channel, handshake: RelayHandshake, configuration: RelayConfiguration
-    ) {
-        handshake.timeout = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.handshakeTimeout)) {
+    static func startHandshakeTimer(_ channel: any Channel, handshake: RelayHandshake, relay: RelayContext) {
+        handshake.timeout = relay.timers.schedule(
+            on: channel.eventLoop, in: TimeAmount(relay.configuration.handshakeTimeout)
+        ) {
             channel.pipeline.fireUserInboundEventTriggered(RelayHandshakeTimedOut())
         }
     }

@@ -11,18 +11,20 @@ final class RelayContext: Sendable {
     let metrics: RelayMetrics
     let tracker: ConnectionTracker
     let pingSweepers: PingSweepers
+    let timers: RelayTimers
     let accounting: RelayAccounting
     let logger: Logger
 
     init(
         configuration: RelayConfiguration, registry: TunnelRegistry, metrics: RelayMetrics, tracker: ConnectionTracker,
-        pingSweepers: PingSweepers, accounting: RelayAccounting, logger: Logger
+        pingSweepers: PingSweepers, timers: RelayTimers, accounting: RelayAccounting, logger: Logger
     ) {
         self.configuration = configuration
         self.registry = registry
         self.metrics = metrics
         self.tracker = tracker
         self.pingSweepers = pingSweepers
+        self.timers = timers
         self.accounting = accounting
         self.logger = logger
     }
@@ -52,7 +54,7 @@ final class RelayContext: Sendable {
     func startPendingTimer(_ pairing: TunnelPairing) {
         let context = self
         let channel = pairing.newChannel
-        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.pendingTunnelTTL)) {
+        let timer = timers.schedule(on: channel.eventLoop, in: TimeAmount(configuration.pendingTunnelTTL)) {
             context.logger.debug("pending tunnel expired", metadata: ["tunnel.id": "\(pairing.tunnelID)"])
             context.end(pairing, side: .new, reason: .relay(.pendingExpired))
             channel.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: .pendingExpired))
@@ -63,7 +65,7 @@ final class RelayContext: Sendable {
     /// Ends a paired tunnel after ``RelayConfiguration/pairedTunnelLifetime``.
     func startLifetimeTimer(_ pairing: TunnelPairing, connectChannel: any Channel) {
         let context = self
-        let timer = connectChannel.eventLoop.scheduleTask(in: TimeAmount(configuration.pairedTunnelLifetime)) {
+        let timer = timers.schedule(on: connectChannel.eventLoop, in: TimeAmount(configuration.pairedTunnelLifetime)) {
             context.end(pairing, side: .connect, reason: .relay(.lifetimeExceeded))
             connectChannel.pipeline.fireUserInboundEventTriggered(RelayCloseCommand(code: .lifetimeExceeded))
         }
@@ -78,5 +80,5 @@ final class RelayHandshake {
     /// the source a PROXY header named (``RelayConfiguration/proxyProtocol``).
     var client: RelayClientAddress?
     /// Closes connections that are not upgraded or answered in time.
-    var timeout: Scheduled<Void>?
+    var timeout: RelayTimer?
 }

@@ -43,7 +43,7 @@ extension ByteBuffer {
         let key = (maskKey[0], maskKey[1], maskKey[2], maskKey[3])
         // The key repeated over a word, in memory order, so that byte i of the word meets key[i % 4].
         let word = withUnsafeBytes(of: (key, key)) { $0.loadUnaligned(as: UInt64.self) }
-        source.withUnsafeReadableBytes { input in
+        _ = source.withUnsafeReadableBytes { input in
             writeWithUnsafeMutableBytes(minimumWritableBytes: count) { output in
                 var offset = 0
                 while offset + 8 <= count {

@@ -43,7 +43,7 @@ final class RelayProxyProtocolHandler: ChannelInboundHandler, RemovableChannelHa
         let client = parsed.header.source ?? context.remoteAddress.flatMap(RelayClientAddress.init)
         guard admit(context, client) else { return }
         if bytes.readableBytes > 0 { context.fireChannelRead(Self.wrapInboundOut(bytes)) }
-        context.pipeline.removeHandler(context: context, promise: nil)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     /// Before the header, a handshake timeout or a shutdown just closes.

@@ -144,6 +144,7 @@ public final class RelayServer: Service, Sendable {
             forced.cancel()
         }
         relay.pingSweepers.stop()
+        relay.timers.stop()
         try? await metricsChannel?.close()
         logger.info("relay stopped")
     }
@@ -188,6 +189,7 @@ func buildRelay(
             group: MultiThreadedEventLoopGroup.singleton,
             interval: TimeAmount(configuration.pingInterval)
         ),
+        timers: RelayTimers(group: MultiThreadedEventLoopGroup.singleton),
         accounting: RelayAccounting(
             maxQueuedBytesTotal: configuration.maxQueuedBytesTotal,
             maxInFlightBytesTotal: configuration.maxInFlightBytesTotal,
@@ -256,7 +258,7 @@ private func bindMetricsListener(relay: RelayContext) async throws -> (any Chann
                 var conditions = RelayRequestRouter.ConnectionConditions()
                 conditions.metricsListener = true
                 let handshake = RelayHandshake()
-                RelayChannelInitializer.startHandshakeTimer(channel, handshake: handshake, configuration: configuration)
+                RelayChannelInitializer.startHandshakeTimer(channel, handshake: handshake, relay: relay)
                 try RelayChannelInitializer.addRequestGate(
                     to: channel, handshake: handshake, relay: relay, conditions: conditions)
             }

@@ -19,7 +19,7 @@ final class TunnelPairing: Sendable {
     private struct State: Sendable {
         var connectChannel: (any Channel)?
         var ended: [TunnelSide: TunnelEndReason] = [:]
-        var timers: [Scheduled<Void>] = []
+        var timers: [RelayTimer] = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -38,7 +38,7 @@ final class TunnelPairing: Sendable {
     /// Records the `/cable/connect` channel and cancels the pending-TTL timer. Returns `false` if
     /// the new side has already ended.
     func join(connectChannel: any Channel) -> Bool {
-        let (joined, timers): (Bool, [Scheduled<Void>]) = state.withLockedValue { state in
+        let (joined, timers): (Bool, [RelayTimer]) = state.withLockedValue { state in
             guard state.ended.isEmpty else { return (false, []) }
             state.connectChannel = connectChannel
             defer { state.timers = [] }
@@ -69,7 +69,7 @@ final class TunnelPairing: Sendable {
     /// Records that `side` is ending for `reason` (the first reason recorded for a side wins) and
     /// cancels the tunnel's timers when the tunnel ends.
     func end(_ side: TunnelSide, reason: TunnelEndReason) -> EndOutcome {
-        let (outcome, timers): (EndOutcome, [Scheduled<Void>]) = state.withLockedValue { state in
+        let (outcome, timers): (EndOutcome, [RelayTimer]) = state.withLockedValue { state in
             let joined = state.connectChannel != nil
             guard state.ended[side] == nil else {
                 return (EndOutcome(peerToClose: nil, tunnelEnded: false, wasJoined: joined), [])
@@ -92,7 +92,7 @@ final class TunnelPairing: Sendable {
 
     /// Keeps a timer (TTL, lifetime) so it is cancelled when the tunnel ends; cancels it at once
     /// if the tunnel has already ended.
-    func addTimer(_ timer: Scheduled<Void>) {
+    func addTimer(_ timer: RelayTimer) {
         let ended = state.withLockedValue { state in
             if state.ended.isEmpty { state.timers.append(timer) }
             return !state.ended.isEmpty

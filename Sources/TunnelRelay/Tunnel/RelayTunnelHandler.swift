@@ -13,7 +13,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private struct Links {
         /// How messages reach the peer once it has joined.
         var peer: RelayPeerLink?
-        var closeTimer: Scheduled<Void>?
+        var closeTimer: RelayTimer?
         /// This connection's group in its loop's ``PingSweeper``.
         var pingGroup: Int?
     }
@@ -166,7 +166,9 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         case .countClose(let code):
             relay.metrics.closed(with: code)
         case .startCloseTimer:
-            links.closeTimer = context.eventLoop.scheduleTask(in: TimeAmount(relay.configuration.closeTimeout)) {
+            links.closeTimer = relay.timers.schedule(
+                on: context.eventLoop, in: TimeAmount(relay.configuration.closeTimeout)
+            ) {
                 channel.close(promise: nil)
             }
         case .closeConnection:

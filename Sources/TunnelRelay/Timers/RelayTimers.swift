@@ -1,0 +1,90 @@
+import NIOCore
+
+/// The relay's per-connection and per-tunnel timers (handshake timeout, pending-tunnel TTL,
+/// paired-tunnel lifetime, close timeout): one ``DeadlineWheel`` per event loop, ticked every
+/// ``resolution`` by one repeated task, instead of one SwiftNIO scheduled task each. SwiftNIO
+/// cancels a scheduled task by searching its loop's heap of them, so with N open tunnels (each
+/// with its lifetime timer) every cancelled timer cost O(N); here it costs a dictionary removal.
+///
+/// Schedule on the loop the timer belongs to; cancel from any thread.
+struct RelayTimers: Sendable {
+    /// How late a timer may fire: the wheels' slot width and tick. (None of the relay's timers
+    /// needs better: the shortest by default is the 2 s close timeout.)
+    static let resolution = TimeAmount.milliseconds(50)
+
+    /// One loop's wheel: touched only on that loop.
+    final class Wheel {
+        fileprivate var deadlines: DeadlineWheel<() -> Void>
+
+        init() {
+            deadlines = DeadlineWheel(
+                slotWidth: UInt64(RelayTimers.resolution.nanoseconds), now: NIODeadline.now().uptimeNanoseconds)
+        }
+
+        fileprivate func tick() {
+            for action in deadlines.takeDue(at: NIODeadline.now().uptimeNanoseconds) { action() }
+        }
+    }
+
+    private let wheels: [ObjectIdentifier: NIOLoopBoundBox<Wheel>]
+    private let tasks: [RepeatedTask]
+
+    /// A wheel and its tick on every loop of `group`.
+    init(group: any EventLoopGroup) {
+        var wheels: [ObjectIdentifier: NIOLoopBoundBox<Wheel>] = [:]
+        var tasks: [RepeatedTask] = []
+        for eventLoop in group.makeIterator() {
+            let wheel = NIOLoopBoundBox.makeBoxSendingValue(Wheel(), as: Wheel.self, eventLoop: eventLoop)
+            wheels[ObjectIdentifier(eventLoop)] = wheel
+            tasks.append(
+                eventLoop.scheduleRepeatedTask(initialDelay: Self.resolution, delay: Self.resolution) { _ in
+                    wheel.value.tick()
+                })
+        }
+        self.wheels = wheels
+        self.tasks = tasks
+    }
+
+    /// Runs `action` on `eventLoop` once `delay` has passed (up to ``resolution`` later) unless
+    /// the timer is cancelled first. Call on `eventLoop`. (A loop outside the relay's group gets a
+    /// SwiftNIO scheduled task.)
+    func schedule(on eventLoop: any EventLoop, in delay: TimeAmount, _ action: @escaping () -> Void) -> RelayTimer {
+        guard let wheel = wheels[ObjectIdentifier(eventLoop)] else {
+            let task = NIOLoopBound(action, eventLoop: eventLoop)
+            return RelayTimer(.scheduled(eventLoop.scheduleTask(in: delay) { task.value() }))
+        }
+        let deadline = NIODeadline.now().uptimeNanoseconds + UInt64(max(delay.nanoseconds, 0))
+        return RelayTimer(.wheel(wheel, wheel.value.deadlines.add(action, deadline: deadline)))
+    }
+
+    /// Stops the ticks (at shutdown, once every connection is closed).
+    func stop() {
+        for task in tasks { task.cancel() }
+    }
+}
+
+/// A timer of ``RelayTimers``.
+struct RelayTimer: Sendable {
+    fileprivate enum Kind: Sendable {
+        case wheel(NIOLoopBoundBox<RelayTimers.Wheel>, DeadlineWheel<() -> Void>.Handle)
+        case scheduled(Scheduled<Void>)
+    }
+
+    private let kind: Kind
+
+    fileprivate init(_ kind: Kind) { self.kind = kind }
+
+    /// Stops the timer if it has not fired; callable from any thread.
+    func cancel() {
+        switch kind {
+        case .scheduled(let task):
+            task.cancel()
+        case .wheel(let wheel, let handle):
+            if wheel.eventLoop.inEventLoop {
+                wheel.value.deadlines.cancel(handle)
+            } else {
+                wheel.eventLoop.execute { wheel.value.deadlines.cancel(handle) }
+            }
+        }
+    }
+}
