@@ -1,0 +1,96 @@
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import TunnelRelay
+
+/// ``RelayTimers`` as the relay drives it: a timer fires on its loop, a cancelled one never fires,
+/// cancelling works from another thread, and a loop outside the relay's group still gets its
+/// timers (as SwiftNIO tasks). No test sleeps: each waits for a timer that must fire after the ones
+/// it checks (the wheel hands out in deadline order). A cancel from another thread has 500 ms to
+/// reach the loop before its timer is due.
+struct RelayTimersTests {
+    /// Schedules `delays` (ms) on `loop` and cancels those at `cancelled`: on the loop right after
+    /// scheduling them, or from this task's thread; returns the indices that fired by the time the
+    /// last one (never cancelled) fired.
+    static func fired(
+        on loop: any EventLoop, timers: RelayTimers, delays: [Int64], cancelled: Set<Int>,
+        cancelFromAnotherThread: Bool = false
+    ) async throws -> [Int] {
+        let last = loop.makePromise(of: Void.self)
+        let (handles, order) = try await loop.submit {
+            let order = NIOLoopBoundBox([Int](), eventLoop: loop)
+            var handles: [RelayTimer] = []
+            for (index, delay) in delays.enumerated() {
+                handles.append(
+                    timers.schedule(on: loop, in: .milliseconds(delay)) {
+                        order.value.append(index)
+                        if index == delays.count - 1 { last.succeed() }
+                    })
+            }
+            if !cancelFromAnotherThread {
+                for index in cancelled { handles[index].cancel() }
+            }
+            return (handles, order)
+        }.get()
+        if cancelFromAnotherThread {
+            for index in cancelled { handles[index].cancel() }
+        }
+        try await last.futureResult.get()
+        return try await loop.submit { order.value }.get()
+    }
+
+    /// Runs `body` with a one-loop group and timers for it, then stops both.
+    static func withTimers(_ body: (any EventLoopGroup, RelayTimers) async throws -> Void) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let timers = RelayTimers(group: group)
+        var failure: (any Error)?
+        do { try await body(group, timers) } catch { failure = error }
+        timers.stop()
+        try await group.shutdownGracefully()
+        if let failure { throw failure }
+    }
+
+    @Test(arguments: [false, true])
+    func cancelledTimersNeverFire(fromAnotherThread: Bool) async throws {
+        try await Self.withTimers { group, timers in
+            let fired = try await Self.fired(
+                on: group.next(), timers: timers, delays: [0, 500, 520, 700], cancelled: [1, 2],
+                cancelFromAnotherThread: fromAnotherThread)
+            #expect(fired == [0, 3])
+        }
+    }
+
+    /// A loop the timers were not made for gets SwiftNIO scheduled tasks: they fire and cancel too.
+    @Test func aLoopOutsideTheGroupStillGetsItsTimers() async throws {
+        try await Self.withTimers { _, timers in
+            let other = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            var fired: [Int] = []
+            var failure: (any Error)?
+            do {
+                fired = try await Self.fired(on: other.next(), timers: timers, delays: [0, 10, 100], cancelled: [1])
+            } catch { failure = error }
+            try await other.shutdownGracefully()
+            if let failure { throw failure }
+            #expect(fired == [0, 2])
+        }
+    }
+
+    /// A timer never fires before its delay (measured on the loop's clock).
+    @Test func neverEarly() async throws {
+        try await Self.withTimers { group, timers in
+            try await Self.firesNoEarlierThanItsDelay(on: group.next(), timers: timers)
+        }
+    }
+
+    static func firesNoEarlierThanItsDelay(on loop: any EventLoop, timers: RelayTimers) async throws {
+        let firedAt = loop.makePromise(of: NIODeadline.self)
+        let scheduledAt = try await loop.submit {
+            let start = NIODeadline.now()
+            _ = timers.schedule(on: loop, in: .milliseconds(120)) { firedAt.succeed(.now()) }
+            return start
+        }.get()
+        let elapsed = try await firedAt.futureResult.get() - scheduledAt
+        #expect(elapsed >= .milliseconds(120))
+    }
+}
