@@ -82,8 +82,13 @@ struct RelayHAProxyTests {
                     try await HAProxyProcess.with(instancePorts: [first.port, second.port, third.port]) { haproxy in
                         for name in ["relay01", "relay02", "relay03"] { try await haproxy.waitFor(name, state: .up) }
                         let balancer = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: haproxy.frontendPort)
+                        // `balance uri` hashes the path, so the random tunnel ID picks the instance: open
+                        // tunnels until every instance got one (with consistent hashing each instance
+                        // holds a share of the hash ring; 60 tunnels miss a share of 15 % with
+                        // probability below 10⁻⁴). Nine were too few: one instance got none about one
+                        // run in seven.
                         var prefixes: [UInt8] = []
-                        for index in 0..<9 {
+                        for index in 0..<60 where Set(prefixes).count < 3 {
                             let tunnelID = RelayTest.randomTunnelID()
                             try await RelayTest.client.withConnection(to: RelayTest.newURL(balancer, tunnelID)) {
                                 phone async throws in
@@ -100,7 +105,6 @@ struct RelayHAProxyTests {
                                 }
                             }
                         }
-                        // leastconn with no open tunnels breaks ties round robin: all three got some.
                         #expect(Set(prefixes) == [0x01, 0x02, 0x03])
                         let paired = [first, second, third].map { relay in
                             relay.metricsText().split(separator: "\n")
