@@ -57,6 +57,11 @@ struct RelayTimers: Sendable {
         return RelayTimer(.wheel(wheel, wheel.value.deadlines.add(action, deadline: deadline)))
     }
 
+    /// Timers waiting on `eventLoop`'s wheel (tests). Call on `eventLoop`.
+    func waitingCount(on eventLoop: any EventLoop) -> Int {
+        wheels[ObjectIdentifier(eventLoop)]?.value.deadlines.count ?? 0
+    }
+
     /// Stops the ticks (at shutdown, once every connection is closed).
     func stop() {
         for task in tasks { task.cancel() }
