@@ -3,6 +3,7 @@ import Foundation
 import HybridAuthenticator
 import HybridCTAP
 import HybridCore
+import TestChildProcess
 import Testing
 
 /// The prf and credProtect extensions of the engine. Expected prf results come from Python's
@@ -13,7 +14,7 @@ import Testing
     static let saltC = [UInt8](repeating: 0x0c, count: 32)
 
     /// HMAC-SHA256(key, message) for each pair, computed by Python's standard library.
-    static func pythonHMAC(_ pairs: [(key: [UInt8], message: [UInt8])]) throws -> [[UInt8]] {
+    static func pythonHMAC(_ pairs: [(key: [UInt8], message: [UInt8])]) async throws -> [[UInt8]] {
         let script = """
             import hashlib, hmac, sys
             for pair in sys.argv[1:]:
@@ -23,13 +24,9 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script] + pairs.map { Hex.encode($0.key) + ":" + Hex.encode($0.message) }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try Hex.decode(String($0)) }
+        let output = try await ChildProcess.run(process)
+        #expect(output.status == 0)
+        return try String(decoding: output.stdout, as: UTF8.self).split(separator: "\n").map { try Hex.decode(String($0)) }
     }
 
     static func prf(eval: PRFPair? = nil, byCredential: [([UInt8], PRFPair)] = []) -> CBORValue {
@@ -97,7 +94,7 @@ import Testing
         let secret = try await Self.secret(store, id)
         #expect(secret.count == 32 && Set(secret).count > 1)
 
-        let expected = try Self.pythonHMAC([(secret, Self.saltA), (secret, Self.saltB), (secret, Self.saltC)])
+        let expected = try await Self.pythonHMAC([(secret, Self.saltA), (secret, Self.saltB), (secret, Self.saltC)])
         let both = Self.getAssertion(extensions: Self.prf(eval: PRFPair(first: Self.saltA, second: Self.saltB)))
         for _ in 0..<2 {  // stable for the same input
             let response = try GetAssertionResponse(responseBytes: await authenticator.handle(both.encoded))
@@ -119,7 +116,7 @@ import Testing
         let request = Self.makeCredential(extensions: Self.prf(eval: PRFPair(first: Self.saltA, second: Self.saltB)))
         let created = try MakeCredentialResponse(responseBytes: await authenticator.handle(request.encoded))
         let id = try #require(created.authenticatorData.attestedCredentialData?.credentialID)
-        let expected = try Self.pythonHMAC([
+        let expected = try await Self.pythonHMAC([
             (try await Self.secret(store, id), Self.saltA), (try await Self.secret(store, id), Self.saltB),
         ])
         let prf = try #require(created.unsignedExtensionOutputs?[textKey: "prf"])
@@ -143,7 +140,7 @@ import Testing
             ids.append(try #require(created.authenticatorData.attestedCredentialData?.credentialID))
         }
         let secrets = [try await Self.secret(store, ids[0]), try await Self.secret(store, ids[1])]
-        let expected = try Self.pythonHMAC([
+        let expected = try await Self.pythonHMAC([
             (secrets[0], Self.saltA), (secrets[1], Self.saltA), (secrets[0], Self.saltC),
         ])
         #expect(expected[0] != expected[1])
@@ -181,7 +178,7 @@ import Testing
 
         // A passkey stored before prf existed (no secret) still signs, without prf output.
         let legacyStore = InMemoryPasskeyStore()
-        try await legacyStore.add(Fixtures.passkey(id: [7, 7], user: [7], name: "legacy"))
+        await legacyStore.add(Fixtures.passkey(id: [7, 7], user: [7], name: "legacy"))
         let legacy = Fixtures.authenticator(store: legacyStore)
         let bytes = await legacy.handle(
             Self.getAssertion(extensions: Self.prf(eval: PRFPair(first: Self.saltA))).encoded)

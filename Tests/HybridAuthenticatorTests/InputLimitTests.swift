@@ -1,5 +1,6 @@
 import Foundation
 import HybridAuthenticator
+import TestChildProcess
 import Testing
 
 @testable import hybrid_authenticator
@@ -67,7 +68,7 @@ struct InputLimitTests {
     /// The real program: `hybrid-authenticator -` fed by /dev/zero, then by a generator process
     /// (`yes ''`, endless blank lines), exits with status 1 and the typed error as its JSON event.
     @Test(arguments: ["/dev/zero", "yes"])
-    func theProgramStopsReadingStandardInputAtTheCap(source: String) throws {
+    func theProgramStopsReadingStandardInputAtTheCap(source: String) async throws {
         let binary = StoreConcurrencyTests.authenticatorBinary
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build hybrid-authenticator first")
         let process = Process()
@@ -91,9 +92,8 @@ struct InputLimitTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let text = String(decoding: await ChildProcess.readToEnd(output.fileHandleForReading), as: UTF8.self)
+        #expect(await ChildProcess.exitStatus(of: process) == 1)
         #expect(
             text.contains("\"event\":\"error\"") && text.contains("first \(QRCodeInput.maximumInputBytes) bytes"),
             "\(text)")

@@ -2,6 +2,7 @@ import Foundation
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import TestChildProcess
 import Testing
 
 /// `QRImageReader` on images made by tools independent of this project (Fixtures/qr-images/make.sh:
@@ -129,14 +130,14 @@ struct QRImageReaderTests {
     }
 
     /// zbarimg (apt zbar-tools, installed by scripts/setup.sh) reads the same texts from the fixtures.
-    @Test func zbarimgReadsTheFixturesTheSameWay() throws {
+    @Test func zbarimgReadsTheFixturesTheSameWay() async throws {
         let url = try Self.hybridURL()
         let expected: [(String, [String])] = [
             ("fido-qrencode.png", [url]), ("fido-dark.png", [url]), ("fido-screenshot.jpg", [url]),
             ("not-fido.png", [Self.otherText]), ("two-codes.png", [Self.otherText, url]), ("no-qr.png", []),
         ]
         for (name, texts) in expected {
-            #expect(try Self.zbarimg(Self.fixture(name)) == texts, "\(name)")
+            #expect(try await Self.zbarimg(Self.fixture(name)) == texts, "\(name)")
         }
     }
 
@@ -152,19 +153,13 @@ struct QRImageReaderTests {
     }
 
     /// The texts zbarimg prints for `path`, one per line; empty when it finds none (exit status 4).
-    static func zbarimg(_ path: String) throws -> [String] {
+    static func zbarimg(_ path: String) async throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["zbarimg", "--raw", "-q", "-Stest-inverted", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(
-            [0, 4].contains(process.terminationStatus), "zbarimg exit \(process.terminationStatus): apt zbar-tools")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let output = try await ChildProcess.run(process)
+        #expect([0, 4].contains(output.status), "zbarimg exit \(output.status): apt zbar-tools")
+        return String(decoding: output.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     static func crc32(_ bytes: [UInt8]) -> UInt32 {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HybridAuthenticator
 import HybridCore
+import TestChildProcess
 import Testing
 
 /// The store file's format 2: a MAC over the whole file, migration from format 1, and the bounds
@@ -78,7 +79,7 @@ struct StoreFormatTests {
             print(json.dumps({"version": doc["version"], "macValid": hmac.compare_digest(expected, doc["mac"]),
                               "scalars": scalars, "signCounts": [c["signCount"] for c in doc["credentials"]]}))
             """#
-        let output = try Self.python(script, arguments: [path, Self.passphrase])
+        let output = try await Self.python(script, arguments: [path, Self.passphrase])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(report["version"] as? Int == 2)
         #expect(report["macValid"] as? Bool == true)
@@ -205,7 +206,7 @@ struct StoreFormatTests {
         #expect(
             await reopened.passkeys(forRPID: "example.com").first?.privateKey.rawRepresentation
                 == alice.privateKey.rawRepresentation)
-        let output = try Self.python(
+        let output = try await Self.python(
             #"""
             import hashlib, hmac, json, sys
             from cryptography.hazmat.primitives import hashes
@@ -322,16 +323,14 @@ struct StoreFormatTests {
     }
 
     /// Runs `python3 -c script arguments…` and returns its standard output.
-    static func python(_ script: String, arguments: [String]) throws -> String {
+    static func python(_ script: String, arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 failed (needs cryptography and cbor2: scripts/setup.sh)")
-        return String(decoding: data, as: UTF8.self)
+        let output = try await ChildProcess.run(process)
+        #expect(
+            output.status == 0,
+            "python3 failed (needs cryptography and cbor2: scripts/setup.sh): \(String(decoding: output.stderr, as: UTF8.self))")
+        return String(decoding: output.stdout, as: UTF8.self)
     }
 }

@@ -27,9 +27,12 @@ struct RelayAbuseTests {
     static let ping = RawConnection.maskedFrame(opcode: 0x9, payload: [UInt8](repeating: 7, count: 125))
 
     /// Sends `/cable/new` and then `frame` without end, and never reads: a small receive buffer
-    /// and autoRead off, so whatever the relay sends backs up at once. Returns when the relay
-    /// has closed the connection, ``Flooder/stop()`` was called, or the task is cancelled (the
-    /// suite's time limit): no write it waits on can outlive the test.
+    /// and autoRead off, so whatever the relay sends backs up at once.
+    ///
+    /// The writes are driven by the channel's event loop (``FloodWriter``), not by a task: on a
+    /// loaded two-core machine the whole suite shares two cooperative threads, and a flood that
+    /// needed one per write could stall behind other tests past the time limit, before the relay
+    /// saw a single frame.
     final class Flooder: Sendable {
         let channel: any Channel
 
@@ -41,28 +44,70 @@ struct RelayAbuseTests {
                 .get()
         }
 
-        func flood(_ frame: [UInt8], count: Int = 256) async {
+        /// Starts the flood: `count` copies of `frame` per write, as long as the socket takes them.
+        func start(_ frame: [UInt8], count: Int = 256) {
             let request = RawConnection.upgradeRequest(path: TunnelPath.new(RelayTest.randomTunnelID()).canonicalPath)
             let chunk = ByteBuffer(bytes: Array([[UInt8]](repeating: frame, count: count).joined()))
             let channel = self.channel
+            channel.eventLoop.execute {
+                try? channel.pipeline.syncOperations.addHandler(
+                    FloodWriter(request: ByteBuffer(string: request), chunk: chunk))
+            }
+        }
+
+        /// Returns when the relay has closed the connection, ``stop()`` was called, or the task is
+        /// cancelled (the suite's time limit): no flood outlives its test.
+        func finished() async {
+            let channel = self.channel
             await withTaskCancellationHandler {
-                do {
-                    try await channel.writeAndFlush(ByteBuffer(string: request)).get()
-                    // Each write completes once the kernel took it; when the relay stops reading,
-                    // one never completes, until the connection is closed.
-                    while !Task.isCancelled { try await channel.writeAndFlush(chunk).get() }
-                } catch {}
-                try? await channel.close().get()
+                try? await channel.closeFuture.get()
             } onCancel: {
                 channel.close(promise: nil)
             }
         }
 
+        /// ``start(_:count:)`` and ``finished()``.
+        func flood(_ frame: [UInt8], count: Int = 256) async {
+            start(frame, count: count)
+            await finished()
+        }
+
         func stop() async { try? await channel.close().get() }
     }
 
-    static func floodPings(port: Int) async throws {
-        try await Flooder(port: port).flood(ping)
+    /// Writes the upgrade request, then `chunk` until the channel is not writable, and again each
+    /// time it drains; a failed write closes the connection.
+    final class FloodWriter: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        private let request: ByteBuffer
+        private let chunk: ByteBuffer
+
+        init(request: ByteBuffer, chunk: ByteBuffer) {
+            self.request = request
+            self.chunk = chunk
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            context.write(wrapOutboundOut(request), promise: nil)
+            fill(context)
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            // Filled on the next turn of the loop: this event comes from inside the last flush.
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.execute { loopBound.value.0.fill(loopBound.value.1) }
+            context.fireChannelWritabilityChanged()
+        }
+
+        private func fill(_ context: ChannelHandlerContext) {
+            let channel = context.channel
+            while channel.isActive, channel.isWritable {
+                context.write(wrapOutboundOut(chunk)).whenFailure { _ in channel.close(promise: nil) }
+            }
+            context.flush()
+        }
     }
 
     /// With the ping cap out of the way: a client that floods pings and never reads ends up
@@ -74,7 +119,9 @@ struct RelayAbuseTests {
             $0.maxPingsPerInterval = .max
         }
         try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
-            let flood = Task { try await Self.floodPings(port: origin.effectivePort) }
+            // Connected here, so a refused connection fails the test at once, not at the time limit.
+            let flooder = try await Flooder(port: origin.effectivePort)
+            flooder.start(Self.ping)
             // A pong that cannot be written stops the relay reading: at most one pong is queued.
             let paused = await recorder.next(where: { if case .readsPaused = $0 { true } else { false } })
             #expect(paused == .readsPaused(.pongPending) || paused == .readsPaused(.notWritable))
@@ -88,7 +135,7 @@ struct RelayAbuseTests {
             // Silent since the pause: pinged on an interval, closed on the next.
             for _ in 0..<3 { try await relay.tickPingSweepers() }
             try await relay.allConnectionsClosed()
-            try await flood.value
+            await flooder.finished()
             #expect(relay.pausedConnections == 0)
             #expect(relay.metricsText().contains(#"relay_closes_total{code="4005"} 1"#))
         }
