@@ -55,42 +55,28 @@ final class PingSweeper {
 
 /// The sweepers of all event loops, started with the relay and stopped at shutdown.
 struct PingSweepers: Sendable {
-    private let sweepers: [ObjectIdentifier: NIOLoopBoundBox<PingSweeper>]
-    private let tasks: [RepeatedTask]
+    private let ticker: PerLoopTicker<PingSweeper>
 
     init(group: any EventLoopGroup, interval: TimeAmount) {
         let slices = PingSweeper.slices(for: interval)
         let tick = TimeAmount.nanoseconds(max(interval.nanoseconds / Int64(slices), 1))
-        var sweepers: [ObjectIdentifier: NIOLoopBoundBox<PingSweeper>] = [:]
-        var tasks: [RepeatedTask] = []
-        for eventLoop in group.makeIterator() {
-            let sweeper = NIOLoopBoundBox.makeBoxSendingValue(
-                PingSweeper(slices: slices), as: PingSweeper.self, eventLoop: eventLoop)
-            sweepers[ObjectIdentifier(eventLoop)] = sweeper
-            tasks.append(
-                eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
-                    sweeper.value.tick()
-                })
-        }
-        self.sweepers = sweepers
-        self.tasks = tasks
+        ticker = PerLoopTicker(group: group, every: tick, make: { PingSweeper(slices: slices) }, tick: { $0.tick() })
     }
 
     /// The sweeper of `eventLoop`; call only on that loop.
     func sweeper(on eventLoop: any EventLoop) -> PingSweeper? {
-        sweepers[ObjectIdentifier(eventLoop)]?.value
+        ticker.box(on: eventLoop)?.value
     }
 
     /// Ticks every connection on every loop once, as a whole ping interval would; returns when
     /// done. Tests use it with a ping interval too long for the timer ever to fire.
     func tickAll() async throws {
-        let sweepers = self.sweepers
-        for sweeper in sweepers.values {
+        for sweeper in ticker.allBoxes {
             try await sweeper.eventLoop.submit { sweeper.value.tickAllGroups() }.get()
         }
     }
 
     func stop() {
-        for task in tasks { task.cancel() }
+        ticker.stop()
     }
 }

@@ -26,30 +26,18 @@ struct RelayTimers: Sendable {
         }
     }
 
-    private let wheels: [ObjectIdentifier: NIOLoopBoundBox<Wheel>]
-    private let tasks: [RepeatedTask]
+    private let ticker: PerLoopTicker<Wheel>
 
     /// A wheel and its tick on every loop of `group`.
     init(group: any EventLoopGroup) {
-        var wheels: [ObjectIdentifier: NIOLoopBoundBox<Wheel>] = [:]
-        var tasks: [RepeatedTask] = []
-        for eventLoop in group.makeIterator() {
-            let wheel = NIOLoopBoundBox.makeBoxSendingValue(Wheel(), as: Wheel.self, eventLoop: eventLoop)
-            wheels[ObjectIdentifier(eventLoop)] = wheel
-            tasks.append(
-                eventLoop.scheduleRepeatedTask(initialDelay: Self.resolution, delay: Self.resolution) { _ in
-                    wheel.value.tick()
-                })
-        }
-        self.wheels = wheels
-        self.tasks = tasks
+        ticker = PerLoopTicker(group: group, every: Self.resolution, make: { Wheel() }, tick: { $0.tick() })
     }
 
     /// Runs `action` on `eventLoop` once `delay` has passed (up to ``resolution`` later) unless
     /// the timer is cancelled first. Call on `eventLoop`. (A loop outside the relay's group gets a
     /// SwiftNIO scheduled task.)
     func schedule(on eventLoop: any EventLoop, in delay: TimeAmount, _ action: @escaping () -> Void) -> RelayTimer {
-        guard let wheel = wheels[ObjectIdentifier(eventLoop)] else {
+        guard let wheel = ticker.box(on: eventLoop) else {
             let task = NIOLoopBound(action, eventLoop: eventLoop)
             return RelayTimer(.scheduled(eventLoop.scheduleTask(in: delay) { task.value() }))
         }
@@ -59,12 +47,12 @@ struct RelayTimers: Sendable {
 
     /// Timers waiting on `eventLoop`'s wheel (tests). Call on `eventLoop`.
     func waitingCount(on eventLoop: any EventLoop) -> Int {
-        wheels[ObjectIdentifier(eventLoop)]?.value.deadlines.count ?? 0
+        ticker.box(on: eventLoop)?.value.deadlines.count ?? 0
     }
 
     /// Stops the ticks (at shutdown, once every connection is closed).
     func stop() {
-        for task in tasks { task.cancel() }
+        ticker.stop()
     }
 }
 
