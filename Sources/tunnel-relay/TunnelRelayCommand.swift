@@ -117,25 +117,25 @@ struct TunnelRelayCommand: AsyncParsableCommand {
 
     @Option(
         help: "Most pending tunnels (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING]")
-    var maxPending: Int? = env("MAX_PENDING").flatMap { Int($0) }
+    var maxPending: Int?
 
     @Option(
         help:
             "Most pending tunnels per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_PENDING_PER_IP]"
     )
-    var maxPendingPerIP: Int? = env("MAX_PENDING_PER_IP").flatMap { Int($0) }
+    var maxPendingPerIP: Int?
 
     @Option(
         help:
             "Most open connections (503 beyond); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS]"
     )
-    var maxConnections: Int? = env("MAX_CONNECTIONS").flatMap { Int($0) }
+    var maxConnections: Int?
 
     @Option(
         help:
             "Most open connections per IP address (429 beyond; an IPv6 /64 counts as one), 0 = no cap (behind a proxy: --proxy-protocol); default from the descriptor limit. [env: TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP]"
     )
-    var maxConnectionsPerIP: Int? = env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) }
+    var maxConnectionsPerIP: Int?
 
     @Option(
         help:
@@ -182,7 +182,7 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         help:
             "Serve /metrics on this port of --metrics-host only, not on the tunnel port (0: the OS picks). Use it behind a load balancer. [env: TUNNEL_RELAY_METRICS_PORT]"
     )
-    var metricsPort: Int? = env("METRICS_PORT").flatMap { Int($0) }
+    var metricsPort: Int?
 
     @Option(help: "Address of the --metrics-port listener. [env: TUNNEL_RELAY_METRICS_HOST]")
     var metricsHost: String = env("METRICS_HOST") ?? "127.0.0.1"
@@ -200,12 +200,22 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     private var tlsCertificatePath: String? { tlsCert ?? env("TLS_CERT") }
     /// `--tls-key`, else `TUNNEL_RELAY_TLS_KEY`.
     private var tlsKeyPath: String? { tlsKey ?? env("TLS_KEY") }
+    /// `--max-pending`, else `TUNNEL_RELAY_MAX_PENDING`.
+    private var maxPendingValue: Int? { maxPending ?? env("MAX_PENDING").flatMap { Int($0) } }
+    /// `--max-pending-per-ip`, else `TUNNEL_RELAY_MAX_PENDING_PER_IP`.
+    private var maxPendingPerIPValue: Int? { maxPendingPerIP ?? env("MAX_PENDING_PER_IP").flatMap { Int($0) } }
+    /// `--max-connections`, else `TUNNEL_RELAY_MAX_CONNECTIONS`.
+    private var maxConnectionsValue: Int? { maxConnections ?? env("MAX_CONNECTIONS").flatMap { Int($0) } }
+    /// `--max-connections-per-ip`, else `TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP`.
+    private var maxConnectionsPerIPValue: Int? { maxConnectionsPerIP ?? env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) } }
+    /// `--metrics-port`, else `TUNNEL_RELAY_METRICS_PORT`.
+    private var metricsPortValue: Int? { metricsPort ?? env("METRICS_PORT").flatMap { Int($0) } }
 
     func validate() throws {
         guard (tlsCertificatePath == nil) == (tlsKeyPath == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together")
         }
-        guard (0...65_535).contains(port), (0...65_535).contains(metricsPort ?? 0) else {
+        guard (0...65_535).contains(port), (0...65_535).contains(metricsPortValue ?? 0) else {
             throw ValidationError("--port and --metrics-port must be 0-65535")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
@@ -220,14 +230,14 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             throw ValidationError("--drain-delay and --shutdown-grace must be 0 or more")
         }
         guard eventLoops >= 0 else { throw ValidationError("--event-loops must be 0 or more") }
-        guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPending ?? 1 > 0, maxConnections ?? 1 > 0,
+        guard maxMessageSize > 0, maxMessages > 0, maxBytes > 0, maxPendingValue ?? 1 > 0, maxConnectionsValue ?? 1 > 0,
             maxQueued > 0, maxQueuedBytes > 0, maxQueuedTotal > 0, outboundHighWater > 0, maxPings > 0,
             maxInflightTotal > 0
         else {
             throw ValidationError("limits must be positive")
         }
         guard inflightAllowance >= 0 else { throw ValidationError("--inflight-allowance must be 0 or more") }
-        guard maxPendingPerIP ?? 0 >= 0, maxConnectionsPerIP ?? 0 >= 0 else {
+        guard maxPendingPerIPValue ?? 0 >= 0, maxConnectionsPerIPValue ?? 0 >= 0 else {
             throw ValidationError("per-IP limits must be 0 (no cap) or positive")
         }
     }
@@ -251,10 +261,10 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         configuration.maxQueuedBytesTotal = maxQueuedTotal
         configuration.inFlightAllowancePerConnection = inflightAllowance
         configuration.maxInFlightBytesTotal = maxInflightTotal
-        if let maxPending { configuration.maxPendingTunnels = maxPending }
-        if let maxPendingPerIP { configuration.maxPendingTunnelsPerIP = maxPendingPerIP }
-        if let maxConnections { configuration.maxConnections = maxConnections }
-        if let maxConnectionsPerIP { configuration.maxConnectionsPerIP = maxConnectionsPerIP }
+        if let maxPendingValue { configuration.maxPendingTunnels = maxPendingValue }
+        if let maxPendingPerIPValue { configuration.maxPendingTunnelsPerIP = maxPendingPerIPValue }
+        if let maxConnectionsValue { configuration.maxConnections = maxConnectionsValue }
+        if let maxConnectionsPerIPValue { configuration.maxConnectionsPerIP = maxConnectionsPerIPValue }
         configuration.outboundHighWaterMark = outboundHighWater
         configuration.maxPingsPerInterval = maxPings
         configuration.connectionsPerSecondPerIP = ratePerIP
@@ -264,7 +274,7 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         configuration.shutdownGracePeriod = .seconds(shutdownGrace)
         configuration.drainDelay = .seconds(drainDelay)
         configuration.metricsEnabled = !noMetrics
-        configuration.metricsPort = metricsPort
+        configuration.metricsPort = metricsPortValue
         configuration.metricsHost = metricsHost
         configuration.proxyProtocol = proxyProtocol
         return configuration
@@ -295,15 +305,30 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             ]
         )
         let relay = try await buildRelay(configuration: configuration, logger: logger)
-        // Unbuffered, so a harness reading a pipe sees it at once.
-        FileHandle.standardOutput.write(Data("listening on \(host):\(relay.port)\n".utf8))
-        if let metricsPort = relay.metricsPort {
-            FileHandle.standardOutput.write(Data("metrics on \(metricsHost):\(metricsPort)\n".utf8))
-        }
+        var ready = ["listening on \(host):\(relay.port)"]
+        if let metricsPort = relay.metricsPort { ready.append("metrics on \(metricsHost):\(metricsPort)") }
+        // The group traps SIGTERM before it starts a service: the lines come after that.
         let group = ServiceGroup(
-            configuration: .init(services: [relay], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration: .init(
+                services: [
+                    .init(service: relay),
+                    .init(service: ReadinessLines(lines: ready), successTerminationBehavior: .ignore),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
         try await group.run()
+    }
+}
+
+/// Prints what a harness waits for (`listening on HOST:PORT`, then `metrics on …`) once it may
+/// act on it: started by the service group, so after SIGTERM is trapped. A SIGTERM sent as soon as
+/// the line appears drains the relay instead of killing it.
+private struct ReadinessLines: Service {
+    let lines: [String]
+
+    func run() async {
+        // Unbuffered, so a harness reading a pipe sees it at once.
+        FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
 @testable import TunnelRelay
 @testable import tunnel_relay
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayCommandTests {
     @Test func flagsBecomeConfiguration() throws {
         let command = try TunnelRelayCommand.parse([
@@ -84,6 +84,41 @@ struct RelayCommandTests {
         process.terminate()  // SIGTERM to our own child
         let status = await Self.exitStatus(of: process)
         #expect(status == 0)
+    }
+
+    /// The caps without a built-in default come from `TUNNEL_RELAY_*` when their flag is absent;
+    /// a flag wins over the variable. Seen in the binary's own "limits" log line and its metrics
+    /// line (environment variables are process-wide, so not set in this process).
+    @Test func environmentFillsTheCapsAFlagDoesNotSet() async throws {
+        let binary = Self.productsDirectory.appendingPathComponent("tunnel-relay")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build tunnel-relay first")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--max-pending", "41"]
+        process.environment = [
+            "TUNNEL_RELAY_MAX_CONNECTIONS": "77", "TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP": "6",
+            "TUNNEL_RELAY_MAX_PENDING": "999", "TUNNEL_RELAY_MAX_PENDING_PER_IP": "5",
+            "TUNNEL_RELAY_METRICS_PORT": "0",
+        ]
+        let (stdout, stderr) = try ChildProcess.startStreamingLines(process)
+        defer { if process.isRunning { process.terminate() } }
+        var logs = stderr.makeAsyncIterator()
+        var limits: String?
+        while let line = await logs.next() {
+            if line.contains("limits") {
+                limits = line
+                break
+            }
+        }
+        let line = try #require(limits)
+        for expected in ["connections=77", "connections.per_ip=6", "pending=41", "pending.per_ip=5"] {
+            #expect(line.contains(expected), "\(line)")
+        }
+        var printed = stdout.makeAsyncIterator()
+        #expect(await printed.next()?.hasPrefix("listening on 127.0.0.1:") == true)
+        #expect(await printed.next()?.hasPrefix("metrics on ") == true)
+        process.terminate()
+        #expect(await ChildProcess.exitStatus(of: process) == 0)
     }
 
     /// `.build/<config>/` (the directory holding the test bundle and the executables).
