@@ -18,7 +18,7 @@ import Testing
 /// whichever channel the client speaks on first. The L2CAP channel is an `AF_UNIX` socket pair
 /// (it keeps write boundaries as SDUs do); the kernel's channel is proven in the blevm guest.
 /// The client is `ClientSession` driven here, an independent peer of the runner.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct AuthenticatorRunnerL2CAPTests {
     @Test func noRelayReachableTheSessionRunsOverL2CAP() async throws {
         let harness = try RunnerHarness()

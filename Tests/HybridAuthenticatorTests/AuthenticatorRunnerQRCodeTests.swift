@@ -5,7 +5,7 @@ import HybridCore
 import Testing
 
 /// The checks a run makes on the QR code and the domain ID before any I/O.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct AuthenticatorRunnerQRCodeTests {
     static let timestamp: Int64 = 1_767_225_600
 

@@ -10,7 +10,7 @@ import Testing
 
 /// The runner against a real relay on 127.0.0.1, the simulated air, and `ClientSession` +
 /// `TunnelClient` as the client.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct AuthenticatorRunnerTunnelTests {
     @Test func makeCredentialThenGetAssertionThroughTheTunnel() async throws {
         let harness = try RunnerHarness()

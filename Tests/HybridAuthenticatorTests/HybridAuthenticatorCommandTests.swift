@@ -10,7 +10,7 @@ import Testing
 @testable import hybrid_authenticator
 
 /// The command line (style.md §7.7: parse and inspect, no process) and what it prints.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HybridAuthenticatorCommandTests {
     func serve(_ arguments: [String]) throws -> ServeCommand {
         let command = try HybridAuthenticatorCommand.parseAsRoot(arguments)

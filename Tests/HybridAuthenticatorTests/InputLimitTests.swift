@@ -12,7 +12,7 @@ import Testing
 /// What the authenticator reads is capped: the QR text on standard input, the store file, the
 /// QR image file. Past the cap it stops with a typed error, holding at most the cap in memory;
 /// the endless inputs below (/dev/zero, `yes`) would never end otherwise.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct InputLimitTests {
     /// A pipe holding `text`, its write end closed; returns the read end.
     static func pipe(holding text: String) throws -> Int32 {

@@ -7,7 +7,7 @@ import Testing
 
 /// `QRImageReader` on images made by tools independent of this project (Fixtures/qr-images/make.sh:
 /// the qrencode CLI, cjpeg, python3); the expected text is the URL of a shared QR vector.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct QRImageReaderTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/qr-images").path

@@ -7,7 +7,7 @@ import Testing
 
 /// `hybrid-authenticator --qr-image FILE`: parsing, exclusivity with the text argument, and what
 /// the serve command reads before it opens the store.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ServeCommandQRImageTests {
     func serve(_ arguments: [String]) throws -> ServeCommand {
         try #require(try HybridAuthenticatorCommand.parseAsRoot(arguments) as? ServeCommand)

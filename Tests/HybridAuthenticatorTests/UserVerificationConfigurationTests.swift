@@ -10,7 +10,7 @@ import Testing
 /// getInfo's `uv` and what makeCredential/getAssertion do with `uv`, for the authenticator the serve
 /// command builds: plaintext stores cannot verify users (`uv: false`, `uv` requests refused with
 /// CTAP2_ERR_INVALID_OPTION, CTAP 2.1 §6.1.2/§6.2.2 step 5), encrypted ones can (`uv: true`).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct UserVerificationConfigurationTests {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 

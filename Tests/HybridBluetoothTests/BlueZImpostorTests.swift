@@ -9,7 +9,7 @@ import Testing
 /// temporary directory: see ``PrivateSystemBus``); python-dbusmock's `bluez5` template is the
 /// real owner of `org.bluez` (an independent bluetoothd); a second python-dbus connection is the
 /// impostor, which the stock policy lets send signals to anyone.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct BlueZImpostorTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BlueZImpostorTests {
     static let uuid = "0000fff9-0000-1000-8000-00805f9b34fb"
     static let impostorData: [UInt8] = Array(repeating: 0x66, count: 20)
     static let impostorAddedData: [UInt8] = Array(repeating: 0x77, count: 20)

@@ -5,7 +5,7 @@ import Testing
 
 /// bluetoothd's D-Bus API on the real kernel stack: blevm guest, `btvirt -l2`, dbus-daemon and
 /// bluetoothd running. bluetoothd drives the 5.2 controllers with extended advertising and scanning.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled { await KernelBluetoothEnvironment.shouldRun(.bluez) })
+@Suite(.serialized, .timeLimit(.minutes(5)), .enabled { await KernelBluetoothEnvironment.shouldRun(.bluez) })
 struct KernelBlueZTests {
     /// One scanner for hci1 shared by the tests (scans wait for the previous one to end).
     static let scanner = BlueZDBusScanner(adapter: "hci1", logger: TestSupport.logger)

@@ -11,7 +11,7 @@ import Testing
 /// Raw HCI on the real kernel stack: blevm guest, `btvirt -l2` (hci0 and hci1 on one virtual air,
 /// Bluetooth 5.2 controllers), no bluetoothd. btvirt 5.66 delivers one report per advertising or
 /// scan enable and always RSSI 127, so nothing here asserts on RSSI or repeats.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled { await KernelBluetoothEnvironment.shouldRun(.hci) })
+@Suite(.serialized, .timeLimit(.minutes(5)), .enabled { await KernelBluetoothEnvironment.shouldRun(.hci) })
 struct KernelHCITests {
     /// One scanner per adapter and command family, shared by the tests, so a scan always waits for
     /// the previous scan on its adapter to switch off (see ScanRunner).

@@ -11,7 +11,7 @@ import Testing
 /// post-handshake message, a request, its response and the shutdown cross an LE credit-based
 /// channel through the CRLF framing (protocol.md §3.4, §10.9). The BLE advert itself is handed over
 /// in memory here; KernelHCITests proves the advert path over the air.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled { await KernelBluetoothEnvironment.shouldRun(.l2cap) })
+@Suite(.serialized, .timeLimit(.minutes(5)), .enabled { await KernelBluetoothEnvironment.shouldRun(.l2cap) })
 struct KernelL2CAPTests {
     @Test func wholeSessionOverAnLEL2CAPChannel() throws {
         let phoneAddress = try #require(HCIAdapter.address(of: "hci0"))

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The simulated air between two processes: this test bundle starts itself again as the advertiser.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SimulatedAirProcessTests {
     @Test func advertFromAnotherProcessArrivesExactly() async throws {
         let air = TestSupport.temporaryAir()

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SimulatedAirTests {
     @Test func scannerReceivesTheExactBytes() async throws {
         let air = TestSupport.temporaryAir()

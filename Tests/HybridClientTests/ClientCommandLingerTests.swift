@@ -9,7 +9,7 @@ import Testing
 
 /// The `hybrid-client` binary after its shutdown (protocol.md §5.4, §7.5): it prints the response
 /// first, then lingers until the phone closes (or Ctrl-C).
-@Suite(.timeLimit(.minutes(1))) struct ClientCommandLingerTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientCommandLingerTests {
     static var productsDirectory: URL {
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             return bundle.bundleURL.deletingLastPathComponent()

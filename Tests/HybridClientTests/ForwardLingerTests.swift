@@ -12,7 +12,7 @@ import Testing
 /// path, lingers like ``HybridClientRunner/run(_:events:onResponse:)`` (protocol.md §7.5): the
 /// reply bytes reach the caller at once, a late update still arrives. The clock is manual and
 /// never moves: only the phone's close ends these lingers.
-@Suite(.timeLimit(.minutes(1))) struct ForwardLingerTests {
+@Suite(.timeLimit(.minutes(5))) struct ForwardLingerTests {
     /// Forwards a makeCredential to a ``TestAuthenticator`` with `behaviour`; `onReply` runs when
     /// the caller gets the reply.
     static func forward(

@@ -16,7 +16,7 @@ import Testing
 /// `--channel auto|tunnel|l2cap` in the client runner (CTAP 2.3, protocol.md §3.4, §10.9): a whole
 /// ceremony over an L2CAP channel with no relay at all (a `SOCK_SEQPACKET` socket pair stands in
 /// for the LE CoC socket; KernelL2CAPTests proves the kernel's), and the fallback to the tunnel.
-@Suite(.timeLimit(.minutes(1))) struct L2CAPCeremonyTests {
+@Suite(.timeLimit(.minutes(5))) struct L2CAPCeremonyTests {
     static let psm: UInt16 = 0x0085
     static let able = BluetoothCapabilities(leConnections: true, extendedAdvertisingReception: true)
 

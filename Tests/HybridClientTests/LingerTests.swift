@@ -10,7 +10,7 @@ import Testing
 /// The linger after the client's shutdown (protocol.md §7.5): the response reaches the caller at
 /// once, a late update is handled like an early one, and the tunnel ends when the phone closes it
 /// or the linger runs out. Timers run on a ``ManualClock``: nothing here waits on the wall clock.
-@Suite(.timeLimit(.minutes(1))) struct LingerTests {
+@Suite(.timeLimit(.minutes(5))) struct LingerTests {
     /// What a lingering run gave: the response its caller got, how the tunnel ended, the events,
     /// and what the phone did.
     struct Outcome: Sendable {

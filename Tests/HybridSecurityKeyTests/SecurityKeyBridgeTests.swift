@@ -209,7 +209,7 @@ import Testing
 extension SecurityKeyBridgeTests {
     /// While the phone works the key sends KEEPALIVE on the request's channel: PROCESSING first,
     /// UPNEEDED once the QR code is up (the user must act), at the state machine's interval.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func keepalivesSayUserNeededOnceTheQRCodeIsUp() async throws {
         let harness = BridgeHarness([.waitForCancel])
         let channel = try await harness.allocate()
@@ -305,7 +305,7 @@ extension SecurityKeyBridgeTests {
     }
 
     /// The rewrites made on the way to the phone are reported (phrases only, no payload).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func rewritesAreReported() async throws {
         typealias H = HandCBOR
         let harness = BridgeHarness([.reply(Self.phoneReply)])

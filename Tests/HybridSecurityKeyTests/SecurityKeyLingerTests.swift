@@ -7,7 +7,7 @@ import Testing
 /// answer never waits for it, a late update is counted, the phone's close ends it at once, and the
 /// next phone ceremony ends it. The manual clock never moves: only the phone, the host or the test
 /// ends a linger, and every wait is for an event.
-@Suite(.timeLimit(.minutes(1))) struct SecurityKeyLingerTests {
+@Suite(.timeLimit(.minutes(5))) struct SecurityKeyLingerTests {
     static let reply = SecurityKeyBridgeTests.phoneReply
 
     /// A bridge whose phone answers `request` with ``reply`` and then lingers on a tunnel the test

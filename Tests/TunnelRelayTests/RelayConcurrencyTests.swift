@@ -7,7 +7,7 @@ import Testing
 /// Many tunnels at once on one relay, both event loops busy: messages keep their order, and a
 /// close never overtakes the messages sent before it (a regression: a peer-joined event used to
 /// close the new side before the messages already on their way were written).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayConcurrencyTests {
     @Test func closeNeverOvertakesForwardedMessages() async throws {
         try await RelayTest.withRelay { relay, origin in

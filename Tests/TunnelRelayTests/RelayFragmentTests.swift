@@ -7,7 +7,7 @@ import Testing
 /// Fragmented messages (RFC 6455 §5.4) sent by a raw client: reassembled before they are
 /// forwarded, control frames allowed between fragments, and the fragmentation rules and the
 /// message size limit enforced with the close codes of RFC 6455 §7.4.1.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayFragmentTests {
     /// `frame` with FIN cleared: a fragment that does not end its message.
     static func notFinal(_ frame: [UInt8]) -> [UInt8] {

@@ -10,7 +10,7 @@ import Testing
 /// Three relay instances behind HAProxy running the shipped deploy/haproxy.cfg: tunnels whose two
 /// ends both arrive through the balancer must meet on the instance named by the routing ID.
 @Suite(
-    .timeLimit(.minutes(1)), .enabled(if: HAProxyProcess.isInstalled, "haproxy is not installed at /usr/sbin/haproxy"))
+    .timeLimit(.minutes(5)), .enabled(if: HAProxyProcess.isInstalled, "haproxy is not installed at /usr/sbin/haproxy"))
 struct RelayHAProxyTests {
     /// An instance as deploy/haproxy.cfg expects it: its routing prefix, and the PROXY v2 header
     /// that `send-proxy-v2` puts before every connection.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TunnelRelay
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayLimitTests {
     /// Opens a paired tunnel and runs `body(phone, client)`.
     static func withTunnel(

@@ -5,7 +5,7 @@ import Testing
 
 @testable import TunnelRelay
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayPairingTests {
     @Test func pairsAndForwardsBothWays() async throws {
         try await RelayTest.withRelay({ $0.routingIDPrefix = 0x7e }) { relay, origin async throws in

@@ -7,7 +7,7 @@ import Testing
 /// A relay with ``RelayConfiguration/proxyProtocol``: every connection starts with a PROXY v2
 /// header (bytes written out from the spec in ``ProxyProtocolV2ParserTests``), and the per-address
 /// limits count the client the header names, an IPv6 client by its /64.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayProxyProtocolTests {
     /// A PROXY TCP-over-IPv4 header from `source`.
     static func header(ipv4 source: [UInt8]) -> [UInt8] {
@@ -117,7 +117,7 @@ struct RelayProxyProtocolTests {
 }
 
 /// ``RelayConfiguration/metricsPort``: `/metrics` on its own loopback listener, not on the tunnel port.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayMetricsListenerTests {
     @Test func metricsOnlyOnTheirOwnListener() async throws {
         try await RelayTest.withRelay({ $0.metricsPort = 0 }) { relay, _ async throws in

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TunnelRelay
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayRejectionTests {
     /// Sends `request` on a raw connection and returns the response status.
     static func status(port: Int, _ request: String) async throws -> Int? {

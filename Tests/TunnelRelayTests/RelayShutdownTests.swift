@@ -5,7 +5,7 @@ import Testing
 
 @testable import TunnelRelay
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelayShutdownTests {
     static func isUnreachable(_ error: any Error) -> Bool {
         if case .unreachable = error as? TunnelClientError { true } else { false }

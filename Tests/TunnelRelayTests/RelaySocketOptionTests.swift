@@ -6,7 +6,7 @@ import Testing
 @testable import TunnelRelay
 
 /// The options of the sockets the relay accepts, read back from the kernel (`getsockopt`).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RelaySocketOptionTests {
     /// `TCP_NODELAY` is on (a small frame must not wait for the peer's delayed ACK), and nothing
     /// is set that needs a capability: `SO_DEBUG` (what `.socketOption(.tcp_nodelay)` sets, as it

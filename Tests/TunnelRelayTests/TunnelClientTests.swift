@@ -8,7 +8,7 @@ import Testing
 
 @testable import TunnelRelay
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct TunnelClientTests {
     static func url(port: Int, path: TunnelPath = .new(RelayTest.randomTunnelID())) -> TunnelURL {
         TunnelURL(origin: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: port), path: path)

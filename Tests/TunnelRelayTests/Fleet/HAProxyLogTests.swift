@@ -2,7 +2,7 @@ import Testing
 
 /// The stderr log that fleet tests wait on: lines split across reads, marks, the end of the
 /// stream and cancellation.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HAProxyLogTests {
     static let down = "Server relays_any/relay02 is DOWN"
 
