@@ -324,6 +324,9 @@ public struct HybridClientRunner: Sendable {
         var handshake: PostHandshakeMessage?
         await emit(.handshake)
         var reply: [UInt8]?
+        // Set once the request is queued: "waiting for approval" is announced when it has been
+        // sent, not before (a caller that gives up at once must not close before it went out).
+        var requestQueued = false
         while true {
             var index = 0
             while index < pending.count {
@@ -334,6 +337,10 @@ public struct HybridClientRunner: Sendable {
                     try? await channel.send(bytes)
                 case .send(let bytes):
                     try await channel.send(bytes)
+                    if requestQueued {
+                        requestQueued = false
+                        await emit(.waitingForApproval)
+                    }
                 case .handshakeCompleted(let postHandshake):
                     guard postHandshake.effectiveFeatures.contains(.ctap) else {
                         throw HybridClientError.ctapUnsupported
@@ -341,7 +348,7 @@ public struct HybridClientRunner: Sendable {
                     handshake = postHandshake
                     let ctapRequest = try makeRequest(postHandshake, logger)
                     pending += try session.send(.ctap(ctapRequest))
-                    await emit(.waitingForApproval)
+                    requestQueued = true
                 case .deliverResponse(let payload):
                     guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse(.notCTAP) }
                     reply = bytes
