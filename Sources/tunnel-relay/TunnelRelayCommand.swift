@@ -207,7 +207,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     /// `--max-connections`, else `TUNNEL_RELAY_MAX_CONNECTIONS`.
     private var maxConnectionsValue: Int? { maxConnections ?? env("MAX_CONNECTIONS").flatMap { Int($0) } }
     /// `--max-connections-per-ip`, else `TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP`.
-    private var maxConnectionsPerIPValue: Int? { maxConnectionsPerIP ?? env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) } }
+    private var maxConnectionsPerIPValue: Int? {
+        maxConnectionsPerIP ?? env("MAX_CONNECTIONS_PER_IP").flatMap { Int($0) }
+    }
     /// `--metrics-port`, else `TUNNEL_RELAY_METRICS_PORT`.
     private var metricsPortValue: Int? { metricsPort ?? env("METRICS_PORT").flatMap { Int($0) } }
 

@@ -26,7 +26,9 @@ import Testing
         process.arguments = ["python3", "-c", script] + pairs.map { Hex.encode($0.key) + ":" + Hex.encode($0.message) }
         let output = try await ChildProcess.run(process)
         #expect(output.status == 0)
-        return try String(decoding: output.stdout, as: UTF8.self).split(separator: "\n").map { try Hex.decode(String($0)) }
+        return try String(decoding: output.stdout, as: UTF8.self).split(separator: "\n").map {
+            try Hex.decode(String($0))
+        }
     }
 
     static func prf(eval: PRFPair? = nil, byCredential: [([UInt8], PRFPair)] = []) -> CBORValue {

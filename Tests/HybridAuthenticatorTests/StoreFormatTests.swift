@@ -330,7 +330,8 @@ struct StoreFormatTests {
         let output = try await ChildProcess.run(process)
         #expect(
             output.status == 0,
-            "python3 failed (needs cryptography and cbor2: scripts/setup.sh): \(String(decoding: output.stderr, as: UTF8.self))")
+            "python3 failed (needs cryptography and cbor2: scripts/setup.sh): \(String(decoding: output.stderr, as: UTF8.self))"
+        )
         return String(decoding: output.stdout, as: UTF8.self)
     }
 }
