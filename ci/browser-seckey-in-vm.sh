@@ -75,9 +75,24 @@ export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
         store=$(cat "$w/store-name" 2>/dev/null || echo none)
         read -r up _ </proc/uptime
         echo "== phone: ceremony $n for $store at $up" >>"$w/phone.log"
+        # phone-holds (written by driver.py for case 6): a user who has not approved yet. No --yes;
+        # the consent prompt reads a FIFO nobody writes (setsid: no controlling terminal, so the
+        # phone asks on standard input), so only the cancel can end this ceremony. With --yes the
+        # phone answered at once and raced the program's cancel (a clean-clone CI lost that race).
+        consent=--yes
+        if [ -f "$w/phone-holds" ]; then
+            consent=
+            [ -p "$w/consent.fifo" ] || mkfifo -m 600 "$w/consent.fifo"
+        fi
         (
-            /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci --adapter hci0 \
-                --yes --json $plaintext --store "$w/store-$store.json" >>"$w/phone.log" 2>&1 &
+            if [ -z "$consent" ]; then
+                setsid /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci \
+                    --adapter hci0 --json $plaintext --store "$w/store-$store.json" \
+                    <>"$w/consent.fifo" >>"$w/phone.log" 2>&1 &
+            else
+                /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci \
+                    --adapter hci0 --yes --json $plaintext --store "$w/store-$store.json" >>"$w/phone.log" 2>&1 &
+            fi
             echo $! >"$w/phone.pid"
             wait $!
             rc=$?

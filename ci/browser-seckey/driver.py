@@ -454,6 +454,18 @@ class Session:
             # times out; a short timeout bounds the step (the judge still wants the right error).
             # 45 s: the phone's encrypted store alone costs 10-30 s under TCG before it connects.
             options = dict(options, timeout=45000)
+        # A cancelled step's phone waits for its user instead of approving at once (the guest
+        # script reads this file when the QR code appears), so the cancel cannot lose a race.
+        holds = os.path.join(WORK, "phone-holds")
+        if abort_on:
+            open(holds, "w").close()
+        try:
+            return self.attempt_once(case, step, kind, options, expect, tab, abort_on, note)
+        finally:
+            if os.path.exists(holds):
+                os.remove(holds)
+
+    def attempt_once(self, case, step, kind, options, expect, tab, abort_on, note):
         mark = self.bridge.mark()
         count = self.bridge.store_count()
         record = {"program": self.program, "case": case, "step": step, "kind": kind, "expect": expect,
