@@ -56,11 +56,7 @@ struct RelayCommandTests {
 
     /// The built binary: prints `listening on H:P`, serves a tunnel, exits 0 on SIGTERM.
     @Test func binarySmokeTest() async throws {
-        let binary = Self.productsDirectory.appendingPathComponent("tunnel-relay")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build tunnel-relay first")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--log-level", "error"]
+        let process = try Self.relayProcess(["--log-level", "error"])
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -90,11 +86,7 @@ struct RelayCommandTests {
     /// a flag wins over the variable. Seen in the binary's own "limits" log line and its metrics
     /// line (environment variables are process-wide, so not set in this process).
     @Test func environmentFillsTheCapsAFlagDoesNotSet() async throws {
-        let binary = Self.productsDirectory.appendingPathComponent("tunnel-relay")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build tunnel-relay first")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--host", "127.0.0.1", "--port", "0", "--max-pending", "41"]
+        let process = try Self.relayProcess(["--max-pending", "41"])
         process.environment = [
             "TUNNEL_RELAY_MAX_CONNECTIONS": "77", "TUNNEL_RELAY_MAX_CONNECTIONS_PER_IP": "6",
             "TUNNEL_RELAY_MAX_PENDING": "999", "TUNNEL_RELAY_MAX_PENDING_PER_IP": "5",
@@ -119,6 +111,16 @@ struct RelayCommandTests {
         #expect(await printed.next()?.hasPrefix("metrics on ") == true)
         process.terminate()
         #expect(await ChildProcess.exitStatus(of: process) == 0)
+    }
+
+    /// The built `tunnel-relay` on 127.0.0.1, port 0, with `arguments` after those; not started.
+    static func relayProcess(_ arguments: [String]) throws -> Process {
+        let binary = productsDirectory.appendingPathComponent("tunnel-relay")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build tunnel-relay first")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
+        return process
     }
 
     /// `.build/<config>/` (the directory holding the test bundle and the executables).
