@@ -42,6 +42,7 @@ let package = Package(
         .executable(name: "hybrid-client", targets: ["hybrid-client"]),
         .library(name: "HybridSecurityKey", targets: ["HybridSecurityKey"]),
         .executable(name: "hybrid-security-key", targets: ["hybrid-security-key"]),
+        .executable(name: "hybrid-key-broker", targets: ["hybrid-key-broker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -162,14 +163,27 @@ let package = Package(
         // The phone as a FIDO2 security key for every Linux program: CTAPHID over /dev/uhid (C shim
         // for linux/uhid.h), each request forwarded to the phone through HybridClient.
         .target(name: "CUHID"),
+        // The FIDO HID device on /dev/uhid: the descriptor-level node and the threaded device.
+        .target(name: "HybridUHID", dependencies: ["CUHID"]),
+        // The key broker's decisions and wire messages: sans-IO, no dependencies.
+        .target(name: "HybridKeyBroker"),
+        // The privileged half of the security key: owns /dev/uhid, one FIDO key per active local
+        // session (logind over D-Bus); everything else runs in the user's hybrid-security-key.
+        .executableTarget(
+            name: "hybrid-key-broker",
+            dependencies: ["HybridKeyBroker", "HybridUHID", "HybridBluetooth", argumentParser]
+        ),
         .target(
             name: "HybridSecurityKey",
-            dependencies: ["HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "CUHID", logging] + crypto
+            dependencies: [
+                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridUHID", "HybridKeyBroker", logging,
+            ] + crypto
         ),
         .executableTarget(
             name: "hybrid-security-key",
             dependencies: [
-                "HybridSecurityKey", "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow",
+                "HybridSecurityKey", "HybridUHID", "HybridKeyBroker", "HybridClient", "HybridCore", "HybridCTAP",
+                "HybridBluetooth", "HybridQRWindow",
                 argumentParser, logging,
             ]
         ),
@@ -256,10 +270,12 @@ let package = Package(
         .testTarget(
             name: "HybridSecurityKeyTests",
             dependencies: [
-                "HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "HybridCTAP",
-                "HybridQRWindow", "TestSeededRandom",
+                "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
+                "HybridCore",
+                "HybridCTAP", "HybridQRWindow", "TestSeededRandom",
             ]
         ),
+        .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

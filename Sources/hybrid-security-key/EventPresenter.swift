@@ -49,13 +49,7 @@ final class EventPresenter: Sendable {
         (toStdout ? FileHandle.standardOutput : FileHandle.standardError).write(Data(text.utf8))
     }
 
-    func ready(hidraw: () -> String?, backend: String) {
-        var path = hidraw()
-        // The hidraw node appears just after UHID_START; give the kernel a moment.
-        for _ in 0..<20 where path == nil {
-            usleep(50_000)
-            path = hidraw()
-        }
+    func ready(hidraw path: String?, backend: String) {
         if json {
             line(["event": "ready", "hidraw": path ?? NSNull()])
         } else {
@@ -133,6 +127,18 @@ final class EventPresenter: Sendable {
         qrImage.removeAll()
         if json { line(["event": "error", "message": message]) }
         text("hybrid-security-key: \(message)")
+    }
+
+    /// The broker gives this session no key now, or took it away (`removed`): a user switch, the
+    /// lock screen, a remote session. Requests in flight were cancelled; the key comes back with
+    /// another ``ready(hidraw:backend:)`` when the session is active again.
+    func unavailable(_ reason: String, removed: Bool) {
+        qrImage.removeAll()
+        if json {
+            line(["event": removed ? "removed" : "unavailable", "reason": reason])
+        } else {
+            text(removed ? "Security key removed: \(reason)." : "No security key for now: \(reason).")
+        }
     }
 
     /// The key is gone (Ctrl-C, SIGTERM): the QR image and its directory go too.

@@ -5,6 +5,7 @@ import HybridClient
 import HybridCore
 import HybridQRWindow
 import HybridSecurityKey
+import HybridUHID
 import Logging
 
 @main
@@ -21,7 +22,11 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             with the phone's camera and approve there. Runs until Ctrl-C or SIGTERM, then removes \
             the device.
 
-            Needs write access to /dev/uhid (see deploy/security-key/70-hybrid-security-key.rules) and \
+            The key itself is made by the key broker (hybrid-key-broker.socket, a small system \
+            service that alone may open /dev/uhid): it gives your session a key while it is the \
+            active local session of a seat and removes it when you switch users or lock the screen \
+            ({"event":"removed"}); the key returns when you come back. With --uhid PATH this program \
+            opens the uhid device itself instead (root, or a test system without the broker). Needs \
             Bluetooth (bluetoothd, or raw HCI as root).
 
             With --json, one JSON object per line on stdout: {"event":"ready","hidraw":…}, \
@@ -99,8 +104,15 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             valueName: "path"))
     var knownCredentials: String?
 
-    @Option(help: "The uhid device node.")
-    var uhid = "/dev/uhid"
+    @Option(
+        help: ArgumentHelp(
+            "Create the key on this uhid device node directly instead of through the key broker "
+                + "(needs write access to it: root, or a system without the broker).",
+            valueName: "path"))
+    var uhid: String?
+
+    @Option(help: ArgumentHelp("The key broker's socket.", valueName: "path"))
+    var brokerSocket = BrokeredKey.defaultSocketPath
 
     @Flag(help: "Log debug details to stderr (never secrets or payloads).")
     var verbose = false
@@ -147,15 +159,17 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
         let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
 
         let trace: ReportTrace?
-        let device: UHIDDevice
+        let device: KeyDevice
         do {
             trace = try traceReports.map { path throws(PrivateFileError) in try ReportTrace(path: path) }
-            device = try UHIDDevice(path: uhid)
+            device =
+                try uhid.map { .direct(try UHIDDevice(path: $0)) }
+                ?? .brokered(try BrokeredKey(socketPath: brokerSocket))
         } catch {
             presenter.fatal("\(error)")
             throw ExitCode(1)
         }
-        defer { device.destroy() }
+        defer { device.remove() }
         let knownFile = KnownCredentialsFile(path: knownCredentials ?? KnownCredentialsFile.defaultPath())
         var policy = BridgeRequestPolicy()
         do {
@@ -185,15 +199,23 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await bridge.runTimers() }
                 group.addTask {
-                    for await event in device.events {
+                    for await event in device.events() {
                         switch event {
-                        case .start:
-                            presenter.ready(hidraw: { device.hidrawPath() }, backend: backend.name)
+                        case .ready(let hidraw):
+                            presenter.ready(hidraw: hidraw, backend: backend.name)
                         case .output(let report):
                             trace?.record(report, fromProgram: true)
                             await bridge.reportReceived(report)
-                        case .close: await bridge.deviceClosed()
-                        case .open, .stop: break
+                        case .closed: await bridge.deviceClosed()
+                        case .unavailable(let reason, let removed):
+                            if removed {
+                                await bridge.cancelPhoneCeremonies()
+                                await bridge.deviceClosed()
+                            }
+                            presenter.unavailable(reason, removed: removed)
+                        case .lost(let reason):
+                            presenter.fatal(reason)
+                            return
                         }
                     }
                 }
@@ -202,7 +224,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             }
         }
         await bridge.shutdown()
-        device.destroy()
+        device.remove()
+        // systemd's Restart=on-failure starts a fresh agent, which asks a fresh broker.
+        if case .brokered(let key) = device, key.lostTheBroker { throw ExitCode(1) }
         presenter.stopped()
     }
 }

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HybridSecurityKey
+@testable import HybridUHID
 
 /// The uhid side's byte handling: the FIDO report descriptor (CTAP 2.2 §11.2.8.1) and the
 /// report-ID byte hidraw writes put in front of each output report.
@@ -21,10 +22,10 @@ import Testing
 
     @Test func reportIDByteIsStrippedFrom65ByteWrites() {
         let report = (0..<64).map { UInt8($0) }
-        #expect(UHIDDevice.stripReportID([0] + report) == report)
-        #expect(UHIDDevice.stripReportID(report) == report)
+        #expect(UHIDNode.stripReportID([0] + report) == report)
+        #expect(UHIDNode.stripReportID(report) == report)
         // A 65-byte write with a non-zero first byte is not a report-ID prefix; left as is (the
         // state machine then ignores it as a wrong-sized report).
-        #expect(UHIDDevice.stripReportID([7] + report).count == 65)
+        #expect(UHIDNode.stripReportID([7] + report).count == 65)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HybridSecurityKey
+@testable import HybridUHID
 
 /// deploy/security-key/70-hybrid-security-key.rules grants least privilege (issue 20 item 5):
 /// /dev/uhid and the key's hidraw node to the seated user only, through `TAG+="uaccess"`, and to

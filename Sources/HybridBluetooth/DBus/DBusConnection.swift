@@ -8,10 +8,10 @@ import CDBus
 /// the session bus for desktop notifications (`DBUS_SESSION_BUS_ADDRESS`). It
 /// blocks, so it lives on one ``BlockingActivity`` thread from open to close and is deliberately not
 /// `Sendable`.
-final class DBusConnection {
+package final class DBusConnection {
     private let pointer: OpaquePointer
     /// Receives method calls addressed to us and signals while we wait for a reply or a wake.
-    var onIncoming: (DBusMessage) -> Void = { _ in }
+    package var onIncoming: (DBusMessage) -> Void = { _ in }
 
     /// Default time to wait for a reply from bluetoothd or the bus.
     static let replyTimeoutMilliseconds: Int32 = 10_000
@@ -22,7 +22,7 @@ final class DBusConnection {
     private var peers = DBusPeerFilter(watchedName: nil)
 
     /// - Throws: ``BluetoothError/unavailable(reason:)`` when there is no such bus.
-    init(bus: DBusBusType = DBUS_BUS_SYSTEM) throws {
+    package init(bus: DBusBusType = DBUS_BUS_SYSTEM) throws {
         let name = bus == DBUS_BUS_SYSTEM ? "system" : "session"
         pointer = try Self.open(name: name) { dbus_bus_get_private(bus, &$0) }
     }
@@ -60,7 +60,7 @@ final class DBusConnection {
     /// any other well-known name are not believed.
     /// - Throws: the mapped D-Bus error, e.g. ``BluetoothError/unavailable(reason:)`` when nobody
     ///   owns `name`.
-    func followOwner(of name: String) throws {
+    package func followOwner(of name: String) throws {
         // Subscribe first: a change after GetNameOwner is answered then arrives after its reply.
         try addMatch(DBusPeerFilter.ownerChangedMatchRule(for: name))
         peers = DBusPeerFilter(watchedName: name)
@@ -97,7 +97,7 @@ final class DBusConnection {
     /// - Returns: the reply's arguments.
     /// - Throws: the D-Bus error mapped by ``BluetoothError/fromDBusError(name:message:adapter:)``.
     @discardableResult
-    func call(
+    package func call(
         _ message: DBusMessage,
         adapter: String?,
         timeoutMilliseconds: Int32 = replyTimeoutMilliseconds
@@ -156,8 +156,31 @@ final class DBusConnection {
         }
     }
 
+    /// The connection's socket, for a caller that polls it with other descriptors
+    /// (then calls ``drainIncoming()`` when it is readable).
+    /// - Throws: when the connection has no socket (closed).
+    package func unixDescriptor() throws -> Int32 {
+        var descriptor: Int32 = -1
+        guard dbus_connection_get_unix_fd(pointer, &descriptor) != 0 else { throw Self.disconnected }
+        return descriptor
+    }
+
+    /// Reads what the socket holds without blocking and hands believed messages to ``onIncoming``.
+    /// - Returns: how many messages arrived, believed or not (a change of the followed name's
+    ///   owner is one of them).
+    /// - Throws: when the bus connection drops.
+    package func drainIncoming() throws -> Int {
+        guard dbus_connection_read_write(pointer, 0) != 0 else { throw Self.disconnected }
+        var count = 0
+        while let incoming = popMessage() {
+            count += 1
+            dispatch(incoming)
+        }
+        return count
+    }
+
     /// Subscribes to signals matching `rule` (D-Bus match-rule syntax).
-    func addMatch(_ rule: String) throws {
+    package func addMatch(_ rule: String) throws {
         var error = DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }

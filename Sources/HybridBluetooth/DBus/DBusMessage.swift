@@ -1,7 +1,7 @@
 import CDBus
 
 /// An owned libdbus message. Used on one thread only, hence not `Sendable`.
-final class DBusMessage {
+package final class DBusMessage {
     let pointer: OpaquePointer
 
     /// Takes over a reference the caller owns (e.g. from `dbus_connection_pop_message`).
@@ -14,7 +14,7 @@ final class DBusMessage {
     }
 
     /// A method call to bluetoothd or the bus itself.
-    static func methodCall(
+    package static func methodCall(
         destination: String,
         path: String,
         interface: String,
@@ -46,11 +46,11 @@ final class DBusMessage {
         dbus_message_new_error(call.pointer, name, text).map { DBusMessage(owning: $0) }
     }
 
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         case methodCall, methodReturn, error, signal, other
     }
 
-    var kind: Kind {
+    package var kind: Kind {
         switch dbus_message_get_type(pointer) {
         case DBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
         case DBUS_MESSAGE_TYPE_METHOD_RETURN: .methodReturn
@@ -60,9 +60,9 @@ final class DBusMessage {
         }
     }
 
-    var path: String? { dbus_message_get_path(pointer).map { String(cString: $0) } }
-    var interface: String? { dbus_message_get_interface(pointer).map { String(cString: $0) } }
-    var member: String? { dbus_message_get_member(pointer).map { String(cString: $0) } }
+    package var path: String? { dbus_message_get_path(pointer).map { String(cString: $0) } }
+    package var interface: String? { dbus_message_get_interface(pointer).map { String(cString: $0) } }
+    package var member: String? { dbus_message_get_member(pointer).map { String(cString: $0) } }
     var errorName: String? { dbus_message_get_error_name(pointer).map { String(cString: $0) } }
     /// The sending connection's unique name (`:1.42`), stamped by the bus (a peer cannot forge it),
     /// or `org.freedesktop.DBus` for the bus itself.
@@ -74,7 +74,7 @@ final class DBusMessage {
 
     /// The message's arguments. Throws ``BluetoothError/malformedReport(_:)`` for types we do not
     /// read (unix fds).
-    func arguments() throws -> [DBusValue] {
+    package func arguments() throws -> [DBusValue] {
         var iterator = DBusMessageIter()
         guard dbus_message_iter_init(pointer, &iterator) != 0 else { return [] }
         return try DBusValueReader.readAll(&iterator)

@@ -1,6 +1,6 @@
 /// A D-Bus value with its type (D-Bus specification, "Type System"), as read from or written to a
 /// message. Only what the org.bluez API needs; unix file descriptors are not supported.
-indirect enum DBusValue: Equatable, Sendable {
+package indirect enum DBusValue: Equatable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -55,25 +55,25 @@ indirect enum DBusValue: Equatable, Sendable {
     }
 
     /// The payload of a variant, or the value itself.
-    var unwrapped: DBusValue {
+    package var unwrapped: DBusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self
     }
 
-    var string: String? {
+    package var string: String? {
         switch unwrapped {
         case .string(let value), .objectPath(let value): value
         default: nil
         }
     }
 
-    var bool: Bool? {
+    package var bool: Bool? {
         if case .boolean(let value) = unwrapped { return value }
         return nil
     }
 
     /// Entries of a dictionary with string or object-path keys (values as stored, variants kept).
-    var stringKeyedEntries: [String: DBusValue]? {
+    package var stringKeyedEntries: [String: DBusValue]? {
         guard case .dictionary(_, _, let entries) = unwrapped else { return nil }
         var result: [String: DBusValue] = [:]
         for entry in entries {
@@ -85,7 +85,7 @@ indirect enum DBusValue: Equatable, Sendable {
 }
 
 /// One `{key value}` pair of a D-Bus dictionary.
-struct DBusDictEntry: Equatable, Sendable {
-    var key: DBusValue
-    var value: DBusValue
+package struct DBusDictEntry: Equatable, Sendable {
+    package var key: DBusValue
+    package var value: DBusValue
 }

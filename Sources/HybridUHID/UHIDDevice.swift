@@ -6,19 +6,6 @@ import Synchronization
     import Glibc
 #endif
 
-/// What /dev/uhid reports about the virtual device.
-public enum UHIDEvent: Sendable, Hashable {
-    /// The kernel created the HID device (a /dev/hidrawN node follows).
-    case start
-    case stop
-    /// A program opened the hidraw node (first user).
-    case open
-    /// The last program closed it.
-    case close
-    /// An output report from a program (64 bytes, the report-ID byte removed).
-    case output([UInt8])
-}
-
 /// Why the uhid device could not be created or used.
 public enum UHIDError: Error, Sendable, CustomStringConvertible {
     case open(errno: Int32)
@@ -69,29 +56,19 @@ public final class UHIDDevice: Sendable {
     public let identity: Identity
     /// The device's events (start, open, output reports, …), in the order /dev/uhid delivered them.
     public let events: AsyncStream<UHIDEvent>
-    private let descriptor: Int32
+    private let node: UHIDNode
     private let state = DeviceState()
 
     /// Opens /dev/uhid (or `path`) and creates the device.
     public init(identity: Identity = .init(), path: String = "/dev/uhid") throws(UHIDError) {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw .open(errno: errno) }
-        let result = FIDOReportDescriptor.bytes.withUnsafeBufferPointer { report in
-            CUHID_create2(
-                fd, identity.name, identity.phys, identity.uniq, identity.bus, identity.vendor, identity.product,
-                identity.version, report.baseAddress, report.count)
-        }
-        guard result == 0 else {
-            close(fd)
-            throw .create(errno: -result)
-        }
+        let node = try UHIDNode(identity: identity, path: path, nonBlocking: true)
         self.identity = identity
-        self.descriptor = fd
+        self.node = node
         let (stream, continuation) = AsyncStream<UHIDEvent>.makeStream()
         self.events = stream
         let state = self.state
         let reader = Thread {
-            Self.readLoop(fd: fd, state: state, continuation: continuation)
+            Self.readLoop(node: node, state: state, continuation: continuation)
         }
         reader.name = "uhid-reader"
         reader.start()
@@ -99,13 +76,12 @@ public final class UHIDDevice: Sendable {
 
     deinit {
         destroy()
-        close(descriptor)
+        node.close()
     }
 
     /// Sends one 64-byte input report to the host.
     public func send(_ report: [UInt8]) throws(UHIDError) {
-        let result = report.withUnsafeBufferPointer { CUHID_input2(descriptor, $0.baseAddress, $0.count) }
-        guard result == 0 else { throw .write(errno: -result) }
+        try node.send(report)
     }
 
     /// Removes the device (idempotent) and stops the reader.
@@ -114,19 +90,12 @@ public final class UHIDDevice: Sendable {
             defer { state = (true, true) }
             return !state.destroyed
         }
-        if first { _ = CUHID_destroy(descriptor) }
+        if first { node.destroy() }
     }
 
     /// The /dev/hidrawN node of this device, once the kernel made it (nil before or if unknown).
     public func hidrawPath(sysfs: String = "/sys/class/hidraw") -> String? {
-        guard let nodes = try? FileManager.default.contentsOfDirectory(atPath: sysfs) else { return nil }
-        for node in nodes.sorted() {
-            guard let uevent = try? String(contentsOfFile: "\(sysfs)/\(node)/device/uevent", encoding: .utf8) else {
-                continue
-            }
-            if uevent.split(separator: "\n").contains(Substring("HID_UNIQ=\(identity.uniq)")) { return "/dev/\(node)" }
-        }
-        return nil
+        hidrawNode(uniq: identity.uniq, sysfs: sysfs)?.path
     }
 
     /// Reads events until ``destroy()``. uhid has no flow control: the host's writes queue in the
@@ -134,41 +103,20 @@ public final class UHIDDevice: Sendable {
     /// while a host sends a long request (a 64-ID allow list is ~60 reports) without waiting. So
     /// after each wake-up the loop drains the queue with non-blocking reads, one syscall per
     /// event, and polls again only when it is empty.
-    private static func readLoop(fd: Int32, state: DeviceState, continuation: AsyncStream<UHIDEvent>.Continuation) {
+    private static func readLoop(node: UHIDNode, state: DeviceState, continuation: AsyncStream<UHIDEvent>.Continuation)
+    {
         defer { continuation.finish() }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while !state.value.withLock({ $0.stop }) {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var entry = pollfd(fd: node.descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&entry, 1, 100)
             if ready < 0 && errno != EINTR { return }
             guard ready > 0 else { continue }
-            while true {
-                var kind: Int32 = 0
-                var size = 0
-                let result = buffer.withUnsafeMutableBufferPointer {
-                    CUHID_read_event(fd, &kind, $0.baseAddress, $0.count, &size)
-                }
-                if result == -EINTR { continue }
-                if result == -EAGAIN || result == -EWOULDBLOCK { break }
-                guard result == 0 else { return }
-                switch Int(kind) {
-                case Int(CUHID_EVENT_START): continuation.yield(.start)
-                case Int(CUHID_EVENT_STOP): continuation.yield(.stop)
-                case Int(CUHID_EVENT_OPEN): continuation.yield(.open)
-                case Int(CUHID_EVENT_CLOSE): continuation.yield(.close)
-                case Int(CUHID_EVENT_OUTPUT):
-                    continuation.yield(.output(Self.stripReportID(Array(buffer[0..<size]))))
-                default: break
-                }
+            do {
+                while let event = try node.readEvent() { continuation.yield(event) }
+            } catch {
+                return
             }
         }
-    }
-
-    /// hidraw writes start with the report number (0: the descriptor has no report IDs), which
-    /// uhid passes on: 65 bytes become the 64-byte report.
-    static func stripReportID(_ data: [UInt8]) -> [UInt8] {
-        data.count == 65 && data[0] == 0 ? Array(data.dropFirst()) : data
     }
 }
 

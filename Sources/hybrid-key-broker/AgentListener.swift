@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The broker's `SOCK_SEQPACKET` Unix socket: from systemd's socket activation (`LISTEN_FDS`),
+/// or bound at a path (mode 0666: any local user may ask; the policy decides).
+enum AgentListener {
+    /// A datagram size no message reaches: anything longer is a violation.
+    static let receiveBufferSize = 512
+
+    /// The socket systemd passed (fd 3), if this process was socket-activated.
+    static func fromSystemd(environment: [String: String]) -> Int32? {
+        guard environment["LISTEN_PID"].flatMap({ Int32($0) }) == getpid(), environment["LISTEN_FDS"] == "1" else {
+            return nil
+        }
+        let fd: Int32 = 3
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        return fd
+    }
+
+    /// A new socket bound at `path` (a stale socket there is replaced).
+    static func bind(path: String) throws(BrokerError) -> Int32 {
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .system("bind \(path)", ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        var status = stat()
+        if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else { throw .system("bind \(path)", errno) }
+        guard chmod(path, 0o666) == 0 else { throw .system("chmod \(path)", errno) }
+        guard listen(fd, 16) == 0 else { throw .system("listen", errno) }
+        return fd
+    }
+
+    /// Accepts one agent: its socket and the uid the kernel recorded at connect (`SO_PEERCRED`).
+    static func accept(from listener: Int32) -> (fd: Int32, uid: UInt32)? {
+        let fd = Glibc.accept(listener, nil, nil)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        // struct ucred (socket(7)): pid_t pid, uid_t uid, gid_t gid; Glibc's module map hides it
+        // behind _GNU_SOURCE, so it is read as three 32-bit fields.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0,
+            size == MemoryLayout.size(ofValue: credentials)
+        else {
+            close(fd)
+            return nil
+        }
+        return (fd, credentials.uid)
+    }
+
+    /// What reading an agent's socket gave.
+    enum Received {
+        /// Nothing queued.
+        case nothing
+        /// The agent closed its end (or the socket failed).
+        case endOfStream
+        /// One datagram, whole.
+        case datagram([UInt8])
+        /// A datagram longer than any message: a violation.
+        case oversized
+    }
+
+    /// One datagram from an agent, without blocking.
+    static func receive(from fd: Int32) -> Received {
+        var buffer = [UInt8](repeating: 0, count: receiveBufferSize)
+        let count = buffer.withUnsafeMutableBytes {
+            recv(fd, $0.baseAddress, $0.count, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT))
+        }
+        if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? .nothing : .endOfStream }
+        if count == 0 { return .endOfStream }
+        return count > buffer.count ? .oversized : .datagram(Array(buffer[0..<count]))
+    }
+
+    /// Sends one datagram; false if the agent cannot take it (gone, or not reading).
+    static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+            == bytes.count
+    }
+}
+
+/// A failed system call of the broker itself.
+enum BrokerError: Error, CustomStringConvertible {
+    case system(String, Int32)
+
+    var description: String {
+        switch self {
+        case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
+        }
+    }
+}

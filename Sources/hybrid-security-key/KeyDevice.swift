@@ -1,0 +1,88 @@
+import Foundation
+import HybridKeyBroker
+import HybridSecurityKey
+import HybridUHID
+
+/// Where the key's reports go: the key broker's device (the default), or a uhid device this
+/// process opened itself (`--uhid`). Both as one stream of events for the command's loop.
+enum KeyDevice: Sendable {
+    case brokered(BrokeredKey)
+    case direct(UHIDDevice)
+
+    /// What happens to the key.
+    enum Event: Sendable {
+        /// The key exists at this hidraw node (nil if it could not be found).
+        case ready(hidraw: String?)
+        /// A program sent an output report.
+        case output([UInt8])
+        /// The last program closed the key.
+        case closed
+        /// No key now (`removed`: it was taken away, and requests in flight are void).
+        case unavailable(String, removed: Bool)
+        /// The broker is gone: this process cannot have a key any more.
+        case lost(String)
+    }
+
+    /// The device's events, in order.
+    func events() -> AsyncStream<Event> {
+        switch self {
+        case .brokered(let key):
+            return AsyncStream { continuation in
+                let task = Task {
+                    for await event in key.events {
+                        switch event {
+                        case .created(let hidraw): continuation.yield(.ready(hidraw: hidraw))
+                        case .output(let report): continuation.yield(.output(report))
+                        case .closed: continuation.yield(.closed)
+                        case .removed(let reason): continuation.yield(.unavailable(reason.description, removed: true))
+                        case .refused(let reason): continuation.yield(.unavailable(reason.description, removed: false))
+                        case .disconnected(let reason): continuation.yield(.lost(reason))
+                        }
+                    }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        case .direct(let device):
+            return AsyncStream { continuation in
+                let task = Task {
+                    for await event in device.events {
+                        switch event {
+                        case .start: continuation.yield(.ready(hidraw: await Self.hidrawPath(of: device)))
+                        case .output(let report): continuation.yield(.output(report))
+                        case .close: continuation.yield(.closed)
+                        case .open, .stop: break
+                        }
+                    }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
+    }
+
+    /// Sends one input report to the programs.
+    func send(_ report: [UInt8]) throws {
+        switch self {
+        case .brokered(let key): try key.send(report)
+        case .direct(let device): try device.send(report)
+        }
+    }
+
+    /// Removes the key (idempotent).
+    func remove() {
+        switch self {
+        case .brokered(let key): key.shutdown()
+        case .direct(let device): device.destroy()
+        }
+    }
+
+    /// The hidraw node appears just after UHID_START: the kernel gets a second to make it.
+    private static func hidrawPath(of device: UHIDDevice) async -> String? {
+        for _ in 0..<20 {
+            if let path = device.hidrawPath() { return path }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return device.hidrawPath()
+    }
+}
