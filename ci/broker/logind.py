@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Drives python-dbusmock's logind template (a fake systemd-logind on the guest's private system
+bus) for the key broker proof: `start` runs the mock with seat0, Bob's session c2 in the background
+and Alice's c1 active; `switch USER` makes USER's session the seat's active one, as logind does on a
+user switch (the old session's Active goes false, then the seat's ActiveSession changes, each with
+its PropertiesChanged signal); `lock USER` sets LockedHint. Not our code: dbusmock and python3-dbus
+are Debian's."""
+import subprocess
+import sys
+import time
+
+import dbus
+
+SESSIONS = {"alice": ("c1", 1001), "bob": ("c2", 1002)}
+BASE = "/org/freedesktop/login1"
+
+
+def mock(bus, path):
+    return dbus.Interface(bus.get_object("org.freedesktop.login1", path), "org.freedesktop.DBus.Mock")
+
+
+def start():
+    server = subprocess.Popen([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"],
+                              stdout=subprocess.DEVNULL)
+    bus = dbus.SystemBus()
+    for _ in range(200):
+        if bus.name_has_owner("org.freedesktop.login1"):
+            break
+        time.sleep(0.05)
+    else:
+        sys.exit("logind.py: the mock did not take org.freedesktop.login1")
+    main = mock(bus, BASE)
+    # AddSession makes each new session the seat's active one: Bob first, then Alice.
+    main.AddSession("c2", "seat0", dbus.UInt32(1002), "bob", False)
+    main.AddSession("c1", "seat0", dbus.UInt32(1001), "alice", True)
+    print(f"logind.py: mock pid {server.pid}, seat0 active session c1 (alice, uid 1001)", flush=True)
+
+
+def switch(user):
+    bus = dbus.SystemBus()
+    target, _ = SESSIONS[user]
+    for name, (session, _) in SESSIONS.items():
+        if session != target:
+            mock(bus, f"{BASE}/session/{session}").UpdateProperties(
+                "org.freedesktop.login1.Session", {"Active": False})
+    mock(bus, f"{BASE}/session/{target}").UpdateProperties("org.freedesktop.login1.Session", {"Active": True})
+    mock(bus, f"{BASE}/seat/seat0").UpdateProperties(
+        "org.freedesktop.login1.Seat",
+        {"ActiveSession": dbus.Struct((target, dbus.ObjectPath(f"{BASE}/session/{target}")), signature="so")})
+    print(f"logind.py: seat0 active session {target} ({user})", flush=True)
+
+
+def lock(user, locked):
+    bus = dbus.SystemBus()
+    session, _ = SESSIONS[user]
+    mock(bus, f"{BASE}/session/{session}").UpdateProperties(
+        "org.freedesktop.login1.Session", {"LockedHint": locked})
+    print(f"logind.py: {session} LockedHint={locked}", flush=True)
+
+
+if __name__ == "__main__":
+    command = sys.argv[1]
+    if command == "start":
+        start()
+    elif command == "switch":
+        switch(sys.argv[2])
+    elif command in ("lock", "unlock"):
+        lock(sys.argv[2], command == "lock")
+    else:
+        sys.exit(f"logind.py: unknown command {command}")
