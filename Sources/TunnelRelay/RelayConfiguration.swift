@@ -94,8 +94,16 @@ public struct RelayConfiguration: Sendable {
     public var metricsHost: String = "127.0.0.1"
     /// Every connection starts with a PROXY protocol v2 header (HAProxy `send-proxy-v2`) naming
     /// the client, and the per-address limits count that client instead of the proxy. A
-    /// connection without a valid header is closed. Turn on only behind a proxy that sends it.
+    /// connection without a valid header is closed, and so is every connection whose peer is not
+    /// in ``trustedProxies`` (with the default empty set: every connection). Turn on only behind a
+    /// proxy that sends it, and keep the instance's port unreachable except from the proxies.
     public var proxyProtocol: Bool = false
+    /// With ``proxyProtocol``, the peers allowed to connect and name a client in a PROXY header
+    /// (`--proxy-protocol-from`). A header is only a claim by whoever opened the connection: from
+    /// anyone else it could name any address, to take other clients' shares of the per-address
+    /// limits or to exhaust a victim address's share. Connections from other peers are closed
+    /// before anything is read from them. Empty (the default): nobody is trusted.
+    package var trustedProxies = TrustedProxySet()
 
     /// Paths of a PEM certificate chain and its private key.
     public struct TLSFiles: Sendable, Equatable {

@@ -35,6 +35,9 @@ public enum RelayRejection: String, Sendable, CaseIterable {
     /// ``RelayConfiguration/proxyProtocol`` is on and the connection did not start with a valid
     /// PROXY v2 header (closed without an answer).
     case missingProxyHeader = "missing_proxy_header"
+    /// ``RelayConfiguration/proxyProtocol`` is on and the connection came from a peer that is not
+    /// a trusted proxy (closed at accept, nothing read, no answer).
+    case untrustedProxy = "untrusted_proxy"
     /// Nothing here (a non-tunnel path such as `/favicon.ico`).
     case notFound = "not_found"
 
@@ -42,6 +45,7 @@ public enum RelayRejection: String, Sendable, CaseIterable {
     public var status: HTTPResponseStatus {
         switch self {
         case .badRequest, .badPath, .missingSubprotocol, .missingProxyHeader: .badRequest
+        case .untrustedProxy: .forbidden
         case .methodNotAllowed: .methodNotAllowed
         case .duplicateTunnel: .conflict
         case .unknownTunnel, .notFound: .notFound
@@ -70,6 +74,7 @@ public enum RelayRejection: String, Sendable, CaseIterable {
         case .shuttingDown: "relay is shutting down"
         case .handshakeTimeout: "request took too long"
         case .missingProxyHeader: "expected a PROXY protocol v2 header"
+        case .untrustedProxy: "not a trusted proxy"
         case .notFound: "not found"
         }
     }

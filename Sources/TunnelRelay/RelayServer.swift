@@ -240,7 +240,8 @@ func buildRelay(
         metadata: [
             "address": "\(server.localAddress)", "routing.prefix": "\(configuration.routingIDPrefix)",
             "metrics.address": "\(server.metricsAddress.map { "\($0)" } ?? "tunnel listener")",
-            "proxy_protocol": "\(configuration.proxyProtocol)",
+            "proxy_protocol":
+                "\(configuration.proxyProtocol ? "from " + configuration.trustedProxies.description : "off")",
         ]
     )
     return server
