@@ -85,7 +85,6 @@ struct RelayChannelInitializer: Sendable {
         var conditions = RelayRequestRouter.ConnectionConditions()
         conditions.shuttingDown = shuttingDown()
         conditions.draining = health.isDraining
-        conditions.metricsEnabled = relay.configuration.metricsEnabled && relay.configuration.metricsPort == nil
         if let tlsContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext)) }
         try Self.addRequestGate(to: channel, handshake: handshake, relay: relay, conditions: conditions)
         return true

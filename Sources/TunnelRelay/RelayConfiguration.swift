@@ -84,11 +84,15 @@ public struct RelayConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(30)
     /// Listen backlog.
     public var backlog: Int32 = 4096
-    /// Serve `/metrics` in Prometheus text format.
+    /// Serve `/metrics` in Prometheus text format on the ``metricsPort`` listener (`false` turns
+    /// that listener off too).
     public var metricsEnabled: Bool = true
     /// Serve `/metrics` on a listener of its own at ``metricsHost``:`metricsPort` (0: the OS
-    /// picks, see ``RelayServer/metricsPort``) and not on the tunnel listener, so that a load
-    /// balancer forwarding the tunnel port cannot expose it. `nil`: `/metrics` on the tunnel port.
+    /// picks, see ``RelayServer/metricsPort``). `nil` (the default): `/metrics` is not served.
+    /// It is never served on the tunnel listener: its counters (pending tunnels, rejects by
+    /// reason) tell anyone who can reach the public port how busy the relay is and how its limits
+    /// fare. There is no default metrics port because several instances often share a host (a
+    /// fleet behind HAProxy): any fixed port would collide, so the operator names one per instance.
     public var metricsPort: Int?
     /// Address of the metrics listener: loopback unless an operator opens it wider.
     public var metricsHost: String = "127.0.0.1"

@@ -92,7 +92,7 @@ enum RelayRoute: Equatable {
     case new(TunnelID)
     /// Upgrade and join the pending tunnel.
     case connect(RoutingID, TunnelID)
-    /// Answer `/healthz`: 200 while serving.
+    /// Answer `/healthz`: 200 `ok` while serving (the status only: no counts on the public port).
     case health
     /// Answer `/healthz` with 503: shutting down gracefully, send no new tunnels here.
     case draining
@@ -110,9 +110,8 @@ enum RelayRequestRouter {
         var shuttingDown = false
         /// Graceful shutdown has begun (``RelayHealth``): `/healthz` fails, the rest still works.
         var draining = false
-        var metricsEnabled = true
         /// The connection came to the metrics listener (``RelayConfiguration/metricsPort``),
-        /// which serves `/metrics` and nothing else.
+        /// which serves `/metrics` and nothing else. The tunnel listener never serves `/metrics`.
         var metricsListener = false
     }
 
@@ -126,9 +125,6 @@ enum RelayRequestRouter {
         if path == "/healthz" {
             guard head.method == .GET else { return .reject(.methodNotAllowed) }
             return conditions.draining || conditions.shuttingDown ? .draining : .health
-        }
-        if path == "/metrics" && conditions.metricsEnabled {
-            return head.method == .GET ? .metrics : .reject(.methodNotAllowed)
         }
         guard path.hasPrefix("/cable/") else { return .reject(.notFound) }
         guard head.method == .GET else { return .reject(.methodNotAllowed) }

@@ -239,7 +239,7 @@ func buildRelay(
         "relay listening",
         metadata: [
             "address": "\(server.localAddress)", "routing.prefix": "\(configuration.routingIDPrefix)",
-            "metrics.address": "\(server.metricsAddress.map { "\($0)" } ?? "tunnel listener")",
+            "metrics.address": "\(server.metricsAddress.map { "\($0)" } ?? "not served")",
             "proxy_protocol":
                 "\(configuration.proxyProtocol ? "from " + configuration.trustedProxies.description : "off")",
         ]

@@ -15,8 +15,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         discussion: """
             Authenticators open /cable/new/<tunnel ID> and get a routing ID in X-caBLE-Routing-ID; clients \
             open /cable/connect/<routing ID>/<tunnel ID>; the relay forwards binary WebSocket messages \
-            between them without reading them. /cable/contact answers 501. Also serves /healthz and \
-            /metrics (Prometheus; with --metrics-port on a loopback listener of its own instead). SIGTERM or SIGINT: /healthz answers 503 "draining" for --drain-delay \
+            between them without reading them. /cable/contact answers 501. Also serves /healthz ("ok", no \
+            counts) and, with --metrics-port, /metrics (Prometheus) on a loopback listener of its own, never \
+            on the tunnel port. SIGTERM or SIGINT: /healthz answers 503 "draining" for --drain-delay \
             while everything else still works (a load balancer stops sending new tunnels), then stop \
             accepting, let tunnels finish up to --shutdown-grace, then close them with code 1001.
 
@@ -176,12 +177,12 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Event-loop threads; 0 = one per CPU core. [env: TUNNEL_RELAY_EVENT_LOOPS]")
     var eventLoops: Int = env("EVENT_LOOPS").flatMap { Int($0) } ?? 0
 
-    @Flag(help: "Do not serve /metrics. [env: TUNNEL_RELAY_NO_METRICS=1]")
+    @Flag(help: "Do not serve /metrics, even with --metrics-port. [env: TUNNEL_RELAY_NO_METRICS=1]")
     var noMetrics: Bool = env("NO_METRICS") == "1"
 
     @Option(
         help:
-            "Serve /metrics on this port of --metrics-host only, not on the tunnel port (0: the OS picks). Use it behind a load balancer. [env: TUNNEL_RELAY_METRICS_PORT]"
+            "Serve /metrics on this port of --metrics-host (0: the OS picks); without it /metrics is not served. Never on the tunnel port. [env: TUNNEL_RELAY_METRICS_PORT]"
     )
     var metricsPort: Int?
 

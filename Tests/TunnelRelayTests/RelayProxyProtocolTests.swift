@@ -221,7 +221,13 @@ struct RelayMetricsListenerTests {
                 return String(decoding: await raw.readToEnd(), as: UTF8.self)
             }
             #expect(body.hasPrefix("HTTP/1.1 200"))
-            #expect(body.contains("relay_connections_open"))
+            for name in [
+                "relay_connections_open", "relay_tunnels_pending", "relay_tunnels_paired",
+                "relay_messages_forwarded_total", "relay_bytes_forwarded_total", "relay_rejects_total",
+                "relay_pairing_latency_seconds_bucket",
+            ] {
+                #expect(body.contains(name), "missing \(name)")
+            }
             // Nothing else there: no tunnels, no health.
             #expect(
                 try await RelayRejectionTests.status(port: metricsPort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
