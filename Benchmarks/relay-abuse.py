@@ -427,11 +427,13 @@ def metric(port, name):
 
 
 def start_relay(binary):
-    relay = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--log-level", "error"],
-                             stdout=subprocess.PIPE, text=True)
-    line = relay.stdout.readline()
-    port = int(line.strip().rsplit(":", 1)[1])
-    return relay, port
+    """The relay, its tunnel port and its metrics port (/metrics is served on a loopback listener
+    of its own, never on the tunnel port)."""
+    relay = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0",
+                              "--log-level", "error"], stdout=subprocess.PIPE, text=True)
+    port = int(relay.stdout.readline().strip().rsplit(":", 1)[1])   # listening on 127.0.0.1:P
+    metrics_port = int(relay.stdout.readline().strip().rsplit(":", 1)[1])   # metrics on 127.0.0.1:M
+    return relay, port, metrics_port
 
 
 def stop(process):
@@ -456,14 +458,14 @@ async def measure(port, seconds):
 
 
 def run_pattern(binary, name, attack_seconds, settle_seconds, source):
-    relay, port = start_relay(binary)
+    relay, port, metrics_port = start_relay(binary)
     attacker = None
     try:
         if name != "idle":
             attacker = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--attack", name, str(port), source])
             time.sleep(1.0)  # let the attack start before the ceremonies do
         times, failures, health = asyncio.run(measure(port, attack_seconds))
-        open_during = metric(port, "relay_connections_open")
+        open_during = metric(metrics_port, "relay_connections_open")
         if attacker:
             stop(attacker)
         peak = status_kib(relay.pid, "VmHWM")

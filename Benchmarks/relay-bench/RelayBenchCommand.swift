@@ -123,9 +123,9 @@ struct RelayBenchCommand: AsyncParsableCommand {
     }
 
     /// A relay instance's flags; behind deploy/haproxy.cfg (`behindHAProxy`) it reads the PROXY
-    /// v2 header HAProxy sends (`send-proxy-v2`).
+    /// v2 header HAProxy sends (`send-proxy-v2`), believed from HAProxy on loopback only.
     func relayArguments(prefix: Int, port: Int = 0, behindHAProxy: Bool = false) -> [String] {
-        (behindHAProxy ? ["--proxy-protocol"] : []) + [
+        (behindHAProxy ? ["--proxy-protocol", "--proxy-protocol-from", "127.0.0.1/32"] : []) + [
             "--host", "127.0.0.1", "--port", String(port), "--rate-per-ip", "0", "--log-level", "error",
             "--pending-ttl", "600", "--tunnel-lifetime", "3600", "--max-messages", "1000000000",
             "--max-bytes", "1000000000000", "--max-connections", "1000000", "--max-pending", "1000000",

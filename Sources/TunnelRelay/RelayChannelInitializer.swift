@@ -6,7 +6,8 @@ import NIOSSL
 /// Builds the pipeline of each accepted connection:
 /// `[PROXY v2] → [TLS] → RelayRequestGate`, which after a WebSocket upgrade becomes
 /// `[TLS] → RelayTunnelHandler`. With
-/// ``RelayConfiguration/proxyProtocol`` the per-address limits wait for the PROXY header
+/// ``RelayConfiguration/proxyProtocol`` a peer outside ``RelayConfiguration/trustedProxies`` is
+/// closed at accept, and for the others the per-address limits wait for the PROXY header
 /// (``RelayProxyProtocolHandler``); otherwise they apply at accept to the socket's peer.
 struct RelayChannelInitializer: Sendable {
     let relay: RelayContext
@@ -21,6 +22,12 @@ struct RelayChannelInitializer: Sendable {
         let handshake = RelayHandshake()
         if relay.tracker.track(channel) > configuration.maxConnections {
             return refuse(channel, .connectionLimit)
+        }
+        if configuration.proxyProtocol, !Self.isTrustedProxy(channel.remoteAddress, configuration: configuration) {
+            // Before reading anything: a PROXY header from this peer must not name a client.
+            relay.metrics.rejected(.untrustedProxy)
+            channel.close(promise: nil)
+            return
         }
         // The handshake timeout also bounds the wait for a PROXY header.
         Self.startHandshakeTimer(channel, handshake: handshake, relay: relay)
@@ -41,6 +48,12 @@ struct RelayChannelInitializer: Sendable {
                 }
             )
         )
+    }
+
+    /// Whether `peer` may send a PROXY header: one of ``RelayConfiguration/trustedProxies``.
+    static func isTrustedProxy(_ peer: SocketAddress?, configuration: RelayConfiguration) -> Bool {
+        guard let peer else { return false }
+        return configuration.trustedProxies.contains(peer)
     }
 
     /// The accepted socket's options, set directly (ServerBootstrap's child options would apply them
@@ -72,7 +85,6 @@ struct RelayChannelInitializer: Sendable {
         var conditions = RelayRequestRouter.ConnectionConditions()
         conditions.shuttingDown = shuttingDown()
         conditions.draining = health.isDraining
-        conditions.metricsEnabled = relay.configuration.metricsEnabled && relay.configuration.metricsPort == nil
         if let tlsContext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext)) }
         try Self.addRequestGate(to: channel, handshake: handshake, relay: relay, conditions: conditions)
         return true

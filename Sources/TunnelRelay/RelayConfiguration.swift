@@ -84,18 +84,30 @@ public struct RelayConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(30)
     /// Listen backlog.
     public var backlog: Int32 = 4096
-    /// Serve `/metrics` in Prometheus text format.
+    /// Serve `/metrics` in Prometheus text format on the ``metricsPort`` listener (`false` turns
+    /// that listener off too).
     public var metricsEnabled: Bool = true
     /// Serve `/metrics` on a listener of its own at ``metricsHost``:`metricsPort` (0: the OS
-    /// picks, see ``RelayServer/metricsPort``) and not on the tunnel listener, so that a load
-    /// balancer forwarding the tunnel port cannot expose it. `nil`: `/metrics` on the tunnel port.
+    /// picks, see ``RelayServer/metricsPort``). `nil` (the default): `/metrics` is not served.
+    /// It is never served on the tunnel listener: its counters (pending tunnels, rejects by
+    /// reason) tell anyone who can reach the public port how busy the relay is and how its limits
+    /// fare. There is no default metrics port because several instances often share a host (a
+    /// fleet behind HAProxy): any fixed port would collide, so the operator names one per instance.
     public var metricsPort: Int?
     /// Address of the metrics listener: loopback unless an operator opens it wider.
     public var metricsHost: String = "127.0.0.1"
     /// Every connection starts with a PROXY protocol v2 header (HAProxy `send-proxy-v2`) naming
     /// the client, and the per-address limits count that client instead of the proxy. A
-    /// connection without a valid header is closed. Turn on only behind a proxy that sends it.
+    /// connection without a valid header is closed, and so is every connection whose peer is not
+    /// in ``trustedProxies`` (with the default empty set: every connection). Turn on only behind a
+    /// proxy that sends it, and keep the instance's port unreachable except from the proxies.
     public var proxyProtocol: Bool = false
+    /// With ``proxyProtocol``, the peers allowed to connect and name a client in a PROXY header
+    /// (`--proxy-protocol-from`). A header is only a claim by whoever opened the connection: from
+    /// anyone else it could name any address, to take other clients' shares of the per-address
+    /// limits or to exhaust a victim address's share. Connections from other peers are closed
+    /// before anything is read from them. Empty (the default): nobody is trusted.
+    package var trustedProxies = TrustedProxySet()
 
     /// Paths of a PEM certificate chain and its private key.
     public struct TLSFiles: Sendable, Equatable {

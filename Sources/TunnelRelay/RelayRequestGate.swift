@@ -69,16 +69,12 @@ final class RelayRequestGate: ChannelInboundHandler, RemovableChannelHandler {
 
     private func handle(head: HTTPRequestHead, rest: ByteBuffer, channelContext: ChannelHandlerContext) {
         switch RelayRequestRouter.route(head, conditions: conditions) {
+        // The status only: `/healthz` is on the public port, and live counts are for `/metrics`
+        // on its loopback listener.
         case .health:
-            let counts = context.registry.counts
-            respond(
-                channelContext, status: .ok, body: Array("ok pending=\(counts.pending) paired=\(counts.paired)\n".utf8))
+            respond(channelContext, status: .ok, body: Array("ok\n".utf8))
         case .draining:
-            let counts = context.registry.counts
-            respond(
-                channelContext, status: .serviceUnavailable,
-                body: Array("draining pending=\(counts.pending) paired=\(counts.paired)\n".utf8)
-            )
+            respond(channelContext, status: .serviceUnavailable, body: Array("draining\n".utf8))
         case .metrics:
             respond(
                 channelContext, status: .ok, body: context.metrics.exposition(),

@@ -35,6 +35,9 @@ public enum RelayRejection: String, Sendable, CaseIterable {
     /// ``RelayConfiguration/proxyProtocol`` is on and the connection did not start with a valid
     /// PROXY v2 header (closed without an answer).
     case missingProxyHeader = "missing_proxy_header"
+    /// ``RelayConfiguration/proxyProtocol`` is on and the connection came from a peer that is not
+    /// a trusted proxy (closed at accept, nothing read, no answer).
+    case untrustedProxy = "untrusted_proxy"
     /// Nothing here (a non-tunnel path such as `/favicon.ico`).
     case notFound = "not_found"
 
@@ -42,6 +45,7 @@ public enum RelayRejection: String, Sendable, CaseIterable {
     public var status: HTTPResponseStatus {
         switch self {
         case .badRequest, .badPath, .missingSubprotocol, .missingProxyHeader: .badRequest
+        case .untrustedProxy: .forbidden
         case .methodNotAllowed: .methodNotAllowed
         case .duplicateTunnel: .conflict
         case .unknownTunnel, .notFound: .notFound
@@ -70,6 +74,7 @@ public enum RelayRejection: String, Sendable, CaseIterable {
         case .shuttingDown: "relay is shutting down"
         case .handshakeTimeout: "request took too long"
         case .missingProxyHeader: "expected a PROXY protocol v2 header"
+        case .untrustedProxy: "not a trusted proxy"
         case .notFound: "not found"
         }
     }
@@ -87,7 +92,7 @@ enum RelayRoute: Equatable {
     case new(TunnelID)
     /// Upgrade and join the pending tunnel.
     case connect(RoutingID, TunnelID)
-    /// Answer `/healthz`: 200 while serving.
+    /// Answer `/healthz`: 200 `ok` while serving (the status only: no counts on the public port).
     case health
     /// Answer `/healthz` with 503: shutting down gracefully, send no new tunnels here.
     case draining
@@ -105,9 +110,8 @@ enum RelayRequestRouter {
         var shuttingDown = false
         /// Graceful shutdown has begun (``RelayHealth``): `/healthz` fails, the rest still works.
         var draining = false
-        var metricsEnabled = true
         /// The connection came to the metrics listener (``RelayConfiguration/metricsPort``),
-        /// which serves `/metrics` and nothing else.
+        /// which serves `/metrics` and nothing else. The tunnel listener never serves `/metrics`.
         var metricsListener = false
     }
 
@@ -121,9 +125,6 @@ enum RelayRequestRouter {
         if path == "/healthz" {
             guard head.method == .GET else { return .reject(.methodNotAllowed) }
             return conditions.draining || conditions.shuttingDown ? .draining : .health
-        }
-        if path == "/metrics" && conditions.metricsEnabled {
-            return head.method == .GET ? .metrics : .reject(.methodNotAllowed)
         }
         guard path.hasPrefix("/cable/") else { return .reject(.notFound) }
         guard head.method == .GET else { return .reject(.methodNotAllowed) }

@@ -239,8 +239,9 @@ func buildRelay(
         "relay listening",
         metadata: [
             "address": "\(server.localAddress)", "routing.prefix": "\(configuration.routingIDPrefix)",
-            "metrics.address": "\(server.metricsAddress.map { "\($0)" } ?? "tunnel listener")",
-            "proxy_protocol": "\(configuration.proxyProtocol)",
+            "metrics.address": "\(server.metricsAddress.map { "\($0)" } ?? "not served")",
+            "proxy_protocol":
+                "\(configuration.proxyProtocol ? "from " + configuration.trustedProxies.description : "off")",
         ]
     )
     return server

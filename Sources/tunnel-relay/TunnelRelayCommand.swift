@@ -15,8 +15,9 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         discussion: """
             Authenticators open /cable/new/<tunnel ID> and get a routing ID in X-caBLE-Routing-ID; clients \
             open /cable/connect/<routing ID>/<tunnel ID>; the relay forwards binary WebSocket messages \
-            between them without reading them. /cable/contact answers 501. Also serves /healthz and \
-            /metrics (Prometheus; with --metrics-port on a loopback listener of its own instead). SIGTERM or SIGINT: /healthz answers 503 "draining" for --drain-delay \
+            between them without reading them. /cable/contact answers 501. Also serves /healthz ("ok", no \
+            counts) and, with --metrics-port, /metrics (Prometheus) on a loopback listener of its own, never \
+            on the tunnel port. SIGTERM or SIGINT: /healthz answers 503 "draining" for --drain-delay \
             while everything else still works (a load balancer stops sending new tunnels), then stop \
             accepting, let tunnels finish up to --shutdown-grace, then close them with code 1001.
 
@@ -28,7 +29,8 @@ struct TunnelRelayCommand: AsyncParsableCommand {
             connection and pending-tunnel caps default to values derived from it: connections = limit - \
             max(32, 2 %), per IP address 1/16 of that (8-4096); pending tunnels = connections / 2, per IP \
             1/64 of that (4-1024). An IPv6 client counts by its /64 prefix. Behind HAProxy, --proxy-protocol \
-            (with send-proxy-v2) makes the per-IP limits count the real client instead of the proxy. \
+            (with send-proxy-v2) makes the per-IP limits count the real client instead of the proxy; \
+            --proxy-protocol-from names the proxies, and connections from anyone else are closed. \
             Connections beyond a cap or the rate limit are answered at once and closed. \
             The relay stops reading from a socket while its peer's socket is full, while its own socket is \
             full (then it answers no pings), and while its pre-pairing queue is full; a client that never \
@@ -175,12 +177,12 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     @Option(help: "Event-loop threads; 0 = one per CPU core. [env: TUNNEL_RELAY_EVENT_LOOPS]")
     var eventLoops: Int = env("EVENT_LOOPS").flatMap { Int($0) } ?? 0
 
-    @Flag(help: "Do not serve /metrics. [env: TUNNEL_RELAY_NO_METRICS=1]")
+    @Flag(help: "Do not serve /metrics, even with --metrics-port. [env: TUNNEL_RELAY_NO_METRICS=1]")
     var noMetrics: Bool = env("NO_METRICS") == "1"
 
     @Option(
         help:
-            "Serve /metrics on this port of --metrics-host only, not on the tunnel port (0: the OS picks). Use it behind a load balancer. [env: TUNNEL_RELAY_METRICS_PORT]"
+            "Serve /metrics on this port of --metrics-host (0: the OS picks); without it /metrics is not served. Never on the tunnel port. [env: TUNNEL_RELAY_METRICS_PORT]"
     )
     var metricsPort: Int?
 
@@ -189,9 +191,17 @@ struct TunnelRelayCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Every connection starts with a PROXY protocol v2 header (HAProxy send-proxy-v2); per-IP limits count the client it names. Connections without one are closed. [env: TUNNEL_RELAY_PROXY_PROTOCOL=1]"
+            "Every connection starts with a PROXY protocol v2 header (HAProxy send-proxy-v2); per-IP limits count the client it names. Connections without one are closed. Needs --proxy-protocol-from. [env: TUNNEL_RELAY_PROXY_PROTOCOL=1]"
     )
     var proxyProtocol: Bool = env("PROXY_PROTOCOL") == "1"
+
+    @Option(
+        name: .customLong("proxy-protocol-from"),
+        help: ArgumentHelp(
+            "The proxies allowed to send PROXY headers, as IPv4/IPv6 CIDR blocks (a bare address is one host), e.g. 127.0.0.1/32 or 10.0.0.0/8,fd00::/8; connections from any other peer are closed unread. Keep the port unreachable except from them. [env: TUNNEL_RELAY_PROXY_PROTOCOL_FROM]",
+            valueName: "CIDR[,CIDR...]")
+    )
+    var proxyProtocolFrom: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: TUNNEL_RELAY_LOG_LEVEL]")
     var logLevel: String = env("LOG_LEVEL") ?? "info"
@@ -212,6 +222,8 @@ struct TunnelRelayCommand: AsyncParsableCommand {
     }
     /// `--metrics-port`, else `TUNNEL_RELAY_METRICS_PORT`.
     private var metricsPortValue: Int? { metricsPort ?? env("METRICS_PORT").flatMap { Int($0) } }
+    /// `--proxy-protocol-from`, else `TUNNEL_RELAY_PROXY_PROTOCOL_FROM`.
+    private var proxyProtocolFromValue: String? { proxyProtocolFrom ?? env("PROXY_PROTOCOL_FROM") }
 
     func validate() throws {
         guard (tlsCertificatePath == nil) == (tlsKeyPath == nil) else {
@@ -242,6 +254,7 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         guard maxPendingPerIPValue ?? 0 >= 0, maxConnectionsPerIPValue ?? 0 >= 0 else {
             throw ValidationError("per-IP limits must be 0 (no cap) or positive")
         }
+        _ = try trustedProxies()
     }
 
     /// The relay configuration these flags describe.
@@ -279,7 +292,29 @@ struct TunnelRelayCommand: AsyncParsableCommand {
         configuration.metricsPort = metricsPortValue
         configuration.metricsHost = metricsHost
         configuration.proxyProtocol = proxyProtocol
+        // validate() has parsed it already.
+        configuration.trustedProxies = (try? trustedProxies()) ?? TrustedProxySet()
         return configuration
+    }
+
+    /// The proxies of `--proxy-protocol-from`. `--proxy-protocol` without them is refused: it
+    /// would either trust nobody (every connection closed) or, as it once did, anybody (any
+    /// peer could name any client address to the per-IP limits).
+    private func trustedProxies() throws -> TrustedProxySet {
+        guard let list = proxyProtocolFromValue else {
+            guard !proxyProtocol else {
+                throw ValidationError(
+                    "--proxy-protocol needs --proxy-protocol-from CIDR[,CIDR...]: the proxies whose PROXY headers are believed (e.g. 127.0.0.1/32)"
+                )
+            }
+            return TrustedProxySet()
+        }
+        guard proxyProtocol else { throw ValidationError("--proxy-protocol-from is only used with --proxy-protocol") }
+        do {
+            return try TrustedProxySet(parsing: list)
+        } catch {
+            throw ValidationError("--proxy-protocol-from: \(error)")
+        }
     }
 
     func run() async throws {

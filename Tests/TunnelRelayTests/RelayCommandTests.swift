@@ -54,6 +54,32 @@ struct RelayCommandTests {
         #expect(throws: (any Error).self) { try TunnelRelayCommand.parse(["--drain-delay", "-1"]) }
     }
 
+    /// `--proxy-protocol` names the proxies it believes; without `--proxy-protocol-from` it is
+    /// refused at start, and a bad entry is named in the message.
+    @Test func proxyProtocolNeedsItsProxies() throws {
+        let command = try TunnelRelayCommand.parse([
+            "--proxy-protocol", "--proxy-protocol-from", "127.0.0.1/32, 10.0.0.0/8,fd00::/8",
+        ])
+        let configuration = command.relayConfiguration
+        #expect(configuration.proxyProtocol)
+        #expect(configuration.trustedProxies.description == "127.0.0.1/32,10.0.0.0/8,fd00::/8")
+        #expect(try TunnelRelayCommand.parse([]).relayConfiguration.trustedProxies.isEmpty)
+
+        func refusal(_ arguments: [String]) -> String {
+            do {
+                _ = try TunnelRelayCommand.parse(arguments)
+                return "accepted"
+            } catch {
+                return TunnelRelayCommand.message(for: error)
+            }
+        }
+        #expect(refusal(["--proxy-protocol"]).contains("--proxy-protocol needs --proxy-protocol-from"))
+        #expect(refusal(["--proxy-protocol-from", "127.0.0.1"]).contains("only used with --proxy-protocol"))
+        let bad = refusal(["--proxy-protocol", "--proxy-protocol-from", "127.0.0.1/32,10.0.0.1/8"])
+        #expect(bad.contains("--proxy-protocol-from: '10.0.0.1/8' has bits set after its prefix"), "\(bad)")
+        #expect(refusal(["--proxy-protocol", "--proxy-protocol-from", ""]).contains("no proxy named"))
+    }
+
     /// The built binary: prints `listening on H:P`, serves a tunnel, exits 0 on SIGTERM.
     @Test func binarySmokeTest() async throws {
         let process = try Self.relayProcess(["--log-level", "error"])

@@ -202,21 +202,36 @@ struct RelayRejectionTests {
         }
     }
 
-    @Test func healthAndMetrics() async throws {
-        try await RelayTest.withRelay { _, origin async throws in
+    /// `/metrics` is not on the tunnel port, whatever the configuration: by default it is not
+    /// served at all (``RelayConfiguration/metricsPort`` is `nil`), with a metrics port it is
+    /// served there only (``RelayMetricsListenerTests``).
+    @Test(arguments: [nil, 0] as [Int?])
+    func metricsAreNotOnTheTunnelPort(metricsPort: Int?) async throws {
+        try await RelayTest.withRelay({ $0.metricsPort = metricsPort }) { relay, origin async throws in
+            #expect((relay.metricsPort != nil) == (metricsPort != nil))
             let text = try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 try await raw.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
                 return String(decoding: await raw.readToEnd(), as: UTF8.self)
             }
-            #expect(text.httpStatus == 200)
-            for name in [
-                "relay_tunnels_pending", "relay_tunnels_paired", "relay_messages_forwarded_total",
-                "relay_bytes_forwarded_total", "relay_rejects_total", "relay_pairing_latency_seconds_bucket",
-            ] {
-                #expect(text.contains(name), "missing \(name)")
+            #expect(text.httpStatus == 404)
+            #expect(!text.contains("relay_"), "metrics on the tunnel port")
+        }
+    }
+
+    /// `/healthz` on the public port is the status alone: `ok`, no counts of tunnels, even with a
+    /// tunnel pending.
+    @Test func healthCarriesNoCounts() async throws {
+        try await RelayTest.withRelay { relay, origin async throws in
+            try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, RelayTest.randomTunnelID())) {
+                _ async throws in
+                #expect(relay.tunnelCounts.pending == 1)
+                let answer = try await RawConnection.with(port: origin.effectivePort) { raw async throws in
+                    try await raw.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                    return String(decoding: await raw.readToEnd(), as: UTF8.self)
+                }
+                #expect(answer.httpStatus == 200)
+                #expect(answer.split(separator: "\r\n\r\n", maxSplits: 1).last == "ok\n")
             }
-            #expect(
-                try await Self.status(port: origin.effectivePort, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 200)
         }
     }
 }

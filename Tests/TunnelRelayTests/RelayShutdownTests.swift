@@ -102,7 +102,7 @@ struct RelayShutdownTests {
             tasks.addTask { try await services.run() }
             let before = try await Self.health(port: relay.port)
             #expect(before.status == 200)
-            #expect(before.body.hasPrefix("ok"))
+            #expect(before.body == "ok\n")
             #expect(!relay.isDraining)
 
             await services.triggerGracefulShutdown()
@@ -110,7 +110,7 @@ struct RelayShutdownTests {
             while !relay.isDraining { await Task.yield() }
             let during = try await Self.health(port: relay.port)
             #expect(during.status == 503)
-            #expect(during.body.hasPrefix("draining"))
+            #expect(during.body == "draining\n")
 
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in

@@ -34,8 +34,9 @@ final class RelayInstanceProcess: @unchecked Sendable {
         process.arguments = [
             "--host", "127.0.0.1", "--port", String(port), "--routing-prefix", String(routingPrefix),
             "--rate-per-ip", "0", "--max-connections-per-ip", "0", "--max-pending-per-ip", "0",
-            // deploy/haproxy.cfg sends a PROXY v2 header on every connection.
-            "--proxy-protocol", "--drain-delay", String(drainDelay), "--shutdown-grace", "60",
+            // deploy/haproxy.cfg sends a PROXY v2 header on every connection, from loopback here.
+            "--proxy-protocol", "--proxy-protocol-from", "127.0.0.1/32", "--drain-delay", String(drainDelay),
+            "--shutdown-grace", "60",
             "--log-level", "error",
         ]
         let output = Pipe()
