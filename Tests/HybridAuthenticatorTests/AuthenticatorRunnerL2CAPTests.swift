@@ -4,6 +4,7 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
 import HybridTransport
+import Logging
 import Synchronization
 import TestLoopbackRelay
 import TestManualClock
@@ -82,13 +83,49 @@ struct AuthenticatorRunnerL2CAPTests {
         withExtendedLifetime(silent) {}
     }
 
+    /// A stranger's flood before any authentication, on every place the phone serves at once: a
+    /// valid P-256 point (what msg1 starts with), then CRLF pairs, with each channel kept open.
+    /// Unbounded, every CRLF is a trial decryption of everything before it (quadratic work on the
+    /// cooperative pool, and the channel stays). msg1 is exactly 81 bytes, so each stranger costs
+    /// one trial and its channel is dropped once 83 bytes are in: the four drops (counted in the
+    /// run's log, with the typed error) free the places, and the client is served, while the
+    /// first-message deadline's clock never moves.
+    @Test func aCRLFFloodBeforeTheHandshakeGetsTheChannelDropped() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let source = try SocketPairSource(psm: 0x0087)
+        let point = P256.KeyAgreement.PrivateKey().publicKey.x963Representation
+        let flood = Array(point) + Array(repeating: [UInt8]([0x0D, 0x0A]), count: 1000).joined()
+        let strangers = try (0..<4).map { _ in try source.connect() }
+        for stranger in strangers {
+            for offset in stride(from: 0, to: flood.count, by: 64) {
+                try stranger.write(Array(flood[offset..<min(offset + 64, flood.count)]))
+            }
+        }
+        let clock = ManualClock()
+        let log = LogRecorder()
+        let events = EventLog()
+        let (summary, response, _) = try await Self.sessionWithoutRelay(
+            harness: harness, source: source, events: events, clock: clock, logger: log.logger)
+        #expect(summary.served)
+        #expect(response.first == 0x00)
+        let drops = log.messages.filter { $0.message == "a channel failed before the client's first message" }
+        #expect(drops.count == 4)
+        #expect(drops.allSatisfy { $0.error == "\(L2CAPFramingError.expectedMessageNotFound(length: 81))" })
+        for stranger in strangers {
+            // Shut by the phone: what is left to read ends in end-of-file.
+            while let sdu = try stranger.read(timeoutMilliseconds: -1), !sdu.isEmpty {}
+        }
+    }
+
     /// A makeCredential over `source`'s channels with no relay reachable (nothing listens on port
     /// 1): the runner (its timers on `clock`, if given) and a ``TestClient`` that offers L2CAP, run
     /// together.
     private static func sessionWithoutRelay(
-        harness: RunnerHarness, source: SocketPairSource, events: EventLog, clock: ManualClock? = nil
+        harness: RunnerHarness, source: SocketPairSource, events: EventLog, clock: ManualClock? = nil,
+        logger: Logger = quietLogger
     ) async throws -> (AuthenticatorRunSummary, response: [UInt8], psm: UInt16) {
-        var runner = harness.runner(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1"))
+        var runner = harness.runner(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1"), logger: logger)
         if let clock { runner.tap.clock = clock }
         runner.listenL2CAP = { _ in source }
         let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
@@ -166,6 +203,40 @@ struct AuthenticatorRunnerL2CAPTests {
     }
 }
 
+/// Records what a run logs (message and `error` metadata), at every level.
+final class LogRecorder: Sendable {
+    struct Entry: Sendable {
+        var message: String
+        var error: String?
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    var messages: [Entry] { entries.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "recorded") { _ in Handler(recorder: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let entry = Entry(message: "\(event.message)", error: event.metadata?["error"].map { "\($0)" })
+            recorder.entries.withLock { $0.append(entry) }
+        }
+    }
+}
+
 /// An L2CAP "listener" over `AF_UNIX` socket pairs: ``connect()`` is the client opening the channel.
 final class SocketPairSource: L2CAPChannelSource {
     let psm: UInt16
@@ -227,10 +298,12 @@ extension TestClient {
         while !session.isFinished {
             let snapshot = session
             guard
-                let message = try await stream.receive(accepting: { candidate in
-                    var trial = snapshot
-                    return (try? trial.messageReceived(candidate)) != nil
-                })
+                let message = try await stream.receive(
+                    expecting: .next(handshakeDone: session.handshakeHash != nil),
+                    accepting: { candidate in
+                        var trial = snapshot
+                        return (try? trial.messageReceived(candidate)) != nil
+                    })
             else { throw TestFailure("the phone closed the channel early") }
             for action in try session.messageReceived(message) {
                 switch action {

@@ -202,12 +202,13 @@ struct RunnerHarness {
 
     func runner(
         relay: TunnelServerOrigin?, store: any PasskeyStore = InMemoryPasskeyStore(),
-        user: any UserInteraction = ScriptedUser(), options: AuthenticatorRunner.Options? = nil
+        user: any UserInteraction = ScriptedUser(), options: AuthenticatorRunner.Options? = nil,
+        logger: Logger = quietLogger
     ) -> AuthenticatorRunner {
         AuthenticatorRunner(
             options: options ?? self.options(relay: relay),
             authenticator: CTAPAuthenticator(store: store, userInteraction: user, logger: quietLogger),
-            advertiser: advertiser, logger: quietLogger)
+            advertiser: advertiser, logger: logger)
     }
 
     /// Starts scanning the air (so no advert is missed), then runs the runner and the client together.

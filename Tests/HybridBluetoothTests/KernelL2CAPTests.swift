@@ -76,10 +76,12 @@ struct KernelL2CAPTests {
         var phoneFinished = false
         for _ in 0..<200 where !(client.isFinished && phoneFinished) {
             if !phoneFinished,
-                let message = try phoneSide.receive(accepting: {
-                    var trial = phone
-                    return (try? trial.messageReceived($0)) != nil
-                })
+                let message = try phoneSide.receive(
+                    expecting: .next(handshakeDone: phone.handshakeHash != nil),
+                    accepting: {
+                        var trial = phone
+                        return (try? trial.messageReceived($0)) != nil
+                    })
             {
                 for action in try phone.messageReceived(message) {
                     switch action {
@@ -95,10 +97,12 @@ struct KernelL2CAPTests {
                 }
             }
             if !client.isFinished,
-                let message = try clientSide.receive(accepting: {
-                    var trial = client
-                    return (try? trial.messageReceived($0)) != nil
-                })
+                let message = try clientSide.receive(
+                    expecting: .next(handshakeDone: client.handshakeHash != nil),
+                    accepting: {
+                        var trial = client
+                        return (try? trial.messageReceived($0)) != nil
+                    })
             {
                 for action in try client.messageReceived(message) {
                     switch action {
@@ -211,9 +215,9 @@ private struct FramedChannel {
     }
 
     /// The next message `accept` takes, reading SDUs until 20 ms pass with nothing new.
-    mutating func receive(accepting accept: ([UInt8]) -> Bool) throws -> [UInt8]? {
+    mutating func receive(expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool) throws -> [UInt8]? {
         while true {
-            if let message = deframer.nextMessage(accepting: accept) { return message }
+            if let message = try deframer.nextMessage(expecting: shape, accepting: accept) { return message }
             guard let sdu = try channel.read(timeoutMilliseconds: 20), !sdu.isEmpty else { return nil }
             try deframer.append(sdu)
         }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HybridAuthenticator
 import HybridBluetooth
@@ -124,6 +125,60 @@ import Testing
         }
         guard case .registration = try outcome.response() else { throw TestFailure("not a registration") }
         #expect(outcome.events.contains(.channel(.tunnel)) && !outcome.events.contains(.channel(.l2cap)))
+    }
+
+    /// What a stranger does on the channel the client opened to it: the advert's PSM suffix is not
+    /// covered by its tag (§3.4), so anyone can re-broadcast the phone's advert with a PSM of its own.
+    enum Stranger: String, CaseIterable, Sendable {
+        /// Closes the channel at once.
+        case closes
+        /// Sends 81 bytes that are no msg2, and CRLF, then closes.
+        case answersGarbage
+        /// Sends a valid P-256 point, then CRLF pairs, and keeps the channel open.
+        case floods
+
+        /// Does it on `channel`, the stranger's end; returns it if it is to stay open.
+        func act(on channel: L2CAPChannel) throws -> L2CAPChannel? {
+            switch self {
+            case .closes:
+                channel.shutDown()
+                return nil
+            case .answersGarbage:
+                try channel.write([UInt8](repeating: 0x04, count: 81) + [0x0D, 0x0A])
+                channel.shutDown()
+                return nil
+            case .floods:
+                let point = Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation)
+                try channel.write(point + Array(repeating: [UInt8]([0x0D, 0x0A]), count: 200).joined())
+                return channel
+            }
+        }
+    }
+
+    /// The L2CAP channel opens, to a stranger, and fails before the handshake completes: under
+    /// `auto` the client then registers over the tunnel (nothing was revealed yet; the phone waits
+    /// there too).
+    @Test(arguments: Stranger.allCases)
+    func autoFallsBackToTheTunnelWhenTheL2CAPChannelFailsBeforeTheHandshake(stranger: Stranger) async throws {
+        let air = try LoopbackCeremony.freshAir()
+        let kept = LockedValue<L2CAPChannel?>(nil)
+        let outcome = try await LoopbackRelay.with { relay in
+            let options = Self.options(air: air, relay: relay, mode: .auto) { _, _, _ in
+                let (clientEnd, strangerEnd) = try Self.channelPair()
+                kept.set(try stranger.act(on: strangerEnd))
+                return clientEnd
+            }
+            var phone = TestAuthenticator(relay: relay, air: air)
+            phone.l2capPSM = Self.psm
+            return try await LoopbackCeremony.run(
+                try LoopbackCeremonyTests.registration(), options: options, authenticator: phone)
+        }
+        guard case .registration = try outcome.response() else { throw TestFailure("not a registration") }
+        #expect(try outcome.authenticator?.get().shutdownReceived == true)
+        let l2cap = try #require(outcome.events.firstIndex(of: .channel(.l2cap)))
+        let tunnel = try #require(outcome.events.firstIndex(of: .channel(.tunnel)))
+        #expect(l2cap < tunnel)
+        withExtendedLifetime(kept) {}
     }
 
     @Test func l2capModeDoesNotFallBack() async throws {

@@ -90,16 +90,20 @@ import Testing
         var offered: [[UInt8]] = []
         try deframer.append([0x01, 0x0D, 0x0A, 0x02])
         #expect(
-            deframer.nextMessage(accepting: {
-                offered.append($0)
-                return $0.count == 4
-            }) == nil)
+            try deframer.nextMessage(
+                expecting: .atLeast(0),
+                accepting: {
+                    offered.append($0)
+                    return $0.count == 4
+                }) == nil)
         try deframer.append([0x0D, 0x0A])
         #expect(
-            deframer.nextMessage(accepting: {
-                offered.append($0)
-                return $0.count == 4
-            }) == [0x01, 0x0D, 0x0A, 0x02])
+            try deframer.nextMessage(
+                expecting: .atLeast(0),
+                accepting: {
+                    offered.append($0)
+                    return $0.count == 4
+                }) == [0x01, 0x0D, 0x0A, 0x02])
         #expect(offered == [[0x01], [0x01, 0x0D, 0x0A, 0x02]])
     }
 
@@ -125,10 +129,12 @@ import Testing
 
         var deframer = L2CAPMessageDeframer()
         try deframer.append(L2CAPFraming.frame(ciphertext))
-        let message = deframer.nextMessage(accepting: { candidate in
-            var trial = receiver
-            return (try? trial.decrypt(candidate)) != nil
-        })
+        let message = try deframer.nextMessage(
+            expecting: .transportFrame,
+            accepting: { candidate in
+                var trial = receiver
+                return (try? trial.decrypt(candidate)) != nil
+            })
         #expect(message == ciphertext)
         var opener = receiver
         #expect(try opener.decrypt(try #require(message)) == plaintext)
@@ -148,7 +154,9 @@ import Testing
                 try deframer.append(stream[offset..<end])
                 offset = end
                 // Accept a cut only where the expected next message ends: the stand-in for AEAD.
-                while let message = deframer.nextMessage(accepting: { $0 == messages[got.count] }) {
+                while let message = try deframer.nextMessage(
+                    expecting: .atLeast(0), accepting: { $0 == messages[got.count] })
+                {
                     got.append(message)
                 }
             }

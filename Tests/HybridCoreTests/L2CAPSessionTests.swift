@@ -91,10 +91,13 @@ import Testing
         var rounds = 0
         while !(client.isFinished && phoneFinished), rounds < 20 {
             rounds += 1
-            if let message = try phoneEnd.receive(accepting: {
-                var trial = phone
-                return (try? trial.messageReceived($0)) != nil
-            }) {
+            if let message = try phoneEnd.receive(
+                expecting: .next(handshakeDone: phone.handshakeHash != nil),
+                accepting: {
+                    var trial = phone
+                    return (try? trial.messageReceived($0)) != nil
+                })
+            {
                 for action in try phone.messageReceived(message) {
                     switch action {
                     case .send(let bytes): try phoneEnd.send(bytes)
@@ -109,10 +112,12 @@ import Testing
                 }
             }
             if !client.isFinished,
-                let message = try clientEnd.receive(accepting: {
-                    var trial = client
-                    return (try? trial.messageReceived($0)) != nil
-                })
+                let message = try clientEnd.receive(
+                    expecting: .next(handshakeDone: client.handshakeHash != nil),
+                    accepting: {
+                        var trial = client
+                        return (try? trial.messageReceived($0)) != nil
+                    })
             {
                 for action in try client.messageReceived(message) {
                     switch action {
@@ -177,9 +182,9 @@ private struct FramedSocket {
     }
 
     /// The next message `accept` takes, reading without blocking until none is left to read.
-    mutating func receive(accepting accept: ([UInt8]) -> Bool) throws -> [UInt8]? {
+    mutating func receive(expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool) throws -> [UInt8]? {
         while true {
-            if let message = deframer.nextMessage(accepting: accept) { return message }
+            if let message = try deframer.nextMessage(expecting: shape, accepting: accept) { return message }
             var buffer = [UInt8](repeating: 0, count: 512)
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             guard count > 0 else { return nil }

@@ -11,10 +11,11 @@ protocol ClientChannel {
     /// that it stands for the client only once a message authenticates. Only the client can reach
     /// the tunnel (its ID derives from the QR secret).
     var anyoneCanOpen: Bool { get }
-    /// The next message from the client, or `nil` once it closed. `accept` says whether a
-    /// candidate is a whole message (the session can open it); only a channel whose framing is
-    /// ambiguous (L2CAP's CRLF, §10.9) asks.
-    mutating func next(accepting accept: ([UInt8]) -> Bool) async throws -> [UInt8]?
+    /// The next message from the client, or `nil` once it closed. `shape` is what the message can
+    /// be and `accept` says whether a candidate is a whole message (the session can open it); only
+    /// a channel whose framing is ambiguous (L2CAP's CRLF, §10.9) asks.
+    mutating func next(expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool) async throws
+        -> [UInt8]?
     /// Sends one session message.
     func send(_ message: [UInt8]) async throws
     /// Closes the channel, waiting at most `timeout` for the other end to agree.
@@ -40,7 +41,9 @@ struct TunnelClientChannel: ClientChannel {
     var kind: DataChannelKind { .tunnel }
     var anyoneCanOpen: Bool { false }
 
-    mutating func next(accepting _: ([UInt8]) -> Bool) async throws -> [UInt8]? { try await messages.next() }
+    mutating func next(expecting _: L2CAPMessageShape, accepting _: ([UInt8]) -> Bool) async throws -> [UInt8]? {
+        try await messages.next()
+    }
 
     func send(_ message: [UInt8]) async throws { try await connection.send(message) }
 
@@ -67,8 +70,10 @@ struct L2CAPClientChannel: ClientChannel {
     var kind: DataChannelKind { .l2cap }
     var anyoneCanOpen: Bool { true }
 
-    mutating func next(accepting accept: ([UInt8]) -> Bool) async throws -> [UInt8]? {
-        try await stream.receive(accepting: accept)
+    mutating func next(expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool) async throws
+        -> [UInt8]?
+    {
+        try await stream.receive(expecting: shape, accepting: accept)
     }
 
     func send(_ message: [UInt8]) async throws { try await stream.send(message) }
@@ -80,7 +85,7 @@ struct L2CAPClientChannel: ClientChannel {
 
     var whenClosed: @Sendable () async -> Void { stream.whenClosed }
 
-    /// Shuts the channel down from any task (the reader then ends ``next(accepting:)``).
+    /// Shuts the channel down from any task (the reader then ends ``next(expecting:accepting:)``).
     var abort: @Sendable () -> Void { stream.closer }
 
     func closedEarly(clientConnected: Bool) async -> AuthenticatorRunnerError {

@@ -59,7 +59,9 @@ struct ClientServeLoop<Channel: ClientChannel> {
     }
 
     private mutating func serve() async throws -> AuthenticatorRunSummary? {
-        while let message = try await channel.next(accepting: acceptsMessage) {
+        while let message = try await channel.next(
+            expecting: .next(handshakeDone: session.handshakeHash != nil), accepting: acceptsMessage)
+        {
             if !hasClient {
                 guard firstMessageArrived() else { return nil }
                 guard context.claim.take(for: claimant) else {
@@ -114,7 +116,8 @@ struct ClientServeLoop<Channel: ClientChannel> {
     }
 
     /// Whether a candidate cut of the L2CAP byte stream is a whole message: a copy of the session
-    /// can open it (§10.9).
+    /// can open it (§10.9). The deframer offers only cuts of the expected shape (msg1: exactly 81
+    /// bytes), and few of them, so a stranger's bytes cost at most one trial each message.
     private var acceptsMessage: ([UInt8]) -> Bool {
         let snapshot = session
         return { candidate in

@@ -1,30 +1,43 @@
 import Foundation
 import HybridCore
+import Synchronization
 
 /// Hybrid messages over one ``L2CAPChannel``, for async code (protocol.md §3.4, §10.9): each
 /// message goes out framed with CRLF in writes of at most the send MTU, and comes back through an
 /// ``L2CAPMessageDeframer`` that lets the caller pick the right CRLF.
 ///
-/// A thread of its own reads SDUs (the channel blocks); writes run on a serial queue. Owned by one
-/// task: ``receive(accepting:)`` is `mutating`. ``close()`` ends the reader.
+/// A thread of its own reads SDUs (the channel blocks) into a queue of at most
+/// ``receiveQueueLimit`` bytes; writes run on a serial queue. Owned by one task:
+/// ``receive(expecting:accepting:)`` is `mutating`. ``close()`` ends the reader.
 package struct L2CAPMessageStream {
+    /// The most bytes read and not yet taken by ``receive(expecting:accepting:)`` by default: one
+    /// message of the largest size and its CRLF. A peer sends at most a few messages before it
+    /// waits for an answer, so only a flood fills it; the channel is then dropped.
+    package static let defaultReceiveQueueLimit =
+        L2CAPFraming.defaultMaximumMessageSize + L2CAPFraming.endOfMessage.count
+
     private let channel: L2CAPChannel
     private let writer: DispatchQueue
     private var sdus: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
     private let stopped: StopFlag
     private let readerEnded = OneShot<Void>()
     private var deframer = L2CAPMessageDeframer()
+    private let queue: ReceiveQueue
 
     /// Starts reading `channel`.
     ///
+    /// - Parameter receiveQueueLimit: The most bytes read ahead of
+    ///   ``receive(expecting:accepting:)``; past it the channel is shut down.
     /// - Throws: ``BluetoothError`` if the send MTU cannot be read, ``L2CAPFramingError`` if it is
     ///   below the LE minimum.
-    package init(channel: L2CAPChannel) throws {
+    package init(channel: L2CAPChannel, receiveQueueLimit: Int = defaultReceiveQueueLimit) throws {
         _ = try Self.usableMTU(of: channel)
         self.channel = channel
         writer = DispatchQueue(label: "l2cap-writer")
         let stopped = StopFlag()
         self.stopped = stopped
+        let queue = ReceiveQueue(limit: receiveQueueLimit)
+        self.queue = queue
         let (stream, sink) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         sdus = stream.makeAsyncIterator()
         let readerEnded = readerEnded
@@ -34,6 +47,10 @@ package struct L2CAPMessageStream {
                 while !stopped.isSet {
                     guard let sdu = try channel.read(timeoutMilliseconds: 100) else { continue }
                     if sdu.isEmpty { break }
+                    guard queue.enqueue(sdu.count) else {
+                        channel.shutDown()
+                        throw L2CAPFramingError.receiveQueueFull(limit: queue.limit)
+                    }
                     sink.yield(sdu)
                 }
                 sink.finish()
@@ -87,23 +104,32 @@ package struct L2CAPMessageStream {
         return mtu
     }
 
-    /// The next message, cut at the first CRLF `accept` takes (see
-    /// ``L2CAPMessageDeframer/nextMessage(accepting:)``), or `nil` once the peer closed between
-    /// messages.
+    /// The next message of `shape`, cut at the first candidate CRLF `accept` takes (see
+    /// ``L2CAPMessageDeframer/nextMessage(expecting:accepting:)``), or `nil` once the peer closed
+    /// between messages.
     ///
-    /// - Throws: ``L2CAPFramingError`` (a message too large, or cut off by the close), a
-    ///   ``BluetoothError`` from the socket, or `CancellationError`.
-    package mutating func receive(accepting accept: ([UInt8]) -> Bool) async throws -> [UInt8]? {
+    /// - Throws: ``L2CAPFramingError`` (a message too large, not of `shape`, cut off by the close,
+    ///   or a flood past ``receiveQueueLimit``), a ``BluetoothError`` from the socket, or
+    ///   `CancellationError`.
+    package mutating func receive(
+        expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool
+    ) async throws -> [UInt8]? {
         while true {
-            if let message = deframer.nextMessage(accepting: accept) { return message }
+            if let message = try deframer.nextMessage(expecting: shape, accepting: accept) { return message }
+            // A flood ends the stream at once, not after the bytes queued before it.
+            if queue.overflowed { throw L2CAPFramingError.receiveQueueFull(limit: queue.limit) }
             guard let sdu = try await sdus.next() else {
                 try Task.checkCancellation()
                 try deframer.endOfStream()
                 return nil
             }
+            queue.dequeue(sdu.count)
             try deframer.append(sdu)
         }
     }
+
+    /// The most bytes read ahead of ``receive(expecting:accepting:)`` before the channel is dropped.
+    package var receiveQueueLimit: Int { queue.limit }
 
     /// Returns once the channel is closed: by the peer, by a socket error, or by ``close()``.
     /// Callable from any task.
@@ -121,6 +147,33 @@ package struct L2CAPMessageStream {
             channel.shutDown()
         }
     }
+}
+
+/// The bytes the reader thread has queued and ``L2CAPMessageStream/receive(expecting:accepting:)``
+/// has not taken yet, against a limit; once over it, the queue stays closed.
+private final class ReceiveQueue: Sendable {
+    let limit: Int
+    private let state = Mutex<(queued: Int, overflowed: Bool)>((0, false))
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts `count` more bytes in. `false`, for good, once they would exceed the limit.
+    func enqueue(_ count: Int) -> Bool {
+        state.withLock { state in
+            guard !state.overflowed, state.queued + count <= limit else {
+                state.overflowed = true
+                return false
+            }
+            state.queued += count
+            return true
+        }
+    }
+
+    /// `count` bytes were taken.
+    func dequeue(_ count: Int) { state.withLock { $0.queued -= count } }
+
+    /// Whether the limit was passed.
+    var overflowed: Bool { state.withLock { $0.overflowed } }
 }
 
 /// Set once, read from the reader thread.

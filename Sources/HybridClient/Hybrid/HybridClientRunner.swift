@@ -239,9 +239,24 @@ public struct HybridClientRunner: Sendable {
             if case .l2cap(let l2capChannel) = try await openDataChannel(
                 clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, advert: advert, emit: emit)
             {
-                return try await runOverL2CAP(
-                    l2capChannel, makeRequest: makeRequest, session: &session, observe: observe, emit: emit,
-                    complete: complete)
+                let beforeL2CAP = session
+                do {
+                    return try await runOverL2CAP(
+                        l2capChannel, makeRequest: makeRequest, session: &session, observe: observe, emit: emit,
+                        complete: complete)
+                } catch {
+                    // The advert's PSM suffix is not covered by its tag (§3.4): a stranger can
+                    // re-broadcast the phone's advert with a PSM of its own. Nothing has been
+                    // revealed before the handshake completes, so `auto` then uses the tunnel, with
+                    // the session as it was (msg1 is sent again; only the phone can answer it).
+                    guard options.channel == .auto, session.handshakeHash == nil, !(error is CancellationError),
+                        !Task.isCancelled
+                    else { throw error }
+                    logger.debug(
+                        "L2CAP channel failed before the handshake completed; using the tunnel",
+                        metadata: ["l2cap.error": "\(error)"])
+                    session = beforeL2CAP
+                }
             }
             let url = options.tunnelURL(for: advertURL, domain: domain)
             logger.debug(
@@ -360,13 +375,16 @@ public struct HybridClientRunner: Sendable {
                 }
                 index += 1
             }
-            // A candidate cut is a whole message when a copy of the session can open it (§10.9).
+            // A candidate cut is a whole message when a copy of the session can open it (§10.9);
+            // msg2 is exactly 81 bytes, so a stranger's channel gets one trial.
             let snapshot = session
             guard
-                let message = try await channel.next(accepting: { candidate in
-                    var trial = snapshot
-                    return (try? trial.messageReceived(candidate)) != nil
-                })
+                let message = try await channel.next(
+                    expecting: .next(handshakeDone: session.handshakeHash != nil),
+                    accepting: { candidate in
+                        var trial = snapshot
+                        return (try? trial.messageReceived(candidate)) != nil
+                    })
             else { break }
             if let advert = session.advert { observe(message, advert) }
             pending = try session.messageReceived(message)

@@ -1,4 +1,5 @@
 import HybridBluetooth
+import HybridCore
 import HybridTransport
 
 /// Where a client session's messages travel: the tunnel, or a phone's BLE L2CAP channel (CTAP 2.3,
@@ -6,10 +7,11 @@ import HybridTransport
 protocol SessionMessageChannel {
     /// Sends one session message.
     func send(_ message: [UInt8]) async throws
-    /// The next message from the phone, or `nil` once it closed. `accept` says whether a candidate
-    /// is a whole message (the session can open it); only a channel whose framing is ambiguous
-    /// (L2CAP's CRLF, §10.9) asks.
-    mutating func next(accepting accept: ([UInt8]) -> Bool) async throws -> [UInt8]?
+    /// The next message from the phone, or `nil` once it closed. `shape` is what the message can
+    /// be and `accept` says whether a candidate is a whole message (the session can open it); only
+    /// a channel whose framing is ambiguous (L2CAP's CRLF, §10.9) asks.
+    mutating func next(expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool) async throws
+        -> [UInt8]?
 }
 
 /// The tunnel: one WebSocket binary message per session message.
@@ -24,11 +26,15 @@ struct TunnelMessageChannel: SessionMessageChannel {
 
     func send(_ message: [UInt8]) async throws { try await connection.send(message) }
 
-    mutating func next(accepting _: ([UInt8]) -> Bool) async throws -> [UInt8]? { try await messages.next() }
+    mutating func next(expecting _: L2CAPMessageShape, accepting _: ([UInt8]) -> Bool) async throws -> [UInt8]? {
+        try await messages.next()
+    }
 }
 
 extension L2CAPMessageStream: SessionMessageChannel {
-    mutating func next(accepting accept: ([UInt8]) -> Bool) async throws -> [UInt8]? {
-        try await receive(accepting: accept)
+    mutating func next(expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool) async throws
+        -> [UInt8]?
+    {
+        try await receive(expecting: shape, accepting: accept)
     }
 }

@@ -29,10 +29,12 @@ extension TestAuthenticator {
         while !session.isFinished {
             let snapshot = session
             guard
-                let message = try await stream.receive(accepting: {
-                    var trial = snapshot
-                    return (try? trial.messageReceived($0)) != nil
-                })
+                let message = try await stream.receive(
+                    expecting: .next(handshakeDone: session.handshakeHash != nil),
+                    accepting: {
+                        var trial = snapshot
+                        return (try? trial.messageReceived($0)) != nil
+                    })
             else { break }
             record.messagesReceived += 1
             var pending = try session.messageReceived(message)
