@@ -61,6 +61,7 @@ mark "bridge ready on $dev"
 # the cheapest the format accepts): at the production N=2^17 each ceremony's unlock alone took
 # 10-30 s under TCG. SECKEY_PHONE_STORE=plaintext: quicker local runs of the no-UV paths only.
 plaintext=--insecure-fast-store-kdf
+export HYBRID_ALLOW_INSECURE_FAST_KDF=1  # the flag is refused without it
 [ "${SECKEY_PHONE_STORE:-encrypted}" = plaintext ] && plaintext=--insecure-plaintext-store
 export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
 (
