@@ -257,7 +257,7 @@ let package = Package(
             name: "HybridSecurityKeyTests",
             dependencies: [
                 "HybridSecurityKey", "hybrid-security-key", "HybridClient", "HybridCore", "HybridCTAP",
-                "HybridQRWindow", "TestSeededRandom",
+                "HybridQRWindow", "TestChildProcess", "TestSeededRandom",
             ]
         ),
     ],

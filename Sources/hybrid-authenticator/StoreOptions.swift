@@ -187,6 +187,7 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
         case .tooLarge(let limit): "it is larger than \(limit >> 20) MiB"
         case .io(let operation, let path, let errno):
             "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
+        case .refusedFile(let path, let refusal): "refusing to open \(path): \(refusal)"
         }
     }
 }
