@@ -87,11 +87,14 @@ export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
         fi
         (
             if [ -z "$consent" ]; then
-                setsid /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci \
+                # The QR text is the FIFO's first line (standard input, '-'; an argument would show
+                # it to every local user through ps); the consent prompt then reads on and waits.
+                setsid /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble hci \
                     --adapter hci0 --json $plaintext --store "$w/store-$store.json" \
                     <>"$w/consent.fifo" >>"$w/phone.log" 2>&1 &
+                printf '%s\n' "$qr" >"$w/consent.fifo"
             else
-                /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci \
+                printf '%s\n' "$qr" | /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble hci \
                     --adapter hci0 --yes --json $plaintext --store "$w/store-$store.json" >>"$w/phone.log" 2>&1 &
             fi
             echo $! >"$w/phone.pid"
