@@ -271,8 +271,7 @@ let package = Package(
             name: "HybridSecurityKeyTests",
             dependencies: [
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
-                "HybridCore",
-                "HybridCTAP", "HybridQRWindow", "TestSeededRandom",
+                "HybridCore", "HybridCTAP", "HybridQRWindow", "TestChildProcess", "TestSeededRandom",
             ]
         ),
         .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),

@@ -61,6 +61,7 @@ mark "bridge ready on $dev"
 # the cheapest the format accepts): at the production N=2^17 each ceremony's unlock alone took
 # 10-30 s under TCG. SECKEY_PHONE_STORE=plaintext: quicker local runs of the no-UV paths only.
 plaintext=--insecure-fast-store-kdf
+export HYBRID_ALLOW_INSECURE_FAST_KDF=1  # the flag is refused without it
 [ "${SECKEY_PHONE_STORE:-encrypted}" = plaintext ] && plaintext=--insecure-plaintext-store
 export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
 (
@@ -86,11 +87,14 @@ export HYBRID_AUTHENTICATOR_PASSPHRASE=browser-seckey-proof
         fi
         (
             if [ -z "$consent" ]; then
-                setsid /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci \
+                # The QR text is the FIFO's first line (standard input, '-'; an argument would show
+                # it to every local user through ps); the consent prompt then reads on and waits.
+                setsid /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble hci \
                     --adapter hci0 --json $plaintext --store "$w/store-$store.json" \
                     <>"$w/consent.fifo" >>"$w/phone.log" 2>&1 &
+                printf '%s\n' "$qr" >"$w/consent.fifo"
             else
-                /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble hci \
+                printf '%s\n' "$qr" | /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble hci \
                     --adapter hci0 --yes --json $plaintext --store "$w/store-$store.json" >>"$w/phone.log" 2>&1 &
             fi
             echo $! >"$w/phone.pid"

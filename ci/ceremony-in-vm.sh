@@ -88,12 +88,13 @@ ceremony_once() {
     # With CEREMONY_PHONE_FAULT, the phone is hybrid-conformance's, misbehaving that way (its
     # report says whether the client coped).
     if [ -n "${CEREMONY_PHONE_FAULT:-}" ]; then
-        /usr/local/bin/hybrid-conformance phone "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
+        # The QR text on standard input ('-'): an argument would show it to every local user (ps).
+        printf '%s\n' "$qr" | /usr/local/bin/hybrid-conformance phone - --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
             --adapter hci0 --fault "$CEREMONY_PHONE_FAULT" >"$work/$operation.authenticator" 2>&1 &
     else
         # shellcheck disable=SC2086
-        HYBRID_AUTHENTICATOR_PASSPHRASE="ceremony-$name" \
-            /usr/local/bin/hybrid-authenticator "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
+        printf '%s\n' "$qr" | HYBRID_AUTHENTICATOR_PASSPHRASE="ceremony-$name" \
+            /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
             --adapter hci0 --yes --json --store "$work/passkeys.json" ${CEREMONY_PHONE_ARGS:-} \
             >"$work/$operation.authenticator" 2>&1 &
     fi

@@ -50,7 +50,8 @@ mark "bridge ready on $dev"
         # SECKEY_PROOF_STORE=plaintext: a quicker local run (opening the encrypted store runs
         # scrypt at production cost, 20-30 s per ceremony under TCG).
         [ "${SECKEY_PROOF_STORE:-encrypted}" = plaintext ] && attestation="$attestation --insecure-plaintext-store"
-        HYBRID_AUTHENTICATOR_PASSPHRASE=seckey-proof /usr/local/bin/hybrid-authenticator "$qr" \
+        # The QR text on standard input ('-'): an argument would show it to every local user (ps).
+        printf '%s\n' "$qr" | HYBRID_AUTHENTICATOR_PASSPHRASE=seckey-proof /usr/local/bin/hybrid-authenticator - \
             --tunnel-url "ws://127.0.0.1:$port" --ble hci --adapter hci0 --yes --json $attestation \
             --store "$w/passkeys.json" >>"$w/phone.log" 2>&1
         echo "== phone: ceremony $n exit $?" >>"$w/phone.log"

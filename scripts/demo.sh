@@ -66,10 +66,11 @@ run_ceremony() {
     qr="$(wait_for_line "$work/$name.events" '"event":"qr"' | python3 -c 'import json,sys; print(json.load(sys.stdin)["url"])')"
     echo
     echo "== $name: the client shows this QR code"
-    "$bin/hybrid-client" qr "$qr"
+    # The QR text goes on standard input ('-'): an argument would show it to every local user (ps).
+    printf '%s\n' "$qr" | "$bin/hybrid-client" qr -
     echo "$qr"
-    HYBRID_AUTHENTICATOR_PASSPHRASE="$passphrase" \
-        "$bin/hybrid-authenticator" "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
+    printf '%s\n' "$qr" | HYBRID_AUTHENTICATOR_PASSPHRASE="$passphrase" \
+        "$bin/hybrid-authenticator" - --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
         --store "$work/passkeys.json" >"$work/$name.authenticator" 2>&1 &
     local authenticator=$!
     pids+=("$authenticator")

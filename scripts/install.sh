@@ -13,6 +13,9 @@
 # reloads udev, loads uhid and runs the self-check (scripts/security-key-self-check.sh).
 # Every file and directory it creates is listed in the manifest
 # /var/lib/hybrid-security-key/install-manifest, which --uninstall follows (and nothing else).
+# Root never acts on a path in the user's home: the unit's link there (and its directories) is
+# made and removed as that user (setpriv), so a symbolic link the user planted in the home leads
+# nowhere the user could not write anyway.
 #
 # Options: --prefix DIR (default /usr/local), --user NAME, --no-build, --bin-dir DIR (binaries
 # to install; default: the release build's bin path), --dry-run (print, change nothing),
@@ -67,6 +70,36 @@ if [ -z "$destdir" ] && [ "$(id -u)" -ne 0 ] && [ $dry_run -eq 0 ]; then
     die "run it with sudo (or as root with --user NAME), or stage with DESTDIR=DIR"
 fi
 
+# as_user NAME CMD...: runs CMD with NAME's uid, gid and groups (the kernel then checks NAME's
+# permissions: a link NAME planted cannot make root write elsewhere). No PAM session, no shell.
+as_user() {
+    local name=$1 uid gid
+    shift
+    uid=$(id -u "$name") && gid=$(id -g "$name") || return 1
+    setpriv --reuid="$uid" --regid="$gid" --init-groups -- "$@"
+}
+# home_owner PATH: the user whose home directory holds PATH (for manifests of older versions,
+# which recorded the user's link as plain `link`/`dir` entries).
+home_owner() {
+    local name home
+    while IFS=: read -r name _ _ _ _ home _; do
+        case "$home" in /) continue ;; esac
+        case "$1" in "${home%/}"/*) echo "$name"; return 0 ;; esac
+    done < <(getent passwd)
+    return 1
+}
+# remove_user_entry KIND NAME PATH: undoes one user-home entry as NAME: the link only if it is still
+# a symbolic link, a directory only when empty.
+remove_user_entry() {
+    local kind=$1 name=$2 path=$3
+    case "$kind" in
+        link)
+            as_user "$name" test -L "$path" || return 0
+            if run as_user "$name" rm -f -- "$path"; then say "removed $path"; else say "warning: $path not removed"; fi ;;
+        dir) as_user "$name" rmdir -- "$path" 2>/dev/null || true ;;
+    esac
+}
+
 # ---- uninstall: the manifest, newest entry first; directories only when empty.
 if [ $uninstall -eq 1 ]; then
     [ -f "$manifest" ] || die "nothing to uninstall: $manifest not found"
@@ -76,6 +109,20 @@ if [ $uninstall -eq 1 ]; then
         kind=${entry%% *}
         path=${entry#* }
         target="$destdir$path"
+        # user-link/user-dir NAME PATH: in NAME's home, undone as NAME (see as_user).
+        case "$kind" in
+            user-link | user-dir)
+                [ -z "$destdir" ] || continue
+                name=${path%% *}
+                remove_user_entry "${kind#user-}" "$name" "${path#* }"
+                continue ;;
+        esac
+        # Older manifests: a link or directory in a home is undone as that home's user, never as root.
+        if [ -z "$destdir" ] && { [ "$kind" = link ] || [ "$kind" = dir ]; } && [[ $path == */.config/* ]] &&
+            name=$(home_owner "$path"); then
+            remove_user_entry "$kind" "$name" "$path"
+            continue
+        fi
         case "$kind" in
             file | link) if [ -e "$target" ] || [ -L "$target" ]; then run rm -f "$target" && say "removed $path"; fi ;;
             dir) if [ -d "$target" ] && [ -z "$(ls -A "$target")" ]; then run rmdir "$target"; fi ;;
@@ -165,22 +212,31 @@ put 644 "$repo/deploy/security-key/70-hybrid-security-key.rules" /etc/udev/rules
 put 644 "$work/modules" /etc/modules-load.d/hybrid-security-key.conf
 put 644 "$work/unit" "$unit_path"
 
-# ---- enable the user unit for $user: the symlink `systemctl --user enable` would make.
-if [ -z "$destdir" ]; then
-    wants="$user_home/.config/systemd/user/graphical-session.target.wants"
-    link="$wants/hybrid-security-key.service"
-    [ -e "$link" ] || [ -L "$link" ] && die "$link exists already"
-    missing=()
+# ---- enable the user unit for $user: the symlink `systemctl --user enable` would make, made by
+# $user (as_user): every check, directory and link in the home runs with $user's permissions, so
+# a symbolic link planted there reaches nothing $user could not change anyway. If that fails, the
+# system files stay installed (and in the manifest) and $user can enable the unit later.
+enable_for_user() {
+    local wants="$user_home/.config/systemd/user/graphical-session.target.wants"
+    local link="$wants/hybrid-security-key.service" dir missing=()
+    if as_user "$user" test -e "$link" || as_user "$user" test -L "$link"; then
+        say "warning: $link exists already; left alone"
+        return 1
+    fi
     dir=$wants
-    while [ ! -d "$dir" ]; do missing=("$dir" "${missing[@]}"); dir=$(dirname "$dir"); done
+    while ! as_user "$user" test -d "$dir"; do missing=("$dir" "${missing[@]}"); dir=$(dirname "$dir"); done
     for dir in "${missing[@]}"; do
-        run install -d -m 755 -o "$user" -g "$(id -gn "$user")" "$dir"
-        record dir "$dir"
+        run as_user "$user" mkdir -m 755 -- "$dir" || return 1
+        record user-dir "$user $dir"
     done
-    run ln -s "$unit_path" "$link"
-    [ $dry_run -eq 1 ] || chown -h "$user:$(id -gn "$user")" "$link"
-    record link "$link"
+    run as_user "$user" ln -s -- "$unit_path" "$link" || return 1
+    record user-link "$user $link"
     say "enabled hybrid-security-key.service for $user (graphical-session.target)"
+}
+if [ -z "$destdir" ]; then
+    command -v setpriv >/dev/null || die "setpriv not found (util-linux)"
+    enable_for_user ||
+        say "warning: not enabled for $user; as $user run: systemctl --user enable hybrid-security-key.service"
 fi
 
 # ---- the manifest, then the system: udev, uhid, the user's systemd.

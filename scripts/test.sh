@@ -49,6 +49,8 @@ ci/run-browser-seckey-proof.sh
 # build above (no release build). About 1-2 minutes, most of it the VM boot.
 echo "== install.sh, the .deb, the self-check (blevm guest) and the QR window (Xvfb)"
 ci/run-install-proof.sh "$bin_dir"
+echo "== install.sh --user never acts as root through links in the user's home (scripts/tests/install-symlinks-test.sh)"
+scripts/tests/install-symlinks-test.sh
 
 echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
 ci/run-chromium-interop.sh

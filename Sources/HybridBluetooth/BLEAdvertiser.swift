@@ -1,7 +1,7 @@
 /// Something that can put one 16-bit-UUID service-data advert on the air.
 ///
 /// Implementations: ``HCIAdvertiser`` (raw HCI), ``BlueZDBusAdvertiser`` (bluetoothd over D-Bus) and
-/// ``SimulatedAirAdvertiser`` (loopback UDP between processes, for tests and the demo). Pick one with
+/// ``SimulatedAirAdvertiser`` (Unix datagram sockets between processes, for tests and the demo). Pick one with
 /// ``BLEBackend/makeAdvertiser(logger:)``.
 ///
 /// Contract for every implementation:

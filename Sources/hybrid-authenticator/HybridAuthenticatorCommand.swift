@@ -8,7 +8,7 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
         abstract:
             "Act as a FIDO hybrid (caBLE v2) authenticator: answer a client's QR code with this machine's passkeys.",
         usage: """
-            hybrid-authenticator [serve] ['FIDO:/...' | - | --qr-image FILE] [--tunnel-url URL] [--domain-id N]
+            hybrid-authenticator [serve] [- | --qr-image FILE | 'FIDO:/...'] [--tunnel-url URL] [--domain-id N]
                           [--ble sim|hci|bluez] [--adapter hciN] [--yes] [--json] [--store PATH]
                           [--insecure-plaintext-store | --passphrase-fd N]
                           [--ca-file F] [--connect-timeout S] [--client-timeout S] [--timeout S]
@@ -17,9 +17,10 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
             hybrid-authenticator credentials delete <credential-id> [--store PATH] [--insecure-plaintext-store]
             """,
         discussion: """
-            Give it the FIDO:/ text of the QR code a browser (or hybrid-client) shows, as the argument or on \
-            standard input (argument '-' or none), or --qr-image FILE to read it from a PNG or JPEG \
-            screenshot of the code (decoded with zbar). It opens a tunnel on the tunnel server of --domain-id \
+            Give it the FIDO:/ text of the QR code a browser (or hybrid-client) shows on standard input \
+            (argument '-' or none), or --qr-image FILE to read it from a PNG or JPEG screenshot of the code \
+            (decoded with zbar). The text as the argument still works, but every local user sees it with ps \
+            while the session runs. It opens a tunnel on the tunnel server of --domain-id \
             (default 0, cable.ua5v.com; 1 is cable.auth.com; 256-65535 are hashed domains), or on the relay \
             of --tunnel-url, advertises the encrypted EID over Bluetooth LE (service 0xFFF9) until the client \
             connects, completes the Noise handshake, sends its getInfo, and answers the client's CTAP2 request \

@@ -25,7 +25,8 @@ struct StoreOptions: ParsableArguments {
         name: .customLong("insecure-fast-store-kdf"),
         help: ArgumentHelp(
             "TEST ONLY: create a new store with the cheapest accepted scrypt cost (N=2^14, 16 MiB) "
-                + "instead of N=2^17. An existing store keeps the cost written in it."))
+                + "instead of N=2^17; refused unless $HYBRID_ALLOW_INSECURE_FAST_KDF is 1. An existing store "
+                + "keeps the cost written in it."))
     var insecureFastStoreKDF = false
 
     /// The store file to use.
@@ -37,6 +38,10 @@ struct StoreOptions: ParsableArguments {
     /// process started with, which is why `--passphrase-fd` is preferred.
     static let passphraseVariable = "HYBRID_AUTHENTICATOR_PASSPHRASE"
 
+    /// The environment variable that must be `1` for `--insecure-fast-store-kdf` to be accepted,
+    /// so that a cheap-to-guess store is never created by a copied command line by accident.
+    static let fastKDFAllowVariable = "HYBRID_ALLOW_INSECURE_FAST_KDF"
+
     /// Longest passphrase line read from `--passphrase-fd`.
     static let passphraseLimit = 4096
 
@@ -44,13 +49,19 @@ struct StoreOptions: ParsableArguments {
     /// passphrase from `--passphrase-fd`, ``passphraseVariable`` (then removed from the process
     /// environment through `unsetVariable`) or a no-echo prompt (asked twice for a new store).
     /// `newStoreParameters` is the scrypt cost of a store created now (default: `--insecure-fast-store-kdf`'s
-    /// choice; tests lower it).
+    /// choice; tests lower it). `--insecure-fast-store-kdf` is refused unless ``fastKDFAllowVariable``
+    /// is `1`. An encrypted store whose scrypt cost is below the recommended one is opened with
+    /// one warning through `warn` (standard error by default).
     func open(
         console: any TerminalConsole = DeviceTerminal(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
         unsetVariable: (String) -> Void = { unsetenv($0) },
-        newStoreParameters: ScryptParameters? = nil
+        newStoreParameters: ScryptParameters? = nil,
+        warn: (String) -> Void = { Console.writeError($0 + "\n") }
     ) async throws(StoreAccessError) -> FilePasskeyStore {
+        if insecureFastStoreKDF, environment[Self.fastKDFAllowVariable] != "1" {
+            throw StoreAccessError(path: path, reason: .fastKDFNotAllowed)
+        }
         let newStoreParameters = newStoreParameters ?? (insecureFastStoreKDF ? .insecureFastForTesting : .recommended)
         if environment[Self.passphraseVariable] != nil { unsetVariable(Self.passphraseVariable) }
         let path = self.path
@@ -72,11 +83,19 @@ struct StoreOptions: ParsableArguments {
         } else {
             protection = .passphrase(try await Self.askPassphrase(for: path, isNew: existing == nil, console: console))
         }
+        let store: FilePasskeyStore
         do {
-            return try FilePasskeyStore(path: path, protection: protection, newStoreParameters: newStoreParameters)
+            store = try FilePasskeyStore(path: path, protection: protection, newStoreParameters: newStoreParameters)
         } catch {
             throw StoreAccessError(path: path, error: error)
         }
+        if let parameters = await store.scryptParameters, parameters.isBelowRecommended {
+            warn(
+                "warning: the passkey store \(path) uses a test-only scrypt cost (N=\(parameters.n) r=\(parameters.r) "
+                    + "p=\(parameters.p)), cheaper to guess its passphrase than the recommended N=2^17; "
+                    + "do not keep real passkeys in it")
+        }
+        return store
     }
 
     /// The first line of `fd` (which is then closed), not empty.
@@ -115,6 +134,8 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
         case store(PasskeyStoreError)
         case noPassphrase
         case passphrasesDiffer
+        /// `--insecure-fast-store-kdf` without ``StoreOptions/fastKDFAllowVariable`` = `1`.
+        case fastKDFNotAllowed
         /// `--passphrase-fd` could not be read.
         case passphraseDescriptor(fd: Int32, LineReadError)
     }
@@ -138,6 +159,10 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
                 "no passphrase for the passkey store: give --passphrase-fd, set \(StoreOptions.passphraseVariable) or run on a terminal"
         case .passphrasesDiffer:
             return "the passphrases differ; nothing was created"
+        case .fastKDFNotAllowed:
+            return
+                "--insecure-fast-store-kdf makes a store whose passphrase is cheap to guess (tests only): "
+                + "set \(StoreOptions.fastKDFAllowVariable)=1 to use it"
         case .passphraseDescriptor(let fd, .system(let code)):
             return "cannot read the passphrase from file descriptor \(fd) (\(String(cString: strerror(code))))"
         case .passphraseDescriptor(let fd, .tooLong(let limit)):
@@ -162,6 +187,7 @@ struct StoreAccessError: Error, CustomStringConvertible, Equatable {
         case .tooLarge(let limit): "it is larger than \(limit >> 20) MiB"
         case .io(let operation, let path, let errno):
             "\(operation) \(path) failed (\(String(cString: strerror(errno))))"
+        case .refusedFile(let path, let refusal): "refusing to open \(path): \(refusal)"
         }
     }
 }

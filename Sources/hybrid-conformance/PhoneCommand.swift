@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridBluetooth
+import HybridClient
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
@@ -13,13 +14,14 @@ struct PhoneCommand: AsyncParsableCommand {
         commandName: "phone",
         abstract: "Act as a strict phone (authenticator) and judge the client that shows the QR code.",
         usage: """
-            hybrid-conformance phone ['FIDO:/...' | - | --qr-image FILE] [--tunnel-url URL] [--ca-file PEM]
+            hybrid-conformance phone [- | --qr-image FILE | 'FIDO:/...'] [--tunnel-url URL] [--ca-file PEM]
                                      [--ble bluez|hci|sim] [--profile P] [--late-update-delay S] [--fault F]
                                      [--json] [--junit FILE]
             """,
         discussion: """
-            Give it the FIDO:/ text of the client's QR code (argument, or '-'/nothing for standard input), or \
-            --qr-image FILE to read it from a screenshot. It judges the QR code, opens the tunnel (on the \
+            Give it the FIDO:/ text of the client's QR code on standard input ('-' or nothing; the text as \
+            the argument still works, but ps shows it to every local user), or --qr-image FILE to read it \
+            from a screenshot. It judges the QR code, opens the tunnel (on the \
             domain's tunnel server or the relay of --tunnel-url), advertises over Bluetooth LE, answers the \
             handshake and the client's request with a test authenticator that approves everything (user \
             verified), and judges every client message: handshake layout, padding, message types, canonical \
@@ -161,10 +163,6 @@ struct PhoneCommand: AsyncParsableCommand {
     private func readQRCode() throws -> String {
         if let qrImage { return try QRImageReader().read(contentsOfFile: qrImage) }
         if let qrCode, qrCode != "-" { return qrCode }
-        while let line = readLine() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if !trimmed.isEmpty { return trimmed }
-        }
-        throw ValidationError("no QR code on standard input")
+        do { return try QRTextInput.firstNonEmptyLine() } catch { throw ValidationError(error.description) }
     }
 }

@@ -251,7 +251,7 @@ struct HybridAuthenticatorCommandTests {
                 try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
             return (json?["protection"] as? [String: Any])?["scryptN"] as? Int
         }
-        let environment = [StoreOptions.passphraseVariable: "pass"]
+        let environment = [StoreOptions.passphraseVariable: "pass", StoreOptions.fastKDFAllowVariable: "1"]
         let fast = directory.file("fast.json")
         let fastOptions = try StoreOptions.parse(["--store", fast, "--insecure-fast-store-kdf"])
         try await fastOptions.open(console: ScriptedConsole([]), environment: environment, unsetVariable: { _ in })

@@ -25,7 +25,8 @@ import Testing
 
     static func refusal(_ directory: String) -> String? {
         do {
-            _ = try SimulatedAirRegistry(directory: directory).register(port: 4242)
+            let registry = SimulatedAirRegistry(directory: directory)
+            registry.unregister(try registry.register())
             return nil
         } catch {
             return "\(error)"

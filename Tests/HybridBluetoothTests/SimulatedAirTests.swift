@@ -93,7 +93,7 @@ struct SimulatedAirTests {
         try FileManager.default.createDirectory(
             atPath: air.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // PIDs never exceed 2^22 on Linux, so this process cannot exist.
-        let stale = air.directory + "/" + SimulatedAirRegistry.fileName(pid: 0x7FFF_FFF0, port: 9)
+        let stale = air.directory + "/" + SimulatedAirRegistry.fileName(pid: 0x7FFF_FFF0, id: 9)
         #expect(FileManager.default.createFile(atPath: stale, contents: nil))
         let advertiser = SimulatedAirAdvertiser(air: air, logger: TestSupport.logger)
         try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: [1]))
@@ -106,13 +106,13 @@ struct SimulatedAirTests {
         defer { TestSupport.remove(air) }
         let scanner = SimulatedAirScanner(air: air, logger: TestSupport.logger)
         var stream: AsyncThrowingStream<BLEAdvertisement, any Error>? = try await scanner.scan()
-        #expect(SimulatedAirRegistry(directory: air.directory).scannerPorts().count == 1)
+        #expect(SimulatedAirRegistry(directory: air.directory).scannerPaths().count == 1)
         stream = nil
         _ = stream
         // A new scan on the same scanner starts only once the ended one has finished (and so has
         // removed its file): then exactly one scanner, the new one, is registered.
         let next = try await scanner.scan()
-        #expect(SimulatedAirRegistry(directory: air.directory).scannerPorts().count == 1)
+        #expect(SimulatedAirRegistry(directory: air.directory).scannerPaths().count == 1)
         _ = next
     }
 

@@ -5,7 +5,7 @@
 
 For each ceremony: inject prf-page.js into chromium-peer's page, start create()/get() with a user
 gesture through DevTools, read the QR code off the Xvfb screen (screenshot + zbarimg), and run our
-`hybrid-authenticator serve <QR> --ble bluez` (the fake BlueZ loops its advert back to Chromium;
+`hybrid-authenticator serve - --ble bluez` (the QR text on its standard input) (the fake BlueZ loops its advert back to Chromium;
 the tunnel is our tunnel-relay on cable.ua5v.com:443). Chromium is the judge: its
 getClientExtensionResults() must show prf.enabled and 32-byte results that are stable for the
 same input and differ across inputs and credentials. The results are also recomputed here from
@@ -62,10 +62,13 @@ def ceremony(label, call):
     log = open(os.path.join(RUN, 'logs', 'authenticator.log'), 'a')
     log.write('== %s\n' % label)
     log.flush()
+    # The QR text on standard input ('-'): an argument would show it to every local user (ps).
     phone = subprocess.Popen(
-        [AUTHENTICATOR, 'serve', qr, '--ble', 'bluez', '--ca-file', os.path.join(RUN, 'pki', 'ca.pem'),
+        [AUTHENTICATOR, 'serve', '-', '--ble', 'bluez', '--ca-file', os.path.join(RUN, 'pki', 'ca.pem'),
          '--store', STORE, '--yes', '--json', '--client-timeout', '30', '--timeout', '60'],
-        stdout=log, stderr=subprocess.STDOUT)
+        stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT)
+    phone.stdin.write((qr + '\n').encode())
+    phone.stdin.close()
     result = wait_result(cdp, start)
     done = time.time()
     try:

@@ -51,14 +51,16 @@ public struct QRImageReader: Sendable {
     }
 }
 
-/// The bytes of the file at `path`, at most `limit` of them.
+/// The bytes of the file at `path`, at most `limit` of them: any regular file (the image is
+/// checked when decoded); a FIFO or device is refused without blocking.
 private func contentsOfRegularFile(_ path: String, limit: Int) throws(QRImageError) -> [UInt8] {
     do {
-        return try readRegularFile(atPath: path, limit: limit)
+        return try readRegularFile(atPath: path, limit: limit, trust: .anyRegularFile)
     } catch {
         switch error {
         case .system(let code): throw .unreadable(path: path, errno: code)
         case .overLimit: throw .tooLarge(path: path)
+        case .refused: throw .notAnImage(path: path)  // a FIFO or device: refused without blocking
         }
     }
 }

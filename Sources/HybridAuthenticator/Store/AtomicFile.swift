@@ -19,16 +19,19 @@ enum AtomicFile {
         return directory + "/." + name + ".tmp-"
     }
 
-    /// The file's bytes, or `nil` when it does not exist.
-    /// - Throws: ``PasskeyStoreError/tooLarge(limit:)`` past `limit` bytes.
+    /// The file's bytes, or `nil` when it does not exist. Only this user's regular file, not a
+    /// symbolic link and not writable by group or others, is read (``FileTrust/ownedByThisUser``).
+    /// - Throws: ``PasskeyStoreError/tooLarge(limit:)`` past `limit` bytes,
+    ///   ``PasskeyStoreError/refusedFile(path:_:)`` for a file that must not be trusted.
     static func contents(atPath path: String, limit: Int) throws(PasskeyStoreError) -> [UInt8]? {
         do {
-            return try readRegularFile(atPath: path, limit: limit)
+            return try readRegularFile(atPath: path, limit: limit, trust: .ownedByThisUser)
         } catch {
             switch error {
             case .system(let code) where code == ENOENT: return nil
             case .system(let code): throw .io(operation: "read", path: path, errno: code)
             case .overLimit: throw .tooLarge(limit: limit)
+            case .refused(let refusal): throw .refusedFile(path: path, refusal)
             }
         }
     }

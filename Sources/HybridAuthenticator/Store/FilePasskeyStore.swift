@@ -149,6 +149,10 @@ public actor FilePasskeyStore: PasskeyStore {
         return derived.verify(check: check)
     }
 
+    /// The scrypt cost of the open store (of the file, or the one a new store will be written
+    /// with); `nil` for a plaintext store.
+    package var scryptParameters: ScryptParameters? { state.encryption?.parameters }
+
     // MARK: Without unlocking
 
     /// The default location: `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`, where an

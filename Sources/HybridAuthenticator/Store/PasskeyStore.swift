@@ -48,6 +48,9 @@ public enum PasskeyStoreError: Error, Hashable, Sendable {
     case unknownCredential
     /// A system call failed: `operation` on `path` with `errno`.
     case io(operation: String, path: String, errno: Int32)
+    /// The store file or its lock file at `path` was not opened: a symbolic link, a FIFO or
+    /// device, another user's file or one others may write.
+    case refusedFile(path: String, FileRefusal)
 }
 
 /// Shared rules of the stores over an in-memory list, newest first.

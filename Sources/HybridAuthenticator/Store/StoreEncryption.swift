@@ -141,6 +141,10 @@ public struct ScryptParameters: Hashable, Sendable {
     /// The cheapest accepted parameters, N = 2^14, r = 8, p = 1 (16 MiB): for tests.
     package static let insecureFastForTesting = Self(n: 1 << 14, r: 8, p: 1)
 
+    /// Whether these cost less memory (128·N·r, and so also less work) than ``recommended``: a
+    /// store made with them is cheaper to guess passphrases against, fit for tests only.
+    package var isBelowRecommended: Bool { n * r < Self.recommended.n * Self.recommended.r }
+
     /// Smallest and largest memory scrypt may use, 128·N·r bytes.
     package static let memoryRange = (16 << 20)...(256 << 20)
 

@@ -28,8 +28,18 @@ enum StoreLock {
     ) throws(PasskeyStoreError) -> T {
         let lockPath = lockPath(for: path)
         // O_CLOEXEC: a child process started meanwhile must not inherit (and keep) the lock.
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io(operation: "open", path: lockPath, errno: errno) }
+        // Never through a symbolic link, and only this user's regular file: a link planted as the
+        // lock would make the creation happen elsewhere, a FIFO would block the open.
+        let fd: Int32
+        do {
+            fd = try openCheckedFile(atPath: lockPath, flags: O_RDWR | O_CREAT, mode: 0o600, trust: .ownedByThisUser)
+        } catch {
+            switch error {
+            case .system(let code): throw .io(operation: "open", path: lockPath, errno: code)
+            case .overLimit: throw .io(operation: "open", path: lockPath, errno: EFBIG)
+            case .refused(let refusal): throw .refusedFile(path: lockPath, refusal)
+            }
+        }
         defer { close(fd) }  // closing the last descriptor releases the lock
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw .io(operation: "flock", path: lockPath, errno: errno) }

@@ -10,10 +10,12 @@ import HybridCore
 /// mode (checked before use): the command-line tools accept `--ble sim` only when
 /// ``allowVariable`` is `1`.
 ///
-/// Rendezvous is a directory. Every scanner binds a UDP socket on 127.0.0.1 and registers its port
-/// there as an empty file named `scanner-<pid>-<port>`. Every advertiser, once per advertising
-/// interval, lists the directory and sends its advert (`SimulatedAirDatagram`) to each registered
-/// port. Registrations of processes that no longer exist are deleted by the advertisers.
+/// Rendezvous is a directory, this user's and mode 0700. Every scanner binds a Unix datagram
+/// socket in it, named `scanner-<pid>-<id>.sock`; only this user (and root) can send to a socket
+/// in a directory nobody else can enter, so other local users can neither read nor feed the
+/// adverts. Every advertiser, once per advertising interval, lists the directory and sends its
+/// advert (`SimulatedAirDatagram`) to each scanner's socket. Sockets of processes that no longer
+/// exist are deleted by the advertisers.
 public struct SimulatedAir: Sendable, Hashable {
     /// The environment variable that must be `1` for the command-line tools to accept `--ble sim`.
     public static let allowVariable = "HYBRID_ALLOW_SIMULATED_AIR"
@@ -75,44 +77,42 @@ struct SimulatedAirRegistry {
         }
     }
 
-    /// Registers `port` for this process and returns the file's path.
-    func register(port: UInt16) throws -> String {
+    /// A scanner's socket, bound in the (checked) directory under a fresh name of this process.
+    func register() throws(BluetoothError) -> SimulatedAirSocket {
         try checkDirectory()
-        let path = directory + "/" + Self.fileName(pid: getpid(), port: port)
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw BluetoothError.unavailable(reason: "cannot register in the simulated air at \(directory)")
-        }
-        return path
+        return try SimulatedAirSocket(
+            boundTo: directory + "/" + Self.fileName(pid: getpid(), id: UInt32.random(in: 1...UInt32.max)))
     }
 
-    func unregister(path: String) {
-        unlink(path)
+    func unregister(_ socket: SimulatedAirSocket) {
+        if let path = socket.path { unlink(path) }
     }
 
-    /// Ports of the registered scanners. Registrations of processes that have exited are deleted.
-    func scannerPorts() -> [UInt16] {
+    /// Socket paths of the registered scanners. Those of processes that have exited are deleted.
+    func scannerPaths() -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        var ports: [UInt16] = []
+        var paths: [String] = []
         for name in names {
-            guard let (pid, port) = Self.parse(fileName: name) else { continue }
+            guard let pid = Self.parse(fileName: name) else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH {
                 unlink(directory + "/" + name)
                 continue
             }
-            ports.append(port)
+            paths.append(directory + "/" + name)
         }
-        return ports
+        return paths
     }
 
-    static func fileName(pid: Int32, port: UInt16) -> String {
-        "scanner-\(pid)-\(port)"
+    static func fileName(pid: Int32, id: UInt32) -> String {
+        "scanner-\(pid)-\(id).sock"
     }
 
-    static func parse(fileName: String) -> (pid: Int32, port: UInt16)? {
-        let parts = fileName.split(separator: "-")
-        guard parts.count == 3, parts[0] == "scanner", let pid = Int32(parts[1]), pid > 0,
-            let port = UInt16(parts[2]), port > 0
+    /// The scanner's process ID in a socket name of ``fileName(pid:id:)``'s form.
+    static func parse(fileName: String) -> Int32? {
+        guard fileName.hasSuffix(".sock") else { return nil }
+        let parts = fileName.dropLast(5).split(separator: "-")
+        guard parts.count == 3, parts[0] == "scanner", let pid = Int32(parts[1]), pid > 0, UInt32(parts[2]) != nil
         else { return nil }
-        return (pid, port)
+        return pid
     }
 }

@@ -1,6 +1,6 @@
 import Logging
 
-/// ``BLEAdvertiser`` on the ``SimulatedAir`` (a simulation: loopback UDP, no radio).
+/// ``BLEAdvertiser`` on the ``SimulatedAir`` (a simulation: Unix datagram sockets, no radio).
 ///
 /// While advertising, it sends the advert to every registered scanner once per advertising interval.
 /// Each advertiser has a random (made-up) address.
@@ -33,10 +33,10 @@ public struct SimulatedAirAdvertiser: BLEAdvertiser {
         activity: BlockingActivity,
         logger: Logger
     ) {
-        let socket: LoopbackUDPSocket
+        let socket: SimulatedAirSocket
         do {
             try registry.checkDirectory()
-            socket = try LoopbackUDPSocket()
+            socket = try SimulatedAirSocket()
         } catch {
             activity.reportStarted(.failure(error))
             return
@@ -52,8 +52,8 @@ public struct SimulatedAirAdvertiser: BLEAdvertiser {
             metadata: ["ble.uuid": "\(advert.uuid16)", "ble.air": "\(registry.directory)"]
         )
         repeat {
-            for port in registry.scannerPorts() where port != socket.port {
-                socket.send(datagram, toPort: port)
+            for path in registry.scannerPaths() {
+                socket.send(datagram, to: path)
             }
             if !reported {
                 activity.reportStarted(.success(()))

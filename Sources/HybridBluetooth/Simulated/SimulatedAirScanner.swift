@@ -1,6 +1,6 @@
 import Logging
 
-/// ``BLEScanner`` on the ``SimulatedAir`` (a simulation: loopback UDP, no radio). RSSI is `nil`.
+/// ``BLEScanner`` on the ``SimulatedAir`` (a simulation: Unix datagram sockets, no radio). RSSI is `nil`.
 public struct SimulatedAirScanner: BLEScanner {
     private let air: SimulatedAir
     private let logger: Logger
@@ -35,16 +35,14 @@ public struct SimulatedAirScanner: BLEScanner {
         continuation: ScanRunner.Continuation,
         logger: Logger
     ) {
-        let socket: LoopbackUDPSocket
-        let registration: String
+        let socket: SimulatedAirSocket
         do {
-            socket = try LoopbackUDPSocket()
-            registration = try registry.register(port: socket.port)
+            socket = try registry.register()
         } catch {
             activity.reportStarted(.failure(error))
             return
         }
-        defer { registry.unregister(path: registration) }
+        defer { registry.unregister(socket) }
         activity.reportStarted(.success(()))
         do {
             while let datagram = try socket.receive(wake: activity.wake) {

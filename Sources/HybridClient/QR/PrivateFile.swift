@@ -30,13 +30,34 @@ package enum PrivateFile {
     }
 
     /// Opens `path` for appending, creating it 0600 if absent. An existing file must be this
-    /// user's regular file, not readable by group or others.
+    /// user's regular file, not readable by group or others; a FIFO is refused without blocking.
     /// - Returns: The open descriptor (close it).
     package static func openForAppending(_ path: String) throws(PrivateFileError) -> Int32 {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        try openChecked(path, flags: O_WRONLY | O_APPEND | O_CREAT, privateMode: 0o077)
+    }
+
+    /// Opens this user's existing regular file at `path` for reading, as trusted input: never
+    /// through a symbolic link, never blocking on a FIFO, refusing another user's file and one the
+    /// group or others may write (its contents could then be anyone's).
+    /// - Returns: The open descriptor (close it), or `nil` when nothing is at `path`.
+    package static func openForReading(_ path: String) throws(PrivateFileError) -> Int32? {
+        do {
+            return try openChecked(path, flags: O_RDONLY, privateMode: 0o022)
+        } catch .system(_, _, ENOENT) {
+            return nil
+        }
+    }
+
+    /// `open(2)` with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC` added (`O_NONBLOCK` cleared once the
+    /// file is known to be regular: a FIFO would block the open), then `fstat` checks: a regular
+    /// file of the effective user, with none of the `privateMode` permission bits set.
+    private static func openChecked(_ path: String, flags: Int32, privateMode: mode_t) throws(PrivateFileError) -> Int32
+    {
+        let fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP { throw .symbolicLink(path: path) }
+            if code == ENXIO { throw .wrongType(path: path) }  // a FIFO opened for writing without a reader
             throw .system(operation: "open", path: path, errno: code)
         }
         var info = stat()
@@ -47,8 +68,13 @@ package enum PrivateFile {
             failure = .wrongType(path: path)
         } else if info.st_uid != geteuid() {
             failure = .ownedByAnotherUser(path: path, owner: info.st_uid)
-        } else if info.st_mode & 0o077 != 0 {
-            failure = .readableByOthers(path: path, mode: UInt32(info.st_mode))
+        } else if info.st_mode & privateMode != 0 {
+            failure =
+                privateMode & 0o044 != 0
+                ? .readableByOthers(path: path, mode: UInt32(info.st_mode))
+                : .writableByOthers(path: path, mode: UInt32(info.st_mode))
+        } else if fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 {
+            failure = .system(operation: "fcntl", path: path, errno: errno)
         }
         if let failure {
             close(fd)

@@ -15,6 +15,8 @@ package enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertibl
     case wrongType(path: String)
     /// The directory (or an existing file) can be read or entered by the group or others.
     case readableByOthers(path: String, mode: UInt32)
+    /// The file (read as trusted input) can be written by the group or others.
+    case writableByOthers(path: String, mode: UInt32)
     /// A system call failed.
     case system(operation: String, path: String, errno: Int32)
 
@@ -30,6 +32,9 @@ package enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertibl
         case .readableByOthers(let path, let mode):
             "\(path) has mode " + String(mode & 0o7777, radix: 8)
                 + ": group or others could read it, refusing to use it"
+        case .writableByOthers(let path, let mode):
+            "\(path) has mode " + String(mode & 0o7777, radix: 8)
+                + ": group or others could write it, refusing to trust it"
         case .system(let operation, let path, let code):
             "\(operation) \(path) failed (\(String(cString: strerror(code))))"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HybridClient
 import HybridCore
 
 #if canImport(Glibc)
@@ -29,13 +30,17 @@ package struct KnownCredentialsFile: Sendable {
             + "/hybrid-security-key/known-credentials"
     }
 
-    /// The stored IDs; empty when there is no file yet.
+    /// The stored IDs; empty when there is no file yet. Only this user's regular file, not a
+    /// symbolic link and not writable by group or others, is read (``PrivateFile/openForReading(_:)``):
+    /// a FIFO planted at the path is refused instead of blocking the key's start.
     package func load() throws(KnownCredentialsFileError) -> KnownCredentials {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            if errno == ENOENT { return KnownCredentials() }
-            throw .io(operation: "open", path: path, errno: errno)
+        let opened: Int32?
+        do {
+            opened = try PrivateFile.openForReading(path)
+        } catch {
+            throw .refused(error)
         }
+        guard let fd = opened else { return KnownCredentials() }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
@@ -99,11 +104,15 @@ package enum KnownCredentialsFileError: Error, Hashable, Sendable, CustomStringC
     case io(operation: String, path: String, errno: Int32)
     /// The file is larger than ``KnownCredentialsFile/maximumSize``.
     case tooLarge(path: String)
+    /// The file was not opened: a symbolic link, a FIFO or device, another user's file or one
+    /// others may write (or the open failed).
+    case refused(PrivateFileError)
 
     package var description: String {
         switch self {
         case .io(let operation, let path, let code): "\(operation) \(path): \(String(cString: strerror(code)))"
         case .tooLarge(let path): "\(path) is larger than \(KnownCredentialsFile.maximumSize) bytes"
+        case .refused(let error): error.description
         }
     }
 }
