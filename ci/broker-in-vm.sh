@@ -123,8 +123,9 @@ mark "udev properties and tags"
     while kill -0 $alice 2>/dev/null; do
         qr=$(sed -n '/"event":"qr"/p' $w/alice.out | sed -n "${n}p" | sed -n 's/.*"url":"\(FIDO:\/[0-9]*\)".*/\1/p')
         if [ -z "$qr" ]; then sleep 0.1; continue; fi
-        as_env 1001 env HYBRID_AUTHENTICATOR_PASSPHRASE=broker-proof /usr/local/bin/hybrid-authenticator \
-            "$qr" --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json --packed-attestation \
+        # The QR text on standard input ('-'): an argument would show it to every local user (ps).
+        printf '%s\n' "$qr" | as_env 1001 env HYBRID_AUTHENTICATOR_PASSPHRASE=broker-proof /usr/local/bin/hybrid-authenticator \
+            - --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json --packed-attestation \
             --insecure-plaintext-store --store $w/1001/home/passkeys.json >>$w/phone.log 2>&1
         n=$((n + 1))
     done
