@@ -27,7 +27,9 @@ start=$EPOCHREALTIME
 since() { awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}'; }
 bin="${1:-}"
 if [ -z "$bin" ]; then
-    swift build --product hybrid-security-key >/dev/null && swift build --product hybrid-client >/dev/null || die "swift build failed"
+    for product in hybrid-security-key hybrid-key-broker hybrid-client; do
+        swift build --product "$product" >/dev/null || die "swift build failed"
+    done
     bin="$(swift build --show-bin-path)"
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/install-proof.XXXXXX")
@@ -36,7 +38,7 @@ trap 'rm -rf "$work"' EXIT
 toolchain=$(readlink -f "$(dirname "$(readlink -f "$(command -v swift)")")/../..")
 [ -d "$toolchain/usr/lib/swift" ] || die "no Swift toolchain found at $toolchain"
 # The Swift runtime libraries the binary we install links from the toolchain (none when static).
-runtime_libraries=$(ldd "$bin/hybrid-security-key" | awk -v t="$toolchain/" 'index($3, t) == 1 {print $1}' | sort)
+runtime_libraries=$(ldd "$bin/hybrid-security-key" "$bin/hybrid-key-broker" | awk -v t="$toolchain/" 'index($3, t) == 1 {print $1}' | sort -u)
 
 # without_toolchain BINARY WHAT: BINARY resolves no library inside the toolchain, and runs --help
 # where the toolchain's directory is hidden (an empty tmpfs over it, in a private mount namespace).
@@ -74,14 +76,18 @@ d 755 /usr/local
 d 755 /usr/local/bin
 d 755 /usr/local/lib
 d 755 /usr/local/lib/systemd
+d 755 /usr/local/lib/systemd/system
 d 755 /usr/local/lib/systemd/user
 d 755 /var
 d 755 /var/lib
 d 755 /var/lib/hybrid-security-key
 f 644 /etc/modules-load.d/hybrid-security-key.conf
 f 644 /etc/udev/rules.d/70-hybrid-security-key.rules
+f 644 /usr/local/lib/systemd/system/hybrid-key-broker.service
+f 644 /usr/local/lib/systemd/system/hybrid-key-broker.socket
 f 644 /usr/local/lib/systemd/user/hybrid-security-key.service
 f 644 /var/lib/hybrid-security-key/install-manifest
+f 755 /usr/local/bin/hybrid-key-broker
 f 755 /usr/local/bin/hybrid-security-key
 EOF
 # A binary that links the toolchain's runtime brings it along (scripts/bundle-swift-runtime.sh).
@@ -94,6 +100,9 @@ diff "$work/expected" "$work/staged" || die "the staged files differ from the ex
 without_toolchain "$stage/usr/local/bin/hybrid-security-key" "staged binary"
 grep -qx "ExecStart=/usr/local/bin/hybrid-security-key --ble bluez" "$stage/usr/local/lib/systemd/user/hybrid-security-key.service" ||
     die "the staged unit does not start the staged binary"
+grep -qx "ExecStart=/usr/local/bin/hybrid-key-broker" "$stage/usr/local/lib/systemd/system/hybrid-key-broker.service" ||
+    die "the staged broker unit does not start the staged broker"
+without_toolchain "$stage/usr/local/bin/hybrid-key-broker" "staged broker"
 echo "run-install-proof: staging OK ($(wc -l <"$work/staged") paths, modes as expected) [$(since) s]"
 
 echo "== 2. the .deb: build, lintian, dpkg -i, --help, dpkg --purge"
@@ -113,7 +122,9 @@ dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || die "dpkg -i failed: $(cat "$work/dpkg.
 grep -q "security key" "$work/help" || die "--help says nothing about a security key"
 without_toolchain /usr/bin/hybrid-security-key ".deb's binary"
 for path in /lib/udev/rules.d/70-hybrid-security-key.rules /usr/lib/modules-load.d/hybrid-security-key.conf \
-    /usr/lib/systemd/user/hybrid-security-key.service /usr/share/man/man1/hybrid-security-key.1.gz; do
+    /usr/lib/systemd/user/hybrid-security-key.service /usr/share/man/man1/hybrid-security-key.1.gz \
+    /usr/bin/hybrid-key-broker /usr/lib/systemd/system/hybrid-key-broker.socket \
+    /usr/lib/systemd/system/hybrid-key-broker.service /usr/share/man/man1/hybrid-key-broker.1.gz; do
     [ -f "$path" ] || die "the .deb did not install $path"
 done
 dpkg --purge hybrid-security-key >>"$work/dpkg.log" 2>&1 || die "dpkg --purge failed: $(cat "$work/dpkg.log")"
@@ -128,6 +139,7 @@ scripts/install.sh --no-build --bin-dir "$bin" --user root --no-self-check >"$wo
 sed 's/^/   /' "$work/install.log"
 [ -x /usr/local/bin/hybrid-security-key ] || die "install.sh did not install the binary"
 [ -L /root/.config/systemd/user/graphical-session.target.wants/hybrid-security-key.service ] || die "the user unit is not enabled"
+[ -L /etc/systemd/system/sockets.target.wants/hybrid-key-broker.socket ] || die "the broker's socket is not enabled"
 without_toolchain /usr/local/bin/hybrid-security-key "install.sh's binary"
 scripts/install.sh --uninstall >"$work/uninstall.log" 2>&1 || die "install.sh --uninstall failed: $(cat "$work/uninstall.log")"
 snapshot >"$work/after-install"

@@ -3,14 +3,17 @@
 #   sudo scripts/install.sh                 (for the user who runs sudo)
 #   scripts/install.sh --user NAME          (as root, for NAME)
 #   sudo scripts/install.sh --uninstall     (removes exactly what the install created)
-# It builds the release binary (unless --no-build; the Swift runtime linked statically), installs
-# it under PREFIX/bin (a binary that links the toolchain's Swift runtime, such as a debug build
+# It builds the release binaries (unless --no-build; the Swift runtime linked statically), installs
+# them under PREFIX/bin (a binary that links the toolchain's Swift runtime, such as a debug build
 # given with --bin-dir, brings those libraries along in PREFIX/lib/hybrid-security-key: no
-# toolchain is needed at run time, see scripts/bundle-swift-runtime.sh), the udev rule
-# (/etc/udev/rules.d: uhid and the key's hidraw node for the seated user, TAG+="uaccess"),
-# /etc/modules-load.d/hybrid-security-key.conf (loads uhid), the systemd user unit under
-# PREFIX/lib/systemd/user, enabled for that user and bound to graphical-session.target; then
-# reloads udev, loads uhid and runs the self-check (scripts/security-key-self-check.sh).
+# toolchain is needed at run time, see scripts/bundle-swift-runtime.sh): hybrid-security-key (your
+# agent) and hybrid-key-broker (the one privileged part: it alone opens /dev/uhid, see
+# docs/security-key.md), the broker's system units under PREFIX/lib/systemd/system with its socket
+# enabled (sockets.target), the udev rule (/etc/udev/rules.d: the key's hidraw node for sandboxed
+# browsers; nothing for /dev/uhid), /etc/modules-load.d/hybrid-security-key.conf (loads uhid), the
+# systemd user unit under PREFIX/lib/systemd/user, enabled for that user and bound to
+# graphical-session.target; then reloads udev, loads uhid, starts the broker's socket and runs the
+# self-check as that user (scripts/security-key-self-check.sh).
 # Every file and directory it creates is listed in the manifest
 # /var/lib/hybrid-security-key/install-manifest, which --uninstall follows (and nothing else).
 # Root never acts on a path in the user's home: the unit's link there (and its directories) is
@@ -103,6 +106,9 @@ remove_user_entry() {
 # ---- uninstall: the manifest, newest entry first; directories only when empty.
 if [ $uninstall -eq 1 ]; then
     [ -f "$manifest" ] || die "nothing to uninstall: $manifest not found"
+    if [ -z "$destdir" ] && [ -d /run/systemd/system ]; then
+        try systemctl stop hybrid-key-broker.socket hybrid-key-broker.service
+    fi
     mapfile -t recorded < <(tac "$manifest")
     run rm -f "$manifest"
     for entry in "${recorded[@]}"; do
@@ -130,6 +136,7 @@ if [ $uninstall -eq 1 ]; then
     done
     if [ -z "$destdir" ]; then
         try udevadm control --reload
+        [ -d /run/systemd/system ] && try systemctl daemon-reload
     fi
     say "uninstalled"
     exit 0
@@ -159,13 +166,17 @@ swift_command() {
 }
 if [ $build -eq 1 ]; then
     swift=$(swift_command)
-    say "building the release binary with $swift (several minutes)"
-    (cd "$repo" && run as_builder "$swift" build -c release --static-swift-stdlib --product hybrid-security-key)
+    say "building the release binaries with $swift (several minutes)"
+    for product in hybrid-security-key hybrid-key-broker; do
+        (cd "$repo" && run as_builder "$swift" build -c release --static-swift-stdlib --product "$product")
+    done
 fi
 if [ -z "$bin_dir" ]; then
     bin_dir=$(cd "$repo" && as_builder "$(swift_command)" build -c release --show-bin-path)
 fi
-[ -x "$bin_dir/hybrid-security-key" ] || [ $dry_run -eq 1 ] || die "$bin_dir/hybrid-security-key not built (drop --no-build)"
+for program in hybrid-security-key hybrid-key-broker; do
+    [ -x "$bin_dir/$program" ] || [ $dry_run -eq 1 ] || die "$bin_dir/$program not built (drop --no-build)"
+done
 
 # ---- files, each recorded in the manifest.
 entries=()
@@ -195,22 +206,39 @@ put() {
 work=$(mktemp -d "${TMPDIR:-/tmp}/hybrid-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 sed "s|/usr/local/bin/|$prefix/bin/|" "$repo/deploy/security-key/hybrid-security-key.service" >"$work/unit"
+sed "s|/usr/local/bin/|$prefix/bin/|" "$repo/deploy/security-key/hybrid-key-broker.service" >"$work/broker.service"
 echo uhid >"$work/modules"
 unit_path="$prefix/lib/systemd/user/hybrid-security-key.service"
 
-# The binary, stripped, with the Swift runtime libraries it links, if any (see the header).
-if [ -x "$bin_dir/hybrid-security-key" ]; then
-    mkdir -p "$work/bin"
-    "$repo/scripts/bundle-swift-runtime.sh" "$bin_dir/hybrid-security-key" "$work/bin/hybrid-security-key" \
-        "$work/lib" '$ORIGIN/../lib/hybrid-security-key' >"$work/bundled" || die "bundling the Swift runtime failed"
-    put 755 "$work/bin/hybrid-security-key" "$prefix/bin/hybrid-security-key"
-    while read -r name; do put 644 "$work/lib/$name" "$prefix/lib/hybrid-security-key/$name"; done <"$work/bundled"
-else
-    put 755 "$bin_dir/hybrid-security-key" "$prefix/bin/hybrid-security-key"
+# The binaries, stripped, with the Swift runtime libraries they link, if any (see the header),
+# in one private directory.
+for program in hybrid-security-key hybrid-key-broker; do
+    if [ -x "$bin_dir/$program" ]; then
+        mkdir -p "$work/bin"
+        "$repo/scripts/bundle-swift-runtime.sh" "$bin_dir/$program" "$work/bin/$program" \
+            "$work/lib" '$ORIGIN/../lib/hybrid-security-key' >>"$work/bundled" || die "bundling the Swift runtime failed"
+        put 755 "$work/bin/$program" "$prefix/bin/$program"
+    else
+        put 755 "$bin_dir/$program" "$prefix/bin/$program"
+    fi
+done
+if [ -s "$work/bundled" ]; then
+    while read -r name; do put 644 "$work/lib/$name" "$prefix/lib/hybrid-security-key/$name"; done < <(sort -u "$work/bundled")
 fi
 put 644 "$repo/deploy/security-key/70-hybrid-security-key.rules" /etc/udev/rules.d/70-hybrid-security-key.rules
 put 644 "$work/modules" /etc/modules-load.d/hybrid-security-key.conf
 put 644 "$work/unit" "$unit_path"
+broker_units="$prefix/lib/systemd/system"
+put 644 "$repo/deploy/security-key/hybrid-key-broker.socket" "$broker_units/hybrid-key-broker.socket"
+put 644 "$work/broker.service" "$broker_units/hybrid-key-broker.service"
+# The broker's socket, enabled: the link `systemctl enable` makes (a system path, root's).
+if [ -z "$destdir" ]; then
+    socket_link=/etc/systemd/system/sockets.target.wants/hybrid-key-broker.socket
+    [ -e "$socket_link" ] || [ -L "$socket_link" ] && die "$socket_link exists already"
+    make_dirs "$(dirname "$socket_link")"
+    run ln -s "$broker_units/hybrid-key-broker.socket" "$socket_link"
+    record link "$socket_link"
+fi
 
 # ---- enable the user unit for $user: the symlink `systemctl --user enable` would make, made by
 # $user (as_user): every check, directory and link in the home runs with $user's permissions, so
@@ -254,6 +282,13 @@ fi
 try udevadm control --reload
 try modprobe uhid
 try udevadm trigger --subsystem-match=misc --sysname-match=uhid
+if [ -d /run/systemd/system ]; then
+    try systemctl daemon-reload
+    try systemctl start hybrid-key-broker.socket
+    say "started hybrid-key-broker.socket (the key broker starts with the first agent)"
+else
+    say "warning: systemd is not running: start $prefix/bin/hybrid-key-broker as root yourself"
+fi
 uid=$(id -u "$user")
 if [ -S "/run/user/$uid/bus" ]; then
     try sudo -u "$user" XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user daemon-reload
@@ -262,7 +297,12 @@ if [ -S "/run/user/$uid/bus" ]; then
 else
     say "$user has no running systemd user session: the key starts at $user's next graphical login"
 fi
+# The self-check as $user: the broker gives a key only to the active local session's user. Over
+# ssh, or before the next graphical login, it cannot pass yet: a warning, not a failed install.
 if [ $self_check -eq 1 ]; then
-    run "$repo/scripts/security-key-self-check.sh" "$prefix/bin/hybrid-security-key"
+    if ! run as_user "$user" env XDG_RUNTIME_DIR="/run/user/$uid" bash "$repo/scripts/security-key-self-check.sh" \
+        "$prefix/bin/hybrid-security-key"; then
+        say "warning: the self-check did not pass as $user (above); run it at the seat: scripts/security-key-self-check.sh"
+    fi
 fi
 say "done. Log out and in again if the key does not appear; undo with: sudo $0 --uninstall"

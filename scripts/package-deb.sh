@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Builds hybrid-security-key_<version>_<arch>.deb with dpkg-deb: the binary, the udev rule, the
-# modules-load.d file for uhid, the systemd user unit (enabled for every user with
-# `systemctl --global`, bound to graphical-session.target), a man page made from --help
-# (help2man), copyright and changelog; postinst reloads udev and loads uhid, prerm disables the
-# unit, postrm reloads udev. The .deb's path is the LAST line of output (stable for harnesses).
+# Builds hybrid-security-key_<version>_<arch>.deb with dpkg-deb: the agent (hybrid-security-key)
+# and the key broker (hybrid-key-broker, the one privileged part: docs/security-key.md), the
+# broker's system units (its socket enabled), the udev rule, the modules-load.d file for uhid, the
+# systemd user unit (enabled for every user with `systemctl --global`, bound to
+# graphical-session.target; the broker gives a key only to the active local session's user, so a
+# key left running after a user switch is removed), a man page made from --help (help2man),
+# copyright and changelog; postinst reloads udev, loads uhid and starts the broker's socket, prerm
+# stops it and disables the units, postrm reloads udev and systemd. The maintainer scripts act only
+# on system paths (/etc/systemd), never in a user's home. The .deb's path is the LAST line of output (stable for harnesses).
 # Usage: scripts/package-deb.sh [--no-build] [--bin-dir DIR] [--out DIR] [--version V]
 #   default: a release build (several minutes), output in .build/deb. DEBFULLNAME/DEBEMAIL name
 #   the maintainer.
@@ -40,11 +44,14 @@ command -v patchelf >/dev/null || die "patchelf missing (apt install patchelf)"
 cd "$repo"
 if [ $build -eq 1 ]; then
     # Statically linked Swift runtime: see the header.
-    swift build -c release --static-swift-stdlib --product hybrid-security-key >&2 || die "swift build failed"
+    for product in hybrid-security-key hybrid-key-broker; do
+        swift build -c release --static-swift-stdlib --product "$product" >&2 || die "swift build failed"
+    done
 fi
 [ -n "$bin_dir" ] || bin_dir=$(swift build -c release --show-bin-path)
 binary="$bin_dir/hybrid-security-key"
 [ -x "$binary" ] || die "$binary not built"
+[ -x "$bin_dir/hybrid-key-broker" ] || die "$bin_dir/hybrid-key-broker not built"
 
 package=hybrid-security-key
 arch=$(dpkg --print-architecture)
@@ -60,24 +67,34 @@ trap 'rm -rf "$work"' EXIT
 root="$work/root"
 umask 022
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/udev/rules.d" "$root/usr/lib/modules-load.d" \
-    "$root/usr/lib/systemd/user" "$root/usr/share/man/man1" "$root/usr/share/doc/$package" \
+    "$root/usr/lib/systemd/user" "$root/usr/lib/systemd/system" "$root/usr/share/man/man1" "$root/usr/share/doc/$package" \
     "$root/usr/share/lintian/overrides"
 # Stripped (lintian wants stripped binaries), with the Swift runtime it links, if any (see the header).
 "$repo/scripts/bundle-swift-runtime.sh" "$binary" "$root/usr/bin/$package" "$root/usr/lib/$package" \
     "\$ORIGIN/../lib/$package" >"$work/bundled" || die "bundling the Swift runtime failed"
+"$repo/scripts/bundle-swift-runtime.sh" "$bin_dir/hybrid-key-broker" "$root/usr/bin/hybrid-key-broker" \
+    "$root/usr/lib/$package" "\$ORIGIN/../lib/$package" >>"$work/bundled" || die "bundling the Swift runtime failed"
+sort -u -o "$work/bundled" "$work/bundled"
 install -m 644 deploy/security-key/70-hybrid-security-key.rules "$root/lib/udev/rules.d/"
 echo uhid >"$root/usr/lib/modules-load.d/$package.conf"
 sed "s|/usr/local/bin/|/usr/bin/|" deploy/security-key/hybrid-security-key.service >"$root/usr/lib/systemd/user/$package.service"
+sed "s|/usr/local/bin/|/usr/bin/|" deploy/security-key/hybrid-key-broker.service >"$root/usr/lib/systemd/system/hybrid-key-broker.service"
+install -m 644 deploy/security-key/hybrid-key-broker.socket "$root/usr/lib/systemd/system/"
 
-if command -v help2man >/dev/null; then
-    help2man --no-info --no-discard-stderr --version-string="$version" \
-        --name="your phone as a FIDO2 security key" "$root/usr/bin/$package" >"$work/$package.1"
-else
-    # No help2man: the --help text as a plain man page.
-    { echo ".TH HYBRID-SECURITY-KEY 1"; echo ".SH NAME"; echo "$package \\- your phone as a FIDO2 security key"
-      echo ".SH DESCRIPTION"; echo ".nf"; "$root/usr/bin/$package" --help | sed 's/\\/\\\\/g; s/^\./\\\&./'; echo ".fi"; } >"$work/$package.1"
-fi
-gzip -9n <"$work/$package.1" >"$root/usr/share/man/man1/$package.1.gz"
+# man_page PROGRAM SUMMARY: section 1, from --help (help2man, else the --help text as it is).
+man_page() {
+    local program=$1 summary=$2
+    if command -v help2man >/dev/null; then
+        help2man --no-info --no-discard-stderr --version-string="$version" \
+            --name="$summary" "$root/usr/bin/$program" >"$work/$program.1"
+    else
+        { echo ".TH $(tr a-z- A-Z- <<<"$program") 1"; echo ".SH NAME"; echo "$program \\- $summary"
+          echo ".SH DESCRIPTION"; echo ".nf"; "$root/usr/bin/$program" --help | sed 's/\\/\\\\/g; s/^\./\\\&./'; echo ".fi"; } >"$work/$program.1"
+    fi
+    gzip -9n <"$work/$program.1" >"$root/usr/share/man/man1/$program.1.gz"
+}
+man_page "$package" "your phone as a FIDO2 security key"
+man_page hybrid-key-broker "the privileged part of hybrid-security-key: one FIDO key per active local session"
 
 cat >"$root/usr/share/doc/$package/copyright" <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
@@ -110,7 +127,7 @@ fi
 # with it (these, found in the private directory, need no package).
 mkdir -p "$work/shlibs/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" >"$work/shlibs/debian/control"
-objects=("$root/usr/bin/$package")
+objects=("$root/usr/bin/$package" "$root/usr/bin/hybrid-key-broker")
 while read -r name; do objects+=("$root/usr/lib/$package/$name"); done <"$work/bundled"
 depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -l"$root/usr/lib/$package" "${objects[@]/#/-e}" 2>/dev/null |
     sed -n 's/^shlibs:Depends=//p')
@@ -133,8 +150,10 @@ Description: your phone as a FIDO2 security key over FIDO hybrid (caBLE v2)
  key; each registration or sign-in is carried to your phone: scan the QR code
  shown in a window (or a notification) and approve on the phone.
  .
- The user unit starts it in every graphical session; the udev rule gives
- /dev/uhid and the key's hidraw node to the user at the seat only.
+ The user unit starts it in every graphical session. A small system service,
+ hybrid-key-broker, alone opens /dev/uhid: it creates the FIDO key (and
+ nothing else) for the user of the active local session, hands its hidraw
+ node to that user only, and removes it when the session stops being active.
 EOF
 cat >"$root/DEBIAN/postinst" <<'EOF'
 #!/bin/sh
@@ -146,6 +165,11 @@ if [ "$1" = configure ]; then
         udevadm trigger --subsystem-match=misc --sysname-match=uhid || true
     fi
     systemctl --global enable hybrid-security-key.service >/dev/null 2>&1 || true
+    systemctl enable hybrid-key-broker.socket >/dev/null 2>&1 || true
+    if [ -d /run/systemd/system ]; then
+        systemctl daemon-reload >/dev/null 2>&1 || true
+        systemctl start hybrid-key-broker.socket >/dev/null 2>&1 || true
+    fi
 fi
 EOF
 cat >"$root/DEBIAN/prerm" <<'EOF'
@@ -153,6 +177,10 @@ cat >"$root/DEBIAN/prerm" <<'EOF'
 set -e
 if [ "$1" = remove ] || [ "$1" = purge ]; then
     systemctl --global disable hybrid-security-key.service >/dev/null 2>&1 || true
+    if [ -d /run/systemd/system ]; then
+        systemctl stop hybrid-key-broker.socket hybrid-key-broker.service >/dev/null 2>&1 || true
+    fi
+    systemctl disable hybrid-key-broker.socket >/dev/null 2>&1 || true
 fi
 EOF
 cat >"$root/DEBIAN/postrm" <<'EOF'
@@ -161,6 +189,8 @@ set -e
 if [ "$1" = remove ] || [ "$1" = purge ]; then
     rm -f /etc/systemd/user/graphical-session.target.wants/hybrid-security-key.service
     rmdir --ignore-fail-on-non-empty /etc/systemd/user/graphical-session.target.wants 2>/dev/null || true
+    rm -f /etc/systemd/system/sockets.target.wants/hybrid-key-broker.socket
+    if [ -d /run/systemd/system ]; then systemctl daemon-reload >/dev/null 2>&1 || true; fi
     if [ -d /run/udev ]; then udevadm control --reload || true; fi
 fi
 EOF
