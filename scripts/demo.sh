@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Both processes meet on this simulated air (loopback UDP; no radio is used).
+# Both processes meet on this simulated air (Unix datagram sockets in a 0700 directory; no radio is used).
 export HYBRID_SIMULATED_AIR_DIR="$work/air"
 export HYBRID_ALLOW_SIMULATED_AIR=1
 origin="https://example.com"

@@ -101,7 +101,8 @@ struct InputLimitTests {
 
     // MARK: Files
 
-    /// A store file over the cap, found by its size or (a device) by reading: a typed error.
+    /// A store file over the cap, found by its size: a typed error. An endless device is refused
+    /// before any read: it is not a regular file (and a link to it is not followed).
     @Test func anOversizedStoreFileIsRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -110,16 +111,20 @@ struct InputLimitTests {
         try #require(truncate(sparse, off_t(FilePasskeyStore.maximumFileSize + 1)) == 0)
         let endless = directory.file("endless.json")
         try FileManager.default.createSymbolicLink(atPath: endless, withDestinationPath: "/dev/zero")
-        let tooLarge = PasskeyStoreError.tooLarge(limit: FilePasskeyStore.maximumFileSize)
-        for path in [sparse, endless] {
-            #expect(throws: tooLarge) { try FilePasskeyStore(path: path, protection: .insecurePlaintext) }
-            #expect(throws: tooLarge) { try FilePasskeyStore.metadata(atPath: path) }
-            #expect(throws: tooLarge) { try FilePasskeyStore.storedProtection(atPath: path) }
+        for (path, error) in [
+            (sparse, PasskeyStoreError.tooLarge(limit: FilePasskeyStore.maximumFileSize)),
+            (endless, .refusedFile(path: endless, .symbolicLink)),
+            ("/dev/zero", .refusedFile(path: "/dev/zero", .notARegularFile)),
+        ] {
+            #expect(throws: error) { try FilePasskeyStore(path: path, protection: .insecurePlaintext) }
+            #expect(throws: error) { try FilePasskeyStore.metadata(atPath: path) }
+            #expect(throws: error) { try FilePasskeyStore.storedProtection(atPath: path) }
         }
     }
 
+    /// A device is not read at all (it is not a regular file), so it cannot make the read endless.
     @Test func anEndlessQRImageFileIsRefused() {
-        #expect(throws: QRImageError.tooLarge(path: "/dev/zero")) {
+        #expect(throws: QRImageError.notAnImage(path: "/dev/zero")) {
             try QRImageReader().read(contentsOfFile: "/dev/zero")
         }
     }
