@@ -103,6 +103,10 @@ grep -qx "ExecStart=/usr/local/bin/hybrid-security-key --ble bluez" "$stage/usr/
 grep -qx "ExecStart=/usr/local/bin/hybrid-key-broker" "$stage/usr/local/lib/systemd/system/hybrid-key-broker.service" ||
     die "the staged broker unit does not start the staged broker"
 without_toolchain "$stage/usr/local/bin/hybrid-key-broker" "staged broker"
+# The broker's sandbox, as systemd rates it (exposure 0.0 = locked down … 10.0 = unconfined).
+systemd-analyze security --offline=true --threshold=20 "$stage/usr/local/lib/systemd/system/hybrid-key-broker.service" \
+    >"$work/exposure" 2>&1 || die "the broker's unit is exposed more than 2.0: $(tail -n 3 "$work/exposure")"
+echo "run-install-proof: $(grep -o 'Overall exposure level.*' "$work/exposure")"
 echo "run-install-proof: staging OK ($(wc -l <"$work/staged") paths, modes as expected) [$(since) s]"
 
 echo "== 2. the .deb: build, lintian, dpkg -i, --help, dpkg --purge"

@@ -42,6 +42,8 @@ ci/run-ble-proof.sh
 
 echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm guest)"
 ci/run-seckey-proof.sh
+echo "== the security key's privilege split: root key broker, fake logind, two users, a user switch (blevm guest)"
+ci/run-broker-proof.sh
 echo "== the phone as a security key in Firefox ESR, Chromium and python-fido2 2.x (blevm guest, cases 1-7 of issue 19)"
 ci/run-browser-seckey-proof.sh
 # Install proof (issue 21): DESTDIR staging, the .deb (lintian, dpkg -i, --purge), install.sh

@@ -36,17 +36,25 @@ def start():
     print(f"logind.py: mock pid {server.pid}, seat0 active session c1 (alice, uid 1001)", flush=True)
 
 
+def uptime():
+    with open("/proc/uptime") as f:
+        return f.read().split()[0]
+
+
 def switch(user):
     bus = dbus.SystemBus()
     target, _ = SESSIONS[user]
+    # The guest's clock as the first change goes out: the proof measures the key's removal from here.
+    print(f"logind.py: switching at uptime {uptime()}", flush=True)
     for name, (session, _) in SESSIONS.items():
         if session != target:
             mock(bus, f"{BASE}/session/{session}").UpdateProperties(
                 "org.freedesktop.login1.Session", {"Active": False})
     mock(bus, f"{BASE}/session/{target}").UpdateProperties("org.freedesktop.login1.Session", {"Active": True})
-    mock(bus, f"{BASE}/seat/seat0").UpdateProperties(
-        "org.freedesktop.login1.Seat",
-        {"ActiveSession": dbus.Struct((target, dbus.ObjectPath(f"{BASE}/session/{target}")), signature="so")})
+    # Through Properties.Set: dbusmock's UpdateProperties cannot wrap a struct in a variant.
+    seat = dbus.Interface(bus.get_object("org.freedesktop.login1", f"{BASE}/seat/seat0"), dbus.PROPERTIES_IFACE)
+    seat.Set("org.freedesktop.login1.Seat", "ActiveSession",
+             dbus.Struct((target, dbus.ObjectPath(f"{BASE}/session/{target}")), signature="so", variant_level=1))
     print(f"logind.py: seat0 active session {target} ({user})", flush=True)
 
 

@@ -7,8 +7,9 @@
 # or made NAME's outside NAME's home. Also the ordinary case: the unit's link is made in the home,
 # owned by NAME, and the uninstall removes it and the directories it made.
 # Changes to the system are kept away: a private mount namespace (unshare -m) with empty tmpfs over
-# /etc/udev/rules.d, /etc/modules-load.d and /var/lib (the manifest), --prefix in the temporary
-# directory, a stand-in binary (/bin/true) with --no-build --bin-dir, --no-self-check. Only the
+# /etc/udev/rules.d, /etc/modules-load.d, /etc/systemd/system (the broker socket's enabling link)
+# and /var/lib (the manifest), --prefix in the temporary directory, stand-in binaries (/bin/true)
+# with --no-build --bin-dir, --no-self-check. Only the
 # user itself is real (useradd; userdel -r at exit).
 # INSTALL_SH=PATH tests another install.sh (e.g. an older one, to see these checks fail on it).
 # Prints "N passed, M failed"; exit status 1 when a check failed.
@@ -19,7 +20,7 @@ install_sh=${INSTALL_SH:-$repo/scripts/install.sh}
 if [ -z "${INSTALL_SYMLINKS_TEST_NAMESPACE:-}" ]; then
     exec env INSTALL_SYMLINKS_TEST_NAMESPACE=1 unshare --mount --propagation private "$0" "$@"
 fi
-for dir in /etc/udev/rules.d /etc/modules-load.d /var/lib; do
+for dir in /etc/udev/rules.d /etc/modules-load.d /etc/systemd/system /var/lib; do
     mkdir -p "$dir"  # absent only in a bare container; mounted over at once
     mount -t tmpfs -o mode=755 tmpfs "$dir"
 done
@@ -36,6 +37,7 @@ trap cleanup EXIT
 mkdir -p "$work/home" "$work/bin" "$work/etc-systemd-user" "$work/elsewhere"
 useradd -m -d "$home" -s /usr/sbin/nologin "$name"
 cp /bin/true "$work/bin/hybrid-security-key"
+cp /bin/true "$work/bin/hybrid-key-broker"
 
 passed=0 failed=0
 check() {  # check DESCRIPTION COMMAND...: one test, counted.
