@@ -8,7 +8,7 @@
 # completes a makeCredential through our phone (hybrid-authenticator as alice, simulated air, a
 # loopback relay); the udev properties and tags of the node (udevadm test with our rules); bob's
 # agent is refused; switching the seat to bob removes alice's key within a second, her agent
-# reports it, and bob's agent gets a key. Prints BROKER-MARK lines and "broker-in-vm: PASS".
+# reports it, and bob's agent gets a key; bob's lock screen (LockedHint) removes his, the unlock returns it. Prints BROKER-MARK lines and "broker-in-vm: PASS".
 fail() {
     echo "broker-in-vm: FAIL: $*" >&2
     for f in broker.err alice.out alice.err bob.out bob.err phone.log relay.err; do
@@ -168,6 +168,17 @@ bobdev=$(wait_line $w/bob.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p;
 as 1001 sh -c "exec 3<>$bobdev" 2>/dev/null && fail "alice opened bob's $bobdev"
 echo "bob: key $bobdev (owner 1002, 0600); alice cannot open it"
 mark "user switch"
+
+# Bob's screen locker reports the lock (LockedHint): his key goes; unlocked, it comes back.
+chroot $r /usr/bin/python3 /proof/logind.py lock bob || fail "locking bob's session"
+wait_line $w/bob.out 's/.*"event":"removed".*"reason":"\([^"]*\)".*/\1/p' 100 >/dev/null || fail "bob's agent did not report the lock's removal"
+[ -e "$bobdev" ] && fail "$bobdev still exists while bob's session is locked"
+chroot $r /usr/bin/python3 /proof/logind.py unlock bob || fail "unlocking bob's session"
+i=0
+until [ "$(grep -c '"event":"ready"' $w/bob.out)" -ge 2 ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(grep -c '"event":"ready"' $w/bob.out)" -ge 2 ] || fail "bob's key did not come back after the unlock"
+echo "bob: locked: key removed; unlocked: key back"
+mark "lock screen"
 
 kill $phone $alice $bob 2>/dev/null
 kill $broker 2>/dev/null

@@ -7,7 +7,7 @@ import HybridKeyBroker
 struct KeyBrokerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid-key-broker",
-        abstract: "Owns /dev/uhid and gives each active local session one FIDO security key.",
+        abstract: "The security key's broker: one FIDO key per active local session.",
         discussion: """
             The privileged half of hybrid-security-key (docs/security-key.md). Run by systemd \
             (hybrid-key-broker.socket starts it on the first connection). It creates one kind of \
