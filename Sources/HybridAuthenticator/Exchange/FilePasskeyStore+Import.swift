@@ -1,3 +1,5 @@
+import Foundation
+
 extension FilePasskeyStore {
     /// Adds `passkeys` in one write, or none of them.
     ///
@@ -26,5 +28,43 @@ extension FilePasskeyStore {
             passkeys += self.passkeys(forRPID: metadata.rpID)
         }
         return passkeys.sortedNewestFirst()
+    }
+}
+
+/// Why an import changed nothing.
+public enum PasskeyImportError: Error, Hashable, Sendable {
+    /// The document is not valid CXF 1.0, or a passkey in it cannot be kept here.
+    case document(CXFError)
+    /// The store could not be read or written.
+    case store(PasskeyStoreError)
+}
+
+/// What an import read and did.
+public struct PasskeyImportReport: Sendable {
+    /// The passkeys read, what was skipped and what was dropped.
+    public let plan: PasskeyImport
+    /// What happened to the store.
+    public let outcome: PasskeyImportOutcome
+}
+
+extension FilePasskeyStore {
+    /// Reads a CXF document and adds its passkeys, all or none: a document with any invalid
+    /// member, or a clash without `replacing`, leaves the store file exactly as it was.
+    /// - Parameters:
+    ///   - bytes: the CXF 1.0 JSON document.
+    ///   - replacing: whether imported passkeys replace clashing stored ones.
+    ///   - now: the creation time of passkeys whose item has no `creationAt`.
+    ///   - sizeLimit: the largest document read.
+    public func importCXF(
+        _ bytes: [UInt8], replacing: Bool, now: Date, sizeLimit: Int = CXFDocument.defaultSizeLimit
+    ) throws(PasskeyImportError) -> PasskeyImportReport {
+        let document: CXFDocument
+        do { document = try CXFDocument(bytes: bytes, sizeLimit: sizeLimit) } catch { throw .document(error) }
+        let plan = PasskeyImport(document: document, now: now)
+        do {
+            return PasskeyImportReport(plan: plan, outcome: try importPasskeys(plan.passkeys, replacing: replacing))
+        } catch {
+            throw .store(error)
+        }
     }
 }
