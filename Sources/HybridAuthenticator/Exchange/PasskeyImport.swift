@@ -53,6 +53,13 @@ public struct PasskeyImportConflict: Hashable, Sendable {
     public let credentialID: [UInt8]
     /// How it clashes.
     public let kind: Kind
+
+    /// A clash from its parts.
+    public init(rpID: String, credentialID: [UInt8], kind: Kind) {
+        self.rpID = rpID
+        self.credentialID = credentialID
+        self.kind = kind
+    }
 }
 
 /// What an import did to the store.
