@@ -29,7 +29,8 @@ package enum ExclusiveFile {
             let code = errno
             throw code == EEXIST || code == ELOOP ? .exists(path: path) : .io(operation: "create", path: path, errno: code)
         }
-        do {
+        do throws(Failure) {
+            guard fchmod(fd, 0o600) == 0 else { throw .io(operation: "chmod", path: path, errno: errno) }
             try write(bytes, to: fd, path: path)
         } catch {
             close(fd)
@@ -43,11 +44,9 @@ package enum ExclusiveFile {
         }
     }
 
-    /// Writes all of `bytes` to the open descriptor `fd` (retrying short writes and EINTR).
+    /// Writes all of `bytes` to the open descriptor `fd` (retrying short writes and EINTR), then
+    /// syncs it when it is a file (a pipe cannot be synced, and need not be).
     package static func write(_ bytes: [UInt8], to fd: Int32, path: String) throws(Failure) {
-        guard fchmod(fd, 0o600) == 0 || errno == EINVAL || errno == EPERM else {
-            throw .io(operation: "chmod", path: path, errno: errno)
-        }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
