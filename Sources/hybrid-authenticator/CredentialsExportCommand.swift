@@ -95,7 +95,8 @@ struct ExportCredentials: AsyncParsableCommand {
         case .withoutPRF:
             return "note: \(name) has no prf secret (made before prf support); exported without hmacCredentials"
         case .credentialProtectionNotCarried(let level):
-            return "note: \(name): its credProtect level \(level) has no CXF member; the importer applies its own policy"
+            return
+                "note: \(name): its credProtect level \(level) has no CXF member; the importer applies its own policy"
         case .becomesDiscoverable:
             return "note: \(name) is not discoverable here; CXF has no such flag, so importers make it discoverable"
         }

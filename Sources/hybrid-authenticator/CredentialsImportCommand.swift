@@ -53,7 +53,9 @@ struct ImportCredentials: AsyncParsableCommand {
         }
         for skipped in report.plan.skipped {
             Console.writeError(
-                TerminalText.printable("skipped: \(skipped.field) (\(skipped.type)\(skipped.itemTitle.map { ", \"\($0)\"" } ?? "")): only passkeys are imported")
+                TerminalText.printable(
+                    "skipped: \(skipped.field) (\(skipped.type)\(skipped.itemTitle.map { ", \"\($0)\"" } ?? "")): only passkeys are imported"
+                )
                     + "\n")
         }
         for (field, names) in report.plan.droppedExtensions {

@@ -76,19 +76,30 @@ import Testing
         let p = passkeyPath
         let appendixDER = Base64URL.decode(appendixKey) ?? []
         return [
-            BadDocument(name: "not JSON", edit: { String($0.prefix(40)) }, expected: .malformedJSON(field: "", reason: "invalid JSON")),
-            BadDocument(name: "trailing garbage", edit: { $0 + "x" }, expected: .malformedJSON(field: "", reason: "invalid JSON")),
-            BadDocument(name: "a second document after the first", edit: { $0 + "{}" }, expected: .malformedJSON(field: "", reason: "invalid JSON")),
-            BadDocument(name: "an array, not an object", edit: { "[" + $0 + "]" }, expected: .malformedJSON(field: "", reason: "wrong JSON type")),
+            BadDocument(
+                name: "not JSON", edit: { String($0.prefix(40)) },
+                expected: .malformedJSON(field: "", reason: "invalid JSON")),
+            BadDocument(
+                name: "trailing garbage", edit: { $0 + "x" },
+                expected: .malformedJSON(field: "", reason: "invalid JSON")),
+            BadDocument(
+                name: "a second document after the first", edit: { $0 + "{}" },
+                expected: .malformedJSON(field: "", reason: "invalid JSON")),
+            BadDocument(
+                name: "an array, not an object", edit: { "[" + $0 + "]" },
+                expected: .malformedJSON(field: "", reason: "wrong JSON type")),
             BadDocument(
                 name: "major version 2", edit: replacing("\"major\": 1", "\"major\": 2"),
                 expected: .unsupportedVersion(major: 2, minor: 0)),
-            BadDocument(name: "no version", edit: replacing("\"version\"", "\"versio\""), expected: .missingMember(field: "version")),
+            BadDocument(
+                name: "no version", edit: replacing("\"version\"", "\"versio\""),
+                expected: .missingMember(field: "version")),
             BadDocument(
                 name: "no exporterRpId", edit: replacing("\"exporterRpId\"", "\"exporterRPID\""),
                 expected: .missingMember(field: "exporterRpId")),
             BadDocument(
-                name: "timestamp is a string", edit: replacing("\"timestamp\": 1705228800", "\"timestamp\": \"1705228800\""),
+                name: "timestamp is a string",
+                edit: replacing("\"timestamp\": 1705228800", "\"timestamp\": \"1705228800\""),
                 expected: .malformedJSON(field: "timestamp", reason: "wrong JSON type")),
             BadDocument(
                 name: "credentialId is not base64url",
@@ -106,7 +117,8 @@ import Testing
                 edit: replacing(
                     "cnEzaNHWcYK3coWZjvoaV1Hj9gnI12mKe2dL2HZVFlY", Base64URL.encode([UInt8](repeating: 7, count: 65))),
                 expected: .invalidLength(field: p + ".userHandle", count: 65, allowed: 1...64)),
-            BadDocument(name: "no key", edit: replacing("\"key\":", "\"keys\":"), expected: .missingMember(field: p + ".key")),
+            BadDocument(
+                name: "no key", edit: replacing("\"key\":", "\"keys\":"), expected: .missingMember(field: p + ".key")),
             BadDocument(
                 name: "key is not base64url", edit: replacing(appendixKey, "MIGH*"),
                 expected: .invalidBase64URL(field: p + ".key")),
@@ -142,7 +154,8 @@ import Testing
                 name: "rpId an IPv4 address", edit: replacing("\"webauthn.io\"", "\"192.0.2.1\""),
                 expected: .invalidRelyingPartyID(field: p + ".rpId")),
             BadDocument(
-                name: "rpId empty", edit: replacing("\"webauthn.io\"", "\"\""), expected: .invalidRelyingPartyID(field: p + ".rpId")),
+                name: "rpId empty", edit: replacing("\"webauthn.io\"", "\"\""),
+                expected: .invalidRelyingPartyID(field: p + ".rpId")),
             BadDocument(
                 name: "rpId with an empty label", edit: replacing("\"webauthn.io\"", "\"webauthn..io\""),
                 expected: .invalidRelyingPartyID(field: p + ".rpId")),
@@ -154,11 +167,14 @@ import Testing
                 expected: .missingMember(field: p + ".userDisplayName")),
             BadDocument(
                 name: "hmac algorithm hmac-sha512", edit: replacing("\"hmac-sha256\"", "\"hmac-sha512\""),
-                expected: .unsupportedHMACAlgorithm(field: p + ".fido2Extensions.hmacCredentials.algorithm", algorithm: "hmac-sha512")),
+                expected: .unsupportedHMACAlgorithm(
+                    field: p + ".fido2Extensions.hmacCredentials.algorithm", algorithm: "hmac-sha512")),
             BadDocument(
                 name: "credWithUV of 31 bytes",
-                edit: replacing("j3N5T9qLpWz2rYf4vS6lDn1KpQx8E0fRc2a7Bm5nUsw", Base64URL.encode([UInt8](repeating: 1, count: 31))),
-                expected: .invalidLength(field: p + ".fido2Extensions.hmacCredentials.credWithUV", count: 31, allowed: 32...32)),
+                edit: replacing(
+                    "j3N5T9qLpWz2rYf4vS6lDn1KpQx8E0fRc2a7Bm5nUsw", Base64URL.encode([UInt8](repeating: 1, count: 31))),
+                expected: .invalidLength(
+                    field: p + ".fido2Extensions.hmacCredentials.credWithUV", count: 31, allowed: 32...32)),
             BadDocument(
                 name: "no credWithoutUV", edit: replacing("\"credWithoutUV\"", "\"credWithoutUv\""),
                 expected: .missingMember(field: p + ".fido2Extensions.hmacCredentials.credWithoutUV")),
@@ -169,7 +185,8 @@ import Testing
                 name: "the passkey twice",
                 edit: { text in
                     let start = text.range(of: "{\n                            \"type\": \"passkey\"")!.lowerBound
-                    let end = text.range(of: "\"payments\": true\n                            }\n                        }")!.upperBound
+                    let end = text.range(
+                        of: "\"payments\": true\n                            }\n                        }")!.upperBound
                     let credential = String(text[start..<end])
                     return text.replacingOccurrences(of: credential, with: credential + ",\n" + credential)
                 },
@@ -204,6 +221,7 @@ import Testing
         // 19 bytes: two "=" of padding in the padded form.
         let text = try Self.appendixText.replacingOccurrences(
             of: "\"Y3JlZGVudGlhbElkRXhhbXBsZQ\"", with: "\"Y3JlZGVudGlhbElkRXhhbXBsZQ==\"")
-        #expect(try CXFDocument(bytes: Array(text.utf8)).passkeys.first?.credentialID == Array("credentialIdExample".utf8))
+        #expect(
+            try CXFDocument(bytes: Array(text.utf8)).passkeys.first?.credentialID == Array("credentialIdExample".utf8))
     }
 }

@@ -87,7 +87,8 @@ import Testing
             report.outcome
                 == .refused([
                     PasskeyImportConflict(
-                        rpID: "example.com", credentialID: [1, 2, 3], kind: .sameAccount(existingCredentialID: [9, 9, 9]))
+                        rpID: "example.com", credentialID: [1, 2, 3],
+                        kind: .sameAccount(existingCredentialID: [9, 9, 9]))
                 ]))
         #expect(try Self.fileBytes(store) == before)
     }
@@ -109,7 +110,10 @@ import Testing
             passkeys: passkeys, exporterRPID: "exporter.example", exporterDisplayName: "Exporter", timestamp: Self.now)
         #expect(export.document.passkeys.map(\.credentialID) == [[1], [3]])
         #expect(export.notes.map(\.passkey.credentialID) == [[2], [3]])
-        #expect(export.notes.map(\.notes) == [[.excludedNonZeroSignatureCounter(count: 3)], [.withoutPRF, .becomesDiscoverable]])
+        #expect(
+            export.notes.map(\.notes) == [
+                [.excludedNonZeroSignatureCounter(count: 3)], [.withoutPRF, .becomesDiscoverable],
+            ])
 
         let reread = try CXFDocument(bytes: export.document.encoded(accountID: [7, 7]))
         #expect(reread.timestamp == 1_800_000_000)
@@ -144,7 +148,9 @@ import Testing
             request.rpID = "webauthn.io"
             let response = try GetAssertionResponse(responseBytes: await authenticator.handle(request.encoded))
             let signature = try P256.Signing.ECDSASignature(derRepresentation: response.signature)
-            #expect(publicKey.isValidSignature(signature, for: response.authenticatorData.encoded + Fixtures.clientDataHash))
+            #expect(
+                publicKey.isValidSignature(signature, for: response.authenticatorData.encoded + Fixtures.clientDataHash)
+            )
             #expect(CTAPAuthenticatorExtensionTests.results(response)?.first == expected.first)
             #expect(response.authenticatorData.signCount == 0)
             #expect(response.user?.id == (try CXFDocumentTests.b64url("cnEzaNHWcYK3coWZjvoaV1Hj9gnI12mKe2dL2HZVFlY")))

@@ -8,10 +8,13 @@ runFuzzer([
     "cxfDocument": { input in
         guard let document = try? CXFDocument(bytes: input) else { return }
         let again = try? CXFDocument(bytes: document.encoded(accountID: [1]))
-        check(again?.passkeys.map(\.credentialID) == document.passkeys.map(\.credentialID), "CXF credential IDs round trip")
+        check(
+            again?.passkeys.map(\.credentialID) == document.passkeys.map(\.credentialID),
+            "CXF credential IDs round trip")
         check(again?.passkeys.map(\.rpID) == document.passkeys.map(\.rpID), "CXF RP IDs round trip")
         check(
-            again?.passkeys.map(\.privateKey.rawRepresentation) == document.passkeys.map(\.privateKey.rawRepresentation),
+            again?.passkeys.map(\.privateKey.rawRepresentation)
+                == document.passkeys.map(\.privateKey.rawRepresentation),
             "CXF keys round trip")
     }
 ])

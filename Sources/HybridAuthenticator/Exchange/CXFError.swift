@@ -44,7 +44,8 @@ public enum CXFError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .tooLarge(let limit): "the document is larger than \(limit) bytes"
-        case .malformedJSON(let field, let reason): field.isEmpty ? "not a JSON document: \(reason)" : "\(field): \(reason)"
+        case .malformedJSON(let field, let reason):
+            field.isEmpty ? "not a JSON document: \(reason)" : "\(field): \(reason)"
         case .missingMember(let field): "\(field) is missing"
         case .unsupportedVersion(let major, let minor):
             "version \(major).\(minor) is not CXF 1.x (only major version 1 is read)"

@@ -17,7 +17,8 @@ package enum ExclusiveFile {
         package var description: String {
             switch self {
             case .exists(let path): "\(path) already exists; choose a new file name (nothing is overwritten)"
-            case .io(let operation, let path, let code): "\(operation) \(path) failed (\(String(cString: strerror(code))))"
+            case .io(let operation, let path, let code):
+                "\(operation) \(path) failed (\(String(cString: strerror(code))))"
             }
         }
     }
@@ -27,7 +28,8 @@ package enum ExclusiveFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
-            throw code == EEXIST || code == ELOOP ? .exists(path: path) : .io(operation: "create", path: path, errno: code)
+            throw code == EEXIST || code == ELOOP
+                ? .exists(path: path) : .io(operation: "create", path: path, errno: code)
         }
         do throws(Failure) {
             guard fchmod(fd, 0o600) == 0 else { throw .io(operation: "chmod", path: path, errno: errno) }

@@ -76,7 +76,8 @@ extension [Passkey] {
         incoming.compactMap { passkey in
             let metadata = passkey.metadata
             if contains(where: { $0.credentialID == metadata.credentialID }) {
-                return PasskeyImportConflict(rpID: metadata.rpID, credentialID: metadata.credentialID, kind: .sameCredential)
+                return PasskeyImportConflict(
+                    rpID: metadata.rpID, credentialID: metadata.credentialID, kind: .sameCredential)
             }
             if let other = first(where: {
                 $0.metadata.isDiscoverable && $0.metadata.rpID == metadata.rpID
