@@ -40,6 +40,12 @@ let package = Package(
             ],
             path: "Sources/HybridClientFuzz"
         ),
+        // The CXF 1.0 reader of passkey import (HybridAuthenticator).
+        .executableTarget(
+            name: "hybrid-authenticator-fuzz",
+            dependencies: ["FuzzDriver", .product(name: "HybridAuthenticator", package: "swift-hybrid-transport")],
+            path: "Sources/HybridAuthenticatorFuzz"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

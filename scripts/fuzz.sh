@@ -39,6 +39,7 @@ binary_for() {
     case "$1" in
         hciEvent | dbusMessage) echo "$bin/hybrid-bluetooth-fuzz" ;;
         creationOptions | requestOptions | ctaphidPacket | ctaphidStateMachine) echo "$bin/hybrid-client-fuzz" ;;
+        cxfDocument) echo "$bin/hybrid-authenticator-fuzz" ;;
         *) echo "$bin/hybrid-core-fuzz" ;;
     esac
 }

@@ -36,6 +36,8 @@ echo "== hybrid-conformance client against the hybrid-authenticator executable (
 bin_dir="$(swift build --show-bin-path)"
 python3 scripts/conformance-client-e2e.py "$bin_dir"
 python3 scripts/conformance-client-e2e.py "$bin_dir" --packed
+echo "== passkey export and import (CXF 1.0) through hybrid: py_webauthn and an independent Python CXF peer"
+python3 scripts/cxf-e2e.py "$bin_dir"
 
 echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
 ci/run-ble-proof.sh

@@ -3,12 +3,12 @@ import Foundation
 import HybridAuthenticator
 import HybridCore
 
-/// `hybrid-authenticator credentials list|delete`.
+/// `hybrid-authenticator credentials list|delete|export|import`.
 struct CredentialsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "credentials",
         abstract: "Manage the passkey store.",
-        subcommands: [ListCredentials.self, DeleteCredential.self]
+        subcommands: [ListCredentials.self, DeleteCredential.self, ExportCredentials.self, ImportCredentials.self]
     )
 
     /// `credentials list`: metadata only, so no passphrase is needed.

@@ -15,6 +15,8 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
                           [--max-qr-age S] [--accept-qr-without-timestamp] [--log-level LEVEL]
             hybrid-authenticator credentials list [--store PATH] [--json]
             hybrid-authenticator credentials delete <credential-id> [--store PATH] [--insecure-plaintext-store]
+            hybrid-authenticator credentials export [--output FILE] [--force-terminal] [--store PATH] [...]
+            hybrid-authenticator credentials import FILE [--replace] [--store PATH] [...]
             """,
         discussion: """
             Give it the FIDO:/ text of the QR code a browser (or hybrid-client) shows on standard input \

@@ -86,7 +86,7 @@ struct AuthenticatorRunnerTunnelTests {
             let assertion = try GetAssertionResponse(responseBytes: asserted)
             #expect(assertion.credential?.id == attested.credentialID)
             #expect(assertion.authenticatorData.flags.contains(.userPresent))
-            #expect(assertion.authenticatorData.signCount == 1)
+            #expect(assertion.authenticatorData.signCount == 0)  // a zero counter never increments
             // Verified with the public key from makeCredential (WebAuthn §6.3.3: authData || clientDataHash).
             let signature = try P256.Signing.ECDSASignature(derRepresentation: assertion.signature)
             #expect(

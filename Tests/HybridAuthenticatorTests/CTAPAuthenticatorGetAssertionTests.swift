@@ -17,12 +17,14 @@ import Testing
         return (attested.credentialID, try COSEKey(cbor: attested.credentialPublicKey).publicKey)
     }
 
-    @Test func discoverableAssertionSignsAndCounts() async throws {
+    /// A passkey made here has signature counter 0 and keeps it (as synced passkeys do, so that
+    /// it can be exported in CXF, which carries only zero-counter passkeys).
+    @Test func discoverableAssertionSignsWithAZeroCounter() async throws {
         let store = InMemoryPasskeyStore()
         let user = ScriptedUser()
         let authenticator = Fixtures.authenticator(store: store, user: user)
         let (id, key) = try await Self.register(authenticator)
-        for expectedCount in UInt32(1)...3 {
+        for expectedCount in [UInt32](repeating: 0, count: 3) {
             let bytes = await authenticator.handle(Fixtures.getAssertion().encoded)
             let response = try GetAssertionResponse(responseBytes: bytes)
             #expect(response.encodedResponse == bytes)
@@ -41,6 +43,21 @@ import Testing
             #expect(await store.list().first?.signCount == expectedCount)
         }
         #expect(await user.log.last == "confirm getAssertion example.com alice")
+    }
+
+    /// A passkey that already counted (made by a version that counted) goes on counting: going
+    /// back to 0 would look like a cloned authenticator to the relying party.
+    @Test func aPasskeyWithACounterGoesOnCounting() async throws {
+        var passkey = Fixtures.passkey(id: [7], user: [1, 2, 3, 4], name: "alice")
+        passkey.metadata.signCount = 5
+        let store = InMemoryPasskeyStore([passkey])
+        let authenticator = Fixtures.authenticator(store: store)
+        for expectedCount in UInt32(6)...7 {
+            let response = try GetAssertionResponse(
+                responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
+            #expect(response.authenticatorData.signCount == expectedCount)
+            #expect(await store.list().first?.signCount == expectedCount)
+        }
     }
 
     @Test func allowListFiltersAndFindsNonDiscoverablePasskeys() async throws {
@@ -127,8 +144,9 @@ import Testing
     /// "example.com", 2: clientDataHash 32 × 0x11, 5: {"up": false}}.
     @Test func silentAssertionIsRefused() async throws {
         let user = ScriptedUser()
-        let authenticator = Fixtures.authenticator(user: user)
-        _ = try await Self.register(authenticator)
+        var passkey = Fixtures.passkey(id: [7], user: [1, 2, 3, 4], name: "alice")
+        passkey.metadata.signCount = 5
+        let authenticator = Fixtures.authenticator(store: InMemoryPasskeyStore([passkey]), user: user)
         let countBefore = await user.log.count
         let request: [UInt8] =
             [0x02, 0xa3, 0x01, 0x6b] + Array("example.com".utf8) + [0x02, 0x58, 0x20]
@@ -136,10 +154,10 @@ import Testing
             + [0x05, 0xa1, 0x62, 0x75, 0x70, 0xf4]
         #expect(await authenticator.handle(request) == [0x2b])  // CTAP2_ERR_UNSUPPORTED_OPTION
         #expect(await user.log.count == countBefore)
-        // The counter did not move: the next (approved) assertion is the first.
+        // The counter (of a passkey that counts) did not move: the next, approved, assertion is 6.
         let approved = try GetAssertionResponse(
             responseBytes: await authenticator.handle(Fixtures.getAssertion().encoded))
-        #expect(approved.authenticatorData.signCount == 1)
+        #expect(approved.authenticatorData.signCount == 6)
     }
 
     @Test func invalidOptions() async throws {

@@ -251,15 +251,22 @@ import Testing
                 == "/data/hybrid-authenticator/passkeys.json")
     }
 
+    /// A passkey made here keeps counter 0 in the file; one that counts has its count stored.
     @Test func engineOverAFileStorePersistsCounters() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.file("passkeys.json")
-        let authenticator = Fixtures.authenticator(store: try Self.open(path, .passphrase("pw")))
+        let store = try Self.open(path, .passphrase("pw"))
+        let authenticator = Fixtures.authenticator(store: store)
         #expect(await authenticator.handle(Fixtures.makeCredential().encoded).first == 0x00)
         #expect(await authenticator.handle(Fixtures.getAssertion().encoded).first == 0x00)
-        #expect(await authenticator.handle(Fixtures.getAssertion().encoded).first == 0x00)
-        #expect(try FilePasskeyStore.metadata(atPath: path).first?.signCount == 2)
+        #expect(try FilePasskeyStore.metadata(atPath: path).first?.signCount == 0)
+        var counting = Fixtures.passkey(rp: "counting.example", id: [7], user: [7], name: "carol")
+        counting.metadata.signCount = 1
+        try await store.add(counting)
+        #expect(await authenticator.handle(Fixtures.getAssertion(rp: "counting.example").encoded).first == 0x00)
+        #expect(await authenticator.handle(Fixtures.getAssertion(rp: "counting.example").encoded).first == 0x00)
+        #expect(try FilePasskeyStore.metadata(atPath: path).first { $0.rpID == "counting.example" }?.signCount == 3)
     }
 }
 

@@ -4,8 +4,8 @@ import HybridCore
 extension CTAPAuthenticator {
     /// authenticatorGetAssertion (CTAP 2.1 §6.2.2): the allowList's passkeys for the RP, or its
     /// discoverable passkeys when the list is empty; the user picks one when there are several
-    /// (that choice is the presence test) or confirms the single one; the counter is incremented
-    /// and stored before signing. The response never announces more assertions
+    /// (that choice is the presence test) or confirms the single one; the counter follows
+    /// ``nextSignCount(of:)``, stored before signing. The response never announces more assertions
     /// (numberOfCredentials omitted) and sets userSelected when the user chose or confirmed a
     /// discoverable passkey; never for an allow list (CTAP 2.1 §6.2.2: userSelected answers an
     /// empty allowList; Chromium fails the whole request with "Assertion response has userSelected
@@ -71,11 +71,7 @@ extension CTAPAuthenticator {
         if verify, await !userInteraction.verifyUser() { throw CTAPFailure(.operationDenied) }
         try ensureNotCancelled()
 
-        let signCount: UInt32
-        do { signCount = try await store.incrementSignCount(credentialID: chosen.credentialID) } catch {
-            logger.error("cannot store the signature counter", metadata: ["store.error": "\(error)"])
-            throw CTAPFailure(.other)
-        }
+        let signCount = try await nextSignCount(of: chosen)
         var flags: AuthenticatorData.Flags = [.userPresent]
         if verify { flags.insert(.userVerified) }
         let authenticatorData = AuthenticatorData(
@@ -96,5 +92,20 @@ extension CTAPAuthenticator {
             signature: signature, user: user, userSelected: discoverable ? true : nil,
             unsignedExtensionOutputs: unsignedOutputs
         ).cbor
+    }
+
+    /// The signature counter of this assertion (WebAuthn L3 §6.1.1). A passkey whose counter is 0
+    /// keeps 0 and is never incremented, as synced passkeys do: passkeys made here start at 0, and
+    /// imported ones must (CXF 1.0 "Passkey": an importer sets 0 and never increments), so that a
+    /// passkey can move between authenticators without tripping a relying party's clone
+    /// detection. A passkey whose counter is already above 0 (made by an earlier version of this
+    /// program, which counted) goes on counting, since going back to 0 would look like a clone;
+    /// such a passkey is not exportable.
+    func nextSignCount(of passkey: Passkey) async throws(CTAPFailure) -> UInt32 {
+        guard passkey.metadata.signCount != 0 else { return 0 }
+        do { return try await store.incrementSignCount(credentialID: passkey.credentialID) } catch {
+            logger.error("cannot store the signature counter", metadata: ["store.error": "\(error)"])
+            throw CTAPFailure(.other)
+        }
     }
 }

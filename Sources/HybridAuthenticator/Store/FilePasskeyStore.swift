@@ -108,7 +108,7 @@ public actor FilePasskeyStore: PasskeyStore {
     /// The read-modify-write of every change: under the lock, re-read the file (a missing file
     /// is an empty store), let `apply` edit its passkeys, and write them back if it says so.
     /// Memory follows the file: on failure it holds what was read, or what it held before.
-    private func change<Value>(
+    func change<Value>(
         _ apply: (inout [Passkey]) throws(PasskeyStoreError) -> (result: Value, write: Bool)
     ) throws(PasskeyStoreError) -> Value {
         let directory = AtomicFile.split(path).directory
