@@ -54,7 +54,8 @@ class Run:
         self.bin = bin_dir
         self.work = tempfile.mkdtemp(prefix="cxf-e2e-")
         self.env = dict(os.environ, HYBRID_SIMULATED_AIR_DIR=os.path.join(self.work, "air"),
-                        HYBRID_ALLOW_SIMULATED_AIR="1", HYBRID_AUTHENTICATOR_PASSPHRASE="cxf-e2e-" + secrets.token_hex(8))
+                        HYBRID_ALLOW_SIMULATED_AIR="1", HYBRID_ALLOW_INSECURE_FAST_KDF="1",
+                        HYBRID_AUTHENTICATOR_PASSPHRASE="cxf-e2e-" + secrets.token_hex(8))
         os.makedirs(self.env["HYBRID_SIMULATED_AIR_DIR"], mode=0o700)
         self.relay = subprocess.Popen(
             [os.path.join(bin_dir, "tunnel-relay"), "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0",

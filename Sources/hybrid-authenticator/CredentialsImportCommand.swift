@@ -33,6 +33,7 @@ struct ImportCredentials: AsyncParsableCommand {
             switch error {
             case .tooLarge(let limit): Self.fail("\(file): larger than \(limit) bytes; nothing was imported")
             case .system(let code): Self.fail("cannot read \(file) (\(String(cString: strerror(code))))")
+            case .notARegularFile: Self.fail("\(file) is not a regular file; nothing was imported")
             }
         } catch let error as CXFError {
             Self.fail("\(file): \(error); nothing was imported")

@@ -12,6 +12,8 @@ package enum CXFFile {
         case tooLarge(limit: Int)
         /// `open`, `fstat` or `read` failed with this errno (EISDIR for a directory).
         case system(errno: Int32)
+        /// It is no regular file (a FIFO, socket or device would block or never end).
+        case notARegularFile
     }
 
     /// The bytes of the file at `path`, refused past `sizeLimit` before they are all read.
@@ -19,11 +21,13 @@ package enum CXFFile {
         throws(ReadFailure) -> [UInt8]
     {
         do {
-            return try readRegularFile(atPath: path, limit: sizeLimit)
+            // Any regular file: a document from another exporter may belong to anyone (a USB stick).
+            return try readRegularFile(atPath: path, limit: sizeLimit, trust: .anyRegularFile)
         } catch {
             switch error {
             case .overLimit: throw .tooLarge(limit: sizeLimit)
             case .system(let code): throw .system(errno: code)
+            case .refused: throw .notARegularFile
             }
         }
     }
