@@ -6,7 +6,7 @@ import NIOSSL
 /// Builds the pipeline of each accepted connection:
 /// `[PROXY v2] → [TLS] → RelayRequestGate`, which after a WebSocket upgrade becomes
 /// `[TLS] → RelayTunnelHandler`. With
-/// ``RelayConfiguration/proxyProtocol`` a peer outside ``RelayConfiguration/trustedProxies`` is
+/// ``RelayConfiguration/proxyProtocol`` a peer outside `RelayConfiguration.trustedProxies` is
 /// closed at accept, and for the others the per-address limits wait for the PROXY header
 /// (``RelayProxyProtocolHandler``); otherwise they apply at accept to the socket's peer.
 struct RelayChannelInitializer: Sendable {
@@ -50,7 +50,7 @@ struct RelayChannelInitializer: Sendable {
         )
     }
 
-    /// Whether `peer` may send a PROXY header: one of ``RelayConfiguration/trustedProxies``.
+    /// Whether `peer` may send a PROXY header: one of `RelayConfiguration.trustedProxies`.
     static func isTrustedProxy(_ peer: SocketAddress?, configuration: RelayConfiguration) -> Bool {
         guard let peer else { return false }
         return configuration.trustedProxies.contains(peer)

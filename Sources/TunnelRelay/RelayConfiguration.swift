@@ -99,7 +99,7 @@ public struct RelayConfiguration: Sendable {
     /// Every connection starts with a PROXY protocol v2 header (HAProxy `send-proxy-v2`) naming
     /// the client, and the per-address limits count that client instead of the proxy. A
     /// connection without a valid header is closed, and so is every connection whose peer is not
-    /// in ``trustedProxies`` (with the default empty set: every connection). Turn on only behind a
+    /// in `trustedProxies` (with the default empty set: every connection). Turn on only behind a
     /// proxy that sends it, and keep the instance's port unreachable except from the proxies.
     public var proxyProtocol: Bool = false
     /// With ``proxyProtocol``, the peers allowed to connect and name a client in a PROXY header

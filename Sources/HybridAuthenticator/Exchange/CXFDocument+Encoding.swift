@@ -9,7 +9,7 @@ extension CXFDocument {
     /// private key (swift-crypto's `derRepresentation`, RFC 5958).
     /// - Parameter accountID: the account's opaque `id` (1–64 bytes; CXF says it is machine-made
     ///   and not shown). Item IDs are the first 16 bytes of SHA-256 of the credential ID.
-    public func encoded(accountID: [UInt8]) -> [UInt8] {
+    package func encoded(accountID: [UInt8]) -> [UInt8] {
         let items = passkeys.map { passkey in
             WireItem(
                 id: Base64URL.encode(Array(SHA256.hash(data: passkey.credentialID)).prefix(16)),

@@ -21,11 +21,11 @@ import HybridCore
 /// Reading is strict about what it keeps and lenient about the rest: credentials of other types
 /// are listed in ``skipped`` and unknown members are ignored, but every member a passkey needs must
 /// be present and valid, or the whole document is refused with a ``CXFError`` naming the member.
-public struct CXFDocument: Sendable {
+package struct CXFDocument: Sendable {
     /// The credential `type` of a passkey ("Passkey").
-    public static let passkeyType = "passkey"
+    package static let passkeyType = "passkey"
     /// The largest document read by default, in bytes (8 MiB: thousands of passkeys).
-    public static let defaultSizeLimit = 8 << 20
+    package static let defaultSizeLimit = 8 << 20
     /// WebAuthn L3 §4 (credential ID): at most 1023 bytes.
     static let credentialIDLengths = 1...1023
     /// WebAuthn L3 §5.4.3 (user handle): 1 to 64 bytes.
@@ -34,20 +34,20 @@ public struct CXFDocument: Sendable {
     static let hmacSecretLength = 32
 
     /// The format version ("Header": `version`); this reader takes major version 1.
-    public var version: (major: Int, minor: Int)
+    package var version: (major: Int, minor: Int)
     /// The exporting application's RP ID ("Header": `exporterRpId`).
-    public var exporterRPID: String
+    package var exporterRPID: String
     /// The exporting application's name for people ("Header": `exporterDisplayName`).
-    public var exporterDisplayName: String
+    package var exporterDisplayName: String
     /// When the export was made, in UNIX seconds ("Header": `timestamp`).
-    public var timestamp: UInt64
+    package var timestamp: UInt64
     /// The passkeys, in document order.
-    public var passkeys: [CXFPasskey]
+    package var passkeys: [CXFPasskey]
     /// Credentials of other types, in document order: read past, never imported.
-    public var skipped: [CXFSkippedCredential]
+    package var skipped: [CXFSkippedCredential]
 
     /// A document to write.
-    public init(
+    package init(
         exporterRPID: String, exporterDisplayName: String, timestamp: UInt64, passkeys: [CXFPasskey]
     ) {
         version = (1, 0)
@@ -63,7 +63,7 @@ public struct CXFDocument: Sendable {
     ///   - bytes: the whole document (UTF-8 JSON; nothing may follow the top-level object).
     ///   - sizeLimit: larger documents are refused before they are parsed.
     /// - Throws: ``CXFError``, naming the first member at fault.
-    public init(bytes: [UInt8], sizeLimit: Int = defaultSizeLimit) throws(CXFError) {
+    package init(bytes: [UInt8], sizeLimit: Int = defaultSizeLimit) throws(CXFError) {
         guard bytes.count <= sizeLimit else { throw .tooLarge(limit: sizeLimit) }
         let header: CXFWire.Header
         do {
@@ -134,61 +134,61 @@ public struct CXFDocument: Sendable {
 }
 
 /// A credential of another type than `passkey`, which the reader passed over.
-public struct CXFSkippedCredential: Hashable, Sendable {
+package struct CXFSkippedCredential: Hashable, Sendable {
     /// Its path in the document, e.g. `accounts[0].items[3].credentials[0]`.
-    public let field: String
+    package let field: String
     /// Its `type` (`basic-auth`, `totp`, `note`, …).
-    public let type: String
+    package let type: String
     /// The `title` of its item, if any.
-    public let itemTitle: String?
+    package let itemTitle: String?
 }
 
 /// The `hmacCredentials` of a passkey (CXF 1.0 "Fido2HmacCredentials"): the two CredRandom values of CTAP 2.1
 /// §12.5, with algorithm `hmac-sha256`. An hmac-secret (or prf) output is
 /// HMAC-SHA-256(CredRandom, salt), with `withUV` when the user was verified.
-public struct CXFHMACCredentials: Hashable, Sendable {
+package struct CXFHMACCredentials: Hashable, Sendable {
     /// The only algorithm CXF 1.0 defines.
-    public static let algorithm = "hmac-sha256"
+    package static let algorithm = "hmac-sha256"
     /// CredRandomWithUV (32 bytes).
-    public let withUV: [UInt8]
+    package let withUV: [UInt8]
     /// CredRandomWithoutUV (32 bytes).
-    public let withoutUV: [UInt8]
+    package let withoutUV: [UInt8]
 
     /// The two secrets.
-    public init(withUV: [UInt8], withoutUV: [UInt8]) {
+    package init(withUV: [UInt8], withoutUV: [UInt8]) {
         self.withUV = withUV
         self.withoutUV = withoutUV
     }
 }
 
 /// One `passkey` credential (CXF 1.0 "Passkey"), checked.
-public struct CXFPasskey: Sendable {
+package struct CXFPasskey: Sendable {
     /// `credentialId`: the WebAuthn credential ID (1–1023 bytes).
-    public let credentialID: [UInt8]
+    package let credentialID: [UInt8]
     /// `rpId`: the RP ID (a domain name).
-    public let rpID: String
+    package let rpID: String
     /// `username`: the account name (may be empty).
-    public let username: String
+    package let username: String
     /// `userDisplayName`: the account's display name (may be empty).
-    public let userDisplayName: String
+    package let userDisplayName: String
     /// `userHandle`: the WebAuthn user handle (1–64 bytes).
-    public let userHandle: [UInt8]
+    package let userHandle: [UInt8]
     /// `key`: the P-256 private key (PKCS#8 DER on the wire).
-    public let privateKey: P256.Signing.PrivateKey
+    package let privateKey: P256.Signing.PrivateKey
     /// `fido2Extensions.hmacCredentials`, when present.
-    public let hmacCredentials: CXFHMACCredentials?
+    package let hmacCredentials: CXFHMACCredentials?
     /// The item's `creationAt` (UNIX seconds), when the document has one.
-    public let createdAt: UInt64?
+    package let createdAt: UInt64?
     /// The item's `title`, when the document has one.
-    public let title: String?
+    package let title: String?
     /// The names of the `fido2Extensions` members the document had that are not kept
     /// (`credBlob`, `largeBlob`, `payments`); empty when written here.
-    public let droppedExtensions: [String]
+    package let droppedExtensions: [String]
     /// Where the reader found it (`accounts[0].items[1].credentials[0]`); empty when written here.
-    public let field: String
+    package let field: String
 
     /// A passkey to write.
-    public init(
+    package init(
         credentialID: [UInt8], rpID: String, username: String, userDisplayName: String, userHandle: [UInt8],
         privateKey: P256.Signing.PrivateKey, hmacCredentials: CXFHMACCredentials?, createdAt: UInt64?, title: String?
     ) {

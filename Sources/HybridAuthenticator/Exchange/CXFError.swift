@@ -1,7 +1,7 @@
 /// Why a Credential Exchange Format document was refused. Every case that concerns one member
 /// names it by its path in the document (`accounts[0].items[2].credentials[0].key`), so a person
 /// can find it; nothing here repeats a secret value.
-public enum CXFError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum CXFError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The document is larger than the reader's limit, in bytes.
     case tooLarge(limit: Int)
     /// The bytes are not one JSON object (bad syntax, trailing data after it, not UTF-8), or a
@@ -29,7 +29,7 @@ public enum CXFError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicateCredential(field: String)
 
     /// The path of the member at fault, when there is one.
-    public var field: String? {
+    package var field: String? {
         switch self {
         case .tooLarge, .unsupportedVersion: nil
         case .malformedJSON(let field, _): field.isEmpty ? nil : field
@@ -41,7 +41,7 @@ public enum CXFError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooLarge(let limit): "the document is larger than \(limit) bytes"
         case .malformedJSON(let field, let reason):

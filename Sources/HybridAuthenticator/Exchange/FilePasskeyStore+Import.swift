@@ -7,7 +7,7 @@ extension FilePasskeyStore {
     /// credential ID, or another discoverable passkey of the same account) and
     /// `replacing` is false, nothing is written and the clashes are returned. Otherwise all are
     /// added, replacing what they clash with, in one atomic replacement of the file.
-    public func importPasskeys(_ passkeys: [Passkey], replacing: Bool) throws(PasskeyStoreError)
+    package func importPasskeys(_ passkeys: [Passkey], replacing: Bool) throws(PasskeyStoreError)
         -> PasskeyImportOutcome
     {
         try change { (stored) throws(PasskeyStoreError) in
@@ -21,7 +21,7 @@ extension FilePasskeyStore {
     }
 
     /// Every passkey with its keys, newest first: what an export reads.
-    public func allPasskeys() -> [Passkey] {
+    package func allPasskeys() -> [Passkey] {
         var seen = Set<String>()
         var passkeys: [Passkey] = []
         for metadata in list() where seen.insert(metadata.rpID).inserted {
@@ -32,7 +32,7 @@ extension FilePasskeyStore {
 }
 
 /// Why an import changed nothing.
-public enum PasskeyImportError: Error, Hashable, Sendable {
+package enum PasskeyImportError: Error, Hashable, Sendable {
     /// The document is not valid CXF 1.0, or a passkey in it cannot be kept here.
     case document(CXFError)
     /// The store could not be read or written.
@@ -40,11 +40,11 @@ public enum PasskeyImportError: Error, Hashable, Sendable {
 }
 
 /// What an import read and did.
-public struct PasskeyImportReport: Sendable {
+package struct PasskeyImportReport: Sendable {
     /// The passkeys read, what was skipped and what was dropped.
-    public let plan: PasskeyImport
+    package let plan: PasskeyImport
     /// What happened to the store.
-    public let outcome: PasskeyImportOutcome
+    package let outcome: PasskeyImportOutcome
 }
 
 extension FilePasskeyStore {
@@ -55,7 +55,7 @@ extension FilePasskeyStore {
     ///   - replacing: whether imported passkeys replace clashing stored ones.
     ///   - now: the creation time of passkeys whose item has no `creationAt`.
     ///   - sizeLimit: the largest document read.
-    public func importCXF(
+    package func importCXF(
         _ bytes: [UInt8], replacing: Bool, now: Date, sizeLimit: Int = CXFDocument.defaultSizeLimit
     ) throws(PasskeyImportError) -> PasskeyImportReport {
         let document: CXFDocument

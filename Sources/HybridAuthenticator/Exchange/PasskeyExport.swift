@@ -13,12 +13,12 @@ import Foundation
 ///   No result was ever made without user verification, so `credWithoutUV` carries no history:
 ///   it is HMAC-SHA-256(prf secret, ``withoutUVLabel``), a separate secret, as CTAP requires
 ///   the two to differ, and the same on every export.
-public struct PasskeyExport: Sendable {
+package struct PasskeyExport: Sendable {
     /// Label of the derivation of `credWithoutUV` from the prf secret.
-    public static let withoutUVLabel = Array("hybrid-authenticator CXF credWithoutUV".utf8)
+    package static let withoutUVLabel = Array("hybrid-authenticator CXF credWithoutUV".utf8)
 
     /// Something the user should know about one passkey.
-    public enum Note: Hashable, Sendable {
+    package enum Note: Hashable, Sendable {
         /// Left out: its signature counter is `count`, not zero.
         case excludedNonZeroSignatureCounter(count: UInt32)
         /// Exported without `hmacCredentials`: it was made before this authenticator had prf.
@@ -29,15 +29,15 @@ public struct PasskeyExport: Sendable {
         case becomesDiscoverable
 
         /// Whether the passkey is missing from the document.
-        public var isExclusion: Bool {
+        package var isExclusion: Bool {
             if case .excludedNonZeroSignatureCounter = self { true } else { false }
         }
     }
 
     /// The document to write.
-    public let document: CXFDocument
+    package let document: CXFDocument
     /// Per passkey, what the user should be told (exclusions first in each list).
-    public let notes: [(passkey: PasskeyMetadata, notes: [Note])]
+    package let notes: [(passkey: PasskeyMetadata, notes: [Note])]
 
     /// Builds the export of `passkeys`.
     /// - Parameters:
@@ -45,7 +45,7 @@ public struct PasskeyExport: Sendable {
     ///   - exporterRPID: the `exporterRpId` of the header.
     ///   - exporterDisplayName: the `exporterDisplayName` of the header.
     ///   - timestamp: the export's time (`timestamp`, whole UNIX seconds).
-    public init(passkeys: [Passkey], exporterRPID: String, exporterDisplayName: String, timestamp: Date) {
+    package init(passkeys: [Passkey], exporterRPID: String, exporterDisplayName: String, timestamp: Date) {
         var exported: [CXFPasskey] = []
         var notes: [(PasskeyMetadata, [Note])] = []
         for passkey in passkeys {
@@ -75,7 +75,7 @@ public struct PasskeyExport: Sendable {
     }
 
     /// The CXF form of a prf secret (see the type's discussion).
-    public static func hmacCredentials(prfSecret: [UInt8]) -> CXFHMACCredentials {
+    package static func hmacCredentials(prfSecret: [UInt8]) -> CXFHMACCredentials {
         let withoutUV = HMAC<SHA256>.authenticationCode(for: withoutUVLabel, using: SymmetricKey(data: prfSecret))
         return CXFHMACCredentials(withUV: prfSecret, withoutUV: Array(withoutUV))
     }

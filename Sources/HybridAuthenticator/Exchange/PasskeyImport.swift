@@ -8,16 +8,16 @@ import Foundation
 /// evaluates prf only for a verified user, as HMAC-SHA-256(secret, salt), so prf results equal the
 /// exporter's when the exporter followed CTAP 2.1 §12.5. `credWithoutUV` is not kept (no result is
 /// ever made without user verification here), nor are `credBlob`, `largeBlob` and `payments`.
-public struct PasskeyImport: Sendable {
+package struct PasskeyImport: Sendable {
     /// The passkeys to add, in document order.
-    public let passkeys: [Passkey]
+    package let passkeys: [Passkey]
     /// The document's credentials of other types.
-    public let skipped: [CXFSkippedCredential]
+    package let skipped: [CXFSkippedCredential]
     /// Per passkey path, the `fido2Extensions` members that were not kept.
-    public let droppedExtensions: [(field: String, names: [String])]
+    package let droppedExtensions: [(field: String, names: [String])]
 
     /// The passkeys of `document`; `now` is the creation time of those whose item has no `creationAt`.
-    public init(document: CXFDocument, now: Date) {
+    package init(document: CXFDocument, now: Date) {
         passkeys = document.passkeys.map { passkey in
             Passkey(
                 metadata: PasskeyMetadata(
@@ -36,9 +36,9 @@ public struct PasskeyImport: Sendable {
 }
 
 /// A passkey of an import that clashes with one in the store.
-public struct PasskeyImportConflict: Hashable, Sendable {
+package struct PasskeyImportConflict: Hashable, Sendable {
     /// How it clashes.
-    public enum Kind: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         /// The store has a passkey with the same credential ID (the store's key: for the same
         /// RP ID in practice, as credential IDs are random).
         case sameCredential
@@ -48,14 +48,14 @@ public struct PasskeyImportConflict: Hashable, Sendable {
     }
 
     /// The RP ID.
-    public let rpID: String
+    package let rpID: String
     /// The imported passkey's credential ID.
-    public let credentialID: [UInt8]
+    package let credentialID: [UInt8]
     /// How it clashes.
-    public let kind: Kind
+    package let kind: Kind
 
     /// A clash from its parts.
-    public init(rpID: String, credentialID: [UInt8], kind: Kind) {
+    package init(rpID: String, credentialID: [UInt8], kind: Kind) {
         self.rpID = rpID
         self.credentialID = credentialID
         self.kind = kind
@@ -63,7 +63,7 @@ public struct PasskeyImportConflict: Hashable, Sendable {
 }
 
 /// What an import did to the store.
-public enum PasskeyImportOutcome: Hashable, Sendable {
+package enum PasskeyImportOutcome: Hashable, Sendable {
     /// Every passkey was added; `replaced` existing passkeys were overwritten.
     case imported(count: Int, replaced: Int)
     /// Nothing was written: these passkeys clash with the store's and replacing was not asked for.

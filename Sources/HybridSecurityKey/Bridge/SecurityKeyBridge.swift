@@ -5,7 +5,7 @@ import HybridCore
 /// The virtual security key's brain: the CTAPHID state machine, the request policy and the
 /// answer cache, driving phone ceremonies through a ``PhoneCeremonyDriver``. I/O-free itself:
 /// reports come in through ``reportReceived(_:)``, go out through `output`, and time comes from
-/// an injected ``SecurityKeyClock``; the uhid device (``UHIDDevice``) or a test feeds it.
+/// an injected ``SecurityKeyClock``; the key's device (the key broker's, or `HybridUHID`'s uhid device) or a test feeds it.
 ///
 /// A forwarded request's answer goes to the host as soon as the phone replies; the ceremony's
 /// tunnel then lingers in the background for a late update (the driver's linger, protocol.md

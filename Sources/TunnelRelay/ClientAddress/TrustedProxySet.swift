@@ -4,7 +4,7 @@ import NIOCore
     import Glibc
 #endif
 
-/// The proxies whose PROXY protocol headers the relay believes (``RelayConfiguration/trustedProxies``,
+/// The proxies whose PROXY protocol headers the relay believes (`RelayConfiguration.trustedProxies`,
 /// `--proxy-protocol-from`): IPv4 and IPv6 CIDR blocks, matched against a connection's peer
 /// address. A header is a claim by whoever opened the connection; only a peer in this set may make
 /// it. The empty set trusts nobody. Pure: text and address bytes in, a decision out.
