@@ -17,6 +17,33 @@ import NIOWebSocket
 /// allowance are charged to the relay-wide ``RelayConnectionBudget``; a connection that would exceed
 /// it is closed with ``RelayCloseCode/tryAgainLater`` and no longer read. It never looks inside a
 /// message.
+///
+/// The connection's life is ``State``. Beside it are two small values that change in every open
+/// state: ``Liveness`` (what was heard per ping interval, pings per interval, the pong in flight)
+/// and ``ReadPauses`` (why reading is off).
+///
+/// ```
+///     start (both sides)           peerJoinedTunnel()
+///   awaitingPeer(queue) ─────────────────────────────────▶ paired
+///         │  (the /cable/connect side moves on at once)       │
+///         │                                                    │
+///         │ close frame sent (relay(code): closeCommand, a     │
+///         │ limit, a timer) or received (client); the queue    │
+///         │ is given back                                      │
+///         ▼                                                    ▼
+///   closing(by: relay(code) | client, peerJoined, readsFrames) ◀┘
+///         │   a peer can still join (nothing is forwarded; its join
+///         │   resumes reading); the client's close reply ends TCP
+///         │
+///         │ connectionClosed(), from any state
+///         ▼
+///   closed(peerJoined)   terminal: only the read cycle in progress
+///                        still flushes to a joined peer
+/// ```
+///
+/// Asking the budgets stays a call (``RelayConnectionBudget``: the answer decides what happens to
+/// the frame at hand); what is given back to them is an action (``Action/releaseQueued(_:)``, and
+/// the charge of a tracked ``Action/forward(payload:maskKey:tracked:)``).
 struct RelayConnectionStateMachine {
     /// What the machine asks its shell to do, in order.
     enum Action: Equatable {
