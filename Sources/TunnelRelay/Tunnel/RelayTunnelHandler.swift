@@ -4,7 +4,8 @@ import NIOWebSocket
 /// One side of a tunnel after the WebSocket upgrade: the only handler after TLS, and the I/O shell
 /// of ``RelayConnectionStateMachine``. It feeds the machine the channel's events (bytes read,
 /// writability, the peer joining, ping ticks, close commands) and performs the actions it returns
-/// on this connection, its peer (``RelayPeerLink``), the tunnel and the metrics.
+/// on this connection, its peer (``RelayPeerLink``), the tunnel, the relay-wide budgets and the
+/// metrics. `RelayTunnelHandlerTests` checks that mapping on `EmbeddedChannel`s.
 final class RelayTunnelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
