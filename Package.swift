@@ -21,7 +21,8 @@ let relayTestDependencies: [Target.Dependency] =
         "TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", "HAProxySupport", "TestSeededRandom",
         logging,
     ] + nio + [
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     ]
 
 let package = Package(

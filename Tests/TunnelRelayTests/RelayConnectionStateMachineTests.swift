@@ -8,7 +8,6 @@ import Testing
 /// examples of §5.7), budgets that refuse on demand, and every interleaving the handler's flags
 /// used to guard. Expected frames come from the RFC, not from the relay's encoder.
 struct RelayConnectionStateMachineTests {
-    typealias Machine = RelayConnectionStateMachine
     typealias Action = RelayConnectionStateMachine.Action
 
     /// A budget that counts and refuses on demand.
@@ -37,7 +36,58 @@ struct RelayConnectionStateMachineTests {
     ) -> Machine {
         var configuration = RelayConfiguration()
         configure(&configuration)
-        return Machine(side: side, limits: .init(configuration), budget: budget)
+        return Machine(
+            machine: RelayConnectionStateMachine(side: side, limits: .init(configuration), budget: budget),
+            budget: budget)
+    }
+
+    /// The machine as these tests drive it: what it asks of the budgets is performed on the test
+    /// ``Budget``, as ``RelayTunnelHandler`` performs it on the relay's: `.releaseQueued` gives the
+    /// charge back (and is left out of the lists compared here, which are the connection's
+    /// actions), a tracked `.forward` is charged. ``queueChargeIsGivenBackAsAnAction()`` looks at
+    /// the machine's own lists.
+    struct Machine {
+        var machine: RelayConnectionStateMachine
+        let budget: Budget
+
+        var pauseReasons: RelayReadPause { machine.pauseReasons }
+
+        mutating func read(_ data: ByteBuffer) -> Bool { machine.read(data) == .parseFrames }
+
+        mutating func nextFrame(socketWritable: Bool) -> [Action]? {
+            guard let actions = machine.nextFrame(socketWritable: socketWritable) else { return nil }
+            return Self.perform(actions, on: budget)
+        }
+
+        mutating func endOfRead() -> [Action] { Self.perform(machine.endOfRead(), on: budget) }
+        mutating func readComplete() -> [Action] { Self.perform(machine.readComplete(), on: budget) }
+        mutating func peerJoinedTunnel() -> [Action] { Self.perform(machine.peerJoinedTunnel(), on: budget) }
+        mutating func pongWritten() -> [Action] { Self.perform(machine.pongWritten(), on: budget) }
+        mutating func pingTick() -> [Action] { Self.perform(machine.pingTick(), on: budget) }
+        mutating func connectionClosed() -> [Action] { Self.perform(machine.connectionClosed(), on: budget) }
+
+        mutating func closeCommand(_ code: RelayCloseCode) -> [Action] {
+            Self.perform(machine.closeCommand(code), on: budget)
+        }
+
+        mutating func peerWritabilityChanged(_ writable: Bool) -> [Action] {
+            Self.perform(machine.peerWritabilityChanged(writable), on: budget)
+        }
+
+        mutating func writabilityChanged(_ writable: Bool) -> [Action] {
+            Self.perform(machine.writabilityChanged(writable), on: budget)
+        }
+
+        private static func perform(_ actions: [Action], on budget: Budget) -> [Action] {
+            actions.filter { action in
+                if case .releaseQueued(let bytes) = action {
+                    budget.releaseQueued(bytes)
+                    return false
+                }
+                if case .forward(let payload, _, tracked: true) = action { budget.forwarding(payload.readableBytes) }
+                return true
+            }
+        }
     }
 
     // RFC 6455 §5.7: the masking key 0x37fa213d and "Hello" masked with it.
@@ -304,5 +354,85 @@ struct RelayConnectionStateMachineTests {
         _ = Self.read(&machine, [0x8A, 0x80] + Self.mask)  // an empty masked pong
         #expect(machine.pingTick().isEmpty, "read since the last tick")
         #expect(machine.pingTick().count == 2, "silent again: pinged, not closed")
+    }
+
+    // MARK: The machine's own lists: budget actions and the lifecycle
+
+    /// Reads one cycle of `bytes` into `machine` (no pongs written in between).
+    static func readCycle(_ machine: inout RelayConnectionStateMachine, _ bytes: [UInt8]) -> [Action] {
+        guard machine.read(ByteBuffer(bytes: bytes)) == .parseFrames else { return [] }
+        var actions: [Action] = []
+        while let frameActions = machine.nextFrame(socketWritable: true) { actions += frameActions }
+        return actions + machine.endOfRead()
+    }
+
+    /// Giving back the pre-pairing charge is an action, not a call into the budget: when the queue
+    /// goes to the peer, when closing drops it, when the connection ends and when the handler
+    /// leaves.
+    @Test func queueChargeIsGivenBackAsAnAction() {
+        let budget = Budget()
+        let charge = 5 + RelayAccounting.queuedMessageOverhead
+        let limits = RelayConnectionStateMachine.Limits(RelayConfiguration())
+        var joining = RelayConnectionStateMachine(side: .new, limits: limits, budget: budget)
+        #expect(Self.readCycle(&joining, Self.binaryHello).isEmpty)
+        #expect(budget.queued == charge)
+        #expect(joining.peerJoinedTunnel().first == .releaseQueued(charge))
+        #expect(budget.queued == charge, "the machine does not call the budget to give back")
+
+        var closing = RelayConnectionStateMachine(side: .new, limits: limits, budget: budget)
+        _ = Self.readCycle(&closing, Self.binaryHello)
+        #expect(closing.closeCommand(.pendingExpired).first == .releaseQueued(charge))
+        #expect(closing.removed().isEmpty, "given back once")
+
+        var clientClosing = RelayConnectionStateMachine(side: .new, limits: limits, budget: budget)
+        #expect(Self.readCycle(&clientClosing, Self.binaryHello + Self.clientClose).first == .releaseQueued(charge))
+
+        var dropped = RelayConnectionStateMachine(side: .new, limits: limits, budget: budget)
+        _ = Self.readCycle(&dropped, Self.binaryHello)
+        #expect(dropped.connectionClosed() == [.endTunnel(.dropped), .releaseQueued(charge)])
+
+        var removed = RelayConnectionStateMachine(side: .new, limits: limits, budget: budget)
+        _ = Self.readCycle(&removed, Self.binaryHello)
+        #expect(removed.removed() == [.releaseQueued(charge)])
+        #expect(removed.removed().isEmpty)
+    }
+
+    /// Who sent the first close frame, and whether the peer had joined, are in the state.
+    @Test func closingRecordsWhoClosedFirst() {
+        var byClient = Self.machine()
+        _ = Self.read(&byClient, Self.clientClose)
+        guard case .closing(let client) = byClient.machine.state else {
+            Issue.record("not closing after the client's close frame")
+            return
+        }
+        #expect(client.initiator == .client)
+        #expect(!client.peerJoined)
+        #expect(client.readsFrames)
+
+        var byRelay = Self.machine()
+        _ = byRelay.peerJoinedTunnel()
+        _ = byRelay.closeCommand(.peerClosed)
+        guard case .closing(let relay) = byRelay.machine.state else {
+            Issue.record("not closing after a close command")
+            return
+        }
+        #expect(relay.initiator == .relay(.peerClosed))
+        #expect(relay.peerJoined)
+    }
+
+    /// Once the TCP connection is gone nothing changes: no close frame, no pause, no ping, nothing
+    /// read; the read cycle in progress still flushes what it forwarded to a joined peer.
+    @Test func closedIsTerminal() {
+        var machine = Self.machine()
+        _ = machine.peerJoinedTunnel()
+        #expect(machine.connectionClosed() == [.endTunnel(.dropped)])
+        #expect(machine.closeCommand(.goingAway).isEmpty)
+        #expect(machine.peerWritabilityChanged(false).isEmpty)
+        #expect(machine.pingTick().isEmpty)
+        #expect(machine.pingTick().isEmpty)
+        #expect(machine.connectionClosed().isEmpty)
+        #expect(machine.readComplete() == [.flushPeer])
+        let readsMore = machine.read(ByteBuffer(bytes: Self.binaryHello))
+        #expect(!readsMore)
     }
 }

@@ -17,13 +17,40 @@ import NIOWebSocket
 /// allowance are charged to the relay-wide ``RelayConnectionBudget``; a connection that would exceed
 /// it is closed with ``RelayCloseCode/tryAgainLater`` and no longer read. It never looks inside a
 /// message.
+///
+/// The connection's life is ``State``. Beside it are two small values that change in every open
+/// state: ``Liveness`` (what was heard per ping interval, pings per interval, the pong in flight)
+/// and ``ReadPauses`` (why reading is off).
+///
+/// ```
+///     start (both sides)           peerJoinedTunnel()
+///   awaitingPeer(queue) ─────────────────────────────────▶ paired
+///         │  (the /cable/connect side moves on at once)       │
+///         │                                                    │
+///         │ close frame sent (relay(code): closeCommand, a     │
+///         │ limit, a timer) or received (client); the queue    │
+///         │ is given back                                      │
+///         ▼                                                    ▼
+///   closing(by: relay(code) | client, peerJoined, readsFrames) ◀┘
+///         │   a peer can still join (nothing is forwarded; its join
+///         │   resumes reading); the client's close reply ends TCP
+///         │
+///         │ connectionClosed(), from any state
+///         ▼
+///   closed(peerJoined)   terminal: only the read cycle in progress
+///                        still flushes to a joined peer
+/// ```
+///
+/// Asking the budgets stays a call (``RelayConnectionBudget``: the answer decides what happens to
+/// the frame at hand); what is given back to them is an action (``Action/releaseQueued(_:)``, and
+/// the charge of a tracked ``Action/forward(payload:maskKey:tracked:)``).
 struct RelayConnectionStateMachine {
     /// What the machine asks its shell to do, in order.
     enum Action: Equatable {
         /// Write `frame` to this connection and flush; then `then`.
         case write(ByteBuffer, then: AfterWrite)
-        /// Write a whole message to the peer (unmasked with `maskKey`); with `tracked`, tell the
-        /// in-flight budget when the write completes.
+        /// Write a whole message to the peer (unmasked with `maskKey`); with `tracked`, charge it to
+        /// the in-flight budget and give the charge back when the write completes.
         case forward(payload: ByteBuffer, maskKey: WebSocketMaskingKey?, tracked: Bool)
         /// Write an already encoded message (from the pre-pairing queue) to the peer.
         case forwardEncoded(ByteBuffer)
@@ -45,10 +72,20 @@ struct RelayConnectionStateMachine {
         case startCloseTimer
         /// Close the TCP connection now.
         case closeConnection
+        /// Give back `bytes` the pre-pairing queue had charged to the relay-wide budget.
+        case releaseQueued(Int)
         /// Count a ping left unanswered.
         case pongSkipped
         /// Report to a test observer.
         case probe(RelayProbeEvent)
+    }
+
+    /// What to do with bytes read (``read(_:)``).
+    enum ReadAction: Equatable {
+        /// Call ``nextFrame(socketWritable:)`` until it returns `nil`, then ``endOfRead()``.
+        case parseFrames
+        /// The connection is no longer read: nothing to do.
+        case ignore
     }
 
     /// What follows a ``Action/write(_:then:)`` once the write completed (or failed).
@@ -88,29 +125,19 @@ struct RelayConnectionStateMachine {
     private let allocator = ByteBufferAllocator()
     private var actions: [Action] = []
 
+    private(set) var state = State.awaitingPeer(PrePairingQueue())
+    private var liveness = Liveness()
+    private var pauses = ReadPauses()
+
     /// The start of a frame that has not arrived whole (copied out of the read buffer).
     private var partialFrame: ByteBuffer?
     /// What the current read cycle has not handled yet (between ``read(_:)`` and ``endOfRead()``).
     private var reading: ByteBuffer?
     private var assembler: RelayMessageAssembler
-    /// The frame stream can no longer be parsed, or is being discarded: nothing read is looked at.
-    private var stoppedReading = false
     /// Messages and bytes forwarded in this read cycle, counted once at its end.
     private var forwardedInCycle = (messages: 0, bytes: 0)
-    private var peerJoined = false
-    /// Encoded messages, with their payload lengths, for a peer that has not joined yet.
-    private var queue: [(frame: ByteBuffer, length: Int)] = []
-    /// What ``queue`` is charged to the pre-pairing budget.
-    private var queuedBytes = 0
-    private var pongInFlight = false
-    /// Pings received since the last tick (``Limits/maxPingsPerInterval``).
-    private var pingsSinceTick = 0
-    private var paused: RelayReadPause = []
+    /// Messages and bytes this client sent, against the per-direction limits.
     private var sent = (messages: 0, bytes: 0)
-    /// A close frame was sent or received: no more messages or pongs.
-    private var closing = false
-    private var readSinceTick = false
-    private var pingOutstanding = false
 
     init(side: TunnelSide, limits: Limits, budget: any RelayConnectionBudget) {
         self.side = side
@@ -120,16 +147,35 @@ struct RelayConnectionStateMachine {
     }
 
     /// Reasons reading is paused now.
-    var pauseReasons: RelayReadPause { paused }
+    var pauseReasons: RelayReadPause { pauses.reasons }
+
+    /// Open: messages are forwarded or queued, pings answered and sent.
+    private var isOpen: Bool {
+        switch state {
+        case .awaitingPeer, .paired: true
+        case .closing, .closed: false
+        case .modifying: preconditionFailure("state left in .modifying")
+        }
+    }
+
+    /// Frames are still cut out of what is read.
+    private var readsFrames: Bool {
+        switch state {
+        case .awaitingPeer, .paired: true
+        case .closing(let closing): closing.readsFrames
+        case .closed: false
+        case .modifying: preconditionFailure("state left in .modifying")
+        }
+    }
 
     // MARK: Events
 
-    /// Bytes read from the socket. Then call ``nextFrame(socketWritable:)`` until it returns
-    /// `nil`, performing the actions of each frame before asking for the next (a pong written at
-    /// once lets the next ping be answered too), then ``endOfRead()``. Returns `false` (and
-    /// there is nothing to do) once the connection is no longer read.
-    mutating func read(_ data: ByteBuffer) -> Bool {
-        guard !stoppedReading else { return false }
+    /// Bytes read from the socket. On ``ReadAction/parseFrames``, call
+    /// ``nextFrame(socketWritable:)`` until it returns `nil`, performing the actions of each frame
+    /// before asking for the next (a pong written at once lets the next ping be answered too),
+    /// then ``endOfRead()``.
+    mutating func read(_ data: ByteBuffer) -> ReadAction {
+        guard readsFrames else { return .ignore }
         var bytes = data
         if var partial = partialFrame {
             partialFrame = nil  // one reference while appending: no copy-on-write
@@ -137,14 +183,14 @@ struct RelayConnectionStateMachine {
             bytes = partial
         }
         reading = bytes
-        return true
+        return .parseFrames
     }
 
     /// Handles the next whole frame of what was read; `nil` when no whole frame is left (or
     /// nothing more is read). `socketWritable`: whether this connection's socket takes writes now
     /// (a ping is only answered then).
     mutating func nextFrame(socketWritable: Bool) -> [Action]? {
-        guard !stoppedReading, var bytes = reading else { return nil }
+        guard readsFrames, var bytes = reading else { return nil }
         reading = nil  // one reference while parsing
         defer { reading = bytes }
         let message: RelayInboundFrame
@@ -152,13 +198,12 @@ struct RelayConnectionStateMachine {
             guard let frame = try RelayFrameReader.next(from: &bytes, maxFrameSize: limits.maxMessageSize) else {
                 return nil
             }
-            readSinceTick = true
-            pingOutstanding = false
+            liveness.silence = .heard
             guard let whole = try assembler.take(frame) else { return [] }
             message = whole
         } catch {
-            if error.endsTheFrameStream { stoppedReading = true }
             close(error.closeCode)
+            if error.endsTheFrameStream { stopReadingFrames() }
             return takeActions()
         }
         handle(message, socketWritable: socketWritable)
@@ -170,7 +215,7 @@ struct RelayConnectionStateMachine {
     mutating func endOfRead() -> [Action] {
         // The start of a frame still incomplete is copied: a slice would keep the whole read
         // buffer alive (and stop NIO from reusing it).
-        if !stoppedReading, let bytes = reading, bytes.readableBytes > 0 {
+        if readsFrames, let bytes = reading, bytes.readableBytes > 0 {
             partialFrame = bytes.readerIndex == 0 ? bytes : ByteBuffer(buffer: bytes)
         }
         reading = nil
@@ -182,7 +227,13 @@ struct RelayConnectionStateMachine {
 
     /// The end of a read cycle: what was forwarded in it leaves in one flush.
     mutating func readComplete() -> [Action] {
-        if peerJoined { actions.append(.flushPeer) }
+        switch state {
+        case .paired: actions.append(.flushPeer)
+        case .closing(let closing) where closing.peerJoined: actions.append(.flushPeer)
+        case .closed(let peerJoined) where peerJoined: actions.append(.flushPeer)
+        case .awaitingPeer, .closing, .closed: break
+        case .modifying: preconditionFailure("state left in .modifying")
+        }
         countForwarded()
         return takeActions()
     }
@@ -190,14 +241,22 @@ struct RelayConnectionStateMachine {
     /// The peer's connection is known (it joined, or was there when this side was upgraded): the
     /// pre-pairing queue goes to it, and reading resumes if the queue had paused it.
     mutating func peerJoinedTunnel() -> [Action] {
-        guard !peerJoined else { return [] }
-        peerJoined = true
-        let queued = queue
-        dropQueue()
-        for (frame, length) in queued {
-            actions.append(.forwardEncoded(frame))
-            forwardedInCycle.messages += 1
-            forwardedInCycle.bytes += length
+        switch state {
+        case .awaitingPeer(let queue):
+            state = .paired
+            release(queue)
+            for (frame, length) in queue.messages {
+                actions.append(.forwardEncoded(frame))
+                forwardedInCycle.messages += 1
+                forwardedInCycle.bytes += length
+            }
+        case .closing(var closing) where !closing.peerJoined:
+            closing.peerJoined = true
+            state = .closing(closing)
+        case .paired, .closing, .closed:
+            return []
+        case .modifying:
+            preconditionFailure("state left in .modifying")
         }
         actions.append(.flushPeer)
         countForwarded()
@@ -207,35 +266,41 @@ struct RelayConnectionStateMachine {
 
     /// The peer's socket filled up (`false`) or drained (`true`).
     mutating func peerWritabilityChanged(_ writable: Bool) -> [Action] {
+        guard !isClosed else { return [] }
         if writable { resume(.peerNotWritable) } else { pause(.peerNotWritable) }
         return takeActions()
     }
 
     /// This connection's socket filled up or drained.
     mutating func writabilityChanged(_ writable: Bool) -> [Action] {
+        guard !isClosed else { return [] }
         if writable { resume(.notWritable) }
         return takeActions()
     }
 
     /// The pong asked for by a ``Action/write(_:then:)`` has been written (or failed).
     mutating func pongWritten() -> [Action] {
-        pongInFlight = false
+        guard !isClosed else { return [] }
+        liveness.pongInFlight = false
         resume(.pongPending)
         return takeActions()
     }
 
     /// A ping interval passed: ping a silent client, close one silent since the last ping.
     mutating func pingTick() -> [Action] {
-        pingsSinceTick = 0
-        defer { readSinceTick = false }
-        guard !readSinceTick, !closing else { return [] }
-        if pingOutstanding {
-            close(.idleTimeout)
-        } else {
-            pingOutstanding = true
+        liveness.pingsSinceTick = 0
+        switch liveness.silence {
+        case .heard:
+            liveness.silence = .quiet
+        case .quiet:
+            guard isOpen else { break }
+            liveness.silence = .pinged
             actions.append(
                 .write(RelayOutboundFrame.encode(.ping, payload: ByteBuffer(), allocator: allocator), then: .nothing))
             actions.append(.probe(.pinged))
+        case .pinged:
+            guard isOpen else { break }
+            close(.idleTimeout)
         }
         return takeActions()
     }
@@ -248,33 +313,56 @@ struct RelayConnectionStateMachine {
 
     /// The TCP connection is gone.
     mutating func connectionClosed() -> [Action] {
-        reading = nil
-        actions.append(.endTunnel(.dropped))
-        if !paused.isEmpty {
-            paused = []
-            actions.append(.readsPaused(false, reasons: []))
+        var queue: PrePairingQueue?
+        switch state {
+        case .awaitingPeer(let awaiting):
+            queue = awaiting
+            state = .closed(peerJoined: false)
+        case .paired:
+            state = .closed(peerJoined: true)
+        case .closing(let closing):
+            state = .closed(peerJoined: closing.peerJoined)
+        case .closed:
+            return []
+        case .modifying:
+            preconditionFailure("state left in .modifying")
         }
+        reading = nil
         partialFrame = nil
+        actions.append(.endTunnel(.dropped))
+        if pauses.removeAll() { actions.append(.readsPaused(false, reasons: [])) }
+        if let queue { release(queue) }
         return takeActions()
     }
 
     /// The handler leaves the pipeline: gives back the pre-pairing queue's charge.
-    mutating func removed() {
-        dropQueue()
+    mutating func removed() -> [Action] {
+        guard case .awaitingPeer(let queue) = state else { return [] }
+        state = .awaitingPeer(PrePairingQueue())
+        release(queue)
+        return takeActions()
     }
 
     // MARK: Frames and messages
+
+    private var isClosed: Bool {
+        switch state {
+        case .closed: true
+        case .awaitingPeer, .paired, .closing: false
+        case .modifying: preconditionFailure("state left in .modifying")
+        }
+    }
 
     private mutating func handle(_ frame: RelayInboundFrame, socketWritable: Bool) {
         switch frame.opcode {
         case .binary:
             // Unmasked client frames are not rejected: a relay loses nothing by accepting them.
-            guard !closing else { return }
+            guard isOpen else { return }
             message(frame)
         case .text:
             close(.policyViolation)
         case .ping:
-            guard !closing else { return }
+            guard isOpen else { return }
             answer(ping: frame, socketWritable: socketWritable)
         case .pong:
             actions.append(.probe(.pongReceived))
@@ -293,18 +381,21 @@ struct RelayConnectionStateMachine {
         guard sent.messages <= limits.maxMessagesPerDirection, sent.bytes <= limits.maxBytesPerDirection else {
             return close(.limitExceeded)
         }
-        guard peerJoined else {
-            return enqueue(
+        switch state {
+        case .awaitingPeer:
+            enqueue(
                 RelayOutboundFrame.encode(
                     .binary, payload: frame.payload, maskKey: frame.maskKey, allocator: allocator), length: length)
+        case .paired:
+            forwardedInCycle.messages += 1
+            forwardedInCycle.bytes += length
+            // Smaller messages are not tracked: the peer's high-water mark pauses reading, so at
+            // most one of them waits beyond it.
+            let tracked = length > limits.inFlightAllowance
+            actions.append(.forward(payload: frame.payload, maskKey: frame.maskKey, tracked: tracked))
+        case .closing, .closed, .modifying:
+            preconditionFailure("messages are only handled while open")
         }
-        forwardedInCycle.messages += 1
-        forwardedInCycle.bytes += length
-        // Smaller messages are not tracked: the peer's high-water mark pauses reading, so at most
-        // one of them waits beyond it.
-        let tracked = length > limits.inFlightAllowance
-        if tracked { budget.forwarding(length) }
-        actions.append(.forward(payload: frame.payload, maskKey: frame.maskKey, tracked: tracked))
     }
 
     /// Holds a message for a peer that has not joined. The per-tunnel limits pause reading once
@@ -313,17 +404,20 @@ struct RelayConnectionStateMachine {
     private mutating func enqueue(_ frame: ByteBuffer, length: Int) {
         let charge = length + RelayAccounting.queuedMessageOverhead
         guard budget.reserveQueued(charge) else { return close(.limitExceeded) }
-        queue.append((frame, length))
-        queuedBytes += charge
-        if queue.count >= limits.maxQueuedMessages || queuedBytes >= limits.maxQueuedBytesPerTunnel {
+        guard case .awaitingPeer(var queue) = state else { preconditionFailure("queueing while not awaiting the peer") }
+        state = .modifying  // one reference to the queue while appending
+        queue.messages.append((frame, length))
+        queue.chargedBytes += charge
+        state = .awaitingPeer(queue)
+        if queue.messages.count >= limits.maxQueuedMessages || queue.chargedBytes >= limits.maxQueuedBytesPerTunnel {
             pause(.queueFull)
         }
     }
 
-    private mutating func dropQueue() {
-        queue = []
-        budget.releaseQueued(queuedBytes)
-        queuedBytes = 0
+    /// Gives back what `queue` was charged (its messages are forwarded or dropped).
+    private mutating func release(_ queue: PrePairingQueue) {
+        guard queue.chargedBytes > 0 else { return }
+        actions.append(.releaseQueued(queue.chargedBytes))
     }
 
     private mutating func countForwarded() {
@@ -338,17 +432,19 @@ struct RelayConnectionStateMachine {
     /// 6455 §5.5.3 allows answering only the latest ping); otherwise stops reading until that
     /// changes. Memory per connection stays one pong, whatever the ping rate.
     private mutating func answer(ping frame: RelayInboundFrame, socketWritable: Bool) {
-        pingsSinceTick += 1
-        guard pingsSinceTick <= limits.maxPingsPerInterval else { return stopReadingAndClose(.limitExceeded) }
+        liveness.pingsSinceTick += 1
+        guard liveness.pingsSinceTick <= limits.maxPingsPerInterval else {
+            return stopReadingAndClose(.limitExceeded)
+        }
         guard socketWritable else {
             actions.append(.pongSkipped)
             return pause(.notWritable)
         }
-        guard !pongInFlight else {
+        guard !liveness.pongInFlight else {
             actions.append(.pongSkipped)
             return pause(.pongPending)
         }
-        pongInFlight = true
+        liveness.pongInFlight = true
         let pong = RelayOutboundFrame.encode(
             .pong, payload: frame.payload, maskKey: frame.maskKey, allocator: allocator)
         actions.append(.write(pong, then: .pongWritten))
@@ -357,38 +453,55 @@ struct RelayConnectionStateMachine {
     /// For a flood or a refused budget: stops reading and decoding at once and closes with `code`;
     /// the close frame goes out, TCP after the close timeout.
     private mutating func stopReadingAndClose(_ code: RelayCloseCode) {
-        stoppedReading = true
         partialFrame = nil
         reading = nil
         pause(.closing)
         actions.append(.discardInbound)
         close(code)
+        stopReadingFrames()
+    }
+
+    /// Nothing more read is looked at (the frame stream cannot be parsed, or is discarded). Only
+    /// after ``close(_:)``.
+    private mutating func stopReadingFrames() {
+        switch state {
+        case .closing(var closing):
+            closing.readsFrames = false
+            state = .closing(closing)
+        case .closed:
+            break
+        case .awaitingPeer, .paired, .modifying:
+            preconditionFailure("frames stop being read only once closing")
+        }
     }
 
     /// Stops reading for `reason` (reading resumes when every reason is gone).
     private mutating func pause(_ reason: RelayReadPause) {
-        guard !paused.contains(reason) else { return }
-        let wasReading = paused.isEmpty
-        paused.insert(reason)
-        guard wasReading else { return }
+        guard pauses.add(reason) else { return }
         actions.append(.setReading(false))
-        actions.append(.readsPaused(true, reasons: paused))
+        actions.append(.readsPaused(true, reasons: pauses.reasons))
     }
 
     private mutating func resume(_ reason: RelayReadPause) {
-        guard paused.contains(reason) else { return }
-        paused.remove(reason)
-        guard paused.isEmpty else { return }
+        guard pauses.remove(reason) else { return }
         actions.append(.readsPaused(false, reasons: []))
         actions.append(.setReading(true))
     }
 
     private mutating func receivedClose(_ frame: RelayInboundFrame) {
-        if closing {
+        switch state {
+        case .awaitingPeer(let queue):
+            state = .closing(Closing(initiator: .client, peerJoined: false, readsFrames: true))
+            release(queue)
+        case .paired:
+            state = .closing(Closing(initiator: .client, peerJoined: true, readsFrames: true))
+        case .closing, .closed:
+            // The client's reply to the relay's close (or a second close): the handshake is over.
             actions.append(.closeConnection)
             return
+        case .modifying:
+            preconditionFailure("state left in .modifying")
         }
-        closing = true
         actions.append(.endTunnel(.closeFrame))
         // Echo the close code (RFC 6455 §5.5.1), then close the TCP connection.
         let code = frame.payload.getSlice(at: frame.payload.readerIndex, length: min(2, frame.length)) ?? ByteBuffer()
@@ -400,11 +513,19 @@ struct RelayConnectionStateMachine {
     }
 
     /// Sends a close frame with `code`, ends this side, and drops TCP when the other end answers
-    /// or after the close timeout.
+    /// or after the close timeout. Does nothing once closing.
     private mutating func close(_ code: RelayCloseCode) {
-        guard !closing else { return }
-        closing = true
-        dropQueue()
+        switch state {
+        case .awaitingPeer(let queue):
+            state = .closing(Closing(initiator: .relay(code), peerJoined: false, readsFrames: true))
+            release(queue)
+        case .paired:
+            state = .closing(Closing(initiator: .relay(code), peerJoined: true, readsFrames: true))
+        case .closing, .closed:
+            return
+        case .modifying:
+            preconditionFailure("state left in .modifying")
+        }
         actions.append(.endTunnel(.relay(code)))
         actions.append(.countClose(code))
         var data = allocator.buffer(capacity: 2)

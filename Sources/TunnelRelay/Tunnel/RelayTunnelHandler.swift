@@ -4,7 +4,8 @@ import NIOWebSocket
 /// One side of a tunnel after the WebSocket upgrade: the only handler after TLS, and the I/O shell
 /// of ``RelayConnectionStateMachine``. It feeds the machine the channel's events (bytes read,
 /// writability, the peer joining, ping ticks, close commands) and performs the actions it returns
-/// on this connection, its peer (``RelayPeerLink``), the tunnel and the metrics.
+/// on this connection, its peer (``RelayPeerLink``), the tunnel, the relay-wide budgets and the
+/// metrics. `RelayTunnelHandlerTests` checks that mapping on `EmbeddedChannel`s.
 final class RelayTunnelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -47,13 +48,16 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         leavePingSweeper(context: context)
         links.closeTimer?.cancel()
-        machine.removed()
+        perform(machine.removed(), context: context)
         links.peer?.detach()
         inFlight.end()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard machine.read(Self.unwrapInboundIn(data)) else { return }
+        switch machine.read(Self.unwrapInboundIn(data)) {
+        case .parseFrames: break
+        case .ignore: return
+        }
         while let actions = machine.nextFrame(socketWritable: context.channel.isWritable) {
             perform(actions, context: context)
         }
@@ -173,6 +177,8 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             }
         case .closeConnection:
             context.close(promise: nil)
+        case .releaseQueued(let bytes):
+            relay.accounting.releaseQueued(bytes)
         case .pongSkipped:
             relay.accounting.pongSkipped()
         case .probe(let event):
@@ -181,14 +187,15 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     }
 
     /// Writes a whole message to the peer; the read cycle's end flushes it. A message larger than
-    /// the in-flight allowance (`tracked`) stays in flight (``RelayInFlight``) until written.
+    /// the in-flight allowance (`tracked`) is charged to ``RelayInFlight`` until written.
     private func forward(
         _ payload: ByteBuffer, maskKey: WebSocketMaskingKey?, tracked: Bool, context: ChannelHandlerContext
     ) {
+        let length = payload.readableBytes
+        if tracked { inFlight.forwarding(length) }
         guard let link = links.peer else { return }
         // Backpressure comes back as RelayPeerWritability from the peer's handler.
         guard tracked else { return link.write(payload: payload, maskKey: maskKey) }
-        let length = payload.readableBytes
         let written = link.channel.eventLoop.makePromise(of: Void.self)
         link.write(payload: payload, maskKey: maskKey, promise: written)
         let inFlight = self.inFlight
