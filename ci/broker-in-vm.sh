@@ -17,17 +17,8 @@ fail() {
     exit 1
 }
 mark() { read -r up _ </proc/uptime; echo "BROKER-MARK $1 (guest uptime $up s)"; }
-# wait_line FILE SED-EXPRESSION [TENTHS]: the first match, polling every 0.1 s (default 60 s).
-wait_line() {
-    i=0
-    while [ $i -lt "${3:-600}" ]; do
-        v=$(sed -n "$2" "$1" 2>/dev/null | head -n 1)
-        [ -n "$v" ] && { echo "$v"; return 0; }
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
+# ceremony_wait_line FILE SED-EXPRESSION (waits up to 60 s), shared with the ceremony proof.
+. /blevm/work/ceremony-in-vm.sh
 now() { read -r up _ </proc/uptime; echo "$up"; }
 . /usr/bin/blevm-lib.sh
 
@@ -72,11 +63,11 @@ echo "alice: /dev/uhid: $(cat $w/uhid-open.err | sed 's/.*: //')"
 mkdir -p /run/hybrid-key-broker
 /usr/local/bin/hybrid-key-broker --socket /run/hybrid-key-broker/socket >$w/broker.out 2>$w/broker.err &
 broker=$!
-wait_line $w/broker.err 's/.*\(serving on\).*/\1/p' >/dev/null || fail "the broker did not start"
+ceremony_wait_line $w/broker.err 's/.*\(serving on\).*/\1/p' >/dev/null || fail "the broker did not start"
 mark "broker serving"
 
 /usr/local/bin/tunnel-relay --host 127.0.0.1 --port 0 >$w/relay.out 2>$w/relay.err &
-port=$(wait_line $w/relay.out 's/.*listening on [0-9.]*:\([0-9][0-9]*\).*/\1/p') || fail "tunnel-relay did not start"
+port=$(ceremony_wait_line $w/relay.out 's/.*listening on [0-9.]*:\([0-9][0-9]*\).*/\1/p') || fail "tunnel-relay did not start"
 
 agent() {
     u=$1; name=$2
@@ -86,7 +77,7 @@ agent() {
 }
 agent 1001 alice
 alice=$!
-dev=$(wait_line $w/alice.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
+dev=$(ceremony_wait_line $w/alice.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "alice's agent got no key"
 mark "alice's key $dev"
 owner=$(util-stat -c '%u %a' "$dev")
@@ -140,7 +131,7 @@ mark "alice: fido2-cred -M through the phone, verified"
 # Bob's agent, in the background session: refused, waiting.
 agent 1002 bob
 bob=$!
-wait_line $w/bob.out 's/.*"event":"unavailable".*"reason":"\([^"]*\)".*/\1/p' >$w/bob-refusal || fail "bob's agent was not refused"
+ceremony_wait_line $w/bob.out 's/.*"event":"unavailable".*"reason":"\([^"]*\)".*/\1/p' >$w/bob-refusal || fail "bob's agent was not refused"
 echo "bob: refused: $(cat $w/bob-refusal)"
 grep -q "not the active local session" $w/bob-refusal || fail "bob's refusal does not say why"
 
@@ -160,9 +151,9 @@ switched=$(sed -n 's/.*switching at uptime \([0-9.]*\).*/\1/p' $w/switch.out)
 took=$(awk -v a="$switched" -v b="$gone" 'BEGIN{printf "%.2f", b-a}')
 awk -v t="$took" 'BEGIN{exit !(t < 1.0)}' || fail "alice's key disappeared $took s after the switch (limit 1 s)"
 echo "switch to bob: alice's $dev gone after $took s"
-wait_line $w/alice.out 's/.*"event":"removed".*"reason":"\([^"]*\)".*/\1/p' 20 >$w/alice-removed || fail "alice's agent did not report the removal"
+ceremony_wait_line $w/alice.out 's/.*"event":"removed".*"reason":"\([^"]*\)".*/\1/p' >$w/alice-removed || fail "alice's agent did not report the removal"
 echo "alice: removed: $(cat $w/alice-removed)"
-bobdev=$(wait_line $w/bob.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
+bobdev=$(ceremony_wait_line $w/bob.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "bob's agent got no key after the switch"
 [ "$(util-stat -c '%u %a' "$bobdev")" = "1002 600" ] || fail "bob's $bobdev is not his alone"
 as 1001 sh -c "exec 3<>$bobdev" 2>/dev/null && fail "alice opened bob's $bobdev"
@@ -171,7 +162,7 @@ mark "user switch"
 
 # Bob's screen locker reports the lock (LockedHint): his key goes; unlocked, it comes back.
 chroot $r /usr/bin/python3 /proof/logind.py lock bob || fail "locking bob's session"
-wait_line $w/bob.out 's/.*"event":"removed".*"reason":"\([^"]*\)".*/\1/p' 100 >/dev/null || fail "bob's agent did not report the lock's removal"
+ceremony_wait_line $w/bob.out 's/.*"event":"removed".*"reason":"\([^"]*\)".*/\1/p' >/dev/null || fail "bob's agent did not report the lock's removal"
 [ -e "$bobdev" ] && fail "$bobdev still exists while bob's session is locked"
 chroot $r /usr/bin/python3 /proof/logind.py unlock bob || fail "unlocking bob's session"
 i=0

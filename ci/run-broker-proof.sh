@@ -33,7 +33,7 @@ BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
     "$blevm/blevm-run" -m 2048 -t 900 -s /usr:/host/usr:ro -s /etc:/host/etc:ro \
     -b "$work/hybrid-key-broker" -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
     -b "$(command -v fido2-token)" -b "$(command -v fido2-cred)" -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" \
-    -f ci/broker/logind.py -f ci/broker/probe.py -f deploy/security-key/70-hybrid-security-key.rules \
+    -f ci/ceremony-in-vm.sh -f ci/broker/logind.py -f ci/broker/probe.py -f deploy/security-key/70-hybrid-security-key.rules \
     -S ci/broker-in-vm.sh >"$work/vm.log" 2>&1
 rc=$?
 set -e
