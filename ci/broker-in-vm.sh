@@ -80,6 +80,8 @@ alice=$!
 dev=$(ceremony_wait_line $w/alice.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "alice's agent got no key"
 mark "alice's key $dev"
+alice_hid=$(basename "$(readlink -f "/sys/class/hidraw/${dev#/dev/}/device")")
+[ -e "/sys/bus/hid/devices/$alice_hid" ] || fail "no HID device $alice_hid behind $dev"
 owner=$(util-stat -c '%u %a' "$dev")
 [ "$owner" = "1001 600" ] || fail "$dev is owned/moded '$owner', expected '1001 600'"
 echo "alice: $dev owner and mode: $owner"
@@ -138,19 +140,20 @@ grep -q "not the active local session" $w/bob-refusal || fail "bob's refusal doe
 # The user switch: alice's key must be gone within a second, her agent told; bob gets his.
 chroot $r /usr/bin/python3 /proof/logind.py switch bob >$w/switch.out 2>&1 &
 switcher=$!
-# Poll for the node's removal (every 20 ms, 10 s at most: python starts slowly under TCG); the
-# time counts from the moment logind.py sent its first change (its own line, guest clock).
+# Poll for the removal of alice's HID device (every 20 ms, 10 s at most: python starts slowly under
+# TCG), by its sysfs name: bob's key may get the same /dev/hidrawN at once. The time counts from
+# the moment logind.py sent its first change (its own line, guest clock).
 i=0
-while [ -e "$dev" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+while [ -e "/sys/bus/hid/devices/$alice_hid" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
 gone=$(now)
 wait $switcher || fail "switching the fake logind to bob: $(cat $w/switch.out)"
 cat $w/switch.out
-[ -e "$dev" ] && fail "$dev still exists 10 s after the switch began"
+[ -e "/sys/bus/hid/devices/$alice_hid" ] && fail "alice's $alice_hid still exists 10 s after the switch began"
 switched=$(sed -n 's/.*switching at uptime \([0-9.]*\).*/\1/p' $w/switch.out)
 [ -n "$switched" ] || fail "logind.py did not say when it switched"
 took=$(awk -v a="$switched" -v b="$gone" 'BEGIN{printf "%.2f", b-a}')
 awk -v t="$took" 'BEGIN{exit !(t < 1.0)}' || fail "alice's key disappeared $took s after the switch (limit 1 s)"
-echo "switch to bob: alice's $dev gone after $took s"
+echo "switch to bob: alice's $dev ($alice_hid) gone after $took s"
 ceremony_wait_line $w/alice.out 's/.*"event":"removed".*"reason":"\([^"]*\)".*/\1/p' >$w/alice-removed || fail "alice's agent did not report the removal"
 echo "alice: removed: $(cat $w/alice-removed)"
 bobdev=$(ceremony_wait_line $w/bob.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
