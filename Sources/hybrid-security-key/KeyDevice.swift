@@ -24,39 +24,27 @@ enum KeyDevice: Sendable {
     }
 
     /// The device's events, in order.
-    func events() -> AsyncStream<Event> {
+    func events() -> any AsyncSequence<Event, Never> {
         switch self {
         case .brokered(let key):
-            return AsyncStream { continuation in
-                let task = Task {
-                    for await event in key.events {
-                        switch event {
-                        case .created(let hidraw): continuation.yield(.ready(hidraw: hidraw))
-                        case .output(let report): continuation.yield(.output(report))
-                        case .closed: continuation.yield(.closed)
-                        case .removed(let reason): continuation.yield(.unavailable(reason.description, removed: true))
-                        case .refused(let reason): continuation.yield(.unavailable(reason.description, removed: false))
-                        case .disconnected(let reason): continuation.yield(.lost(reason))
-                        }
-                    }
-                    continuation.finish()
+            return key.events.map { event -> Event in
+                switch event {
+                case .created(let hidraw): .ready(hidraw: hidraw)
+                case .output(let report): .output(report)
+                case .closed: .closed
+                case .removed(let reason): .unavailable(reason.description, removed: true)
+                case .refused(let reason): .unavailable(reason.description, removed: false)
+                case .disconnected(let reason): .lost(reason)
                 }
-                continuation.onTermination = { _ in task.cancel() }
             }
         case .direct(let device):
-            return AsyncStream { continuation in
-                let task = Task {
-                    for await event in device.events {
-                        switch event {
-                        case .start: continuation.yield(.ready(hidraw: await Self.hidrawPath(of: device)))
-                        case .output(let report): continuation.yield(.output(report))
-                        case .close: continuation.yield(.closed)
-                        case .open, .stop: break
-                        }
-                    }
-                    continuation.finish()
+            return device.events.compactMap { event -> Event? in
+                switch event {
+                case .start: .ready(hidraw: await Self.hidrawPath(of: device))
+                case .output(let report): .output(report)
+                case .close: .closed
+                case .open, .stop: nil
                 }
-                continuation.onTermination = { _ in task.cancel() }
             }
         }
     }
