@@ -202,7 +202,8 @@ let package = Package(
             dependencies: [
                 "HybridClient", "HybridAuthenticator", "HybridCore", "HybridBluetooth", "TunnelRelay", argumentParser,
                 logging,
-            ] + crypto
+            ] + crypto,
+            path: "Benchmarks/hybrid-bench"
         ),
 
         // Drives running implementations (a relay, a client, a phone) and checks what they do:

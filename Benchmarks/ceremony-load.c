@@ -1,5 +1,5 @@
 /*
- * ceremony-load: the load generator of Benchmarks/relay-ceremony.py (issue 23).
+ * ceremony-load: the load generator of Benchmarks/relay-ceremony.py.
  *
  * Runs COUNT relay ceremonies against 127.0.0.1:PORT, CONCURRENCY at a time, on one thread with
  * epoll and non-blocking sockets, so that the generator costs far less per ceremony than the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Abuse and fault harness for tunnel-relay (issue 13), on loopback, bounded in time.
+"""Abuse and fault harness for tunnel-relay, on loopback, bounded in time.
 
 For each pattern it starts a fresh relay (release build, default limits), runs real ceremonies
 from 127.0.0.1 while an attacker process attacks from its own address (127.0.0.2, .3, ...), and

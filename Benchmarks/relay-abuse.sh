@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Abuse and fault harness (issue 13): builds tunnel-relay in release mode and runs
+# Abuse and fault harness: builds tunnel-relay in release mode and runs
 # Benchmarks/relay-abuse.py against it on loopback. Per pattern (ping flood, pre-pairing flood,
 # partly sent maximum-size messages, pending-cap hogging, descriptor exhaustion, idle rate-limited sockets, RSV frames, slowloris,
 # half-open sockets, malformed/oversized frames, garbage requests, peers SIGKILLed mid-ceremony)

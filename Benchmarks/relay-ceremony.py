@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CPU per ceremony of tunnel-relay over ws:// and wss://, side by side with nginx and HAProxy
-terminating TLS in front of a plain relay, and the TLS crypto floor (issue 23).
+terminating TLS in front of a plain relay, and the TLS crypto floor.
 
 Usage: Benchmarks/relay-ceremony.py --relay BINARY [--baseline BINARY] [--ceremonies N]
            [--concurrency 16] [--generator native|python] [--processes 2] [--seed S] [--rounds 3]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Splits a `perf record -g` profile of tunnel-relay into the work of a connection (issue 23).
+"""Splits a `perf record -g` profile of tunnel-relay into the work of a connection.
 
 Usage: Benchmarks/relay-perf-split.py PERF_DATA [CPU_US_PER_CEREMONY]
 

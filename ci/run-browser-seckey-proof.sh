@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The phone as a security key in real programs (issue 19, "Proof in .ci/run"): Firefox ESR,
+# The phone as a security key in real programs (a proof in .ci/run): Firefox ESR,
 # Chromium and python-fido2 2.x from PyPI use hybrid-security-key's uhid device in the blevm guest,
 # our hybrid-authenticator answering as the phone over kernel BLE (btvirt) and a loopback relay.
 # Guest half: ci/browser-seckey-in-vm.sh; the programs run in a chroot of the host's /usr and /etc
-# (9p, read-only), driven by ci/browser-seckey/driver.py. Cases 1-7 of the issue per program.
+# (9p, read-only), driven by ci/browser-seckey/driver.py. Cases 1-7 of ci/browser-seckey/README.md per
+# program.
 # Here: every credential and assertion is verified with py_webauthn (ci/browser-seckey/judge.py),
 # each failing step is shown with the CTAP requests the program sent and the key's answers
 # (the key's --trace-reports file, decoded by ci/browser-seckey/ctaphid_trace.py), and a PASS/FAIL

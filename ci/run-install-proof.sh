@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The install proof (issue 21), on the CI machine (root) and in the blevm guest:
+# The install proof, on the CI machine (root) and in the blevm guest:
 #  1. `DESTDIR=… scripts/install.sh --no-build` stages exactly the expected files with the expected modes;
 #  2. scripts/package-deb.sh builds the .deb (its path is the last output line), lintian reports no
 #     error, `dpkg -i` installs it, the binary runs --help, `dpkg --purge` removes every file it

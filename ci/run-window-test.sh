@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The QR window under Xvfb (issue 21): `hybrid-client create … --window` on the simulated air
+# The QR window under Xvfb: `hybrid-client create … --window` on the simulated air
 # (no phone needed for the QR code) opens a window whose title names the RP ID; a screenshot of
 # the screen (ImageMagick `import -window root`) decoded by zbarimg gives exactly the FIDO:/ URL
 # of the client's `qr` JSON event; the Cancel button (pointer click), then in a second ceremony

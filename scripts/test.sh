@@ -46,9 +46,9 @@ echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm g
 ci/run-seckey-proof.sh
 echo "== the security key's privilege split: root key broker, fake logind, two users, a user switch (blevm guest)"
 ci/run-broker-proof.sh
-echo "== the phone as a security key in Firefox ESR, Chromium and python-fido2 2.x (blevm guest, cases 1-7 of issue 19)"
+echo "== the phone as a security key in Firefox ESR, Chromium and python-fido2 2.x (blevm guest, cases 1-7 of ci/browser-seckey/README.md)"
 ci/run-browser-seckey-proof.sh
-# Install proof (issue 21): DESTDIR staging, the .deb (lintian, dpkg -i, --purge), install.sh
+# Install proof: DESTDIR staging, the .deb (lintian, dpkg -i, --purge), install.sh
 # --uninstall, the self-check in the blevm guest, the QR window under Xvfb. Packages the debug
 # build above (no release build). About 1-2 minutes, most of it the VM boot.
 echo "== install.sh, the .deb, the self-check (blevm guest) and the QR window (Xvfb)"
@@ -59,7 +59,7 @@ scripts/tests/install-symlinks-test.sh
 echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
 ci/run-chromium-interop.sh
 
-# --- hybrid-conformance phone judging real Chromium (issue 11): one create() and one get(), each
+# --- hybrid-conformance phone judging real Chromium: one create() and one get(), each
 # report printed; fails when a required check fails. Adds about one stack start-up plus two
 # ceremonies (measured: see docs/conformance-phone.md).
 echo "== real Chromium judged by hybrid-conformance phone (one create(), one get())"

@@ -62,9 +62,9 @@ struct AuthenticatorRunnerQRCodeTests {
         }
     }
 
-    /// A code without key 3 could be any age: refused as too old (issue 20, item 8), unless the
-    /// option says otherwise or the age check is off. The QR text is Chromium's "basic" vector
-    /// ({0: P, 1: S}, protocol.md §9.A), which has no timestamp.
+    /// A code without key 3 could be any age: refused as too old, unless the option says otherwise
+    /// or the age check is off. The QR text is Chromium's "basic" vector ({0: P, 1: S}, protocol.md
+    /// §9.A), which has no timestamp.
     @Test func refusesACodeWithoutTimestampUnlessTold() throws {
         let qr =
             "FIDO:/21451485302227106379487559113723092434570048571579929725294386093726313840430492013630000000134226708900000000000000000000000000000000"

@@ -139,9 +139,9 @@ import Testing
         #expect(await authenticator.handle(request.encoded) == [0x27])
     }
 
-    /// A silent getAssertion (`up` = false) is refused, asks nothing and signs nothing (issue 20,
-    /// item 3). The request bytes are written from CTAP 2.1 §6.2.2, not by our encoder: {1: rpId
-    /// "example.com", 2: clientDataHash 32 × 0x11, 5: {"up": false}}.
+    /// A silent getAssertion (`up` = false) is refused, asks nothing and signs nothing: a signature
+    /// must follow a user's consent. The request bytes are written from CTAP 2.1 §6.2.2, not by our
+    /// encoder: {1: rpId "example.com", 2: clientDataHash 32 × 0x11, 5: {"up": false}}.
     @Test func silentAssertionIsRefused() async throws {
         let user = ScriptedUser()
         var passkey = Fixtures.passkey(id: [7], user: [1, 2, 3, 4], name: "alice")

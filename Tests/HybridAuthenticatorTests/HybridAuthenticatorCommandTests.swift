@@ -221,8 +221,8 @@ struct HybridAuthenticatorCommandTests {
         #expect(await console.hiddenReads == 0)
     }
 
-    /// Issue 20, item 9: the variable is removed from the environment once read (no child
-    /// process inherits it), also when a descriptor or the flag made it unnecessary.
+    /// The passphrase variable is removed from the environment once read (no child process inherits
+    /// it), also when a descriptor or the flag made it unnecessary.
     @Test func thePassphraseVariableIsUnsetOnceRead() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }

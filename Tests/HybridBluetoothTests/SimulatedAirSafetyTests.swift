@@ -3,7 +3,7 @@ import Testing
 
 @testable import HybridBluetooth
 
-/// Issue 20, item 6: the simulated air is for tests and demos. Command lines accept it only with
+/// The simulated air is for tests and demos. Command lines accept it only with
 /// `HYBRID_ALLOW_SIMULATED_AIR=1`, and its directory must be this user's, 0700, not a link.
 @Suite struct SimulatedAirSafetyTests {
     @Test func theCommandLineNeedsTheEnvironmentSwitch() throws {

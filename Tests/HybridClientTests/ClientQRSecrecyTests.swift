@@ -4,9 +4,9 @@ import HybridClient
 import TestChildProcess
 import Testing
 
-/// Issue 20, items 1, 2 and 6 through the `hybrid-client` binary: the QR code stays out of a
-/// redirected stderr (a log, the journal), its `--qr-file` image is 0600 and is deleted when the
-/// ceremony ends (timeout, SIGTERM), and `--ble sim` needs `HYBRID_ALLOW_SIMULATED_AIR=1`.
+/// The QR code's secrecy through the `hybrid-client` binary: the QR code stays out of a redirected
+/// stderr (a log, the journal), its `--qr-file` image is 0600 and is deleted when the ceremony ends
+/// (timeout, SIGTERM), and `--ble sim` needs `HYBRID_ALLOW_SIMULATED_AIR=1`.
 @Suite(.timeLimit(.minutes(5))) struct ClientQRSecrecyTests {
     static var binary: URL { ClientCommandLingerTests.productsDirectory.appendingPathComponent("hybrid-client") }
 

@@ -6,7 +6,8 @@ import Testing
 @testable import HybridClient
 @testable import hybrid_client
 
-/// `--timeout` covers reading and parsing the options file (issue 13).
+/// `--timeout` covers reading and parsing the options file: an options input that never ends (stdin
+/// from a pipe) cannot hold the client past its limit.
 @Suite struct OptionsDeadlineTests {
     /// Work that has not finished when the clock passes the limit gives TimedOut, at once: the
     /// work is blocked until the test releases it, the clock is advanced by hand.

@@ -3,9 +3,9 @@ import Testing
 
 @testable import HybridClient
 
-/// Issue 20, item 1: the QR image is a private file. Modes under umask 022, files and directories
-/// planted by another user (uid 65534, `nobody`; needs root for chown, as CI runs) or as symbolic
-/// links, and deletion.
+/// The QR image is a private file (whoever reads it can answer the ceremony). Modes under umask
+/// 022, files and directories planted by another user (uid 65534, `nobody`; needs root for chown,
+/// as CI runs) or as symbolic links, and deletion.
 @Suite struct PrivateFileTests {
     static let nobody: uid_t = 65534
 

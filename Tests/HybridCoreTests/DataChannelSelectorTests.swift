@@ -16,8 +16,8 @@ private struct TestInstant: InstantProtocol, Sendable {
 
 private typealias Selector = DataChannelSelector<TestInstant>
 
-/// The channel choice and its fallback (protocol.md §3.4; issue 24: "if the connection fails within
-/// a short, configurable time, fall back to the tunnel named in the advert").
+/// The channel choice and its fallback (protocol.md §3.4): if the connection fails within a short,
+/// configurable time, the client falls back to the tunnel named in the advert.
 @Suite struct DataChannelSelectorTests {
     private let start = TestInstant(milliseconds: 1_000)
     private let deadline = TestInstant(milliseconds: 4_000)

@@ -211,10 +211,10 @@ struct SessionPair {
         }
     }
 
-    /// One QR code buys one request (issue 20, item 3): a scripted client (a bare initiator, with
-    /// request bytes written from CTAP 2.1 §6.2.2, type byte 01 from protocol.md §7.3) gets a
-    /// getInfo and one getAssertion answered; a second getAssertion fails the session, so the
-    /// driver closes the tunnel instead of signing again.
+    /// One QR code buys one request: a scripted client (a bare initiator, with request bytes
+    /// written from CTAP 2.1 §6.2.2, type byte 01 from protocol.md §7.3) gets a getInfo and one
+    /// getAssertion answered; a second getAssertion fails the session, so the driver closes the
+    /// tunnel instead of signing again.
     @Test func phoneServesOneRequestPerQRCode() throws {
         var pair = SessionPair()
         var crypter = try pair.handshakeWithBareInitiator()

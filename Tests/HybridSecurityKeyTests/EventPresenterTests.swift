@@ -7,9 +7,9 @@ import Testing
 
 @testable import hybrid_security_key
 
-/// Issue 20, items 1 and 2 for `hybrid-security-key`: the QR image is private and deleted at each
-/// end of a ceremony (success, failure or timeout, cancellation, the key's removal on a signal);
-/// the QR code goes to stderr only on a terminal or when asked.
+/// The QR code's secrecy in `hybrid-security-key`: the QR image is private and deleted at each end
+/// of a ceremony (success, failure or timeout, cancellation, the key's removal on a signal); the QR
+/// code goes to stderr only on a terminal or when asked.
 @Suite struct EventPresenterTests {
     static let url = "FIDO:/123456789012345678901234567890"
 

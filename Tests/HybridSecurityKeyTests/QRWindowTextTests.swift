@@ -4,8 +4,9 @@ import Testing
 
 @testable import HybridQRWindow
 
-/// What the QR window says and draws, without a display: the texts issue 21 asks for, and the
-/// pixels (quiet zone, whole-pixel modules, size for scanning at arm's length).
+/// What the QR window says and draws, without a display: the texts (the relying party in the
+/// heading and title; the code gone once the phone is found), and the pixels (quiet zone,
+/// whole-pixel modules, size for scanning at arm's length).
 @Suite struct QRWindowTextTests {
     @Test func headingAndTitleNameTheRelyingParty() {
         let signIn = QRWindowText(operation: .signIn, rpID: "github.com")

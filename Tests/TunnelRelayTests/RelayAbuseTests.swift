@@ -6,10 +6,10 @@ import Testing
 
 @testable import TunnelRelay
 
-/// What one abusive client can do to the relay's memory and to other clients (issue 13): each
-/// test holds the relay at a bound it reports itself, and shows that a legitimate client still
-/// gets through. No test sleeps: they wait for the relay's own events (``ProbeRecorder``) and
-/// drive the ping sweeper themselves.
+/// What one abusive client can do to the relay's memory and to other clients: each test holds the
+/// relay at a bound it reports itself, and shows that a legitimate client still gets through. No
+/// test sleeps: they wait for the relay's own events (``ProbeRecorder``) and drive the ping sweeper
+/// themselves.
 @Suite(.timeLimit(.minutes(5)))
 struct RelayAbuseTests {
     /// A ping interval the timer never reaches during a test: tests tick the sweeper themselves.

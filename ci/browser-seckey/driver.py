@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs the issue-19 cases through hybrid-security-key with one program, in the blevm guest's chroot.
+"""Runs the browser-seckey cases (ci/browser-seckey/README.md) through hybrid-security-key with one program, in the blevm guest's chroot.
 
   driver.py firefox|chromium|fido2 --out FILE [--origin http://localhost:PORT]
 

@@ -30,7 +30,7 @@ public struct HybridClientOptions: Sendable {
     /// ``bluetooth``'s.
     package var l2capOverride: L2CAPClientSupport?
     /// **Conformance only.** Leave the timestamp (QR key 3) out of the QR code, as an old client
-    /// would; a phone should refuse such a code (`hybrid-conformance client`, issue 20 item 8).
+    /// would; a phone should refuse such a code as too old (`hybrid-conformance client`).
     package var omitsQRTimestamp = false
     /// **Conformance only.** A second CTAP request sent in the same session after the first reply
     /// (``ClientSession/followUpRequest``); the ceremony's reply is then the last one delivered.

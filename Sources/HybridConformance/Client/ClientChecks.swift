@@ -139,7 +139,7 @@ package enum ClientChecks {
         title: "the signature counter grows from makeCredential to getAssertion, or both are zero",
         reference: "WebAuthn §6.1.1")
 
-    // MARK: Consent and freshness (issue 20, items 3 and 8)
+    // MARK: Consent (one request per code, no silent assertion) and freshness (a dated code)
 
     package static let silentAssertion = ConformanceCheck(
         id: "client.consent.silent-getassertion",

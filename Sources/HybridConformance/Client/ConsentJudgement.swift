@@ -1,9 +1,9 @@
 import HybridCore
 
-/// Judges the probes that a careless phone fails although every reply is well formed (issue 20,
-/// items 3 and 8): a silent getAssertion, a second request in one session, and a QR code without
-/// a timestamp. From the client's side "asked the user" is visible only as the UP flag, so a
-/// signature with UP clear counts as silent.
+/// Judges the probes that a careless phone fails although every reply is well formed: a silent
+/// getAssertion, a second request in one session, and a QR code without a timestamp. From the
+/// client's side "asked the user" is visible only as the UP flag, so a signature with UP clear
+/// counts as silent.
 package enum ConsentJudgement {
     /// The getAssertion with `up` = false: refused (any error status, or no reply at all), or
     /// signed with UP set (the user was asked). Status 00 with UP clear fails.

@@ -93,7 +93,8 @@ package struct ClientConformanceRun: Sendable {
         return report
     }
 
-    /// The consent and freshness probes (issue 20, items 3 and 8), each in its own QR ceremony.
+    /// The consent and freshness probes (a silent getAssertion, a second request in one session, an
+    /// undated QR code), each in its own QR ceremony.
     private func probes(
         credential: RegisteredCredential?, getInfo: AuthenticatorGetInfoResponse?, anyReply: Bool,
         events: @escaping @Sendable (HybridClientEvent) -> Void

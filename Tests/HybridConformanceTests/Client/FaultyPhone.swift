@@ -36,7 +36,8 @@ struct FaultyPhone: Sendable {
         case certificateAttestationWrongSigner
         /// Serves a QR code without a timestamp (key 3) instead of refusing it.
         case acceptsUndatedQRCode
-        /// Signs a getAssertion with up = false without asking (UP clear), as before issue 20.
+        /// Signs a getAssertion with up = false without asking (UP clear), as a careless phone
+        /// would.
         case signsSilently
         /// Appends the CTAP 2.3 suffix `{1: 128}` to its advert although the QR code did not offer L2CAP.
         case unrequestedAdvertSuffix
@@ -85,7 +86,7 @@ struct FaultyPhone: Sendable {
     /// Serves one session for the QR code `qrURL` until the client shuts down or closes.
     func serve(qrURL: String) async throws {
         let qr = try QRCodePayload(url: qrURL)
-        // A conforming phone refuses a code whose age it cannot check (issue 20, item 8).
+        // A conforming phone refuses a code whose age it cannot check, as too old.
         guard qr.timestamp != nil || fault == .acceptsUndatedQRCode else { return }
         guard let nonce = AdvertNonce(bytes: (0..<AdvertNonce.byteCount).map { _ in UInt8.random(in: 0...255) }) else {
             return
