@@ -38,7 +38,7 @@ import Testing
     ) -> HybridClientOptions {
         var options = HybridClientOptions(
             bluetooth: .simulated(air), timeout: .seconds(30),
-            testTunnelOverrides: relay.map { [.google: $0] } ?? [:])
+            tunnelServers: relay.map { [.google: $0] } ?? [:])
         options.channel = mode
         options.l2capOverride = L2CAPClientSupport(capabilities: { capabilities }, connect: connect)
         return options
