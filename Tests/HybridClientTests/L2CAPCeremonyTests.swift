@@ -49,7 +49,7 @@ import Testing
         let air = try LoopbackCeremony.freshAir()
         let (clientEnd, phoneEnd) = try Self.channelPair()
         let asked = LockedValue<(BLEAdvertisement, UInt16)?>(nil)
-        // No relay runs: the tunnel override is absent, so any tunnel attempt would fail.
+        // No relay runs: no tunnel server is set, so any tunnel attempt would fail.
         let options = Self.options(air: air, mode: mode) { advert, psm, _ in
             asked.set((advert, psm))
             return clientEnd

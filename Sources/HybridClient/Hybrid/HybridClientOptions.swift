@@ -31,17 +31,6 @@ public struct HybridClientOptions: Sendable {
     /// **Test only.** Stands in for the adapter's L2CAP side (capabilities and connect); `nil` uses
     /// ``bluetooth``'s.
     package var l2capOverride: L2CAPClientSupport?
-    /// **Conformance only.** Leave the timestamp (QR key 3) out of the QR code, as an old client
-    /// would; a phone should refuse such a code as too old (`hybrid-conformance client`).
-    package var omitsQRTimestamp = false
-    /// **Conformance only.** A second CTAP request sent in the same session after the first reply
-    /// (``ClientSession/followUpRequest``); the ceremony's reply is then the last one delivered.
-    package var followUpRequest: [UInt8]?
-    /// **Conformance only.** Sees the matched advert's service data and the channels the QR code
-    /// offered (key 6). With it, the session also opens an advert whose suffix the QR code did not
-    /// ask for (so that the phone can be judged for it, protocol.md §3.4) instead of missing it;
-    /// such a suffix is still never used.
-    package var observeAdvert: (@Sendable (_ serviceData: [UInt8], _ offered: [DataTransferChannel]?) -> Void)?
 
     /// The default timeout: two minutes, like a browser's WebAuthn default.
     public static let defaultTimeout: Duration = .seconds(120)
