@@ -53,7 +53,8 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("tunnel-server"),
-        help: ArgumentHelp("Use your own relay for tunnel domain ID, as hybrid-client does. Repeatable.", valueName: "ID=URL"))
+        help: ArgumentHelp(
+            "Use your own relay for tunnel domain ID, as hybrid-client does. Repeatable.", valueName: "ID=URL"))
     var tunnelServers: [String] = []
 
     @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
