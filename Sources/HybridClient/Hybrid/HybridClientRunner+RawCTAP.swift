@@ -45,10 +45,8 @@ extension HybridClientRunner {
 
     /// `request` carried unchanged on the CTAP layer.
     private func forward(
-        ctapRequest request: [UInt8],
-        setup: HybridSessionSetup,
-        events: @escaping @Sendable (HybridClientEvent) -> Void,
-        onReply: @escaping @Sendable ([UInt8]) async -> Void
+        ctapRequest request: [UInt8], setup: HybridSessionSetup,
+        events: @escaping @Sendable (HybridClientEvent) -> Void, onReply: @escaping @Sendable ([UInt8]) async -> Void
     ) async throws -> HybridSessionEnd {
         try await carryCTAP(setup, events: events) { _, _ in
             request
