@@ -10,11 +10,11 @@ let ceremony = try RegistrationCeremony(options: options, origin: WebOrigin("htt
 
 // The runner scans for the phone through bluetoothd and shows the QR code when it is ready.
 let runner = HybridClientRunner(options: HybridClientOptions(bluetooth: .bluez(adapter: nil)))
-let response = try await runner.register(ceremony) { event in
+let response = try await runner.run(.registration(ceremony)) { event in
     if case .qr(let url) = event, let matrix = try? QRCodeMatrix(encoding: url) {
         print(TerminalQRRenderer().render(matrix))
         print("Scan this QR code with your phone's camera.")
     }
 }
-// The response as WebAuthn JSON (`RegistrationResponseJSON`), ready for the server.
+// The response as WebAuthn JSON (a `RegistrationResponseJSON`), ready for the server.
 print(String(decoding: response.json, as: UTF8.self))

@@ -7,6 +7,6 @@ configuration.host = "127.0.0.1"
 configuration.port = 0  // the system picks a free port
 let relay = try await buildRelay(configuration: configuration, logger: Logger(label: "relay"))
 print("relay listening on ws://127.0.0.1:\(relay.port)")
-// A client reaches it with `HybridClientOptions(testTunnelOverrides:)`, a phone with
+// A client reaches it with `HybridClientOptions(tunnelServers:)`, a phone with
 // `AuthenticatorRunner.Options.tunnelOrigin`.
 try await relay.run()

@@ -72,7 +72,7 @@ port=$(ceremony_wait_line $w/relay.out 's/.*listening on [0-9.]*:\([0-9][0-9]*\)
 agent() {
     u=$1; name=$2
     as_env "$u" /usr/local/bin/hybrid-security-key --ble sim --json --no-notifications --no-window --timeout 300 \
-        --broker-socket /run/hybrid-key-broker/socket --tunnel-override "0=ws://127.0.0.1:$port" \
+        --broker-socket /run/hybrid-key-broker/socket --tunnel-server "0=ws://127.0.0.1:$port" \
         >$w/$name.out 2>$w/$name.err &
 }
 agent 1001 alice

@@ -49,7 +49,7 @@ stamp() { while IFS= read -r line; do read -r up _ </proc/uptime; echo "$up $lin
 # read, and uhid dropped what it could not queue: python-fido2's 66-ID list arrived cut at 32
 # reports).
 sh -c 'echo $$ >/tmp/seckey/key.pid; exec "$0" "$@"' /usr/local/bin/hybrid-security-key --uhid /dev/uhid --ble hci --adapter hci1 --json --no-notifications --timeout 120 \
-    --trace-reports "$w/reports.trace" --tunnel-override "0=ws://127.0.0.1:$port" 2>"$w/bridge.err" | stamp >"$w/bridge.out" &
+    --trace-reports "$w/reports.trace" --tunnel-server "0=ws://127.0.0.1:$port" 2>"$w/bridge.err" | stamp >"$w/bridge.out" &
 dev=$(ceremony_wait_line "$w/bridge.out" 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "the bridge did not report ready with a hidraw node"
 mark "bridge ready on $dev"

@@ -74,7 +74,7 @@ ceremony_once() {
     {
         /usr/local/bin/hybrid-client "$operation" --options "$ceremony_dir/$name-$operation-options.json" \
             --origin "$ceremony_origin" --ble "$backend" --adapter hci1 --json --timeout 120 \
-            --tunnel-override "0=ws://127.0.0.1:$port" ${CEREMONY_CLIENT_ARGS:-} >"$work/$operation.json"
+            --tunnel-server "0=ws://127.0.0.1:$port" ${CEREMONY_CLIENT_ARGS:-} >"$work/$operation.json"
         echo $? >"$work/$operation.status"
     } 2>&1 | ceremony_stamp >"$work/$operation.events" &
     client=$!

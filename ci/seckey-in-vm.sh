@@ -29,7 +29,7 @@ mark "btvirt + uhid"
 port=$(ceremony_wait_line "$w/relay.out" 's/.*listening on [0-9.]*:\([0-9][0-9]*\).*/\1/p') || fail "tunnel-relay did not start"
 
 /usr/local/bin/hybrid-security-key --uhid /dev/uhid --ble hci --adapter hci1 --json --no-notifications --timeout "${SECKEY_CEREMONY_TIMEOUT:-600}" \
-    --tunnel-override "0=ws://127.0.0.1:$port" >"$w/bridge.out" 2>"$w/bridge.err" &
+    --tunnel-server "0=ws://127.0.0.1:$port" >"$w/bridge.out" 2>"$w/bridge.err" &
 bridge=$!
 dev=$(ceremony_wait_line "$w/bridge.out" 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "the bridge did not report ready with a hidraw node"

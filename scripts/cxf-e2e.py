@@ -79,7 +79,7 @@ class Run:
             json.dump(options, handle)
         client = subprocess.Popen(
             [os.path.join(self.bin, "hybrid-client"), kind, "--options", options_path, "--origin", ORIGIN,
-             "--ble", "sim", "--json", "--timeout", "60", "--linger", "0", "--tunnel-override", f"0={self.tunnel}"],
+             "--ble", "sim", "--json", "--timeout", "60", "--linger", "0", "--tunnel-server", f"0={self.tunnel}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
         authenticator = None
         events = []

@@ -59,7 +59,7 @@ random_challenge() { python3 -c 'import base64,os; print(base64.urlsafe_b64encod
 run_ceremony() {
     local name="$1"; shift
     "$bin/hybrid-client" "$@" --origin "$origin" --ble sim --json --timeout 30 \
-        --tunnel-override "0=ws://127.0.0.1:$port" >"$work/$name.json" 2>"$work/$name.events" &
+        --tunnel-server "0=ws://127.0.0.1:$port" >"$work/$name.json" 2>"$work/$name.events" &
     local client=$!
     pids+=("$client")
     local qr

@@ -67,7 +67,7 @@ struct CeremonyBenchmark {
     ) async throws -> Double {
         let client = HybridClientRunner(
             options: HybridClientOptions(
-                bluetooth: .simulated(air), timeout: .seconds(10), testTunnelOverrides: [.google: relay]),
+                bluetooth: .simulated(air), timeout: .seconds(10), tunnelServers: [.google: relay]),
             logger: logger)
         var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
         phoneOptions.tunnelOrigin = relay

@@ -19,10 +19,13 @@ final class RelayAccounting: Sendable {
     private let maxQueuedBytesTotal: Int
     private let maxInFlightBytesTotal: Int
     private let metrics: RelayMetrics
-    /// The test observer, if any.
-    let probe: RelayProbe?
+    /// Who watches the relay's events; ``UnprobedRelay`` but in tests.
+    let probe: any RelayProbe
 
-    init(maxQueuedBytesTotal: Int, maxInFlightBytesTotal: Int, metrics: RelayMetrics, probe: RelayProbe?) {
+    init(
+        maxQueuedBytesTotal: Int, maxInFlightBytesTotal: Int, metrics: RelayMetrics,
+        probe: any RelayProbe = UnprobedRelay()
+    ) {
         self.maxQueuedBytesTotal = maxQueuedBytesTotal
         self.maxInFlightBytesTotal = maxInFlightBytesTotal
         self.metrics = metrics
@@ -33,11 +36,11 @@ final class RelayAccounting: Sendable {
     /// do not fit.
     func reserveQueued(_ bytes: Int) -> Bool {
         guard let total = reserve(bytes, in: \.queuedBytes, limit: maxQueuedBytesTotal) else {
-            probe?(.queueBudgetExhausted)
+            probe.observe(.queueBudgetExhausted)
             return false
         }
         metrics.queuedBytes.record(total)
-        probe?(.queued(totalBytes: total))
+        probe.observe(.queued(totalBytes: total))
         return true
     }
 
@@ -71,11 +74,11 @@ final class RelayAccounting: Sendable {
     /// charged) if they do not fit.
     func reserveInFlight(_ bytes: Int) -> Bool {
         guard let total = reserve(bytes, in: \.inFlightBytes, limit: maxInFlightBytesTotal) else {
-            probe?(.inFlightBudgetExhausted)
+            probe.observe(.inFlightBudgetExhausted)
             return false
         }
         metrics.inFlightBytes.record(total)
-        probe?(.inFlight(totalBytes: total))
+        probe.observe(.inFlight(totalBytes: total))
         return true
     }
 
@@ -84,14 +87,14 @@ final class RelayAccounting: Sendable {
         guard bytes > 0 else { return }
         let total = release(bytes, from: \.inFlightBytes)
         metrics.inFlightBytes.record(total)
-        probe?(.inFlight(totalBytes: total))
+        probe.observe(.inFlight(totalBytes: total))
     }
 
     /// A connection ended: gives back the `bytes` it had charged with ``reserveInFlight(_:)``.
     func endInFlight(_ bytes: Int) {
         let total = release(bytes, from: \.inFlightBytes)
         metrics.inFlightBytes.record(total)
-        probe?(.inFlightEnded(totalBytes: total))
+        probe.observe(.inFlightEnded(totalBytes: total))
     }
 
     /// Bytes of messages in flight beyond the per-connection allowances, across all connections.
@@ -107,13 +110,25 @@ final class RelayAccounting: Sendable {
             return state.pausedConnections
         }
         metrics.pausedConnections.record(count)
-        probe?(paused ? .readsPaused(reasons) : .readsResumed)
+        probe.observe(paused ? .readsPaused(reasons) : .readsResumed)
     }
 
     /// A ping was left unanswered because a pong was still being written or the socket was full.
     func pongSkipped() {
         metrics.pongsSkipped.increment()
-        probe?(.pongSkipped)
+        probe.observe(.pongSkipped)
+    }
+
+    /// The relay pinged a silent connection.
+    func pinged() {
+        metrics.pingsSent.increment()
+        probe.observe(.pinged)
+    }
+
+    /// A pong arrived (the answer to the relay's ping, or unsolicited).
+    func pongReceived() {
+        metrics.pongsReceived.increment()
+        probe.observe(.pongReceived)
     }
 }
 
@@ -160,5 +175,14 @@ enum RelayProbeEvent: Sendable, Equatable {
     case pongReceived
 }
 
-/// A test's observer of ``RelayProbeEvent``s; called on any thread, must not block.
-typealias RelayProbe = @Sendable (RelayProbeEvent) -> Void
+/// What a test injects into a relay to watch its ``RelayProbeEvent``s. A relay that serves uses
+/// ``UnprobedRelay``, which watches nothing.
+protocol RelayProbe: Sendable {
+    /// Called on any thread; must not block.
+    func observe(_ event: RelayProbeEvent)
+}
+
+/// The probe of a relay that serves: it watches nothing.
+struct UnprobedRelay: RelayProbe {
+    func observe(_ event: RelayProbeEvent) {}
+}

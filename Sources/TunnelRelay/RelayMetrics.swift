@@ -17,6 +17,8 @@ final class RelayMetrics: Sendable {
     let inFlightBytes: CoreMetrics.Gauge
     let pausedConnections: CoreMetrics.Gauge
     let pongsSkipped: CoreMetrics.Counter
+    let pingsSent: CoreMetrics.Counter
+    let pongsReceived: CoreMetrics.Counter
     private let rejects: [RelayRejection: CoreMetrics.Counter]
     private let closes: [RelayCloseCode: CoreMetrics.Counter]
 
@@ -39,6 +41,8 @@ final class RelayMetrics: Sendable {
         inFlightBytes = CoreMetrics.Gauge(label: "relay_inflight_message_bytes", factory: factory)
         pausedConnections = CoreMetrics.Gauge(label: "relay_connections_read_paused", factory: factory)
         pongsSkipped = CoreMetrics.Counter(label: "relay_pongs_skipped_total", factory: factory)
+        pingsSent = CoreMetrics.Counter(label: "relay_pings_sent_total", factory: factory)
+        pongsReceived = CoreMetrics.Counter(label: "relay_pongs_received_total", factory: factory)
         rejects = Dictionary(
             uniqueKeysWithValues: RelayRejection.allCases.map {
                 (

@@ -162,7 +162,7 @@ public func buildRelay(
     random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
     logger: Logger
 ) async throws -> RelayServer {
-    try await buildRelay(configuration: configuration, random: random, logger: logger, probe: nil)
+    try await buildRelay(configuration: configuration, random: random, logger: logger, probe: UnprobedRelay())
 }
 
 /// ``buildRelay(configuration:random:logger:)`` with an observer of the relay's internal events,
@@ -171,7 +171,7 @@ func buildRelay(
     configuration: RelayConfiguration,
     random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
     logger: Logger,
-    probe: RelayProbe?
+    probe: any RelayProbe
 ) async throws -> RelayServer {
     let metrics = RelayMetrics()
     let relay = RelayContext(

@@ -50,9 +50,12 @@ struct ConnectionArguments: ParsableArguments {
     var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
 
     @Option(
-        name: .customLong("tunnel-override"),
-        help: "TEST ONLY: connect to URL (e.g. ws://127.0.0.1:8080) when the phone names tunnel domain ID. Repeatable.")
-    var tunnelOverrides: [String] = []
+        name: .customLong("tunnel-server"),
+        help: ArgumentHelp(
+            "Use your own relay for a tunnel domain: connect to URL (e.g. wss://relay.example.com) when the phone "
+                + "names tunnel domain ID (0 Google, 1 Apple, 256-65535 hashed). Repeatable.",
+            valueName: "ID=URL"))
+    var tunnelServers: [String] = []
 
     @Option(
         help: ArgumentHelp(
@@ -75,7 +78,7 @@ struct ConnectionArguments: ParsableArguments {
 
     func validate() throws {
         _ = try webOrigin()
-        _ = try overrides()
+        _ = try tunnelServerMap()
         if let ble {
             do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
                 throw ValidationError(error.description)
@@ -103,13 +106,13 @@ struct ConnectionArguments: ParsableArguments {
         }
     }
 
-    /// The `--tunnel-override ID=URL` mappings.
-    func overrides() throws -> [TunnelDomainID: TunnelServerOrigin] {
+    /// The `--tunnel-server ID=URL` mappings.
+    func tunnelServerMap() throws -> [TunnelDomainID: TunnelServerOrigin] {
         var map: [TunnelDomainID: TunnelServerOrigin] = [:]
-        for text in tunnelOverrides {
+        for text in tunnelServers {
             guard let (domain, origin) = TunnelOverrideArgument.parse(text) else {
                 throw ValidationError(
-                    "--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]"
+                    "--tunnel-server \(text): expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]"
                 )
             }
             map[domain] = origin
@@ -135,7 +138,7 @@ struct ConnectionArguments: ParsableArguments {
             timeout: timeout,
             linger: .milliseconds(Int64(linger * 1000)),
             additionalCAFile: caFile,
-            testTunnelOverrides: try overrides()
+            tunnelServers: try tunnelServerMap()
         )
         options.channel = DataChannelMode(rawValue: channel) ?? .auto
         options.l2capTimeout = .milliseconds(Int64(l2capTimeout * 1000))

@@ -106,7 +106,7 @@ struct ClientCommand: AsyncParsableCommand {
         }
         let options = HybridClientOptions(
             bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
-            testTunnelOverrides: overrides)
+            tunnelServers: overrides)
         let progress = ClientProgress(
             jsonOnStderr: jsonEvents, eventsFile: eventsFile, qrImage: qrFile.map { QRImageFile(path: $0) },
             showsQRCode: printQRURL || isatty(STDERR_FILENO) != 0)

@@ -52,9 +52,10 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     var json = false
 
     @Option(
-        name: .customLong("tunnel-override"),
-        help: "TEST ONLY: connect to URL (e.g. ws://127.0.0.1:8080) when the phone names tunnel domain ID. Repeatable.")
-    var tunnelOverrides: [String] = []
+        name: .customLong("tunnel-server"),
+        help: ArgumentHelp(
+            "Use your own relay for tunnel domain ID, as hybrid-client does. Repeatable.", valueName: "ID=URL"))
+    var tunnelServers: [String] = []
 
     @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
     var caFile: String?
@@ -123,9 +124,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                 throw ValidationError(error.description)
             }
         }
-        for text in tunnelOverrides where TunnelOverrideArgument.parse(text) == nil {
+        for text in tunnelServers where TunnelOverrideArgument.parse(text) == nil {
             throw ValidationError(
-                "--tunnel-override \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
+                "--tunnel-server \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
         }
         guard timeout > 0 && timeout <= 3600 else {
             throw ValidationError("--timeout must be between 0 and 3600 seconds")
@@ -143,14 +144,14 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) { named } else {
                 await BLEBackend.automatic(adapter: adapter)
             }
-        var overrides: [TunnelDomainID: TunnelServerOrigin] = [:]
-        for text in tunnelOverrides {
-            if let (domain, origin) = TunnelOverrideArgument.parse(text) { overrides[domain] = origin }
+        var servers: [TunnelDomainID: TunnelServerOrigin] = [:]
+        for text in tunnelServers {
+            if let (domain, origin) = TunnelOverrideArgument.parse(text) { servers[domain] = origin }
         }
         let options = HybridClientOptions(
             bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)),
             linger: .milliseconds(Int64(linger * 1000)), additionalCAFile: caFile,
-            testTunnelOverrides: overrides)
+            tunnelServers: servers)
         let presenter = EventPresenter(
             json: json, qrImage: qrFile.map { QRImageFile(path: $0) } ?? EventPresenter.defaultQRImage(),
             notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"),

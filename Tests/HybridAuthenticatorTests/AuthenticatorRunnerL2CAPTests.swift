@@ -126,7 +126,7 @@ struct AuthenticatorRunnerL2CAPTests {
         logger: Logger = quietLogger
     ) async throws -> (AuthenticatorRunSummary, response: [UInt8], psm: UInt16) {
         var runner = harness.runner(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1"), logger: logger)
-        if let clock { runner.tap.clock = clock }
+        if let clock { runner.clock = clock }
         runner.listenL2CAP = { _ in source }
         let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
         let adverts = try await SimulatedAirScanner(air: harness.air, logger: quietLogger).scan()

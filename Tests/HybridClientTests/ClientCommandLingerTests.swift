@@ -45,7 +45,7 @@ import Testing
             process.executableURL = binary
             process.arguments = [
                 "create", "--origin", "https://example.com", "--user", "alice", "--ble", "sim", "--json",
-                "--tunnel-override", "0=\(relay)", "--timeout", "50", "--qr-file", air.directory + "/qr.png",
+                "--tunnel-server", "0=\(relay)", "--timeout", "50", "--qr-file", air.directory + "/qr.png",
             ]
             process.environment = ProcessInfo.processInfo.environment.merging(
                 ["HYBRID_SIMULATED_AIR_DIR": air.directory, "HYBRID_ALLOW_SIMULATED_AIR": "1"]) { $1 }

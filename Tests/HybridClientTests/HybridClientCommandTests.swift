@@ -7,13 +7,13 @@ import Testing
 @testable import HybridClient
 @testable import hybrid_client
 
-/// The CLI's stable interface: flags, the test-only tunnel override, exit statuses.
+/// The CLI's stable interface: flags, the user's own tunnel servers, exit statuses.
 @Suite struct HybridClientCommandTests {
     @Test func getParsesTheStableFlags() throws {
         let command = try HybridClientCommand.parseAsRoot([
             "get", "--options", "-", "--origin", "https://example.com", "--ble", "hci", "--adapter", "hci1", "--json",
-            "--qr-file", "qr.svg", "--timeout", "7.5", "--tunnel-override", "0=ws://127.0.0.1:8080",
-            "--tunnel-override", "1=ws://[::1]:9",
+            "--qr-file", "qr.svg", "--timeout", "7.5", "--tunnel-server", "0=ws://127.0.0.1:8080",
+            "--tunnel-server", "1=ws://[::1]:9",
         ])
         let get = try #require(command as? GetCommand)
         #expect(get.options == "-")
@@ -22,10 +22,24 @@ import Testing
         #expect(get.connection.timeout == 7.5)
         #expect(get.connection.linger == 180)  // protocol.md §7.5: up to 3 minutes
         #expect(
-            try get.connection.overrides() == [
+            try get.connection.tunnelServerMap() == [
                 .google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080),
                 .apple: TunnelServerOrigin(scheme: .ws, host: "::1", port: 9),
             ])
+    }
+
+    @Test func tunnelServerReachesTheRunnerOptions() async throws {
+        let command = try HybridClientCommand.parseAsRoot([
+            "get", "--origin", "https://example.com", "--ble", "hci", "--tunnel-server", "0=wss://relay.example.com",
+        ])
+        let get = try #require(command as? GetCommand)
+        let options = try await get.connection.runnerOptions(optionsTimeout: nil)
+        #expect(options.tunnelServers == [.google: TunnelServerOrigin(scheme: .wss, host: "relay.example.com")])
+        let advertURL = TunnelURL.connect(
+            domain: .google, routingID: try #require(RoutingID(bytes: [1, 2, 3])),
+            tunnelID: try #require(TunnelID(bytes: [UInt8](repeating: 7, count: 16))))
+        #expect(options.tunnelURL(for: advertURL, domain: .google).description.hasPrefix("wss://relay.example.com/"))
+        #expect(options.tunnelURL(for: advertURL, domain: .apple) == advertURL)
     }
 
     @Test func createShortFlags() throws {
@@ -41,9 +55,9 @@ import Testing
     }
 
     @Test(arguments: [
-        ["get", "--origin", "https://example.com", "--tunnel-override", "2=ws://127.0.0.1:8080"],
-        ["get", "--origin", "https://example.com", "--tunnel-override", "0=http://127.0.0.1:8080"],
-        ["get", "--origin", "https://example.com", "--tunnel-override", "ws://127.0.0.1:8080"],
+        ["get", "--origin", "https://example.com", "--tunnel-server", "2=ws://127.0.0.1:8080"],
+        ["get", "--origin", "https://example.com", "--tunnel-server", "0=http://127.0.0.1:8080"],
+        ["get", "--origin", "https://example.com", "--tunnel-server", "ws://127.0.0.1:8080"],
         ["get", "--origin", "https://example.com", "--ble", "wifi"],
         ["get", "--origin", "example.com"],
         ["get", "--origin", "https://example.com", "--timeout", "0"],

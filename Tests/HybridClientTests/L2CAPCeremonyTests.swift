@@ -38,7 +38,7 @@ import Testing
     ) -> HybridClientOptions {
         var options = HybridClientOptions(
             bluetooth: .simulated(air), timeout: .seconds(30),
-            testTunnelOverrides: relay.map { [.google: $0] } ?? [:])
+            tunnelServers: relay.map { [.google: $0] } ?? [:])
         options.channel = mode
         options.l2capOverride = L2CAPClientSupport(capabilities: { capabilities }, connect: connect)
         return options
@@ -49,7 +49,7 @@ import Testing
         let air = try LoopbackCeremony.freshAir()
         let (clientEnd, phoneEnd) = try Self.channelPair()
         let asked = LockedValue<(BLEAdvertisement, UInt16)?>(nil)
-        // No relay runs: the tunnel override is absent, so any tunnel attempt would fail.
+        // No relay runs: no tunnel server is set, so any tunnel attempt would fail.
         let options = Self.options(air: air, mode: mode) { advert, psm, _ in
             asked.set((advert, psm))
             return clientEnd

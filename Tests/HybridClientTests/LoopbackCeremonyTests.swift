@@ -34,7 +34,7 @@ import Testing
     static func options(
         relay: TunnelServerOrigin, air: SimulatedAir, timeout: Duration = .seconds(20)
     ) -> HybridClientOptions {
-        HybridClientOptions(bluetooth: .simulated(air), timeout: timeout, testTunnelOverrides: [.google: relay])
+        HybridClientOptions(bluetooth: .simulated(air), timeout: timeout, tunnelServers: [.google: relay])
     }
 
     /// Registers a passkey in `store` with the authenticator role's driver and returns the response.
@@ -232,7 +232,7 @@ import Testing
         let air = try LoopbackCeremony.freshAir()
         try await LoopbackRelay.with { relay in
             var options = Self.options(relay: relay, air: air)
-            options.testTunnelOverrides = [.google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 1)]
+            options.tunnelServers = [.google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 1)]
             let outcome = try await LoopbackCeremony.run(
                 try Self.authentication(), options: options,
                 authenticator: TestAuthenticator(relay: relay, air: air))

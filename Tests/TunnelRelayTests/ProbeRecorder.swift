@@ -5,7 +5,7 @@ import Testing
 
 /// Records what a relay reports through its probe, so a test waits for the event itself instead
 /// of sleeping. One consumer: each ``next(where:)`` resumes after the event the previous one took.
-final class ProbeRecorder: Sendable {
+final class ProbeRecorder: RelayProbe {
     private typealias Predicate = @Sendable (RelayProbeEvent) -> Bool
 
     private struct State {
@@ -18,9 +18,9 @@ final class ProbeRecorder: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// The observer to hand to the relay.
-    var probe: RelayProbe { { [self] event in record(event) } }
+    var probe: any RelayProbe { self }
 
-    private func record(_ event: RelayProbeEvent) {
+    func observe(_ event: RelayProbeEvent) {
         let resumed: CheckedContinuation<RelayProbeEvent?, Never>? = state.withLockedValue { state in
             state.events.append(event)
             guard let waiter = state.waiter, waiter.predicate(event) else { return nil }

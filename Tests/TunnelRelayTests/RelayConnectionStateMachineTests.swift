@@ -344,7 +344,7 @@ struct RelayConnectionStateMachineTests {
 
     @Test func silentClientIsPingedThenClosed() {
         var machine = Self.machine()
-        #expect(machine.pingTick() == [.write(ByteBuffer(bytes: [0x89, 0x00]), then: .nothing), .probe(.pinged)])
+        #expect(machine.pingTick() == [.write(ByteBuffer(bytes: [0x89, 0x00]), then: .nothing), .countPing])
         #expect(machine.pingTick() == Self.closing(.idleTimeout, number: 4005))
     }
 

@@ -180,7 +180,8 @@ struct RelayPairingTests {
     }
 
     /// The sweeper is driven by the test (an interval the timer never reaches), and each step
-    /// waits for the relay's own event: no wall-clock window for a pong to beat.
+    /// waits for the relay's own event: no wall-clock window for a pong to beat. Pings sent and
+    /// pongs received are counted in the metrics.
     @Test func relayPingsAndClosesSilentPeers() async throws {
         let recorder = ProbeRecorder()
         try await RelayTest.withRelay(RelayAbuseTests.manualPings, probe: recorder.probe) {
@@ -216,6 +217,9 @@ struct RelayPairingTests {
                     #expect(try await RelayTest.next(&fromClient) == [5])
                 }
             }
+            // Counted for the operator: one ping to the silent peer, three to ours, each answered.
+            #expect(relay.metricsText().contains("relay_pings_sent_total 4"))
+            #expect(relay.metricsText().contains("relay_pongs_received_total 3"))
         }
     }
 }

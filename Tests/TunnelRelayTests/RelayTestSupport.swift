@@ -32,7 +32,7 @@ enum RelayTest {
     static func withRelay<Result: Sendable>(
         _ configure: (inout RelayConfiguration) -> Void = { _ in },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        probe: RelayProbe? = nil,
+        probe: any RelayProbe = UnprobedRelay(),
         _ body: (RelayServer, TunnelServerOrigin) async throws -> Result
     ) async throws -> Result {
         let relay = try await buildRelay(

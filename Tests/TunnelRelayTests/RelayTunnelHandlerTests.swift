@@ -55,7 +55,7 @@ struct RelayTunnelHandlerTests {
                 timers: RelayTimers(group: elsewhere),
                 accounting: RelayAccounting(
                     maxQueuedBytesTotal: configuration.maxQueuedBytesTotal,
-                    maxInFlightBytesTotal: configuration.maxInFlightBytesTotal, metrics: metrics, probe: nil),
+                    maxInFlightBytesTotal: configuration.maxInFlightBytesTotal, metrics: metrics),
                 logger: Logger(label: "RelayTunnelHandlerTests", factory: { _ in SwiftLogNoOpLogHandler() })
             )
             newChannel = EmbeddedChannel(loop: loop)

@@ -27,8 +27,12 @@ public struct AuthenticatorRunner: Sendable {
     private let advertiser: (any BLEAdvertiser)?
     private let random: RandomSource
     private let logger: Logger
-    /// Observation and behaviour hooks for hybrid-conformance; the default changes nothing.
-    package var tap = AuthenticatorTap()
+    /// What a conformance phone injects to observe the run and change the phone's behaviour;
+    /// ``UntappedPhone`` (every other run) changes nothing.
+    package var tap: any AuthenticatorTap = UntappedPhone()
+    /// The clock an L2CAP channel's first-message deadline and a late update's wait run and are
+    /// measured on; tests replace it.
+    package var clock: any Clock<Duration> = ContinuousClock()
     /// Opens the L2CAP listener for a backend; tests hand out socket pairs instead.
     package var listenL2CAP: @Sendable (BLEBackend) async throws -> any L2CAPChannelSource = {
         try await $0.listenL2CAP()
@@ -190,7 +194,7 @@ public struct AuthenticatorRunner: Sendable {
             let window = options.clientWaitTimeout
             let context = ServeContext(
                 session: session, claim: ClientChannelClaim(), advertising: advertising, authenticator: authenticator,
-                emit: onEvent, clientConnected: clientConnected, tap: tap, logger: logger)
+                emit: onEvent, clientConnected: clientConnected, tap: tap, clock: clock, logger: logger)
             return try await withThrowingTaskGroup(of: AuthenticatorRunSummary?.self) { group in
                 if let connection {
                     group.addTask {

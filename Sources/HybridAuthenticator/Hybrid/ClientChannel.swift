@@ -25,7 +25,7 @@ protocol ClientChannel {
     /// The error for a channel that closed before the session was over.
     func closedEarly(clientConnected: Bool) async -> AuthenticatorRunnerError
     /// Tells `tap` how the channel closed, if it is one the tap watches.
-    func reportClose(to tap: AuthenticatorTap) async
+    func reportClose(to tap: any AuthenticatorTap) async
 }
 
 /// The tunnel: one WebSocket binary message per session message.
@@ -55,7 +55,7 @@ struct TunnelClientChannel: ClientChannel {
         .tunnelClosedEarly(clientConnected: clientConnected, close: await connection.closeInfo())
     }
 
-    func reportClose(to tap: AuthenticatorTap) async { tap.tunnelClosed(await connection.closeInfo()) }
+    func reportClose(to tap: any AuthenticatorTap) async { tap.tunnelClosed(await connection.closeInfo()) }
 }
 
 /// An LE L2CAP channel a client opened to this phone's PSM: messages framed with CRLF (§10.9).
@@ -92,5 +92,5 @@ struct L2CAPClientChannel: ClientChannel {
         .l2capClosedEarly(clientConnected: clientConnected)
     }
 
-    func reportClose(to _: AuthenticatorTap) async {}
+    func reportClose(to _: any AuthenticatorTap) async {}
 }

@@ -89,7 +89,7 @@ struct ClientServeLoop<Channel: ClientChannel> {
             // after the client's shutdown (`sendsUpdateLate`).
             if session.isFinished, actions.contains(where: \.isSend), context.tap.lateUpdateDelay > .zero,
                 let closedAfter = try await Self.wait(
-                    context.tap.lateUpdateDelay, on: context.tap.clock, unlessClosed: channel.whenClosed)
+                    context.tap.lateUpdateDelay, on: context.clock, unlessClosed: channel.whenClosed)
             {
                 // The client closed after its shutdown, before the late update was due.
                 context.logger.debug("the client closed the tunnel before the late update")
@@ -129,7 +129,7 @@ struct ClientServeLoop<Channel: ClientChannel> {
     /// Performs `actions` in order; returns whether the session finished. `sent` is what the
     /// first message sent is (msg2 is followed by the post-handshake message, then updates).
     private mutating func perform(
-        _ actions: [AuthenticatorSession.Action], sent: AuthenticatorTap.OutgoingKind
+        _ actions: [AuthenticatorSession.Action], sent: PhoneMessageKind
     ) async throws -> Bool {
         var kind = sent
         for action in actions {

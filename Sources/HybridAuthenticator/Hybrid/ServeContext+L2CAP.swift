@@ -17,7 +17,7 @@ extension ServeContext {
     /// opened to `listener`'s PSM, each with a serve loop of its own (at most
     /// ``maxOpenL2CAPChannels`` at once); one that fails or closes before an authenticated message
     /// is dropped and the next is accepted, as is one without an authenticated message within
-    /// ``firstMessageDeadline`` (on the tap's clock).
+    /// ``firstMessageDeadline`` (on ``clock``).
     ///
     /// - Parameter tunnelToo: whether the tunnel serves as well; then a failing listener only loses
     ///   this channel.
@@ -36,7 +36,7 @@ extension ServeContext {
                     group.addTask {
                         guard let messages = try? L2CAPClientChannel(channel) else { return .ended(nil) }
                         let race = FirstMessageRace()
-                        let watchdog = Task { [clock = tap.clock, logger, abort = messages.abort] in
+                        let watchdog = Task { [clock, logger, abort = messages.abort] in
                             guard (try? await clock.sleep(for: Self.firstMessageDeadline)) != nil,
                                 race.deadlinePassed()
                             else { return }

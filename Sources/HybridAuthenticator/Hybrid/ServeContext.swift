@@ -11,7 +11,9 @@ struct ServeContext: Sendable {
     let emit: @Sendable (AuthenticatorEvent) -> Void
     /// Yields once, when the client's first message arrives (ends the no-client watchdog).
     let clientConnected: AsyncStream<Void>.Continuation
-    let tap: AuthenticatorTap
+    let tap: any AuthenticatorTap
+    /// ``AuthenticatorRunner/clock``.
+    let clock: any Clock<Duration>
     let logger: Logger
 
     /// A serve loop of its own on `channel`.

@@ -9,10 +9,12 @@ public struct HybridClientOptions: Sendable {
     public var timeout: Duration
     /// PEM file of extra CA certificates trusted for `wss://` tunnel servers.
     public var additionalCAFile: String?
-    /// **Test only.** Connects to this origin (e.g. `ws://127.0.0.1:8080`) instead of the real tunnel
-    /// server when the advert names the domain. Empty in production: adverts then reach the
-    /// domain's host over `wss://` (ids 0 and 1 assigned, ≥ 256 hashed; protocol.md §4).
-    public var testTunnelOverrides: [TunnelDomainID: TunnelServerOrigin]
+    /// Your own relay for a tunnel domain: when the phone's advert names the domain, the tunnel is
+    /// opened at this origin (e.g. `wss://relay.example.com`, or `ws://127.0.0.1:8080` for a relay
+    /// on this machine) instead of the domain's host. For a phone that uses that relay too (such as
+    /// `hybrid-authenticator --relay-url`). Empty by default: an advert's domain then reaches its
+    /// own host over `wss://` (IDs 0 and 1 assigned, 256 and up hashed; protocol.md §4).
+    public var tunnelServers: [TunnelDomainID: TunnelServerOrigin]
     /// How long the tunnel stays open after the shutdown for a late update, unless the phone
     /// closes it first (protocol.md §7.5); zero closes it at once. Applies to
     /// ``HybridClientRunner/run(_:events:onResponse:)``, after the response is delivered.
@@ -29,17 +31,6 @@ public struct HybridClientOptions: Sendable {
     /// **Test only.** Stands in for the adapter's L2CAP side (capabilities and connect); `nil` uses
     /// ``bluetooth``'s.
     package var l2capOverride: L2CAPClientSupport?
-    /// **Conformance only.** Leave the timestamp (QR key 3) out of the QR code, as an old client
-    /// would; a phone should refuse such a code as too old (`hybrid-conformance client`).
-    package var omitsQRTimestamp = false
-    /// **Conformance only.** A second CTAP request sent in the same session after the first reply
-    /// (``ClientSession/followUpRequest``); the ceremony's reply is then the last one delivered.
-    package var followUpRequest: [UInt8]?
-    /// **Conformance only.** Sees the matched advert's service data and the channels the QR code
-    /// offered (key 6). With it, the session also opens an advert whose suffix the QR code did not
-    /// ask for (so that the phone can be judged for it, protocol.md §3.4) instead of missing it;
-    /// such a suffix is still never used.
-    package var observeAdvert: (@Sendable (_ serviceData: [UInt8], _ offered: [DataTransferChannel]?) -> Void)?
 
     /// The default timeout: two minutes, like a browser's WebAuthn default.
     public static let defaultTimeout: Duration = .seconds(120)
@@ -50,19 +41,19 @@ public struct HybridClientOptions: Sendable {
     /// §10.9), scanning for the phone's connectable advert a few more.
     package static let defaultL2CAPTimeout: Duration = .seconds(8)
 
-    /// Options; the defaults are what a browser does (timeouts, linger, tunnel domains).
+    /// Options; the defaults are what a browser does (timeouts, linger, each tunnel domain's own host).
     public init(
         bluetooth: BLEBackend,
         timeout: Duration = Self.defaultTimeout,
         linger: Duration = Self.defaultLinger,
         additionalCAFile: String? = nil,
-        testTunnelOverrides: [TunnelDomainID: TunnelServerOrigin] = [:]
+        tunnelServers: [TunnelDomainID: TunnelServerOrigin] = [:]
     ) {
         self.bluetooth = bluetooth
         self.timeout = timeout
         self.linger = linger
         self.additionalCAFile = additionalCAFile
-        self.testTunnelOverrides = testTunnelOverrides
+        self.tunnelServers = tunnelServers
     }
 
     /// The adapter's L2CAP side: ``l2capOverride``, else ``bluetooth``'s.
@@ -74,10 +65,10 @@ public struct HybridClientOptions: Sendable {
             connect: { advert, psm, timeout in try await backend.connectL2CAP(to: advert, psm: psm, timeout: timeout) })
     }
 
-    /// The URL to open for an advert's `/cable/connect` URL: the test override for its domain, if
-    /// any, else the URL itself.
+    /// The URL to open for an advert's `/cable/connect` URL: on the chosen tunnel server for its
+    /// domain, if any, else the URL itself.
     func tunnelURL(for url: TunnelURL, domain: TunnelDomainID) -> TunnelURL {
-        guard let origin = testTunnelOverrides[domain] else { return url }
+        guard let origin = tunnelServers[domain] else { return url }
         return TunnelURL(origin: origin, path: url.path)
     }
 }

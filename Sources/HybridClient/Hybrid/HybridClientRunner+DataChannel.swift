@@ -109,11 +109,11 @@ extension HybridClientRunner {
     /// update (§7.5) is only awaited on the tunnel.
     func runOverL2CAP(
         _ l2capChannel: L2CAPChannel,
-        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
         session: inout ClientSession,
-        observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
+        observer: any HybridSessionObserver,
         emit: (HybridClientEvent) async -> Void,
-        complete: ([UInt8], PostHandshakeMessage) async throws -> Void
+        complete: (HybridPayload, PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd {
         var stream: L2CAPMessageStream
         do {
@@ -125,7 +125,7 @@ extension HybridClientRunner {
         defer { stream.close() }
         await emit(.channel(.l2cap))
         let (reply, postHandshake) = try await exchange(
-            makeRequest, session: &session, over: &stream, observe: observe, emit: emit)
+            makeRequest, session: &session, over: &stream, observer: observer, emit: emit)
         try await complete(reply, postHandshake)
         return HybridSessionEnd(reason: .closedAtOnce)
     }

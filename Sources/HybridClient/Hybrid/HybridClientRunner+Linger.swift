@@ -12,7 +12,7 @@ extension HybridClientRunner {
         over connection: TunnelConnection,
         messages: inout TunnelMessages.AsyncIterator,
         limit: Duration,
-        observe: @Sendable ([UInt8], AdvertPlaintext) -> Void
+        observer: any HybridSessionObserver
     ) async -> HybridSessionEnd {
         let clock = options.clock
         return await withTaskGroup(of: Bool.self) { group in
@@ -27,7 +27,7 @@ extension HybridClientRunner {
             var failure: HybridClientError?
             do {
                 while let message = try await messages.next() {
-                    if let advert = session.advert { observe(message, advert) }
+                    if let advert = session.advert { observer.messageReceived(message, advert: advert) }
                     for case .updateReceived in try session.messageReceived(message) { lateUpdates += 1 }
                 }
             } catch let error as SessionError {

@@ -16,8 +16,13 @@ import Synchronization
 ///
 /// ```swift
 /// let runner = HybridClientRunner(options: .init(bluetooth: .bluez(adapter: nil)))
-/// let json = try await runner.register(ceremony) { event in show(event) }
+/// let response = try await runner.run(.registration(ceremony)) { event in show(event) }
 /// ```
+///
+/// Two layers, one path: ``forward(ctapRequest:requestType:events:)`` carries CTAP2 bytes to the
+/// phone and back unchanged, and ``run(_:events:)`` builds a WebAuthn ceremony's request on it and
+/// maps the reply to the response JSON. Both run one session that carries one request frame and
+/// returns the reply frame.
 ///
 /// ``run(_:events:onResponse:)`` also keeps the tunnel open after the shutdown for a late update,
 /// as protocol.md §7.5 asks; the calls that return the response close it right after the shutdown.
@@ -37,30 +42,8 @@ public struct HybridClientRunner: Sendable {
         self.logger = logger
     }
 
-    /// Registers a passkey on the phone (`navigator.credentials.create()`).
-    public func register(
-        _ ceremony: RegistrationCeremony,
-        events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
-    ) async throws -> RegistrationResponseJSON {
-        guard case .registration(let response) = try await run(.registration(ceremony), events: events) else {
-            preconditionFailure("a registration yields a registration response")
-        }
-        return response
-    }
-
-    /// Signs in with a passkey on the phone (`navigator.credentials.get()`).
-    public func authenticate(
-        _ ceremony: AuthenticationCeremony,
-        events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
-    ) async throws -> AuthenticationResponseJSON {
-        guard case .authentication(let response) = try await run(.authentication(ceremony), events: events) else {
-            preconditionFailure("an authentication yields an authentication response")
-        }
-        return response
-    }
-
-    /// Runs `request` with fresh keys and reports progress to `events`, in order. The tunnel
-    /// closes right after the shutdown (no linger).
+    /// Runs `request` (`navigator.credentials.create()` or `.get()`) with fresh keys and reports
+    /// progress to `events`, in order. The tunnel closes right after the shutdown (no linger).
     ///
     /// - Throws: ``HybridClientError`` (``HybridClientError/timedOut(stage:after:)`` once
     ///   ``HybridClientOptions/timeout`` has passed), or `CancellationError` if the task is cancelled.
@@ -68,10 +51,8 @@ public struct HybridClientRunner: Sendable {
         _ request: HybridClientRequest,
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> HybridClientResponse {
-        try await bounded(requestType: request.requestType, events: events) { postHandshake, logger in
-            try Self.ctapRequest(for: request, postHandshake: postHandshake, logger: logger)
-        } finish: { reply, postHandshake in
-            try Self.mapReply(reply, to: request, authenticatorInfo: Self.authenticatorInfo(postHandshake))
+        try await firstResponse { deliver in
+            try await run(request, linger: .zero, events: events, onResponse: deliver)
         }
     }
 
@@ -90,8 +71,20 @@ public struct HybridClientRunner: Sendable {
         events: @escaping @Sendable (HybridClientEvent) -> Void = { _ in },
         onResponse: @escaping @Sendable (HybridClientResponse) async -> Void
     ) async throws -> HybridSessionEnd {
-        try await bounded(requestType: request.requestType, linger: options.linger, events: events) {
-            postHandshake, logger in
+        try await run(request, linger: options.linger, events: events, onResponse: onResponse)
+    }
+
+    /// The one way a ceremony runs: its CTAP2 request, built with the phone's getInfo from the
+    /// post-handshake message, carried on the CTAP layer, and the reply mapped to the response JSON.
+    private func run(
+        _ request: HybridClientRequest,
+        linger: Duration,
+        events: @escaping @Sendable (HybridClientEvent) -> Void,
+        onResponse: @escaping @Sendable (HybridClientResponse) async -> Void
+    ) async throws -> HybridSessionEnd {
+        try await carryCTAP(
+            HybridSessionSetup(requestType: request.requestType, linger: linger), events: events
+        ) { postHandshake, logger in
             try Self.ctapRequest(for: request, postHandshake: postHandshake, logger: logger)
         } finish: { reply, postHandshake in
             try Self.mapReply(reply, to: request, authenticatorInfo: Self.authenticatorInfo(postHandshake))
@@ -100,44 +93,33 @@ public struct HybridClientRunner: Sendable {
         }
     }
 
-    /// Runs one ceremony under ``HybridClientOptions/timeout``: fresh keys, the QR code, the
-    /// tunnel, the request `makeRequest` builds from the phone's post-handshake message, and
-    /// `finish` applied to the phone's reply bytes (status + CBOR) and its post-handshake message
-    /// before ``HybridClientEvent/done``.
-    ///
-    /// `keys` are this ceremony's keys; `observe` sees every tunnel message from the phone, with
-    /// the phone's advert, before the session does (a conformance client opens them itself).
-    /// The tunnel closes right after the shutdown.
-    package func bounded<Response: Sendable>(
-        requestType: HybridRequestType,
-        keys: Keys = Self.freshKeys(),
-        events: @escaping @Sendable (HybridClientEvent) -> Void,
-        observe: @escaping @Sendable (_ received: [UInt8], _ advert: AdvertPlaintext) -> Void = { _, _ in },
-        makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
-        finish: @escaping @Sendable ([UInt8], PostHandshakeMessage) throws -> Response
+    /// Runs `run`, a session that closes right after the shutdown (no linger), and returns the
+    /// response it handed to `deliver`: for the calls that return the response. A session returns
+    /// normally only after delivering.
+    package func firstResponse<Response: Sendable>(
+        of run: (_ deliver: @escaping @Sendable (Response) async -> Void) async throws -> HybridSessionEnd
     ) async throws -> Response {
         let delivered = DeliveredResponse<Response>()
-        _ = try await bounded(
-            requestType: requestType, keys: keys, linger: .zero, events: events, observe: observe,
-            makeRequest: makeRequest, finish: finish
-        ) { response in delivered.slot.withLock { $0 = response } }
-        // `bounded` returns normally only after delivering.
+        _ = try await run { response in delivered.slot.withLock { $0 = response } }
         guard let response = delivered.slot.withLock({ $0 }) else { throw CancellationError() }
         return response
     }
 
-    /// Runs one ceremony as ``bounded(requestType:keys:events:observe:makeRequest:finish:)`` does,
-    /// but hands the response to `deliver` as soon as it is ready (``HybridClientEvent/done``), then
-    /// lingers for up to `linger` after the shutdown (§7.5) and returns how the tunnel ended. The
-    /// timeout covers the ceremony up to the response, not the linger.
+    /// Runs one session under ``HybridClientOptions/timeout`` that carries one request frame: the
+    /// QR code for `setup`'s keys, the advert, the tunnel (or L2CAP channel), the handshake, the
+    /// request `makeRequest` builds from the phone's post-handshake message, and `finish` applied
+    /// to the phone's reply frame (of the request's type) and that message before
+    /// ``HybridClientEvent/done``. Hands the result to `deliver` as soon as it is ready, then
+    /// lingers for up to `setup`'s linger after the shutdown (§7.5) and returns how the tunnel
+    /// ended. The timeout covers the session up to the response, not the linger.
+    ///
+    /// Every kind of request (CTAP, JSON) runs on this: it checks nothing about the request's type
+    /// beyond what the session does (the reply has the request's type).
     package func bounded<Response: Sendable>(
-        requestType: HybridRequestType,
-        keys: Keys = Self.freshKeys(),
-        linger: Duration,
+        _ setup: HybridSessionSetup,
         events: @escaping @Sendable (HybridClientEvent) -> Void,
-        observe: @escaping @Sendable (_ received: [UInt8], _ advert: AdvertPlaintext) -> Void = { _, _ in },
-        makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
-        finish: @escaping @Sendable ([UInt8], PostHandshakeMessage) throws -> Response,
+        makeRequest: @escaping @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
+        finish: @escaping @Sendable (HybridPayload, PostHandshakeMessage) throws -> Response,
         deliver: @escaping @Sendable (Response) async -> Void
     ) async throws -> HybridSessionEnd {
         let tracker = CeremonyStageTracker()
@@ -149,10 +131,7 @@ public struct HybridClientRunner: Sendable {
                     await tracker.enter(event.stage)
                     events(event)
                 }
-                return try await ceremony(
-                    requestType: requestType, keys: keys, linger: linger, observe: observe,
-                    makeRequest: makeRequest, emit: emit
-                ) { reply, postHandshake in
+                return try await runSession(setup, makeRequest: makeRequest, emit: emit) { reply, postHandshake in
                     let response = try finish(reply, postHandshake)
                     await emit(.done)
                     await deliver(response)
@@ -198,27 +177,27 @@ public struct HybridClientRunner: Sendable {
         return Keys(identityKey: identityKey, qrSecret: secret, ephemeralKey: ephemeralKey)
     }
 
-    /// The ceremony from the QR code on: `complete` gets the phone's reply while the tunnel is
+    /// The session from the QR code on: `complete` gets the phone's reply while the tunnel is
     /// still open; then the tunnel lingers (§7.5) or closes.
-    private func ceremony(
-        requestType: HybridRequestType,
-        keys: Keys,
-        linger: Duration,
-        observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
-        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+    private func runSession(
+        _ setup: HybridSessionSetup,
+        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
         emit: (HybridClientEvent) async -> Void,
-        complete: ([UInt8], PostHandshakeMessage) async throws -> Void
+        complete: (HybridPayload, PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd {
+        let keys = setup.keys
+        let linger = setup.linger
+        let observer = setup.observer
         let channels = try await offeredChannels()
         var payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
             timestamp: Int64(Date().timeIntervalSince1970),
-            requestType: requestType,
+            requestType: setup.requestType,
             supportsLinking: false,
             channels: channels
         )
-        if options.omitsQRTimestamp {
+        if setup.deviations.omitsQRTimestamp {
             payload = QRCodePayload(
                 identityKey: payload.identityKey, secret: payload.secret, knownDomains: payload.knownDomains,
                 timestamp: nil, supportsLinking: payload.supportsLinking, requestTypeHint: payload.requestTypeHint,
@@ -228,21 +207,21 @@ public struct HybridClientRunner: Sendable {
         var session = ClientSession(
             configuration: .init(
                 identityKey: keys.identityKey, qrSecret: keys.qrSecret,
-                acceptsAdvertSuffix: offersL2CAP || options.observeAdvert != nil),
+                acceptsAdvertSuffix: offersL2CAP || setup.deviations.opensUnofferedAdvertSuffix),
             ephemeralKey: keys.ephemeralKey
         )
-        session.followUpRequest = options.followUpRequest.map { .ctap($0) }
+        session.followUpRequest = setup.deviations.followUpRequest
         do {
             let (advertURL, domain, advert) = try await scanForAdvert(
                 session: &session, qrURL: payload.url, emit: emit)
-            options.observeAdvert?(advert.serviceData, channels)
+            observer.advertMatched(serviceData: advert.serviceData, offeredChannels: channels)
             if case .l2cap(let l2capChannel) = try await openDataChannel(
                 clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, advert: advert, emit: emit)
             {
                 let beforeL2CAP = session
                 do {
                     return try await runOverL2CAP(
-                        l2capChannel, makeRequest: makeRequest, session: &session, observe: observe, emit: emit,
+                        l2capChannel, makeRequest: makeRequest, session: &session, observer: observer, emit: emit,
                         complete: complete)
                 } catch {
                     // The advert's PSM suffix is not covered by its tag (§3.4): a stranger can
@@ -273,7 +252,7 @@ public struct HybridClientRunner: Sendable {
                 await emit(.channel(.tunnel))
                 var channel = TunnelMessageChannel(connection)
                 let (reply, postHandshake) = try await exchange(
-                    makeRequest, session: &session, over: &channel, observe: observe, emit: emit)
+                    makeRequest, session: &session, over: &channel, observer: observer, emit: emit)
                 do {
                     try await complete(reply, postHandshake)
                 } catch {
@@ -287,7 +266,7 @@ public struct HybridClientRunner: Sendable {
                 }
                 await emit(.lingering(limit: linger))
                 let end = await lingerForLateUpdates(
-                    session: &session, over: connection, messages: &channel.messages, limit: linger, observe: observe)
+                    session: &session, over: connection, messages: &channel.messages, limit: linger, observer: observer)
                 logger.debug(
                     "tunnel closed after the response",
                     metadata: ["tunnel.end": "\(end.reason)", "tunnel.lateUpdates": "\(end.lateUpdates)"])
@@ -326,19 +305,19 @@ public struct HybridClientRunner: Sendable {
     }
 
     /// Runs the session over an open data channel: handshake, the request, the reply, shutdown. Returns
-    /// the reply's bytes (CTAP status + CBOR) and the post-handshake message the request was built
-    /// from, with the tunnel still open.
+    /// the reply frame and the post-handshake message the request was built from, with the tunnel
+    /// still open.
     func exchange(
-        _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+        _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
         session: inout ClientSession,
         over channel: inout some SessionMessageChannel,
-        observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
+        observer: any HybridSessionObserver,
         emit: (HybridClientEvent) async -> Void
-    ) async throws -> (reply: [UInt8], postHandshake: PostHandshakeMessage) {
+    ) async throws -> (reply: HybridPayload, postHandshake: PostHandshakeMessage) {
         var pending = try session.tunnelOpened()
         var handshake: PostHandshakeMessage?
         await emit(.handshake)
-        var reply: [UInt8]?
+        var reply: HybridPayload?
         // Set once the request is queued: "waiting for approval" is announced when it has been
         // sent, not before (a caller that gives up at once must not close before it went out).
         var requestQueued = false
@@ -357,16 +336,11 @@ public struct HybridClientRunner: Sendable {
                         await emit(.waitingForApproval)
                     }
                 case .handshakeCompleted(let postHandshake):
-                    guard postHandshake.effectiveFeatures.contains(.ctap) else {
-                        throw HybridClientError.ctapUnsupported
-                    }
                     handshake = postHandshake
-                    let ctapRequest = try makeRequest(postHandshake, logger)
-                    pending += try session.send(.ctap(ctapRequest))
+                    pending += try session.send(try makeRequest(postHandshake, logger))
                     requestQueued = true
                 case .deliverResponse(let payload):
-                    guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse(.notCTAP) }
-                    reply = bytes
+                    reply = payload
                 case .finish:
                     guard let reply, let handshake else { throw HybridClientError.invalidResponse(.noReply) }
                     return (reply, handshake)
@@ -386,7 +360,7 @@ public struct HybridClientRunner: Sendable {
                         return (try? trial.messageReceived(candidate)) != nil
                     })
             else { break }
-            if let advert = session.advert { observe(message, advert) }
+            if let advert = session.advert { observer.messageReceived(message, advert: advert) }
             pending = try session.messageReceived(message)
         }
         try Task.checkCancellation()

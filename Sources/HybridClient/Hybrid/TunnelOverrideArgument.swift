@@ -1,6 +1,6 @@
 import HybridCore
 
-/// The `--tunnel-override ID=URL` command-line form (test only): tunnel domain ID 0, 1 or
+/// The `--tunnel-server ID=URL` command-line form (your own relay for a domain): tunnel domain ID 0, 1 or
 /// 256–65535, and a `ws://` or `wss://` origin.
 package enum TunnelOverrideArgument {
     /// The parsed pair, or nil when `text` is not `ID=URL` with a valid ID and origin.

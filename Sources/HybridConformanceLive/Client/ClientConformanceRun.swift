@@ -116,10 +116,11 @@ package struct ClientConformanceRun: Sendable {
                     allowList: [PublicKeyCredentialDescriptor(id: credential.id)], options: Self.requestOptions(info)
                 ).encoded
             }
-            var twice = clientOptions
-            twice.followUpRequest = assertion(getInfo)
-            let second = try await ceremony("secondRequest", requestType: .getAssertion, options: twice, events: events)
-            {
+            var twice = HybridSessionSetup.Deviations.none
+            twice.followUpRequest = .ctap(assertion(getInfo))
+            let second = try await ceremony(
+                "secondRequest", requestType: .getAssertion, deviations: twice, events: events
+            ) {
                 assertion($0)
             }
             ConsentJudgement.judgeSecondRequest(second, into: &report)
@@ -133,10 +134,12 @@ package struct ClientConformanceRun: Sendable {
             return report
         }
         var undatedOptions = clientOptions
-        undatedOptions.omitsQRTimestamp = true
         undatedOptions.timeout = refusalWait
+        var undatedQRCode = HybridSessionSetup.Deviations.none
+        undatedQRCode.omitsQRTimestamp = true
         let undated = try await ceremony(
-            "undatedQRCode", requestType: .getAssertion, options: undatedOptions, events: events
+            "undatedQRCode", requestType: .getAssertion, options: undatedOptions, deviations: undatedQRCode,
+            events: events
         ) { _ in
             GetAssertionRequest(rpID: rpID, clientDataHash: Self.randomBytes(32)).encoded
         }
@@ -150,35 +153,29 @@ package struct ClientConformanceRun: Sendable {
     }
 
     /// Runs one QR ceremony carrying the request `makeRequest` builds from the authenticator's
-    /// getInfo, and returns what was seen, also when the ceremony fails. Cancellation is rethrown.
+    /// getInfo, with `deviations` from a browser's session, and returns what was seen, also when the
+    /// ceremony fails. Cancellation is rethrown.
     private func ceremony(
         _ name: String, requestType: HybridRequestType, options: HybridClientOptions? = nil,
+        deviations: HybridSessionSetup.Deviations = .none,
         events: @escaping @Sendable (HybridClientEvent) -> Void,
         makeRequest: @escaping @Sendable (AuthenticatorGetInfoResponse?) -> [UInt8]
     ) async throws -> CeremonyTranscript {
-        let keys = HybridClientRunner.freshKeys()
-        let seen = CeremonyRecorder(request: name)
-        var runnerOptions = options ?? clientOptions
-        runnerOptions.observeAdvert = { serviceData, offered in
-            seen.state.withLock { $0.transcript.advert = (serviceData, offered) }
-        }
-        let runner = HybridClientRunner(options: runnerOptions)
+        var setup = HybridSessionSetup(requestType: requestType)
+        let seen = CeremonyRecorder(request: name, keys: setup.keys)
+        setup.deviations = deviations
+        setup.deviations.opensUnofferedAdvertSuffix = true
+        setup.observer = seen
+        let runner = HybridClientRunner(options: options ?? clientOptions)
         do {
-            let reply = try await runner.bounded(requestType: requestType, keys: keys, events: events) {
-                message, advert in
-                seen.state.withLock { state in
-                    var inspector =
-                        state.inspector
-                        ?? FrameInspector(
-                            identityKey: keys.identityKey, qrSecret: keys.qrSecret, ephemeralKey: keys.ephemeralKey,
-                            advert: advert)
-                    state.transcript.messages.append(inspector.inspect(message))
-                    state.inspector = inspector
+            let reply = try await runner.firstResponse { deliver in
+                try await runner.carryCTAP(setup, events: events) { postHandshake, _ in
+                    makeRequest(postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) })
+                } finish: { reply, _ in
+                    reply
+                } deliver: { reply in
+                    await deliver(reply)
                 }
-            } makeRequest: { postHandshake, _ in
-                makeRequest(postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) })
-            } finish: { reply, _ in
-                reply
             }
             return seen.state.withLock { state in
                 state.transcript.reply = reply
@@ -199,9 +196,31 @@ package struct ClientConformanceRun: Sendable {
     }
 }
 
-/// What one ceremony has seen so far, shared between the runner's message callback and the caller.
-private final class CeremonyRecorder: Sendable {
+/// What one ceremony has seen so far, shared between the runner's session and the caller: the
+/// matched advert, and every message from the authenticator, opened with the ceremony's keys.
+private final class CeremonyRecorder: HybridSessionObserver {
     let state: Mutex<(transcript: CeremonyTranscript, inspector: FrameInspector?)>
+    /// The ceremony's keys, which open the authenticator's messages.
+    let keys: HybridClientRunner.Keys
 
-    init(request: String) { state = Mutex((CeremonyTranscript(request: request), nil)) }
+    init(request: String, keys: HybridClientRunner.Keys) {
+        state = Mutex((CeremonyTranscript(request: request), nil))
+        self.keys = keys
+    }
+
+    func advertMatched(serviceData: [UInt8], offeredChannels: [DataTransferChannel]?) {
+        state.withLock { $0.transcript.advert = (serviceData, offeredChannels) }
+    }
+
+    func messageReceived(_ message: [UInt8], advert: AdvertPlaintext) {
+        state.withLock { state in
+            var inspector =
+                state.inspector
+                ?? FrameInspector(
+                    identityKey: keys.identityKey, qrSecret: keys.qrSecret, ephemeralKey: keys.ephemeralKey,
+                    advert: advert)
+            state.transcript.messages.append(inspector.inspect(message))
+            state.inspector = inspector
+        }
+    }
 }

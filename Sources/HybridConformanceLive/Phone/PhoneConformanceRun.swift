@@ -9,7 +9,7 @@ import Synchronization
 
 /// `hybrid-conformance phone`: acts as a strict phone for the client under test. It judges the
 /// QR code, then runs the authenticator role's own ``AuthenticatorRunner`` (tunnel, advert,
-/// handshake, CTAP) with an ``AuthenticatorTap`` that shows every client message to a
+/// handshake, CTAP) with a ``ConformancePhoneTap`` that shows every client message to a
 /// ``ClientConductJudge`` and applies the ``PhoneProfile`` and the ``PhoneFault``, if any.
 package struct PhoneConformanceRun: Sendable {
     /// The check that says whether the session completed under `profile`.
@@ -85,6 +85,7 @@ package struct PhoneConformanceRun: Sendable {
         var runner = AuthenticatorRunner(
             options: runnerOptions, authenticator: authenticator, advertiser: advertiser, logger: logger)
         runner.tap = makeTap(observed)
+        if profile == .lateUpdate { runner.clock = clock }
         fault?.apply(to: &runner) {
             observed.withLock { if $0.faultAt == nil { $0.faultAt = ContinuousClock.now } }
         }
@@ -119,15 +120,15 @@ package struct PhoneConformanceRun: Sendable {
         return report
     }
 
-    private func makeTap(_ observed: Observation) -> AuthenticatorTap {
-        var tap = AuthenticatorTap()
-        tap.clientMessage = { message in
+    private func makeTap(_ observed: Observation) -> ConformancePhoneTap {
+        var tap = ConformancePhoneTap()
+        tap.observeClientMessage = { message in
             observed.withLock {
                 $0.judge.observe(
                     message.bytes, paddedPlaintext: message.paddedPlaintext, accepted: message.error == nil)
             }
         }
-        tap.outgoing = { kind, bytes in
+        tap.replaceOutgoing = { kind, bytes in
             observed.withLock {
                 if kind == .reply {
                     $0.judge.replySent()
@@ -138,7 +139,7 @@ package struct PhoneConformanceRun: Sendable {
             }
             return [bytes]
         }
-        tap.tunnelClosed = { close in
+        tap.observeTunnelClosed = { close in
             observed.withLock {
                 $0.closedAt = ContinuousClock.now
                 $0.close = close
@@ -147,8 +148,7 @@ package struct PhoneConformanceRun: Sendable {
         profile.apply(to: &tap)
         if profile == .lateUpdate {
             tap.lateUpdateDelay = lateUpdateDelay
-            tap.clock = clock
-            tap.clientClosedBeforeLateUpdate = { elapsed in
+            tap.observeClosedBeforeLateUpdate = { elapsed in
                 observed.withLock { $0.closedBeforeLateUpdate = elapsed }
             }
         }

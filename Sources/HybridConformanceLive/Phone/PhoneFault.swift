@@ -28,13 +28,14 @@ package enum PhoneFault: String, Sendable, CaseIterable {
     /// Whether the client is expected to complete the session despite the fault.
     package var clientCompletes: Bool { self == .closedL2CAPPSM }
 
-    /// Applies the fault to the runner's tap. `injected` is called when the fault takes effect.
-    package func apply(to tap: inout AuthenticatorTap, injected: @escaping @Sendable () -> Void) {
+    /// Applies the fault to the conformance phone's tap. `injected` is called when the fault takes
+    /// effect.
+    func apply(to tap: inout ConformancePhoneTap, injected: @escaping @Sendable () -> Void) {
         switch self {
         case .closedL2CAPPSM:
             break  // Not a tap fault: it is applied to the runner.
         case .wrongRoutingID:
-            tap.advertisedRoutingID = { routingID in
+            tap.routingIDToAdvertise = { routingID in
                 injected()
                 var bytes = routingID.bytes
                 bytes[0] ^= 0xFF
@@ -42,16 +43,16 @@ package enum PhoneFault: String, Sendable, CaseIterable {
             }
         case .neverAnswer:
             tap.neverAnswers = true
-            let observe = tap.clientMessage
-            tap.clientMessage = { message in
+            let observe = tap.observeClientMessage
+            tap.observeClientMessage = { message in
                 observe(message)
                 if message.paddedPlaintext?.first == HybridMessageType.ctap.rawValue { injected() }
             }
         case .corruptFrame, .oversized, .garbageAfterHandshake:
             let fault = self
             if fault == .oversized { tap.maxMessageSize = Self.messageLimit + 1 }
-            let forward = tap.outgoing
-            tap.outgoing = { kind, bytes in
+            let forward = tap.replaceOutgoing
+            tap.replaceOutgoing = { kind, bytes in
                 switch (fault, kind) {
                 case (.corruptFrame, .reply):
                     injected()

@@ -28,11 +28,11 @@ package enum PhoneProfile: String, Sendable, CaseIterable {
     /// legacy variants (revision 0, old crypter), which a client may support (§10.2, §10.3).
     package var isCurrent: Bool { self != .revision0 && self != .oldCrypter }
 
-    /// Applies the profile to the runner's tap.
-    package func apply(to tap: inout AuthenticatorTap) {
+    /// Applies the profile to the conformance phone's tap.
+    func apply(to tap: inout ConformancePhoneTap) {
         let profile = self
         tap.hangsUpAfterReply = hangsUpAfterReply
-        tap.configureSession = { configuration in
+        tap.adjustSession = { configuration in
             switch profile {
             case .strict, .android:
                 break

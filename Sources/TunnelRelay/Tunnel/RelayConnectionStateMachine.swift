@@ -76,8 +76,10 @@ struct RelayConnectionStateMachine {
         case releaseQueued(Int)
         /// Count a ping left unanswered.
         case pongSkipped
-        /// Report to a test observer.
-        case probe(RelayProbeEvent)
+        /// Count a ping the relay sent.
+        case countPing
+        /// Count a pong that arrived.
+        case countPong
     }
 
     /// What to do with bytes read (``read(_:)``).
@@ -297,7 +299,7 @@ struct RelayConnectionStateMachine {
             liveness.silence = .pinged
             actions.append(
                 .write(RelayOutboundFrame.encode(.ping, payload: ByteBuffer(), allocator: allocator), then: .nothing))
-            actions.append(.probe(.pinged))
+            actions.append(.countPing)
         case .pinged:
             guard isOpen else { break }
             close(.idleTimeout)
@@ -365,7 +367,7 @@ struct RelayConnectionStateMachine {
             guard isOpen else { return }
             answer(ping: frame, socketWritable: socketWritable)
         case .pong:
-            actions.append(.probe(.pongReceived))
+            actions.append(.countPong)
         case .connectionClose:
             receivedClose(frame)
         default:

@@ -42,7 +42,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         if machine.side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
         }
-        relay.accounting.probe?(.tunnelOpened)
+        relay.accounting.probe.observe(.tunnelOpened)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -181,8 +181,10 @@ final class RelayTunnelHandler: ChannelInboundHandler {
             relay.accounting.releaseQueued(bytes)
         case .pongSkipped:
             relay.accounting.pongSkipped()
-        case .probe(let event):
-            relay.accounting.probe?(event)
+        case .countPing:
+            relay.accounting.pinged()
+        case .countPong:
+            relay.accounting.pongReceived()
         }
     }
 

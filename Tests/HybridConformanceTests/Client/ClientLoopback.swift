@@ -24,7 +24,7 @@ enum ClientLoopback {
         return try await LoopbackRelay.with { relay in
             let serve = phone(relay, air)
             let options = HybridClientOptions(
-                bluetooth: .simulated(air), timeout: .seconds(60), testTunnelOverrides: [.google: relay])
+                bluetooth: .simulated(air), timeout: .seconds(60), tunnelServers: [.google: relay])
             let (urls, sink) = AsyncStream<String>.makeStream()
             return try await withThrowingTaskGroup(of: ConformanceReport?.self) { group in
                 group.addTask {

@@ -54,7 +54,7 @@ struct PhoneLoopback {
     ) async throws -> Outcome {
         var clientOptions = HybridClientOptions(
             bluetooth: .simulated(air), timeout: clientTimeout, linger: clientLinger,
-            testTunnelOverrides: [.google: relay])
+            tunnelServers: [.google: relay])
         if let clock { clientOptions.clock = clock }
         let client = HybridClientRunner(options: clientOptions)
         var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
