@@ -221,7 +221,7 @@ let package = Package(
                 "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridCTAP",
                 "HybridTransport",
                 "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess",
-                "TestLoopbackRelay", "TestVectorFiles", logging,
+                "TestLoopbackRelay", "TestFakePhone", "TestSupport", "TestVectorFiles", logging,
             ] + nio + crypto
         ),
         // Test support: waits for child processes off the cooperative thread pool.
@@ -245,6 +245,16 @@ let package = Package(
             dependencies: ["TunnelRelay", "HybridTransport", "HybridCore", "TestSeededRandom", logging],
             path: "Tests/TestLoopbackRelay"
         ),
+        // Test support: the fake phone of the client and client-conformance loopback tests.
+        .target(
+            name: "TestFakePhone",
+            dependencies: [
+                "HybridAuthenticator", "HybridBluetooth", "HybridCore", "HybridTransport", "TestSupport", logging,
+            ] + crypto,
+            path: "Tests/TestFakePhone"
+        ),
+        // Test support: `TestFailure`, `randomBytes`, `capture`.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Test support: where the shared vector files (Tests/Vectors) are.
         .target(name: "TestVectorFiles", path: "Tests/TestVectorFiles"),
 
@@ -265,14 +275,15 @@ let package = Package(
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
-            dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom"] + crypto
+            dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom", "TestSupport"]
+                + crypto
         ),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
                 "HybridBluetooth",
-                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", logging,
+                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", "TestSupport", logging,
             ],
             exclude: ["Fixtures"]
         ),
@@ -281,7 +292,8 @@ let package = Package(
             dependencies: [
                 "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",
                 "HybridAuthenticator",
-                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestVectorFiles", logging,
+                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestFakePhone", "TestSupport",
+                "TestVectorFiles", logging,
             ] + crypto
         ),
         .testTarget(
