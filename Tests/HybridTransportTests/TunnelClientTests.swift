@@ -139,11 +139,8 @@ struct TunnelClientTests {
     }
 
     @Test func tlsWithExtraCAAndWithout() async throws {
-        // TunnelRelayTests' test certificate for localhost / 127.0.0.1 (used by path, not copied).
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("TunnelRelayTests/Fixtures")
-        let certificate = fixtures.appendingPathComponent("localhost-cert.pem").path
-        let key = fixtures.appendingPathComponent("localhost-key.pem").path
+        let certificate = LoopbackRelay.certificate
+        let key = LoopbackRelay.key
         try await LoopbackRelay.with({ $0.tls = .init(certificateChain: certificate, privateKey: key) }) {
             origin async throws in
             let secure = TunnelServerOrigin(scheme: .wss, host: "localhost", port: origin.effectivePort)

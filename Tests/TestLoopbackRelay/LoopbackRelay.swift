@@ -1,9 +1,20 @@
+import Foundation
 import HybridCore
 import Logging
 import TunnelRelay
 
 /// A tunnel relay on 127.0.0.1, port 0, for the length of `body`.
 package enum LoopbackRelay {
+    /// TunnelRelayTests' test certificate for localhost / 127.0.0.1 (used by path, not copied), and
+    /// its key: a relay's `tls`, and a client's extra CA.
+    package static let certificate = fixture("localhost-cert.pem")
+    package static let key = fixture("localhost-key.pem")
+
+    private static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("TunnelRelayTests/Fixtures").appendingPathComponent(name).path
+    }
+
     /// Runs `body` with the origin of a started relay; stops the relay when `body` returns or throws.
     ///
     /// The relay gives a connection an hour from accept to upgrade (a test connects, then sends
