@@ -19,7 +19,7 @@ let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let relayTestDependencies: [Target.Dependency] =
     [
         "TunnelRelay", "HybridTransport", "tunnel-relay", "TestChildProcess", "HAProxySupport", "TestSeededRandom",
-        logging,
+        "TestLoopbackRelay", logging,
     ] + nio + [
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -221,7 +221,7 @@ let package = Package(
                 "HybridConformance", "HybridConformanceLive", "hybrid-conformance", "HybridCore", "HybridCTAP",
                 "HybridTransport",
                 "HybridBluetooth", "HybridClient", "HybridAuthenticator", "TunnelRelay", "TestChildProcess",
-                "TestLoopbackRelay", logging,
+                "TestLoopbackRelay", "TestFakePhone", "TestSupport", "TestVectorFiles", logging,
             ] + nio + crypto
         ),
         // Test support: waits for child processes off the cooperative thread pool.
@@ -238,26 +238,52 @@ let package = Package(
         .target(name: "TestManualClock", path: "Tests/TestManualClock"),
         // Test support: the one seeded generator (SplitMix64) of the randomized tests.
         .target(name: "TestSeededRandom", path: "Tests/TestSeededRandom"),
-        // Test support: an in-process tunnel relay on 127.0.0.1 for loopback tests.
+        // Test support: an in-process tunnel relay on 127.0.0.1 for loopback tests, and the tests'
+        // tunnel client (`RelayTest`).
         .target(
-            name: "TestLoopbackRelay", dependencies: ["TunnelRelay", "HybridCore", logging],
+            name: "TestLoopbackRelay",
+            dependencies: ["TunnelRelay", "HybridTransport", "HybridCore", "TestSeededRandom", logging],
             path: "Tests/TestLoopbackRelay"
         ),
+        // Test support: the fake phone of the client and client-conformance loopback tests.
+        .target(
+            name: "TestFakePhone",
+            dependencies: [
+                "HybridAuthenticator", "HybridBluetooth", "HybridCore", "HybridTransport", "TestSupport", logging,
+            ] + crypto,
+            path: "Tests/TestFakePhone"
+        ),
+        // Test support: `TestFailure`, `randomBytes`, `capture`.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Test support: where the shared vector files (Tests/Vectors) are.
+        .target(name: "TestVectorFiles", path: "Tests/TestVectorFiles"),
 
         .testTarget(
             name: "HybridCoreTests",
-            dependencies: ["HybridCore", "HybridCTAP", "HybridConformance", "TestSeededRandom"] + crypto),
+            dependencies: ["HybridCore", "HybridConformance", "TestSeededRandom", "TestVectorFiles"] + crypto),
+        .testTarget(
+            name: "HybridCTAPTests",
+            dependencies: ["HybridCTAP", "HybridCore", "HybridConformance", "TestSeededRandom", "TestVectorFiles"]
+                + crypto
+        ),
+        .testTarget(
+            name: "HybridTransportTests",
+            dependencies: ["HybridTransport", "HybridCore", "TunnelRelay", "TestLoopbackRelay"] + nio
+        ),
+        .testTarget(name: "HybridQRWindowTests", dependencies: ["HybridQRWindow", "HybridClient", "HybridCore"]),
+        .testTarget(name: "HybridUHIDTests", dependencies: ["HybridUHID"]),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
-            dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom"] + crypto
+            dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom", "TestSupport"]
+                + crypto
         ),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
                 "HybridBluetooth",
-                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", logging,
+                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", "TestSupport", logging,
             ],
             exclude: ["Fixtures"]
         ),
@@ -266,14 +292,15 @@ let package = Package(
             dependencies: [
                 "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",
                 "HybridAuthenticator",
-                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", logging,
+                "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestFakePhone", "TestSupport",
+                "TestVectorFiles", logging,
             ] + crypto
         ),
         .testTarget(
             name: "HybridSecurityKeyTests",
             dependencies: [
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
-                "HybridCore", "HybridCTAP", "HybridQRWindow", "TestChildProcess", "TestSeededRandom",
+                "HybridCore", "HybridCTAP", "TestChildProcess", "TestSeededRandom",
             ]
         ),
         .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),

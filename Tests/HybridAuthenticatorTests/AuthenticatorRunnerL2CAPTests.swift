@@ -8,6 +8,7 @@ import Logging
 import Synchronization
 import TestLoopbackRelay
 import TestManualClock
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -6,6 +6,7 @@ import HybridCore
 import HybridTransport
 import Logging
 import Synchronization
+import TestSupport
 
 /// A logger that drops everything (no bootstrap in tests).
 let quietLogger = Logger(label: "hybrid-authenticator-tests", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -172,11 +173,6 @@ struct TestClient: Sendable {
             return outcome
         }
     }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// One runner wired for a loopback test: a relay origin, a fresh simulated air and a recording advertiser.

@@ -1,4 +1,5 @@
 import CDBus
+import TestSupport
 import Testing
 
 @testable @_spi(Fuzzing) import HybridBluetooth
@@ -38,9 +39,4 @@ import Testing
         #expect(again.bitPattern == 0xFFFF_0000_0000_0000)
         BluetoothFuzzEntryPoints.dbusMessage(Self.nanReply)  // traps if the oracle fails
     }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -4,6 +4,7 @@ import HybridBluetooth
 import HybridCTAP
 import HybridCore
 import TestLoopbackRelay
+import TestSupport
 import Testing
 
 @testable import HybridClient
@@ -44,7 +45,7 @@ import Testing
         let store = InMemoryPasskeyStore()
         let options = try PublicKeyCredentialCreationOptionsJSON.quick(
             rpID: LoopbackCeremonyTests.rpID, userName: "alice", userID: LoopbackCeremonyTests.userID,
-            challenge: randomBytes(32), residentKey: .preferred, userVerification: requirement)
+            challenge: TestSupport.randomBytes(32), residentKey: .preferred, userVerification: requirement)
         let request = HybridClientRequest.registration(
             try RegistrationCeremony(options: options, origin: try WebOrigin(LoopbackCeremonyTests.origin)))
         let outcome = try await LoopbackRelay.with { relay in

@@ -2,7 +2,9 @@ import Foundation
 import HybridBluetooth
 import HybridCore
 import TestChildProcess
+import TestFakePhone
 import TestLoopbackRelay
+import TestSupport
 import Testing
 
 @testable import HybridClient
@@ -17,7 +19,7 @@ import Testing
         return Bundle.main.bundleURL
     }
 
-    /// What `hybrid-client create --json` did against a ``TestAuthenticator``.
+    /// What `hybrid-client create --json` did against a ``FakePhone``.
     struct Run {
         var status: Int32
         /// The first stdout line, read while the phone still held the tunnel open.
@@ -26,7 +28,7 @@ import Testing
         var moreOutput: [String]
         /// Progress lines after the QR code.
         var progress: [String]
-        var phone: TestAuthenticator.Record
+        var phone: FakePhone.Record
         /// Whether the `--qr-file` image was still there after the process exited.
         var qrFileLeft: Bool
     }
@@ -34,7 +36,7 @@ import Testing
     /// Runs the binary against a phone with `behaviour`; `afterResult` runs once the response has
     /// been read from its stdout (with the child process), before the phone is waited for.
     static func run(
-        phone behaviour: @escaping @Sendable (_ resultRead: AsyncStream<Void>) -> TestAuthenticator.Behaviour,
+        phone behaviour: @escaping @Sendable (_ resultRead: AsyncStream<Void>) -> FakePhone.Behaviour,
         afterResult: @escaping @Sendable (Process) -> Void = { _ in }
     ) async throws -> Run {
         let binary = productsDirectory.appendingPathComponent("hybrid-client")
@@ -57,7 +59,7 @@ import Testing
             let url = try #require(qr["url"] as? String, "no QR URL in \(first)")
 
             let (resultRead, resultReadSignal) = AsyncStream<Void>.makeStream()
-            let phone = TestAuthenticator(relay: relay, air: air, behaviour: behaviour(resultRead))
+            let phone = FakePhone(relay: relay, air: air, behaviour: behaviour(resultRead))
             async let served = capture { try await phone.serve(qrURL: url) }
             var output = stdout.makeAsyncIterator()
             let result = await output.next()

@@ -1,6 +1,7 @@
 import Foundation
 import HybridCTAP
 import HybridCore
+import TestSupport
 import Testing
 
 @_spi(Fuzzing) @testable import HybridClient

@@ -2,8 +2,10 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
 import Synchronization
+import TestFakePhone
 import TestLoopbackRelay
 import TestManualClock
+import TestSupport
 import Testing
 
 @testable import HybridClient
@@ -13,17 +15,17 @@ import Testing
 /// reply bytes reach the caller at once, a late update still arrives. The clock is manual and
 /// never moves: only the phone's close ends these lingers.
 @Suite(.timeLimit(.minutes(5))) struct ForwardLingerTests {
-    /// Forwards a makeCredential to a ``TestAuthenticator`` with `behaviour`; `onReply` runs when
+    /// Forwards a makeCredential to a ``FakePhone`` with `behaviour`; `onReply` runs when
     /// the caller gets the reply.
     static func forward(
-        phone behaviour: TestAuthenticator.Behaviour, onReply: @escaping @Sendable ([UInt8]) -> Void
-    ) async throws -> (end: HybridSessionEnd, phone: TestAuthenticator.Record) {
+        phone behaviour: FakePhone.Behaviour, onReply: @escaping @Sendable ([UInt8]) -> Void
+    ) async throws -> (end: HybridSessionEnd, phone: FakePhone.Record) {
         let air = try LoopbackCeremony.freshAir()
         return try await LoopbackRelay.with { relay in
             var options = LoopbackCeremonyTests.options(relay: relay, air: air)
             options.clock = ManualClock()
             let runner = HybridClientRunner(options: options)
-            let authenticator = TestAuthenticator(relay: relay, air: air, behaviour: behaviour)
+            let authenticator = FakePhone(relay: relay, air: air, behaviour: behaviour)
             let request = try LoopbackCeremonyTests.registration().ctapRequest(authenticatorInfo: nil)
             let (qrURLs, qrSink) = AsyncStream<String>.makeStream()
             async let phone = capture {

@@ -4,8 +4,10 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
 import HybridTransport
+import TestFakePhone
 import TestLoopbackRelay
 import TestManualClock
+import TestSupport
 import Testing
 
 @testable import HybridClient
@@ -54,7 +56,7 @@ import Testing
             asked.set((advert, psm))
             return clientEnd
         }
-        let phone = TestAuthenticator(relay: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 9), air: air)
+        let phone = FakePhone(relay: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 9), air: air)
         let outcome = try await LoopbackCeremony.run(
             try LoopbackCeremonyTests.registration(), options: options,
             phone: { url in try await phone.serveOverL2CAP(qrURL: url, channel: phoneEnd, psm: Self.psm) })
@@ -80,7 +82,7 @@ import Testing
             let options = Self.options(air: air, relay: relay, mode: mode) { _, _, _ in
                 throw BluetoothError.systemCallFailed(operation: "connect L2CAP", errno: ECONNREFUSED)
             }
-            var phone = TestAuthenticator(relay: relay, air: air)
+            var phone = FakePhone(relay: relay, air: air)
             phone.l2capPSM = Self.psm
             return try await LoopbackCeremony.run(
                 try LoopbackCeremonyTests.registration(), options: options, authenticator: phone)
@@ -109,7 +111,7 @@ import Testing
                 throw CancellationError()
             }
             options.clock = clock
-            var phone = TestAuthenticator(relay: relay, air: air)
+            var phone = FakePhone(relay: relay, air: air)
             phone.l2capPSM = Self.psm
             return try await LoopbackCeremony.run(
                 try LoopbackCeremonyTests.registration(), options: options, authenticator: phone
@@ -168,7 +170,7 @@ import Testing
                 kept.set(try stranger.act(on: strangerEnd))
                 return clientEnd
             }
-            var phone = TestAuthenticator(relay: relay, air: air)
+            var phone = FakePhone(relay: relay, air: air)
             phone.l2capPSM = Self.psm
             return try await LoopbackCeremony.run(
                 try LoopbackCeremonyTests.registration(), options: options, authenticator: phone)
@@ -207,7 +209,7 @@ import Testing
             try await strict.offeredChannels()
         }
         let outcome = try await LoopbackRelay.with { relay in
-            var phone = TestAuthenticator(relay: relay, air: air)
+            var phone = FakePhone(relay: relay, air: air)
             phone.l2capPSM = Self.psm
             return try await LoopbackCeremony.run(
                 try LoopbackCeremonyTests.registration(),

@@ -1,8 +1,10 @@
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import TestFakePhone
 import TestLoopbackRelay
 import TestManualClock
+import TestSupport
 import Testing
 
 @testable import HybridClient
@@ -17,14 +19,14 @@ import Testing
         var response: HybridClientResponse?
         var end: Result<HybridSessionEnd, any Error>
         var events: [HybridClientEvent]
-        var phone: Result<TestAuthenticator.Record, any Error>
+        var phone: Result<FakePhone.Record, any Error>
     }
 
     /// Runs a registration with ``HybridClientRunner/run(_:events:onResponse:)`` against a
-    /// ``TestAuthenticator`` with `phone`'s behaviour; `onResponse` runs when the caller gets the
+    /// ``FakePhone`` with `phone`'s behaviour; `onResponse` runs when the caller gets the
     /// response. The client's task is cancelled at the first event `cancelAt` accepts, if any.
     static func run(
-        phone behaviour: TestAuthenticator.Behaviour = .normal,
+        phone behaviour: FakePhone.Behaviour = .normal,
         clock: ManualClock = ManualClock(),
         cancelAt: (@Sendable (HybridClientEvent) -> Bool)? = nil,
         onEvent: @escaping @Sendable (HybridClientEvent) -> Void = { _ in },
@@ -35,7 +37,7 @@ import Testing
             var options = LoopbackCeremonyTests.options(relay: relay, air: air)
             options.clock = clock
             let runner = HybridClientRunner(options: options)
-            let authenticator = TestAuthenticator(relay: relay, air: air, behaviour: behaviour)
+            let authenticator = FakePhone(relay: relay, air: air, behaviour: behaviour)
             let (qrURLs, qrSink) = AsyncStream<String>.makeStream()
             let (events, eventSink) = AsyncStream<HybridClientEvent>.makeStream()
             let (responses, responseSink) = AsyncStream<HybridClientResponse>.makeStream()

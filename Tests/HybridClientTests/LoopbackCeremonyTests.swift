@@ -5,8 +5,10 @@ import HybridBluetooth
 import HybridCore
 import HybridTransport
 import Logging
+import TestFakePhone
 import TestLoopbackRelay
 import TestManualClock
+import TestSupport
 import Testing
 
 @testable import HybridClient
@@ -53,7 +55,7 @@ import Testing
         let outcome = try await LoopbackRelay.with { relay in
             try await LoopbackCeremony.run(
                 try Self.registration(), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(relay: relay, air: air))
+                authenticator: FakePhone(relay: relay, air: air))
         }
         guard case .registration(let response) = try outcome.response() else {
             Issue.record("not a registration")
@@ -86,7 +88,7 @@ import Testing
             let credentialID = try #require(Base64URL.decode(registration.id))
             let outcome = try await LoopbackCeremony.run(
                 try Self.authentication(allow: [credentialID]), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(store: store, relay: relay, air: air))
+                authenticator: FakePhone(store: store, relay: relay, air: air))
             guard case .authentication(let response) = try outcome.response() else {
                 Issue.record("not an authentication")
                 return
@@ -128,7 +130,7 @@ import Testing
                 identityKey: P256.KeyAgreement.PrivateKey().publicKey,
                 secret: try #require(QRSecret(bytes: randomBytes(16))),
                 timestamp: 0, requestType: .getAssertion)
-            let decoy = TestAuthenticator(relay: relay, air: air)
+            let decoy = FakePhone(relay: relay, air: air)
             let outcome = try await withThrowingTaskGroup(of: LoopbackCeremony.Outcome?.self) { group in
                 group.addTask {
                     _ = try? await decoy.serve(qrURL: otherQR.url)
@@ -188,7 +190,7 @@ import Testing
             options.clock = clock
             let outcome = try await LoopbackCeremony.run(
                 try Self.registration(), options: options,
-                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .neverAnswers)
+                authenticator: FakePhone(relay: relay, air: air, behaviour: .neverAnswers)
             ) { event in
                 guard event == .waitingForApproval else { return }
                 Task {
@@ -208,7 +210,7 @@ import Testing
         try await LoopbackRelay.with { relay in
             let outcome = try await LoopbackCeremony.run(
                 try Self.registration(), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .hangsUpAfterResponse))
+                authenticator: FakePhone(relay: relay, air: air, behaviour: .hangsUpAfterResponse))
             guard case .registration = try outcome.response() else { throw TestFailure("not a registration") }
             #expect(try outcome.authenticator?.get().ctapResponse?.first == 0x00)
         }
@@ -219,7 +221,7 @@ import Testing
         try await LoopbackRelay.with { relay in
             let outcome = try await LoopbackCeremony.run(
                 try Self.authentication(), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .advertiseUnknownTunnel))
+                authenticator: FakePhone(relay: relay, air: air, behaviour: .advertiseUnknownTunnel))
             guard case .tunnel = outcome.clientError else {
                 Issue.record("expected a tunnel error, got \(outcome.client)")
                 return
@@ -235,7 +237,7 @@ import Testing
             options.tunnelServers = [.google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 1)]
             let outcome = try await LoopbackCeremony.run(
                 try Self.authentication(), options: options,
-                authenticator: TestAuthenticator(relay: relay, air: air))
+                authenticator: FakePhone(relay: relay, air: air))
             guard case .tunnel(.unreachable) = outcome.clientError else {
                 Issue.record("expected an unreachable tunnel server, got \(outcome.client)")
                 return
@@ -248,7 +250,7 @@ import Testing
         try await LoopbackRelay.with { relay in
             let outcome = try await LoopbackCeremony.run(
                 try Self.registration(), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(userInteraction: DenyingUserInteraction(), relay: relay, air: air))
+                authenticator: FakePhone(userInteraction: DenyingUserInteraction(), relay: relay, air: air))
             #expect(outcome.clientError == .operationDenied)
             #expect(outcome.clientError?.ctapStatus == .operationDenied)
             // The phone did answer 0x27 (the client did not make it up).
@@ -261,7 +263,7 @@ import Testing
         try await LoopbackRelay.with { relay in
             let outcome = try await LoopbackCeremony.run(
                 try Self.authentication(), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(relay: relay, air: air))
+                authenticator: FakePhone(relay: relay, air: air))
             #expect(outcome.clientError == .noCredentials)
             #expect(try outcome.authenticator?.get().ctapResponse == [0x2E])
         }
@@ -272,7 +274,7 @@ import Testing
         try await LoopbackRelay.with { relay in
             let outcome = try await LoopbackCeremony.run(
                 try Self.registration(), options: Self.options(relay: relay, air: air),
-                authenticator: TestAuthenticator(relay: relay, air: air, behaviour: .garbageInsteadOfResponse))
+                authenticator: FakePhone(relay: relay, air: air, behaviour: .garbageInsteadOfResponse))
             guard case .session(.transport) = outcome.clientError else {
                 Issue.record("expected a decryption failure, got \(outcome.client)")
                 return

@@ -3,6 +3,7 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
 import TestLoopbackRelay
+import TestSupport
 import Testing
 
 @testable import HybridClient

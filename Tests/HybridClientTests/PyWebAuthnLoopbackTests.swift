@@ -2,6 +2,7 @@ import Foundation
 import HybridAuthenticator
 import HybridCore
 import TestLoopbackRelay
+import TestSupport
 import Testing
 
 @testable import HybridClient

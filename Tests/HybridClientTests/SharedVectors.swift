@@ -1,21 +1,12 @@
 import Foundation
+import TestVectorFiles
 
-/// Reads the shared vector files: `$HYBRID_VECTORS_DIR`, else the repository's `Tests/Vectors`.
+/// Reads the shared vector files (``VectorFiles``).
 enum SharedVectors {
-    static var directory: URL {
-        if let override = ProcessInfo.processInfo.environment["HYBRID_VECTORS_DIR"] {
-            return URL(fileURLWithPath: override)
-        }
-        // #filePath = <repo>/Tests/HybridClientTests/SharedVectors.swift
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return repo.appendingPathComponent("Tests/Vectors")
-    }
-
     /// The distinct `url` members of the valid cases of qr.json (real `FIDO:/` strings from
     /// Chromium's tests and the synthetic sessions).
     static func qrURLs() throws -> [String] {
-        let data = try Data(contentsOf: directory.appendingPathComponent("qr.json"))
+        let data = try Data(contentsOf: URL(fileURLWithPath: VectorFiles.path("qr.json")))
         guard let file = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             let cases = file["cases"] as? [[String: Any]]
         else { throw ExternalTool.Failure(description: "qr.json has no cases") }

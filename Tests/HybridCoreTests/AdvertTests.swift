@@ -1,4 +1,5 @@
 import TestSeededRandom
+import TestVectorFiles
 import Testing
 
 @testable import HybridCore

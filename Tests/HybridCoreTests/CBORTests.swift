@@ -2,6 +2,7 @@ import Foundation
 import HybridConformance
 import HybridCore
 import TestSeededRandom
+import TestVectorFiles
 import Testing
 
 @Suite struct CBORTests {

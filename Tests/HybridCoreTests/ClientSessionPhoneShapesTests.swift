@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HybridCore
+import TestVectorFiles
 import Testing
 
 /// A phone that answers a ``ClientSession`` through the bare Noise responder and a crypter, so a

@@ -1,4 +1,5 @@
 import Crypto
+import TestVectorFiles
 import Testing
 
 @testable import HybridCore

@@ -1,5 +1,6 @@
 import HybridCore
 import TestSeededRandom
+import TestVectorFiles
 import Testing
 
 @Suite struct PostHandshakeMessageTests {

@@ -1,6 +1,7 @@
 import Crypto
 import HybridCore
 import TestSeededRandom
+import TestVectorFiles
 import Testing
 
 @Suite struct QRCodePayloadTests {

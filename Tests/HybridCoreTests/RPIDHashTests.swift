@@ -1,3 +1,4 @@
+import TestVectorFiles
 import Testing
 
 @Suite struct RPIDHashTests {

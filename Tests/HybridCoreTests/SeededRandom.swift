@@ -39,43 +39,9 @@ func flippingBit(_ bit: Int, of bytes: [UInt8]) -> [UInt8] {
 }
 
 extension SeededRandom {
-    /// The generator of a property test: seeded from `HYBRID_TEST_SEED` if set, else afresh, and the
-    /// seed is printed so that a failure can be replayed.
-    static func forProperty(_ test: String = #function) -> SeededRandom {
-        let seed =
-            ProcessInfo.processInfo.environment["HYBRID_TEST_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: .min ... .max)
-        print("\(test): seed \(seed) (HYBRID_TEST_SEED=\(seed) replays it)")
-        return SeededRandom(seed: seed)
-    }
-
     /// Between `range.lowerBound` and `range.upperBound` random bytes.
     mutating func bytes(in range: ClosedRange<Int>) -> [UInt8] { bytes(Int.random(in: range, using: &self)) }
 
     /// Random UTF-8 bytes decoded leniently: any text, including replacement characters.
     mutating func text(in range: ClosedRange<Int>) -> String { String(decoding: bytes(in: range), as: UTF8.self) }
-}
-
-/// What a parser gave for random inputs: every input must give a value or the parser's typed error.
-/// The tally checks that both kinds were seen, so that a test cannot pass by never reaching a parser.
-struct ParseTally {
-    var values = 0
-    var errors = 0
-
-    /// Parses with `parse`, which can throw only `errorType` (the compiler checks it); a value is
-    /// checked by `check`, an error is counted.
-    @discardableResult
-    mutating func record<T, E: Error>(
-        _ errorType: E.Type, _ parse: () throws(E) -> T, check: (T) -> Void = { _ in }
-    ) -> T? {
-        switch Result(catching: parse) {
-        case .success(let value):
-            values += 1
-            check(value)
-            return value
-        case .failure:
-            errors += 1
-            return nil
-        }
-    }
 }

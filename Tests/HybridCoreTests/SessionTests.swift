@@ -1,6 +1,7 @@
 import Crypto
 import HybridCore
 import TestSeededRandom
+import TestVectorFiles
 import Testing
 
 /// A client and an authenticator session wired back to back in memory (after h11's

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HybridConformance
 import TestSeededRandom
+import TestVectorFiles
 import Testing
 
 @testable import HybridCore

@@ -2,6 +2,7 @@ import Foundation
 import HybridCore
 import HybridTransport
 import TestChildProcess
+import TestLoopbackRelay
 import Testing
 
 @testable import TunnelRelay

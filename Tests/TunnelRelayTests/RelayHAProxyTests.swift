@@ -3,6 +3,7 @@ import HybridCore
 import HybridTransport
 import NIOCore
 import NIOPosix
+import TestLoopbackRelay
 import Testing
 
 @testable import TunnelRelay

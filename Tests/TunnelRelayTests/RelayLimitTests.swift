@@ -1,5 +1,6 @@
 import HybridCore
 import HybridTransport
+import TestLoopbackRelay
 import Testing
 
 @testable import TunnelRelay

@@ -1,5 +1,6 @@
 import HybridCore
 import HybridTransport
+import TestLoopbackRelay
 import TestSeededRandom
 import Testing
 

@@ -1,5 +1,6 @@
 import HybridCore
 import NIOCore
+import TestLoopbackRelay
 import Testing
 
 @testable import TunnelRelay

@@ -1,6 +1,7 @@
 import HybridCore
 import HybridTransport
 import ServiceLifecycle
+import TestLoopbackRelay
 import Testing
 
 @testable import TunnelRelay

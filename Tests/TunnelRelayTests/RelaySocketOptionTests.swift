@@ -1,6 +1,7 @@
 import Glibc
 import HybridCore
 import NIOCore
+import TestLoopbackRelay
 import Testing
 
 @testable import TunnelRelay

@@ -1,6 +1,7 @@
 import Foundation
 import HybridCore
 import TestChildProcess
+import TestLoopbackRelay
 import Testing
 
 @testable import TunnelRelay

@@ -2,17 +2,19 @@ import Foundation
 import HybridBluetooth
 import HybridClient
 import HybridCore
+import TestFakePhone
+import TestSupport
 
-/// One ceremony on loopback: ``HybridClientRunner`` against a phone (``TestAuthenticator``, or
+/// One ceremony on loopback: ``HybridClientRunner`` against a phone (``FakePhone``, or
 /// role-auth's `AuthenticatorRunner` through ``runnerPhone(store:userInteraction:relay:air:)``),
 /// through a relay, on a simulated air of its own.
 struct LoopbackCeremony {
     /// Serves one session for a QR code text, as a phone would.
-    typealias Phone = @Sendable (String) async throws -> TestAuthenticator.Record
+    typealias Phone = @Sendable (String) async throws -> FakePhone.Record
 
     struct Outcome: Sendable {
         var client: Result<HybridClientResponse, any Error>
-        var authenticator: Result<TestAuthenticator.Record, any Error>?
+        var authenticator: Result<FakePhone.Record, any Error>?
         var events: [HybridClientEvent]
 
         func response() throws -> HybridClientResponse { try client.get() }
@@ -26,7 +28,7 @@ struct LoopbackCeremony {
 
     private enum ChildResult: Sendable {
         case client(Result<HybridClientResponse, any Error>)
-        case authenticator(Result<TestAuthenticator.Record, any Error>)
+        case authenticator(Result<FakePhone.Record, any Error>)
     }
 
     /// Runs `request`; the authenticator (if any) starts when the QR code is shown. `observe` sees
@@ -34,7 +36,7 @@ struct LoopbackCeremony {
     static func run(
         _ request: HybridClientRequest,
         options: HybridClientOptions,
-        authenticator: TestAuthenticator?,
+        authenticator: FakePhone?,
         observe: @escaping @Sendable (HybridClientEvent) -> Void = { _ in }
     ) async throws -> Outcome {
         var phone: Phone?
@@ -69,7 +71,7 @@ struct LoopbackCeremony {
             }
         }
         var client: Result<HybridClientResponse, any Error>?
-        var phone: Result<TestAuthenticator.Record, any Error>?
+        var phone: Result<FakePhone.Record, any Error>?
         try await withThrowingTaskGroup(of: ChildResult.self) { group in
             group.addTask { .client(await capture { try await runner.run(request, events: report) }) }
             if let authenticator {
@@ -102,13 +104,7 @@ struct LoopbackCeremony {
     }
 
     /// A simulated air in a fresh temporary directory.
-    static func freshAir() throws -> SimulatedAir {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hybrid-client-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return SimulatedAir(directory: directory.path)
-    }
+    static func freshAir() throws -> SimulatedAir { try SimulatedAir.fresh("hybrid-client-tests") }
 }
 
 /// A flag set from any task.
@@ -118,12 +114,4 @@ final class LockedFlag: @unchecked Sendable {
 
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }
-}
-
-func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
-    do {
-        return .success(try await body())
-    } catch {
-        return .failure(error)
-    }
 }

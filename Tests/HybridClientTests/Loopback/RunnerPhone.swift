@@ -1,7 +1,7 @@
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
-import Logging
+import TestFakePhone
 
 extension LoopbackCeremony {
     /// The authenticator role's own driver (`AuthenticatorRunner`) as the phone.
@@ -11,17 +11,11 @@ extension LoopbackCeremony {
         relay: TunnelServerOrigin,
         air: SimulatedAir
     ) -> Phone {
-        var options = AuthenticatorRunner.Options(ble: .simulated(air))
-        options.tunnelOrigin = relay
-        options.domainID = 0
-        let runner = AuthenticatorRunner(
-            options: options,
-            authenticator: CTAPAuthenticator(store: store, userInteraction: userInteraction),
-            logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
+        let runner = AuthenticatorRunner.loopback(
+            authenticator: CTAPAuthenticator(store: store, userInteraction: userInteraction), relay: relay, air: air)
         return { qrCode in
             _ = try await runner.run(qrCode: qrCode) { _ in }
-            return TestAuthenticator.Record()
+            return FakePhone.Record()
         }
     }
 }

@@ -5,7 +5,7 @@ import HybridClient
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
-import Logging
+import TestFakePhone
 import TestLoopbackRelay
 
 /// The client mode on loopback: ``ClientConformanceRun`` against a phone that serves each QR code
@@ -53,10 +53,7 @@ enum ClientLoopback {
     /// The authenticator role's own driver (`AuthenticatorRunner`) with `engine`.
     static func runnerPhone(_ engine: CTAPAuthenticator) -> @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone {
         { relay, air in
-            var options = AuthenticatorRunner.Options(ble: .simulated(air))
-            options.tunnelOrigin = relay
-            options.domainID = 0
-            let runner = AuthenticatorRunner(options: options, authenticator: engine, logger: quietLogger)
+            let runner = AuthenticatorRunner.loopback(authenticator: engine, relay: relay, air: air)
             return { qrCode in _ = try await runner.run(qrCode: qrCode) { _ in } }
         }
     }
@@ -67,14 +64,6 @@ enum ClientLoopback {
             configuration: AuthenticatorConfiguration(attestation: attestation))
     }
 
-    static let quietLogger = Logger(label: "client-conformance-test", factory: { _ in SwiftLogNoOpLogHandler() })
-
     /// A simulated air in a fresh temporary directory.
-    static func freshAir() throws -> SimulatedAir {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("client-conformance-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return SimulatedAir(directory: directory.path)
-    }
+    static func freshAir() throws -> SimulatedAir { try SimulatedAir.fresh("client-conformance") }
 }

@@ -3,11 +3,10 @@ import HybridAuthenticator
 import HybridBluetooth
 import HybridCTAP
 import HybridCore
-import HybridTransport
-import Logging
+import TestFakePhone
 
-/// A phone for the client mode's fault tests: ``AuthenticatorSession`` and the real CTAP engine,
-/// with one deliberate fault injected into the bytes it sends. Test double only: the product has
+/// A phone for the client mode's fault tests: the shared ``FakePhone`` (``AuthenticatorSession``
+/// and the real CTAP engine), with one deliberate fault injected into the bytes it sends. Test double only: the product has
 /// no fault switches.
 struct FaultyPhone: Sendable {
     /// How this phone breaks the protocol, and the check that must catch it.
@@ -70,7 +69,6 @@ struct FaultyPhone: Sendable {
     let certificateAttestation: Bool
     let relay: TunnelServerOrigin
     let air: SimulatedAir
-    private let logger = Logger(label: "faulty-phone", factory: { _ in SwiftLogNoOpLogHandler() })
 
     init(
         engine: CTAPAuthenticator, fault: Fault?, certificateAttestation: Bool = false, relay: TunnelServerOrigin,
@@ -83,64 +81,21 @@ struct FaultyPhone: Sendable {
         self.air = air
     }
 
-    /// Serves one session for the QR code `qrURL` until the client shuts down or closes.
+    /// Serves one session for the QR code `qrURL` until the client shuts down or closes: the
+    /// shared ``FakePhone`` with this phone's fault in what it says.
     func serve(qrURL: String) async throws {
-        let qr = try QRCodePayload(url: qrURL)
+        var phone = FakePhone(engine: engine, relay: relay, air: air)
         // A conforming phone refuses a code whose age it cannot check, as too old.
-        guard qr.timestamp != nil || fault == .acceptsUndatedQRCode else { return }
-        guard let nonce = AdvertNonce(bytes: (0..<AdvertNonce.byteCount).map { _ in UInt8.random(in: 0...255) }) else {
-            return
-        }
-        var configuration = AuthenticatorSession.Configuration(
-            qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google, getInfo: getInfo(),
-            features: fault == .postHandshakeWithoutCTAP ? [] : [.ctap])
+        phone.refusesUndatedQRCode = fault != .acceptsUndatedQRCode
+        phone.getInfo = getInfo()
+        phone.features = fault == .postHandshakeWithoutCTAP ? [] : [.ctap]
         if fault == .unrequestedAdvertSuffix {
             // The session appends a suffix only for a QR code that asked; pretend this one did.
-            configuration.qrChannels = [.cloudTunnel, .bleL2CAP]
-            configuration.l2capPSM = 0x0080
+            phone.qrChannels = [.cloudTunnel, .bleL2CAP]
+            phone.l2capPSM = 0x0080
         }
-        var session = AuthenticatorSession(
-            configuration: configuration, advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
-        guard case .openTunnel(let url) = try session.start().first else { return }
-        let advertiser = BLEBackend.simulated(air).makeAdvertiser(logger: logger)
-        do {
-            try await exchange(session: &session, url: url, advertiser: advertiser)
-            await advertiser.stopAdvertising()
-        } catch {
-            await advertiser.stopAdvertising()
-            throw error
-        }
-    }
-
-    private func exchange(
-        session: inout AuthenticatorSession, url: TunnelURL, advertiser: any BLEAdvertiser
-    ) async throws {
-        try await TunnelClient(logger: logger).withConnection(to: TunnelURL(origin: relay, path: url.path)) {
-            connection in
-            var pending = try session.tunnelOpened(routingID: try connection.routingID())
-            var messages = connection.messages.makeAsyncIterator()
-            while true {
-                var index = 0
-                while index < pending.count {
-                    switch pending[index] {
-                    case .openTunnel: break
-                    case .startAdvertising(let serviceData):
-                        try await advertiser.startAdvertising(BLEServiceDataAdvert(serviceData: serviceData))
-                    case .stopAdvertising: await advertiser.stopAdvertising()
-                    case .send(let bytes): try await connection.send(bytes)
-                    case .deliverRequest(let request):
-                        let response = await handle(request.bytes)
-                        pending += try session.requestCompleted(.ctap(inject(into: response, request: request.bytes)))
-                    case .finish:
-                        await connection.close()
-                        return
-                    }
-                    index += 1
-                }
-                guard let message = try await messages.next() else { return }
-                pending = try session.messageReceived(message)
-            }
-        }
+        phone.answer = { request in await inject(into: handle(request), request: request) }
+        _ = try await phone.serve(qrURL: qrURL)
     }
 
     /// The engine's answer; with ``Fault/signsSilently`` a getAssertion with up = false is signed

@@ -5,7 +5,9 @@ import HybridConformance
 import HybridConformanceLive
 import HybridCore
 import Logging
+import TestFakePhone
 import TestLoopbackRelay
+import TestSupport
 
 @testable import HybridClient
 
@@ -70,7 +72,7 @@ struct PhoneLoopback {
         if let phoneClock { phone.clock = phoneClock }
         let (qrCodes, qrSink) = AsyncStream<String>.makeStream()
         let (responses, responseSink) = AsyncStream<HybridClientResponse>.makeStream()
-        async let clientResult = Self.capture {
+        async let clientResult = capture {
             try await client.run(request) { event in
                 onClientEvent(event)
                 if case .qr(let url) = event { qrSink.yield(url) }
@@ -79,7 +81,7 @@ struct PhoneLoopback {
             }
         }
         var iterator = qrCodes.makeAsyncIterator()
-        guard let qr = await iterator.next() else { throw PhoneTestFailure("no QR code shown") }
+        guard let qr = await iterator.next() else { throw TestFailure("no QR code shown") }
         let report = await phone.run(qrCode: qr)
         qrSink.finish()
         let ended = await clientResult
@@ -88,35 +90,17 @@ struct PhoneLoopback {
         for await response in responses { delivered = response }
         switch ended {
         case .success(let end):
-            guard let delivered else { throw PhoneTestFailure("the run ended without delivering a response") }
+            guard let delivered else { throw TestFailure("the run ended without delivering a response") }
             return Outcome(client: .success(delivered), end: end, report: report)
         case .failure(let error):
             return Outcome(client: .failure(error), end: nil, report: report)
         }
     }
 
-    static func capture<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
-        do {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    static func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
-
     /// A relay and a fresh simulated air for the length of `body`.
     static func with<T: Sendable>(_ body: @escaping @Sendable (PhoneLoopback) async throws -> T) async throws -> T {
         try await LoopbackRelay.with { relay in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-conformance-\(UUID())")
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            return try await body(PhoneLoopback(relay: relay, air: SimulatedAir(directory: directory.path)))
+            try await body(PhoneLoopback(relay: relay, air: try SimulatedAir.fresh("phone-conformance")))
         }
     }
-}
-
-struct PhoneTestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import HybridCore
+import TestSupport
 import Testing
 
 /// The phone variants of `--profile`, at the level of the core's `AuthenticatorSession`: what each
@@ -29,7 +30,7 @@ import Testing
         guard
             case .startAdvertising(let serviceData) = try phone.tunnelOpened(
                 routingID: try #require(RoutingID(bytes: [9, 9, 9])))[0]
-        else { throw PhoneTestFailure("no advert") }
+        else { throw TestFailure("no advert") }
         let initiator = HandshakeInitiator(
             pattern: .knpsk0(identityKey: identity),
             psk: secret.psk(eidPlaintext: try #require(secret.eidKey.trialDecrypt(serviceData))),

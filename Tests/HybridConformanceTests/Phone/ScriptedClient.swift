@@ -1,6 +1,7 @@
 import Crypto
 import HybridConformance
 import HybridCore
+import TestSupport
 
 /// A scripted hybrid client for fault tests, made of the core's pieces (the Noise initiator and
 /// QR payload) with its own transport sealing, so that any byte can be changed: it talks to the
@@ -58,7 +59,7 @@ struct ScriptedClient {
         guard
             case .startAdvertising(let serviceData) = try phone.tunnelOpened(
                 routingID: try require(RoutingID(bytes: [1, 2, 3])))[0]
-        else { throw PhoneTestFailure("no advert") }
+        else { throw TestFailure("no advert") }
         let advert = try require(secret.eidKey.trialDecrypt(serviceData))
 
         // What the phone does with one client message, as the live tap reports it.
@@ -101,7 +102,7 @@ struct ScriptedClient {
     }
 
     private static func require<T>(_ value: T?) throws -> T {
-        guard let value else { throw PhoneTestFailure("unexpected nil") }
+        guard let value else { throw TestFailure("unexpected nil") }
         return value
     }
 }

@@ -3,18 +3,16 @@ import HybridConformance
 import HybridConformanceLive
 import HybridCore
 import Logging
+import TestLoopbackRelay
 import TunnelRelay
 
 /// Our own relay (TunnelRelay's server) on 127.0.0.1, started in this process for one test.
 enum InProcessRelay {
     static let logger = Logger(label: "conformance.relay.test") { _ in SwiftLogNoOpLogHandler() }
 
-    /// TunnelRelayTests' test certificate for localhost / 127.0.0.1 (used by path, not copied).
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("TunnelRelayTests/Fixtures")
-    static let certificate = fixtures.appendingPathComponent("localhost-cert.pem").path
-    static let key = fixtures.appendingPathComponent("localhost-key.pem").path
+    /// TunnelRelayTests' test certificate for localhost / 127.0.0.1 and its key (``LoopbackRelay``).
+    static let certificate = LoopbackRelay.certificate
+    static let key = LoopbackRelay.key
 
     /// Runs `body` with a started relay and its port; stops the relay afterwards.
     static func with<Result: Sendable>(

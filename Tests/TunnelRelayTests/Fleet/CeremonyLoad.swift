@@ -2,6 +2,7 @@ import Foundation
 import HybridCore
 import HybridTransport
 import NIOConcurrencyHelpers
+import TestLoopbackRelay
 import Testing
 
 /// What happened to one tunnel set up through the balancer: which instance (routing prefix)

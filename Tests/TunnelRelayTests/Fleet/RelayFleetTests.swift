@@ -1,6 +1,7 @@
 import Foundation
 import HybridCore
 import HybridTransport
+import TestLoopbackRelay
 import Testing
 
 /// Three real `tunnel-relay` processes behind a real HAProxy (deploy/haproxy.cfg) on loopback,

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HybridConformance
 import HybridCore
+import TestVectorFiles
 import Testing
 
 /// The conformance runner itself: it must fail what is wrong, not only pass the shared files.

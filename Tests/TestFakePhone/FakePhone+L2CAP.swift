@@ -1,12 +1,13 @@
 import Crypto
 import HybridBluetooth
 import HybridCore
+import TestSupport
 
-extension TestAuthenticator {
+extension FakePhone {
     /// Serves one session for `qrURL` over `channel`, the phone's end of a BLE L2CAP channel (CTAP
     /// 2.3, protocol.md §3.4, §10.9), with no tunnel: advertises `{1: psm}` after the encrypted
     /// advert when the QR code asked for L2CAP, then answers on the channel until the shutdown.
-    func serveOverL2CAP(qrURL: String, channel: L2CAPChannel, psm: UInt16) async throws -> Record {
+    package func serveOverL2CAP(qrURL: String, channel: L2CAPChannel, psm: UInt16) async throws -> Record {
         let qr = try QRCodePayload(url: qrURL)
         guard let nonce = AdvertNonce(bytes: randomBytes(10)), let routingID = RoutingID(bytes: [1, 2, 3]) else {
             throw TestFailure("nonce")

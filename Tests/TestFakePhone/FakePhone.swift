@@ -4,12 +4,15 @@ import HybridBluetooth
 import HybridCore
 import HybridTransport
 import Logging
+import TestSupport
 
-/// The phone's side for loopback tests, driven directly from `AuthenticatorSession` and
-/// `CTAPAuthenticator` (an independent driver: it shares no code with the client's runner).
-struct TestAuthenticator: Sendable {
-    /// How this test phone departs from the protocol.
-    enum Behaviour: Sendable {
+/// The phone's side for loopback tests of the client and of the client conformance mode, driven
+/// directly from `AuthenticatorSession` and `CTAPAuthenticator` (an independent driver: it shares
+/// no code with the authenticator role's runner). Test double only: the product has no fault
+/// switches.
+package struct FakePhone: Sendable {
+    /// How this test phone departs from the protocol on the tunnel.
+    package enum Behaviour: Sendable {
         /// Serves the request with the CTAP engine.
         case normal
         /// Answers the request with random bytes instead of a ciphertext.
@@ -31,52 +34,80 @@ struct TestAuthenticator: Sendable {
     }
 
     /// What the phone did.
-    struct Record: Sendable {
+    package struct Record: Sendable {
         /// The CTAP response it sent (status + CBOR), if it got that far.
-        var ctapResponse: [UInt8]?
+        package var ctapResponse: [UInt8]?
         /// Number of tunnel messages it received.
-        var messagesReceived = 0
+        package var messagesReceived = 0
         /// Whether the client's shutdown arrived.
-        var shutdownReceived = false
+        package var shutdownReceived = false
         /// QR key 6 as the phone read it.
-        var qrChannels: [DataTransferChannel]?
+        package var qrChannels: [DataTransferChannel]?
         /// The service data the phone advertised.
-        var advert: [UInt8] = []
+        package var advert: [UInt8] = []
+
+        package init(qrChannels: [DataTransferChannel]? = nil) { self.qrChannels = qrChannels }
     }
 
-    let engine: CTAPAuthenticator
-    let relay: TunnelServerOrigin
-    let air: SimulatedAir
-    var behaviour: Behaviour = .normal
+    package let engine: CTAPAuthenticator
+    package let relay: TunnelServerOrigin
+    package let air: SimulatedAir
+    package var behaviour: Behaviour = .normal
     /// The PSM to put in the advert suffix when the QR code offers BLE L2CAP (CTAP 2.3, §3.4); the
     /// phone still serves over the tunnel.
-    var l2capPSM: UInt16?
-    let logger = Logger(label: "test-authenticator", factory: { _ in SwiftLogNoOpLogHandler() })
+    package var l2capPSM: UInt16?
+    package let logger = Logger(label: "fake-phone", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init(
+    // What a phone can be made to do differently in what it says (the client conformance tests'
+    // faulty phones are built on these); the defaults are what a conforming phone does.
+
+    /// Serves nothing for a QR code without a timestamp (key 3), as a phone that refuses a code
+    /// whose age it cannot check.
+    package var refusesUndatedQRCode = false
+    /// The getInfo of its post-handshake message; `nil` is the engine's.
+    package var getInfo: [UInt8]?
+    /// The features of its post-handshake message (key 3).
+    package var features: [HybridFeature] = [.ctap]
+    /// The channels it acts as if the QR code had offered; `nil` is what the QR code says.
+    package var qrChannels: [DataTransferChannel]?
+    /// Answers a request (command byte + CBOR) with a response (status + CBOR); `nil` lets the
+    /// engine answer.
+    package var answer: (@Sendable (_ request: [UInt8]) async -> [UInt8])?
+
+    package init(
         store: any PasskeyStore = InMemoryPasskeyStore(),
         userInteraction: any UserInteraction = AutoApproveUserInteraction(userVerification: true),
         relay: TunnelServerOrigin,
         air: SimulatedAir,
         behaviour: Behaviour = .normal
     ) {
-        self.engine = CTAPAuthenticator(store: store, userInteraction: userInteraction)
+        self.init(
+            engine: CTAPAuthenticator(store: store, userInteraction: userInteraction), relay: relay, air: air,
+            behaviour: behaviour)
+    }
+
+    package init(
+        engine: CTAPAuthenticator, relay: TunnelServerOrigin, air: SimulatedAir, behaviour: Behaviour = .normal
+    ) {
+        self.engine = engine
         self.relay = relay
         self.air = air
         self.behaviour = behaviour
     }
 
     /// Serves one session for the QR code `qrURL` until the client shuts down or the tunnel closes.
-    func serve(qrURL: String) async throws -> Record {
+    package func serve(qrURL: String) async throws -> Record {
         let qr = try QRCodePayload(url: qrURL)
+        if refusesUndatedQRCode, qr.timestamp == nil { return Record() }
         guard let nonce = AdvertNonce(bytes: randomBytes(10)) else { throw TestFailure("nonce") }
         var configuration = AuthenticatorSession.Configuration(
-            qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google, getInfo: engine.getInfo.encoded)
+            qrSecret: qr.secret, clientIdentityKey: qr.identityKey, domainID: .google,
+            getInfo: getInfo ?? engine.getInfo.encoded, features: features)
         if case .lateLinkingUpdate = behaviour {
             configuration.sendsUpdateLate = true
             configuration.linking = Self.linkingIdentity
         }
-        configuration.qrChannels = qr.channels
+        configuration.qrChannels = qrChannels ?? qr.channels
         configuration.l2capPSM = l2capPSM
         var session = AuthenticatorSession(
             configuration: configuration, advertNonce: nonce, ephemeralKey: P256.KeyAgreement.PrivateKey())
@@ -138,9 +169,14 @@ struct TestAuthenticator: Sendable {
                     } else if case .neverAnswers = behaviour {
                         break
                     } else {
-                        let outcome = await engine.process(request.bytes)
-                        record.ctapResponse = outcome.response
-                        pending += try session.requestCompleted(.ctap(outcome.response))
+                        let response: [UInt8]
+                        if let answer {
+                            response = await answer(request.bytes)
+                        } else {
+                            response = await engine.process(request.bytes).response
+                        }
+                        record.ctapResponse = response
+                        pending += try session.requestCompleted(.ctap(response))
                         if case .hangsUpAfterResponse = behaviour {
                             for case .send(let bytes) in pending[(index + 1)...] { try await connection.send(bytes) }
                             await connection.close()
@@ -174,16 +210,7 @@ struct TestAuthenticator: Sendable {
     }
 
     /// The linking identity a ``Behaviour/lateLinkingUpdate(gate:)`` phone offers (§7.6).
-    static let linkingIdentity = PhoneLinkingIdentity(
+    package static let linkingIdentity = PhoneLinkingIdentity(
         contactID: [1, 2, 3], pairingID: [UInt8](repeating: 4, count: 8), linkSecret: [UInt8](repeating: 5, count: 32),
         identityKey: P256.KeyAgreement.PrivateKey(), phoneName: "Late phone")
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-func randomBytes(_ count: Int) -> [UInt8] {
-    (0..<count).map { _ in UInt8.random(in: .min ... .max) }
 }

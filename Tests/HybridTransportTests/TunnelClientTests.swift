@@ -4,9 +4,9 @@ import HybridTransport
 import NIOCore
 import NIOPosix
 import NIOWebSocket
+import TestLoopbackRelay
 import Testing
-
-@testable import TunnelRelay
+import TunnelRelay
 
 @Suite(.timeLimit(.minutes(5)))
 struct TunnelClientTests {
@@ -139,11 +139,10 @@ struct TunnelClientTests {
     }
 
     @Test func tlsWithExtraCAAndWithout() async throws {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-        let certificate = fixtures.appendingPathComponent("localhost-cert.pem").path
-        let key = fixtures.appendingPathComponent("localhost-key.pem").path
-        try await RelayTest.withRelay({ $0.tls = .init(certificateChain: certificate, privateKey: key) }) {
-            _, origin async throws in
+        let certificate = LoopbackRelay.certificate
+        let key = LoopbackRelay.key
+        try await LoopbackRelay.with({ $0.tls = .init(certificateChain: certificate, privateKey: key) }) {
+            origin async throws in
             let secure = TunnelServerOrigin(scheme: .wss, host: "localhost", port: origin.effectivePort)
             let tunnelID = RelayTest.randomTunnelID()
             var configuration = TunnelClient.Configuration()

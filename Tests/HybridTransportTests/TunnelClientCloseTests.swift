@@ -1,6 +1,7 @@
 import HybridTransport
 import NIOCore
 import NIOWebSocket
+import TestLoopbackRelay
 import Testing
 
 /// `TunnelConnection.close`: the close frame goes out even from a cancelled task, and close waits

@@ -3,6 +3,7 @@ import Foundation
 import HybridCTAP
 import HybridConformance
 import HybridCore
+import TestVectorFiles
 import Testing
 
 /// CTAP2 types against bytes from other implementations: the CTAP 2.1 spec's makeCredential

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import HybridSecurityKey
 @testable import HybridUHID
 
 /// The uhid side's byte handling: the FIDO report descriptor (CTAP 2.2 §11.2.8.1) and the
