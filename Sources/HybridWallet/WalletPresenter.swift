@@ -42,7 +42,7 @@ package enum WalletPresenter {
     ///   another key than `deviceKey` (nothing is signed then).
     package static func respond(to prepared: Prepared, deviceKey: DeviceKey, now: Date) throws(WalletError) -> [UInt8]
     {
-        var token: [String: JSONValue] = [:]
+        var token: [String: JSONItem] = [:]
         for match in prepared.matches {
             guard match.credential.boundKey == deviceKey.publicJWK else {
                 throw .invalidCredential("credential \(match.credentialID) is bound to another key")
@@ -66,6 +66,6 @@ package enum WalletPresenter {
             }
             token[match.queryID] = .array([.string(presentation)])
         }
-        return JSONValue.object(["vp_token": .object(token)]).encodedBytes
+        return JSONItem.object(["vp_token": .object(token)]).encodedBytes
     }
 }

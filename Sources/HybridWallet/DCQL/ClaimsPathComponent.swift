@@ -9,7 +9,7 @@ package enum ClaimsPathComponent: Hashable, Sendable {
     package static let maximumLength = 16
 
     /// Reads a pointer: a non-empty array of strings, nulls and non-negative integers (§7).
-    static func pointer(_ json: JSONValue) throws(WalletError) -> [ClaimsPathComponent] {
+    static func pointer(_ json: JSONItem) throws(WalletError) -> [ClaimsPathComponent] {
         guard let elements = json.arrayValue, !elements.isEmpty, elements.count <= maximumLength else {
             throw .malformedRequest("a claims path is not an array of 1 to \(maximumLength) components")
         }

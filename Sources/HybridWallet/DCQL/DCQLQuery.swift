@@ -37,7 +37,7 @@ package struct DCQLQuery: Hashable, Sendable {
         /// `path`, a claims path pointer (§7).
         package let path: [ClaimsPathComponent]
         /// `values`: the claim must equal one of these (strings, integers, booleans).
-        package let values: [JSONValue]?
+        package let values: [JSONItem]?
     }
 
     /// One Credential Set Query (§6.2).
@@ -50,7 +50,7 @@ package struct DCQLQuery: Hashable, Sendable {
 
     /// Reads `dcql_query`.
     /// - Throws: ``WalletError/malformedRequest(_:)`` or ``WalletError/unsupported(_:)``.
-    package init(json: JSONValue) throws(WalletError) {
+    package init(json: JSONItem) throws(WalletError) {
         guard let members = json.objectValue else { throw .malformedRequest("dcql_query is not an object") }
         guard let list = members["credentials"]?.arrayValue, !list.isEmpty,
             list.count <= Self.maximumCredentialQueries
@@ -91,7 +91,7 @@ package struct DCQLQuery: Hashable, Sendable {
     }
 
     /// An array of non-empty arrays of valid ids, or nil.
-    static func idLists(_ json: JSONValue) -> [[String]]? {
+    static func idLists(_ json: JSONItem) -> [[String]]? {
         guard let outer = json.arrayValue else { return nil }
         var lists: [[String]] = []
         for inner in outer {
@@ -114,7 +114,7 @@ package struct DCQLQuery: Hashable, Sendable {
 }
 
 extension DCQLQuery.CredentialQuery {
-    init(json: JSONValue) throws(WalletError) {
+    init(json: JSONItem) throws(WalletError) {
         guard let members = json.objectValue else { throw .malformedRequest("a credential query is not an object") }
         guard let id = members["id"]?.stringValue, DCQLQuery.isValidID(id) else {
             throw .malformedRequest("a credential query id is missing or invalid")
@@ -174,7 +174,7 @@ extension DCQLQuery.CredentialQuery {
 }
 
 extension DCQLQuery.ClaimQuery {
-    init(json: JSONValue) throws(WalletError) {
+    init(json: JSONItem) throws(WalletError) {
         guard let members = json.objectValue else { throw .malformedRequest("a claims query is not an object") }
         if let id = members["id"] {
             guard let text = id.stringValue, DCQLQuery.isValidID(text) else {
@@ -199,13 +199,5 @@ extension DCQLQuery.ClaimQuery {
         } else {
             self.values = nil
         }
-    }
-}
-
-extension JSONValue {
-    /// The flag, if this is a boolean.
-    package var boolValue: Bool? {
-        if case .bool(let flag) = self { return flag }
-        return nil
     }
 }

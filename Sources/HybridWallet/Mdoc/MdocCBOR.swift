@@ -35,30 +35,18 @@ package indirect enum MdocCBOR: Hashable, Sendable {
         return entries.first { $0.0 == wanted }?.1
     }
 
-    package var bytesValue: [UInt8]? {
-        if case .bytes(let bytes) = self { return bytes }
-        return nil
-    }
-
-    package var textValue: String? {
-        if case .text(let text) = self { return text }
-        return nil
-    }
-
-    package var arrayValue: [MdocCBOR]? {
-        if case .array(let elements) = self { return elements }
-        return nil
-    }
-
+    /// The bytes, if this is a byte string.
+    package var bytesValue: [UInt8]? { if case .bytes(let bytes) = self { bytes } else { nil } }
+    /// The text, if this is a text string.
+    package var textValue: String? { if case .text(let text) = self { text } else { nil } }
+    /// The elements, if this is an array.
+    package var arrayValue: [MdocCBOR]? { if case .array(let elements) = self { elements } else { nil } }
     /// The bytes inside a tag-24 item (`#6.24(bstr .cbor …)`, "encoded CBOR data item").
-    package var embeddedCBOR: [UInt8]? {
-        if case .tag(24, .bytes(let bytes)) = self { return bytes }
-        return nil
-    }
+    package var embeddedCBOR: [UInt8]? { if case .tag(24, .bytes(let bytes)) = self { bytes } else { nil } }
 
     /// The item as JSON, for DCQL `values` matching (OpenID4VP 1.0 §6.3, RFC 8949 §6.1), where
     /// the conversion is clear: text, integers in range, booleans.
-    package var jsonValue: JSONValue? {
+    package var jsonValue: JSONItem? {
         switch self {
         case .text(let text): return .string(text)
         case .unsigned(let n) where n <= UInt64(Int64.max): return .integer(Int64(n))

@@ -68,7 +68,7 @@ package struct MdocCredential: Hashable, Sendable {
 
     /// The element a claims path selects (OpenID4VP 1.0 §7.2: exactly `[namespace, identifier]`),
     /// if present and, with `values`, equal to one of them.
-    package func element(_ path: [ClaimsPathComponent], values: [JSONValue]? = nil) -> Element? {
+    package func element(_ path: [ClaimsPathComponent], values: [JSONItem]? = nil) -> Element? {
         guard path.count == 2, case .key(let namespace) = path[0], case .key(let identifier) = path[1],
             let element = elements.first(where: { $0.namespace == namespace && $0.identifier == identifier })
         else { return nil }

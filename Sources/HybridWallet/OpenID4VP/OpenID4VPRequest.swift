@@ -31,9 +31,9 @@ package struct OpenID4VPRequest: Hashable, Sendable {
     /// Parses request `data` (UTF-8 JSON).
     /// - Throws: ``WalletError/malformedRequest(_:)`` or ``WalletError/unsupported(_:)``.
     package init(data: [UInt8]) throws(WalletError) {
-        let json: JSONValue
+        let json: JSONItem
         do {
-            json = try JSONValue.parse(data, limit: Self.maximumSize)
+            json = try JSONItem.parse(data, limit: Self.maximumSize)
         } catch {
             throw .malformedRequest("request data: \(error)")
         }

@@ -9,7 +9,7 @@ package struct Disclosure: Hashable, Sendable {
     /// The claim name, or `nil` for an array element.
     package let name: String?
     /// The claim value.
-    package let value: JSONValue
+    package let value: JSONItem
     /// base64url(SHA-256(ASCII(encoded))): the digest the issuer put in `_sd` or `{"...": …}`
     /// (RFC 9901 §4.2.3: over the base64url text, not the bytes it decodes to).
     package let digest: String
@@ -21,7 +21,7 @@ package struct Disclosure: Hashable, Sendable {
     /// is a string other than `_sd` and `...`, and a value.
     package init(encoded: String) throws(WalletError) {
         guard encoded.utf8.count <= Self.maximumLength, let bytes = Base64URL.decode(encoded),
-            let json = try? JSONValue.parse(bytes, limit: Self.maximumLength), let array = json.arrayValue,
+            let json = try? JSONItem.parse(bytes, limit: Self.maximumLength), let array = json.arrayValue,
             array.first?.stringValue != nil
         else { throw .invalidCredential("a disclosure is not base64url of a JSON array with a salt") }
         switch array.count {

@@ -4,7 +4,7 @@ extension SDJWTCredential {
     /// What a claims path selected.
     package struct ClaimSelection: Hashable, Sendable {
         /// The selected claim values, with every nested disclosure resolved.
-        package var values: [JSONValue]
+        package var values: [JSONItem]
         /// Indices into ``SDJWTCredential/disclosures`` of the disclosures to reveal: those on the
         /// way to each selected claim and those inside it (a selected object comes whole).
         package var disclosureIndices: Set<Int>
@@ -13,10 +13,10 @@ extension SDJWTCredential {
     /// Processes `path`; `nil` when it selects nothing (the claim does not exist, or a component
     /// does not fit the value it meets: §7.1 step 2 aborts with an error there, which for the
     /// wallet means the claim is absent). `values` keeps only claims equal to one of them.
-    package func select(_ path: [ClaimsPathComponent], values expected: [JSONValue]? = nil) -> ClaimSelection? {
-        var selection: [(node: JSONValue, needed: Set<Int>)] = [(payload, [])]
+    package func select(_ path: [ClaimsPathComponent], values expected: [JSONItem]? = nil) -> ClaimSelection? {
+        var selection: [(node: JSONItem, needed: Set<Int>)] = [(payload, [])]
         for component in path {
-            var next: [(node: JSONValue, needed: Set<Int>)] = []
+            var next: [(node: JSONItem, needed: Set<Int>)] = []
             for (node, needed) in selection {
                 switch (component, node) {
                 case (.key(let key), .object(let members)):
@@ -52,14 +52,14 @@ extension SDJWTCredential {
     }
 
     /// The index of the disclosure in `members["_sd"]` that discloses `name`.
-    private func disclosureIndex(inSD members: [String: JSONValue], named name: String) -> Int? {
+    private func disclosureIndex(inSD members: [String: JSONItem], named name: String) -> Int? {
         let digests = Set((members["_sd"]?.arrayValue ?? []).compactMap(\.stringValue))
         return disclosures.firstIndex { $0.name == name && digests.contains($0.digest) }
     }
 
     /// An array element: itself, or the value of the array-element disclosure it points to
     /// (`{"...": digest}`); `nil` for a digest with no disclosure (a decoy, or one not held).
-    private func arrayElement(_ element: JSONValue) -> (value: JSONValue, needed: Set<Int>)? {
+    private func arrayElement(_ element: JSONItem) -> (value: JSONItem, needed: Set<Int>)? {
         guard let members = element.objectValue, members.count == 1, let digest = members["..."]?.stringValue else {
             return (element, [])
         }
@@ -68,10 +68,10 @@ extension SDJWTCredential {
     }
 
     /// `value` with every disclosure inside it revealed (RFC 9901 §7.1 step 2), recording which.
-    private func resolve(_ value: JSONValue, revealing used: inout Set<Int>) -> JSONValue {
+    private func resolve(_ value: JSONItem, revealing used: inout Set<Int>) -> JSONItem {
         switch value {
         case .object(let members):
-            var out: [String: JSONValue] = [:]
+            var out: [String: JSONItem] = [:]
             for (key, member) in members where key != "_sd" && key != "_sd_alg" {
                 out[key] = resolve(member, revealing: &used)
             }
@@ -83,7 +83,7 @@ extension SDJWTCredential {
             }
             return .object(out)
         case .array(let elements):
-            var out: [JSONValue] = []
+            var out: [JSONItem] = []
             for element in elements {
                 guard let (item, needed) = arrayElement(element) else { continue }
                 used.formUnion(needed)

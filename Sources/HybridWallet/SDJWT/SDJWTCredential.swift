@@ -15,9 +15,9 @@ package struct SDJWTCredential: Hashable, Sendable {
     /// The issuer-signed JWT, compact.
     package let issuerJWT: String
     /// The JWT's header.
-    package let header: JSONValue
+    package let header: JSONItem
     /// The JWT's payload.
-    package let payload: JSONValue
+    package let payload: JSONItem
     /// The disclosures, in stored order.
     package let disclosures: [Disclosure]
     /// `vct`, the credential type.
@@ -38,8 +38,8 @@ package struct SDJWTCredential: Hashable, Sendable {
         guard segments.count == 3, let headerBytes = Base64URL.decode(segments[0]),
             let payloadBytes = Base64URL.decode(segments[1]), let signature = Base64URL.decode(segments[2]),
             !signature.isEmpty,
-            let header = try? JSONValue.parse(headerBytes, limit: Self.maximumLength), header.objectValue != nil,
-            let payload = try? JSONValue.parse(payloadBytes, limit: Self.maximumLength), payload.objectValue != nil
+            let header = try? JSONItem.parse(headerBytes, limit: Self.maximumLength), header.objectValue != nil,
+            let payload = try? JSONItem.parse(payloadBytes, limit: Self.maximumLength), payload.objectValue != nil
         else { throw .invalidCredential("the issuer-signed part is not a compact JWS with JSON objects") }
         guard let alg = header["alg"]?.stringValue, alg != "none" else {
             throw .invalidCredential("the issuer JWT has no signature algorithm")
@@ -66,9 +66,9 @@ package struct SDJWTCredential: Hashable, Sendable {
     package var compact: String { ([issuerJWT] + disclosures.map(\.encoded)).joined(separator: "~") + "~" }
 
     /// RFC 9901 §7.1 steps 3–4: every digest appears once, and every disclosure is referenced.
-    private static func checkDigests(payload: JSONValue, disclosures: [Disclosure]) throws(WalletError) {
+    private static func checkDigests(payload: JSONItem, disclosures: [Disclosure]) throws(WalletError) {
         var referenced: [String] = []
-        func collect(_ value: JSONValue) {
+        func collect(_ value: JSONItem) {
             switch value {
             case .object(let members):
                 for digest in members["_sd"]?.arrayValue ?? [] { if let text = digest.stringValue { referenced.append(text) } }

@@ -5,7 +5,7 @@ import HybridCore
 /// ES256 compact JWS (RFC 7515 §7.1, RFC 7518 §3.4): the signature is the raw `r ‖ s`, 64 bytes.
 package enum ES256 {
     /// `BASE64URL(header) '.' BASE64URL(payload) '.' BASE64URL(signature)` with `key`.
-    package static func compactJWS(header: JSONValue, payload: JSONValue, key: P256.Signing.PrivateKey) -> String {
+    package static func compactJWS(header: JSONItem, payload: JSONItem, key: P256.Signing.PrivateKey) -> String {
         let signingInput = Base64URL.encode(header.encodedBytes) + "." + Base64URL.encode(payload.encodedBytes)
         // Signing over a P-256 key in memory does not fail.
         let signature = (try? key.signature(for: Array(signingInput.utf8)).rawRepresentation) ?? Data()
@@ -25,7 +25,7 @@ package struct P256PublicJWK: Hashable, Sendable {
     package func hash(into hasher: inout Hasher) { hasher.combine(key.x963Representation) }
 
     /// Reads a JWK object; only `kty` EC, `crv` P-256, 32-byte `x` and `y` on the curve are accepted.
-    package init(json: JSONValue) throws(WalletError) {
+    package init(json: JSONItem) throws(WalletError) {
         guard json["kty"] == .string("EC"), json["crv"] == .string("P-256"),
             let x = json["x"]?.stringValue.flatMap(Base64URL.decode), x.count == 32,
             let y = json["y"]?.stringValue.flatMap(Base64URL.decode), y.count == 32,
@@ -35,7 +35,7 @@ package struct P256PublicJWK: Hashable, Sendable {
     }
 
     /// The JWK members.
-    package var json: JSONValue {
+    package var json: JSONItem {
         let point = Array(key.x963Representation)
         return .object([
             "kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(point[1...32])),
@@ -54,6 +54,6 @@ package struct P256PublicJWK: Hashable, Sendable {
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral {
+extension JSONItem: ExpressibleByStringLiteral {
     package init(stringLiteral value: String) { self = .string(value) }
 }
