@@ -259,7 +259,7 @@ let package = Package(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
-                "HybridBluetooth",
+                "HybridBluetooth", "HybridWallet",
                 "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", logging,
             ],
             exclude: ["Fixtures"]

@@ -40,8 +40,7 @@ package enum WalletPresenter {
     /// The response data (UTF-8 JSON) for `prepared`, signed with `deviceKey` at `now`.
     /// - Throws: ``WalletError/invalidCredential(_:)`` when a chosen credential is bound to
     ///   another key than `deviceKey` (nothing is signed then).
-    package static func respond(to prepared: Prepared, deviceKey: DeviceKey, now: Date) throws(WalletError) -> [UInt8]
-    {
+    package static func respond(to prepared: Prepared, deviceKey: DeviceKey, now: Date) throws(WalletError) -> [UInt8] {
         var token: [String: JSONItem] = [:]
         for match in prepared.matches {
             guard match.credential.boundKey == deviceKey.publicJWK else {

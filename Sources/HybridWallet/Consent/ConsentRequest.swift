@@ -12,12 +12,24 @@ package struct ConsentRequest: Hashable, Sendable {
         /// The claims' human names, for example `age over 18`; empty when only the credential's
         /// mandatory, not selectively disclosable contents are asked for.
         package let claimNames: [String]
+
+        /// An item from its names.
+        package init(credentialName: String, claimNames: [String]) {
+            self.credentialName = credentialName
+            self.claimNames = claimNames
+        }
     }
 
     /// The verifier's origin.
     package let origin: String
     /// The credentials and claims, in request order.
     package let items: [Item]
+
+    /// A consent request from its parts.
+    package init(origin: String, items: [Item]) {
+        self.origin = origin
+        self.items = items
+    }
 
     /// The consent request for `matches` from `origin`.
     package init(origin: String, matches: [DCQLEvaluator.Match]) {
@@ -33,7 +45,8 @@ package struct ConsentRequest: Hashable, Sendable {
     package var text: String {
         let parts = items.map { item in
             item.claimNames.isEmpty
-                ? "your \(item.credentialName)" : item.claimNames.joined(separator: ", ") + ", from your \(item.credentialName)"
+                ? "your \(item.credentialName)"
+                : item.claimNames.joined(separator: ", ") + ", from your \(item.credentialName)"
         }
         return "\(origin) asks for: " + parts.joined(separator: "; ") + "."
     }

@@ -153,7 +153,9 @@ extension DCQLQuery.CredentialQuery {
             var claims: [DCQLQuery.ClaimQuery] = []
             for entry in list { claims.append(try DCQLQuery.ClaimQuery(json: entry)) }
             let ids = claims.compactMap(\.id)
-            guard Set(ids).count == ids.count else { throw .malformedRequest("credential query \(id) repeats a claim id") }
+            guard Set(ids).count == ids.count else {
+                throw .malformedRequest("credential query \(id) repeats a claim id")
+            }
             self.claims = claims
         } else {
             claims = nil

@@ -56,7 +56,10 @@ package enum DeviceResponseBuilder {
             (.text("docType"), .text(credential.docType)),
             (
                 .text("issuerSigned"),
-                .map([(.text("nameSpaces"), .map(namespaces)), (.text("issuerAuth"), .encoded(credential.issuerAuthBytes))])
+                .map([
+                    (.text("nameSpaces"), .map(namespaces)),
+                    (.text("issuerAuth"), .encoded(credential.issuerAuthBytes)),
+                ])
             ),
             (
                 .text("deviceSigned"),

@@ -99,7 +99,8 @@ extension MdocCBOR {
         switch argument {
         case 0..<24: out.append(type | UInt8(argument))
         case 24...0xff: out += [type | 24, UInt8(argument)]
-        case 0x100...0xffff: out += [type | 25] + (0..<2).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
+        case 0x100...0xffff:
+            out += [type | 25] + (0..<2).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
         case 0x1_0000...0xffff_ffff:
             out += [type | 26] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
         default: out += [type | 27] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }

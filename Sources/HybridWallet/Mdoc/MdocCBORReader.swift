@@ -100,7 +100,9 @@ package struct MdocCBORReader {
                 guard length <= UInt64(bytes.count - position) / 2 else { throw .invalidCredential("CBOR: truncated") }
                 for _ in 0..<length { entries.append((try item(depth: depth + 1), try item(depth: depth + 1))) }
             } else {
-                while try peekBreak() == false { entries.append((try item(depth: depth + 1), try item(depth: depth + 1))) }
+                while try peekBreak() == false {
+                    entries.append((try item(depth: depth + 1), try item(depth: depth + 1)))
+                }
             }
             return .map(entries)
         default:

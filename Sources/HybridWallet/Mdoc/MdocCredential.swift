@@ -108,7 +108,8 @@ package struct MdocCredential: Hashable, Sendable {
     {
         guard let inner = item.embeddedCBOR else { throw .invalidCredential("an item is not IssuerSignedItemBytes") }
         let decoded = try MdocCBORReader.decode(inner)
-        guard case .unsigned(let digestID)? = decoded["digestID"], let identifier = decoded["elementIdentifier"]?.textValue,
+        guard case .unsigned(let digestID)? = decoded["digestID"],
+            let identifier = decoded["elementIdentifier"]?.textValue,
             decoded["random"]?.bytesValue != nil, let value = decoded["elementValue"]
         else { throw .invalidCredential("an IssuerSignedItem lacks digestID, random, identifier or value") }
         let itemBytes = item.encoded

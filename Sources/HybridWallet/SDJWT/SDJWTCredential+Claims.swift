@@ -32,7 +32,9 @@ extension SDJWTCredential {
                     }
                 case (.allElements, .array(let elements)):
                     for candidate in elements {
-                        if let element = arrayElement(candidate) { next.append((element.value, needed.union(element.needed))) }
+                        if let element = arrayElement(candidate) {
+                            next.append((element.value, needed.union(element.needed)))
+                        }
                     }
                 case (.key, _), (.index, _), (.allElements, _):
                     return nil

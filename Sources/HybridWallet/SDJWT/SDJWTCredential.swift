@@ -71,7 +71,9 @@ package struct SDJWTCredential: Hashable, Sendable {
         func collect(_ value: JSONItem) {
             switch value {
             case .object(let members):
-                for digest in members["_sd"]?.arrayValue ?? [] { if let text = digest.stringValue { referenced.append(text) } }
+                for digest in members["_sd"]?.arrayValue ?? [] {
+                    if let text = digest.stringValue { referenced.append(text) }
+                }
                 for (key, member) in members where key != "_sd" { collect(member) }
             case .array(let elements):
                 for element in elements {
