@@ -40,9 +40,11 @@ def b64decode(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def check(condition, label):
+def check(condition, label, detail=b""):
     if not condition:
         print(f"FAIL: {label}")
+        if detail:
+            print(detail.decode(errors="replace")[-2000:])
         print(f"{len(PASSED)} passed, 1 failed")
         sys.exit(1)
     PASSED.append(label)
@@ -123,7 +125,7 @@ def main():
     with tempfile.TemporaryDirectory() as directory:
         wallet = Wallet(binary, directory)
         key = wallet.run("key")
-        check(key.returncode == 0, f"wallet key ({key.stderr.decode()[-300:]})")
+        check(key.returncode == 0, "wallet key", key.stderr)
         jwk = json.loads(key.stdout)
         check(wallet.run("key").stdout == key.stdout, "wallet key is made once")
         issuer_pem = os.path.join(directory, "issuer.pem")
@@ -135,9 +137,9 @@ def main():
             credentials[kind] = path
         with open(credentials["sd-jwt"], "rb") as f:
             added = wallet.run("add", "-", stdin=f.read())
-        check(added.returncode == 0, f"wallet add - (SD-JWT VC) ({added.stderr.decode()[-300:]})")
+        check(added.returncode == 0, "wallet add - (SD-JWT VC)", added.stderr)
         added = wallet.run("add", credentials["mdoc"])
-        check(added.returncode == 0, f"wallet add FILE (mdoc) ({added.stderr.decode()[-300:]})")
+        check(added.returncode == 0, "wallet add FILE (mdoc)", added.stderr)
         with open(issuer_pem, "rb") as f:
             issuer_key = serialization.load_pem_private_key(f.read(), password=None)
         issuer_public_pem = issuer_key.public_key().public_bytes(
@@ -167,7 +169,7 @@ def main():
         with open(path, "w") as f:
             f.write(request(nonce, sd_query))
         answer = wallet.run("present", "--origin", ORIGIN, "--yes", path)
-        check(answer.returncode == 0, f"wallet present (SD-JWT VC) ({answer.stderr.decode()[-300:]})")
+        check(answer.returncode == 0, "wallet present (SD-JWT VC)", answer.stderr)
         presentation = json.loads(answer.stdout)["vp_token"]["pid"][0]
         payload = verify_sd_jwt(presentation, issuer_public_pem, nonce, "origin:" + ORIGIN)
         check(payload.get("age_equals_or_over") == {"18": True}, "sd-jwt verifier: age_equals_or_over.18 disclosed")
@@ -185,7 +187,7 @@ def main():
         with open(path, "w") as f:
             f.write(request(nonce, md_query))
         answer = wallet.run("present", "--origin", ORIGIN, "--yes", path)
-        check(answer.returncode == 0, f"wallet present (mdoc) ({answer.stderr.decode()[-300:]})")
+        check(answer.returncode == 0, "wallet present (mdoc)", answer.stderr)
         encoded = json.loads(answer.stdout)["vp_token"]["pid"][0]
         disclosed = verify_mdoc(encoded, issuer_key.public_key(), nonce, ORIGIN)
         check(disclosed == {("eu.europa.ec.eudi.pid.1", "age_over_18"): True},

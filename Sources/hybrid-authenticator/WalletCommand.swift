@@ -24,11 +24,14 @@ struct WalletCommand: AsyncParsableCommand {
     ) async throws -> Value {
         do {
             return try await body(try await options.open())
-        } catch let error as PasskeyStoreError {
-            Console.writeError("error: \(StoreAccessError(path: options.path, error: error))\n")
-            throw ExitCode.failure
-        } catch let error as StoreAccessError {
-            Console.writeError("error: \(error)\n")
+        } catch {
+            let reason: StoreAccessError
+            switch error {
+            case let storeError as PasskeyStoreError: reason = StoreAccessError(path: options.path, error: storeError)
+            case let accessError as StoreAccessError: reason = accessError
+            default: throw error
+            }
+            Console.writeError("error: \(reason)\n")
             throw ExitCode.failure
         }
     }
@@ -78,10 +81,10 @@ struct WalletAddCommand: AsyncParsableCommand {
         commandName: "add",
         abstract: "Add an issuer-signed SD-JWT VC or mdoc IssuerSigned bound to the wallet's device key.")
 
+    @OptionGroup var storeOptions: StoreOptions
+
     @Argument(help: "The credential file, or - for standard input.")
     var file: String
-
-    @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
         let (format, bytes) = try Self.recognise(try WalletCommand.read(file))
@@ -206,14 +209,14 @@ struct WalletPresentCommand: AsyncParsableCommand {
         commandName: "present",
         abstract: "Answer an openid4vp-v1-unsigned request locally (as over hybrid) and print the response data.")
 
+    @Flag(help: "Share without asking.")
+    var yes = false
+
     @Option(help: "The verifier's origin, e.g. https://example.com.")
     var origin: String
 
     @Argument(help: "The request's data (JSON), or - for standard input.")
     var request: String
-
-    @Flag(help: "Share without asking.")
-    var yes = false
 
     @OptionGroup var storeOptions: StoreOptions
 

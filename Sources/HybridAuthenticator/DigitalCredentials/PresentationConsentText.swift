@@ -7,10 +7,7 @@ package enum PresentationConsentText {
     package static func question(origin: String, credentials: [RequestedCredential]) -> String {
         let consent = ConsentRequest(
             origin: TerminalText.printable(origin),
-            items: credentials.map {
-                ConsentRequest.Item(
-                    credentialName: TerminalText.printable($0.name), claimNames: $0.claims.map(TerminalText.printable))
-            })
+            items: credentials.map { (TerminalText.printable($0.name), $0.claims.map(TerminalText.printable)) })
         return consent.text + " Share?"
     }
 }

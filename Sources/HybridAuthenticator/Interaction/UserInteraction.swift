@@ -40,10 +40,7 @@ public struct RequestedCredential: Hashable, Sendable {
     public let claims: [String]
 
     /// A requested credential and its claims.
-    public init(name: String, claims: [String]) {
-        self.name = name
-        self.claims = claims
-    }
+    public init(name: String, claims: [String]) { (self.name, self.claims) = (name, claims) }
 }
 
 /// How the authenticator tests user presence and verifies the user. Every method may take as

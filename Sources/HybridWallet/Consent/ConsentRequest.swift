@@ -4,21 +4,11 @@
 /// ``text`` reads "https://example.com asks for: age over 18, from your PID." The origin is the
 /// one the browser asserted (the verifier cannot choose another); claim and credential names are
 /// derived from the query's paths and the credential's type, never from free text in the request.
-package struct ConsentRequest: Hashable, Sendable {
-    /// One credential and what is asked of it.
-    package struct Item: Hashable, Sendable {
-        /// The credential's human name, for example `PID`.
-        package let credentialName: String
-        /// The claims' human names, for example `age over 18`; empty when only the credential's
-        /// mandatory, not selectively disclosable contents are asked for.
-        package let claimNames: [String]
-
-        /// An item from its names.
-        package init(credentialName: String, claimNames: [String]) {
-            self.credentialName = credentialName
-            self.claimNames = claimNames
-        }
-    }
+package struct ConsentRequest: Sendable {
+    /// One credential and what is asked of it: its human name (for example `PID`) and the claims'
+    /// human names (for example `age over 18`; empty when only the credential's mandatory, not
+    /// selectively disclosable contents are asked for).
+    package typealias Item = (credentialName: String, claimNames: [String])
 
     /// The verifier's origin.
     package let origin: String
@@ -35,9 +25,7 @@ package struct ConsentRequest: Hashable, Sendable {
     package init(origin: String, matches: [DCQLEvaluator.Match]) {
         self.origin = origin
         items = matches.map { match in
-            Item(
-                credentialName: Self.credentialName(match.credential.type),
-                claimNames: match.claims.map { Self.claimName($0.path) })
+            (Self.credentialName(match.credential.type), match.claims.map { Self.claimName($0.path) })
         }
     }
 
