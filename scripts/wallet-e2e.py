@@ -112,6 +112,14 @@ def verify_mdoc(encoded, issuer_public, nonce, origin):
     return disclosed
 
 
+def judged(function, *args):
+    """The judge's verdict; a rejection is a failed check, not a traceback."""
+    try:
+        return function(*args)
+    except Exception as error:
+        check(False, f"{function.__name__} rejected the presentation: {type(error).__name__}: {error}")
+
+
 def fails(function, *args):
     try:
         function(*args)
@@ -171,7 +179,7 @@ def main():
         answer = wallet.run("present", "--origin", ORIGIN, "--yes", path)
         check(answer.returncode == 0, "wallet present (SD-JWT VC)", answer.stderr)
         presentation = json.loads(answer.stdout)["vp_token"]["pid"][0]
-        payload = verify_sd_jwt(presentation, issuer_public_pem, nonce, "origin:" + ORIGIN)
+        payload = judged(verify_sd_jwt, presentation, issuer_public_pem, nonce, "origin:" + ORIGIN)
         check(payload.get("age_equals_or_over") == {"18": True}, "sd-jwt verifier: age_equals_or_over.18 disclosed")
         check(not any(name in payload for name in ("given_name", "family_name", "birthdate")),
               "sd-jwt verifier: nothing else disclosed")
@@ -189,7 +197,7 @@ def main():
         answer = wallet.run("present", "--origin", ORIGIN, "--yes", path)
         check(answer.returncode == 0, "wallet present (mdoc)", answer.stderr)
         encoded = json.loads(answer.stdout)["vp_token"]["pid"][0]
-        disclosed = verify_mdoc(encoded, issuer_key.public_key(), nonce, ORIGIN)
+        disclosed = judged(verify_mdoc, encoded, issuer_key.public_key(), nonce, ORIGIN)
         check(disclosed == {("eu.europa.ec.eudi.pid.1", "age_over_18"): True},
               "mdoc judge: issuer signature, digests, device signature; only age_over_18")
         check(fails(verify_mdoc, encoded, issuer_key.public_key(), "other-nonce", ORIGIN),
