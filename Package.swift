@@ -121,17 +121,20 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // The phone's wallet: OpenID4VP requests, DCQL, SD-JWT VC and mdoc presentations; sans-IO.
+        .target(name: "HybridWallet", dependencies: ["HybridCore"] + crypto),
         .target(
             name: "HybridAuthenticator",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CZBar", "CPNG", "CTurboJPEG",
-                logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridWallet", "CZBar", "CPNG",
+                "CTurboJPEG", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-authenticator",
             dependencies: [
-                "HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", argumentParser, logging,
+                "HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridWallet", argumentParser,
+                logging,
             ]
         ),
 
@@ -282,7 +285,7 @@ let package = Package(
             name: "HybridAuthenticatorTests",
             dependencies: [
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
-                "HybridBluetooth",
+                "HybridBluetooth", "HybridWallet",
                 "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", "TestSupport", logging,
             ],
             exclude: ["Fixtures"]
@@ -304,6 +307,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),
+        .testTarget(name: "HybridWalletTests", dependencies: ["HybridWallet", "HybridCore"] + crypto),
     ],
     swiftLanguageModes: [.v6]
 )

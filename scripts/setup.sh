@@ -34,6 +34,14 @@ if ! python3 -c "import webauthn" 2>/dev/null; then
         python3 -m pip install --quiet --disable-pip-version-check --break-system-packages webauthn
 fi
 
+# The wallet's independent judge and test issuer (scripts/wallet-e2e.py): the SD-JWT reference
+# implementation (it brings jwcrypto).
+if ! python3 -c "import sd_jwt" 2>/dev/null; then
+    echo "setup: pip install sd-jwt"
+    python3 -m pip install --quiet --disable-pip-version-check sd-jwt==0.10.4 2>/dev/null ||
+        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages sd-jwt==0.10.4
+fi
+
 # Real Chromium as the hybrid client (ci/run-chromium-interop.sh): the packages that
 # Tools/chromium-peer/README.md lists, installed as it installs them (with recommends).
 install_chromium_interop_packages() {

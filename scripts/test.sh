@@ -38,6 +38,8 @@ python3 scripts/conformance-client-e2e.py "$bin_dir"
 python3 scripts/conformance-client-e2e.py "$bin_dir" --packed
 echo "== passkey export and import (CXF 1.0) through hybrid: py_webauthn and an independent Python CXF peer"
 python3 scripts/cxf-e2e.py "$bin_dir"
+echo "== the wallet: SD-JWT VC and mdoc presentations judged by the sd-jwt reference library and a cbor2/cryptography mdoc verifier"
+python3 scripts/wallet-e2e.py "$bin_dir"
 
 echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
 ci/run-ble-proof.sh

@@ -52,7 +52,7 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
             no request succeeded (e.g. the user declined), 1 on errors, 64 on bad arguments, 130 on a \
             second Ctrl-C. Every serving option is described by 'hybrid-authenticator serve --help'.
             """,
-        subcommands: [ServeCommand.self, CredentialsCommand.self],
+        subcommands: [ServeCommand.self, CredentialsCommand.self, WalletCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

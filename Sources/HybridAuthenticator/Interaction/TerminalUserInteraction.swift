@@ -54,6 +54,13 @@ package struct TerminalUserInteraction: UserInteraction {
         return number - 1
     }
 
+    /// "https://example.com asks for: age over 18, from your PID. Share? [y/N]"; `y` or `yes` shares.
+    package func confirmPresentation(origin: String, credentials: [RequestedCredential]) async -> Bool {
+        await console.write(PresentationConsentText.question(origin: origin, credentials: credentials) + " [y/N] ")
+        let answer = await console.readLine(hidingInput: false)?.trimmingWhitespace().lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
     /// True when there is a passphrase to check (`verifyPassphrase` given).
     package var canVerifyUser: Bool { verifyPassphrase != nil }
 

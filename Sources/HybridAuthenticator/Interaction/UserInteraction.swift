@@ -30,6 +30,19 @@ public struct AccountChoice: Hashable, Sendable {
     }
 }
 
+/// One credential a verifier asks for, as the user is shown it in
+/// ``UserInteraction/confirmPresentation(origin:credentials:)``.
+public struct RequestedCredential: Hashable, Sendable {
+    /// The credential's human name, for example `PID`.
+    public let name: String
+    /// The requested claims' human names, for example `age over 18`; empty when only the
+    /// credential's mandatory contents are asked for.
+    public let claims: [String]
+
+    /// A requested credential and its claims.
+    public init(name: String, claims: [String]) { (self.name, self.claims) = (name, claims) }
+}
+
 /// How the authenticator tests user presence and verifies the user. Every method may take as
 /// long as the user needs.
 public protocol UserInteraction: Sendable {
@@ -48,6 +61,15 @@ public protocol UserInteraction: Sendable {
     /// program: the store has a passphrase). The authenticator's getInfo reports it as option `uv`,
     /// and requests asking for `uv` are refused when it is false.
     var canVerifyUser: Bool { get }
+
+    /// Asks the user whether to share `credentials` (names and claims) with the verifier at
+    /// `origin`, the origin the browser asserted. Returns whether the user agreed.
+    func confirmPresentation(origin: String, credentials: [RequestedCredential]) async -> Bool
+}
+
+extension UserInteraction {
+    /// Declines: an interaction that does not implement consent for digital credentials shares nothing.
+    public func confirmPresentation(origin: String, credentials: [RequestedCredential]) async -> Bool { false }
 }
 
 /// Approves everything without asking (`--yes`): for unattended use and tests.
@@ -73,4 +95,7 @@ public struct AutoApproveUserInteraction: UserInteraction {
 
     /// Whether user verification is available: ``userVerification``.
     public var canVerifyUser: Bool { userVerification }
+
+    /// Always shares.
+    public func confirmPresentation(origin: String, credentials: [RequestedCredential]) async -> Bool { true }
 }

@@ -45,7 +45,7 @@ public actor FilePasskeyStore: PasskeyStore {
     /// including one another process created with its own salt.
     private nonisolated let protection: Protection
     private let random: RandomSource
-    private var state: StoreFileState
+    private(set) var state: StoreFileState
 
     /// Opens the store at `path`, or prepares a new one there (written on the first change).
     /// - Parameters:
@@ -111,12 +111,22 @@ public actor FilePasskeyStore: PasskeyStore {
     func change<Value>(
         _ apply: (inout [Passkey]) throws(PasskeyStoreError) -> (result: Value, write: Bool)
     ) throws(PasskeyStoreError) -> Value {
+        try changeFile(sealingWallet: false) { (passkeys, _) throws(PasskeyStoreError) in try apply(&passkeys) }
+    }
+
+    /// ``change(_:)`` over the passkeys and the wallet; the wallet section is sealed again and
+    /// written when `sealingWallet`, else kept as it was read.
+    func changeFile<Value>(
+        sealingWallet: Bool,
+        _ apply: (inout [Passkey], inout WalletContents) throws(PasskeyStoreError) -> (result: Value, write: Bool)
+    ) throws(PasskeyStoreError) -> Value {
         let directory = AtomicFile.split(path).directory
         if !FileManager.default.fileExists(atPath: directory) {
             // No directory, so no store (and no lock file): create them only for a write.
             state.forgetPasskeys()
             var passkeys: [Passkey] = []
-            let (result, write) = try apply(&passkeys)
+            var wallet = WalletContents()
+            let (result, write) = try apply(&passkeys, &wallet)
             guard write else { return result }
             try AtomicFile.createDirectory(directory)
         }
@@ -127,12 +137,15 @@ public actor FilePasskeyStore: PasskeyStore {
                 state.forgetPasskeys()
             }
             var passkeys = state.passkeys
-            let (result, write) = try apply(&passkeys)
+            var wallet = state.wallet
+            let (result, write) = try apply(&passkeys, &wallet)
             guard write else { return result }
-            let (bytes, keyFields) = try state.encoded(passkeys, random: random)
+            let section = sealingWallet ? try state.sealedWallet(wallet, random: random) : nil
+            let (bytes, keyFields) = try state.encoded(passkeys, wallet: section, random: random)
             try AtomicFile.removeTemporaryFiles(for: path)
             try AtomicFile.replace(atPath: path, with: bytes, temporarySuffix: Hex.encode(random.bytes(8)))
             state.adopt(passkeys, keyFields: keyFields)
+            if let section { state.adoptWallet(wallet, section: section) }
             return result
         }
     }

@@ -95,7 +95,7 @@ struct StoreEncryption: Sendable {
             + CBOREncoder.encode([.bytes(metadata.credentialID), .text(metadata.rpID), .bytes(metadata.userHandle)])
     }
 
-    private func seal(_ plaintext: [UInt8], aad: [UInt8], nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
+    func seal(_ plaintext: [UInt8], aad: [UInt8], nonce: [UInt8]) throws(PasskeyStoreError) -> [UInt8] {
         do {
             let box = try AES.GCM.seal(
                 plaintext, using: key, nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
@@ -105,7 +105,7 @@ struct StoreEncryption: Sendable {
         }
     }
 
-    private func open(_ combined: [UInt8], aad: [UInt8]) throws -> [UInt8] {
+    func open(_ combined: [UInt8], aad: [UInt8]) throws -> [UInt8] {
         Array(try AES.GCM.open(try AES.GCM.SealedBox(combined: combined), using: key, authenticating: aad))
     }
 }

@@ -26,6 +26,8 @@ import Foundation
 /// Optional credential members: `credProtect` (1–3; absent when it was not asked for, level 1) and
 /// `prfSecret` (kept like `privateKey`, sealed under its own associated data; absent in passkeys
 /// made before prf, which then answer without prf results). The MAC covers them like every byte.
+///
+/// Optional top-level member `wallet`: the identity wallet (`WalletSection`), with its own version.
 struct StoreFileDocument: Codable, Equatable {
     static let formatName = "hybrid-authenticator-passkeys"
     static let currentVersion = 2
@@ -39,6 +41,8 @@ struct StoreFileDocument: Codable, Equatable {
     /// The MAC of an encrypted version-2 file, written and checked on the file's bytes by
     /// ``StoreFileMAC``; `nil` when encoding.
     var mac: String? = nil
+    /// The wallet (`WalletSection`, versioned on its own); absent in files without one.
+    var wallet: WalletSection? = nil
 
     struct ProtectionRecord: Codable, Equatable {
         static let plaintextMode = "plaintext"

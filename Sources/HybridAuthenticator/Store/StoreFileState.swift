@@ -10,6 +10,10 @@ struct StoreFileState: Sendable {
     private(set) var check: [UInt8]?
     /// Newest first.
     private(set) var passkeys: [Passkey]
+    /// The wallet, opened.
+    private(set) var wallet = WalletContents()
+    /// The wallet section as read or last written, kept as it is when only passkeys change.
+    private var walletSection: WalletSection?
     /// The sealed members last written for each credential in the current format, so unchanged
     /// secrets keep their boxes (after reading a version-1 file, every secret is sealed again).
     private var keyFields: [[UInt8]: SealedFields]
@@ -55,15 +59,32 @@ struct StoreFileState: Sendable {
             passkeys.append(passkey)
         }
         (self.passkeys, keyFields) = (passkeys.sortedNewestFirst(), fields)
+        walletSection = document.wallet
+        wallet = try document.wallet?.contents(encryption: encryption) ?? WalletContents()
     }
 
     /// The file was removed: the next write starts an empty store with the same keys.
-    mutating func forgetPasskeys() { (passkeys, keyFields) = ([], [:]) }
+    mutating func forgetPasskeys() {
+        (passkeys, keyFields) = ([], [:])
+        (wallet, walletSection) = (WalletContents(), nil)
+    }
+
+    /// The wallet section for `contents`, sealed afresh.
+    func sealedWallet(_ contents: WalletContents, random: RandomSource) throws(PasskeyStoreError) -> WalletSection {
+        try WalletSection(contents, encryption: encryption, random: random)
+    }
+
+    /// After `contents` was written as `section`.
+    mutating func adoptWallet(_ contents: WalletContents, section: WalletSection) {
+        (wallet, walletSection) = (contents, section)
+    }
 
     /// The file holding `changed`, and the sealed fields it wrote.
-    func encoded(_ changed: [Passkey], random: RandomSource) throws(PasskeyStoreError) -> (
-        [UInt8], [[UInt8]: SealedFields]
-    ) {
+    func encoded(_ changed: [Passkey], wallet section: WalletSection? = nil, random: RandomSource)
+        throws(PasskeyStoreError) -> (
+            [UInt8], [[UInt8]: SealedFields]
+        )
+    {
         var fields: [[UInt8]: SealedFields] = [:]
         var records: [StoreFileDocument.CredentialRecord] = []
         for passkey in changed {
@@ -78,7 +99,7 @@ struct StoreFileState: Sendable {
         }
         let document = StoreFileDocument(
             format: StoreFileDocument.formatName, version: StoreFileDocument.currentVersion,
-            protection: protectionRecord, credentials: records)
+            protection: protectionRecord, credentials: records, wallet: section ?? walletSection)
         return (document.encoded(macKey: encryption?.macKey), fields)
     }
 
