@@ -273,7 +273,7 @@ let package = Package(
             name: "HybridSecurityKeyTests",
             dependencies: [
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
-                "HybridCore", "HybridCTAP", "HybridQRWindow", "TestChildProcess", "TestSeededRandom",
+                "HybridCore", "HybridCTAP", "HybridQRWindow", "TestChildProcess", "TestManualClock", "TestSeededRandom",
             ]
         ),
         .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),
