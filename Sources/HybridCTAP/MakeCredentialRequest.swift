@@ -91,7 +91,7 @@ public struct MakeCredentialRequest: Hashable, Sendable {
             let path = reader.fieldPath("pubKeyCredParams[\(index)]")
             do throws(CTAPError) {
                 parameters.append(try PublicKeyCredentialParameters(cbor: element, path: path, decoding: decoding))
-            } catch where reader.isLenient {
+            } catch  where reader.isLenient {
                 continue
             }
         }

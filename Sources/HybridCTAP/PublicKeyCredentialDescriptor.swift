@@ -55,7 +55,7 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
         for (index, element) in elements.enumerated() {
             do throws(CTAPError) {
                 list.append(try Self(cbor: element, path: "\(path)[\(index)]", decoding: decoding))
-            } catch where decoding == .lenient {
+            } catch  where decoding == .lenient {
                 continue
             }
         }

@@ -77,7 +77,11 @@ import Testing
         #expect(machine.lingeringCeremony == id)
         // A late outcome of the same ceremony changes nothing.
         #expect(machine.phoneReplied(id: id, reply: [0x00], at: .milliseconds(260)).isEmpty)
-        #expect(machine.phoneFailed(id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)), at: .milliseconds(260)).isEmpty)
+        #expect(
+            machine.phoneFailed(
+                id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)),
+                at: .milliseconds(260)
+            ).isEmpty)
     }
 
     @Test func aSecondChannelIsBusyWhileARequestIsInFlight() throws {
@@ -128,7 +132,8 @@ import Testing
         #expect(machine.lingeringCeremony == nil)
         // The first tunnel's close is only reported; the second request is still in flight.
         let end = HybridSessionEnd(reason: .cancelled)
-        #expect(machine.phoneTunnelClosed(id: first.id, end: end, at: .milliseconds(70)) == [.event(.tunnelClosed(end))])
+        #expect(
+            machine.phoneTunnelClosed(id: first.id, end: end, at: .milliseconds(70)) == [.event(.tunnelClosed(end))])
         #expect(machine.requestInFlight?.id == second.id)
         // Shutting down stops the ceremony in flight and answers nothing.
         #expect(machine.shutdown() == [.cancelCeremony(id: second.id)])
@@ -146,15 +151,18 @@ import Testing
 
     @Test func aFailedPhoneTaskAnswersItsStatus() throws {
         var (machine, channel) = try Self.machine()
-        let (id, _) = try #require(Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
-        let failed = machine.phoneFailed(id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)), at: .seconds(1))
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        let failed = machine.phoneFailed(
+            id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)), at: .seconds(1))
         #expect(failed.last == Self.answer([0x2F], on: channel))
         #expect(machine.nextDeadline == nil && machine.requestInFlight == nil)
     }
 
     @Test func anUnreachablePhoneFailsTheCeremonyAndRefusesForwardsAtOnce() throws {
         var (machine, channel) = try Self.machine()
-        let (id, _) = try #require(Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
         let gone = machine.phoneUnreachable(status: .other, reason: "no Bluetooth adapter", at: .milliseconds(10))
         #expect(
             gone == [

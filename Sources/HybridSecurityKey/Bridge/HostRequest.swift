@@ -30,7 +30,9 @@ package enum HostRequest: Sendable {
             throw Refusal(
                 status: .invalidCBOR, reason: "parameters are not CBOR that could be made canonical (\(error))")
         }
-        guard map.mapEntries != nil else { throw Refusal(status: .cborUnexpectedType, reason: "parameters are not a map") }
+        guard map.mapEntries != nil else {
+            throw Refusal(status: .cborUnexpectedType, reason: "parameters are not a map")
+        }
         do {
             if command == .makeCredential {
                 return .makeCredential(try MakeCredentialRequest(cbor: map, decoding: .lenient), parameters: map)
