@@ -91,8 +91,8 @@ public struct MakeCredentialRequest: Hashable, Sendable {
             let path = reader.fieldPath("pubKeyCredParams[\(index)]")
             do throws(CTAPError) {
                 parameters.append(try PublicKeyCredentialParameters(cbor: element, path: path, decoding: decoding))
-            } catch  where reader.isLenient {
-                continue
+            } catch {
+                guard reader.isLenient else { throw error }
             }
         }
         let excludeList = try reader.array(5, "excludeList").map { (elements) throws(CTAPError) in

@@ -55,8 +55,8 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
         for (index, element) in elements.enumerated() {
             do throws(CTAPError) {
                 list.append(try Self(cbor: element, path: "\(path)[\(index)]", decoding: decoding))
-            } catch  where decoding == .lenient {
-                continue
+            } catch {
+                guard decoding == .lenient else { throw error }
             }
         }
         return list
