@@ -152,13 +152,15 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The phone task of request `id` failed before the phone answered, with `error`
     /// (``CeremonyFailureStatus`` gives the host's status).
     package mutating func phoneFailed(id: UInt64, error: any Error, at now: Duration) -> [Action] {
-        fail(id: id, status: CeremonyFailureStatus.status(for: error), message: "\(error)", at: now)
+        guard case .atPhone(id, _, _) = state else { return [] }  // answered or cancelled meanwhile
+        return fail(id: id, status: CeremonyFailureStatus.status(for: error), message: "\(error)", at: now)
     }
 
     /// The tunnel of ceremony `id` closed (after its linger, or without a reply, which the host
     /// then gets as a failure).
     package mutating func phoneTunnelClosed(id: UInt64, end: HybridSessionEnd, at now: Duration) -> [Action] {
         if lingering == id { lingering = nil }
+        guard case .atPhone(id, _, _) = state else { return [.event(.tunnelClosed(end))] }
         return phoneFailed(id: id, error: HybridClientError.invalidResponse(.noReply), at: now) + [
             .event(.tunnelClosed(end))
         ]
@@ -201,6 +203,7 @@ package struct SecurityKeyStateMachine: Sendable {
     /// cancels ended.
     private mutating func transported(_ actions: [CTAPHIDStateMachine.Action], at now: Duration) -> [Action] {
         var result: [Action] = []
+        result.reserveCapacity(actions.count)
         for action in actions {
             switch action {
             case .send(let message):
