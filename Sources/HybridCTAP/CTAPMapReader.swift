@@ -38,7 +38,24 @@ struct CTAPMapReader {
 
     func fieldPath(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
 
-    func value(_ key: CBORValue) -> CBORValue? { entries.first(where: { $0.key == key })?.value }
+    func value(_ key: CBORValue) -> CBORValue? {
+        // CTAP keys are integers or texts: matching the case first skips comparing (and
+        // retaining) the boxed values of every other entry.
+        switch key {
+        case .int(let wanted):
+            for index in entries.indices {
+                if case .int(wanted) = entries[index].key { return entries[index].value }
+            }
+            return nil
+        case .text(let wanted):
+            for index in entries.indices {
+                if case .text(let text) = entries[index].key, text == wanted { return entries[index].value }
+            }
+            return nil
+        default:
+            return entries.first(where: { $0.key == key })?.value
+        }
+    }
 
     func required(_ key: CBORValue, _ name: String) throws(CTAPError) -> CBORValue {
         guard let value = value(key) else { throw .missingParameter(field: fieldPath(name)) }
