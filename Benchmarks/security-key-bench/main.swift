@@ -52,14 +52,21 @@ func benchmark() async {
     let iterations = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 2000
     let phone = GatedPhone()
     let (reports, reportContinuation) = AsyncStream<ContinuousClock.Instant>.makeStream()
-    let bridge = SecurityKeyBridge(driver: phone, output: { _ in reportContinuation.yield(.now) })
+    // The first report (the INIT answer) is kept: it carries the channel the key allocated.
+    let firstReport = Mutex<[UInt8]?>(nil)
+    let bridge = SecurityKeyBridge(driver: phone, output: { report in
+        firstReport.withLock { if $0 == nil { $0 = report } }
+        reportContinuation.yield(.now)
+    })
     var reportIterator = reports.makeAsyncIterator()
     var qrIterator = phone.qrShown.makeAsyncIterator()
 
     // Allocate a channel.
     for report in message(.initialize, [1, 2, 3, 4, 5, 6, 7, 8], channel: 0xFFFF_FFFF) { await bridge.reportReceived(report) }
     _ = await reportIterator.next()
-    let channel: UInt32 = 1
+    // INIT answer: channel 4, command 1, length 2, nonce 8, then the allocated channel ID.
+    guard let initAnswer = firstReport.withLock({ $0 }) else { fatalError("no INIT answer") }
+    let channel = initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
 
     // A realistic assertion reply: ~ 300 bytes (credential, authData, signature, user).
     let reply: [UInt8] = [0x00] + CBOREncoder.encode(.map([

@@ -1,22 +1,61 @@
 import HybridCore
 
-/// Typed, strict access to the fields of a CTAP2 CBOR map: absent fields are `nil`, present
-/// fields of the wrong type throw ``CTAPError/unexpectedType(field:)``. Unknown keys are ignored,
-/// as CTAP2 requires for forward compatibility.
+/// How strictly the request decoders (``MakeCredentialRequest/init(cbor:decoding:)``,
+/// ``GetAssertionRequest/init(cbor:decoding:)``) read a parameter map.
+package enum CTAPDecoding: Sendable {
+    /// What an authenticator serves: every known key of its type, lengths checked.
+    case strict
+    /// What a key that forwards requests decides on (the virtual security key): a field of the
+    /// wrong type reads as absent, lengths are not checked, list entries and credential
+    /// parameters that do not parse are skipped, and a user entity without an `id` reads as an
+    /// empty one. The parameter map itself and its required keys (with `rp.id`) must be there.
+    case lenient
+}
+
+/// Typed access to the fields of a CTAP2 CBOR map: absent fields are `nil`; present fields of
+/// the wrong type throw ``CTAPError/unexpectedType(field:)`` when ``decoding`` is strict and read
+/// as absent when it is lenient. Unknown keys are ignored, as CTAP2 requires for forward
+/// compatibility.
 struct CTAPMapReader {
     let entries: [CBORMapEntry]
     let path: String
+    let decoding: CTAPDecoding
 
     /// Reads `value` as a map; `path` names it in errors.
-    init(_ value: CBORValue, path: String) throws(CTAPError) {
+    init(_ value: CBORValue, path: String, decoding: CTAPDecoding = .strict) throws(CTAPError) {
         guard let entries = value.mapEntries else { throw .unexpectedType(field: path) }
         self.entries = entries
         self.path = path
+        self.decoding = decoding
+    }
+
+    var isLenient: Bool { decoding == .lenient }
+
+    /// A present field of the wrong type: an error when strict, absent when lenient.
+    private func wrongType(_ name: String) throws(CTAPError) {
+        if !isLenient { throw .unexpectedType(field: fieldPath(name)) }
     }
 
     func fieldPath(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
 
-    func value(_ key: CBORValue) -> CBORValue? { entries.first(where: { $0.key == key })?.value }
+    func value(_ key: CBORValue) -> CBORValue? {
+        // CTAP keys are integers or texts: matching the case first skips comparing (and
+        // retaining) the boxed values of every other entry.
+        switch key {
+        case .int(let wanted):
+            for index in entries.indices {
+                if case .int(wanted) = entries[index].key { return entries[index].value }
+            }
+            return nil
+        case .text(let wanted):
+            for index in entries.indices {
+                if case .text(let text) = entries[index].key, text == wanted { return entries[index].value }
+            }
+            return nil
+        default:
+            return entries.first(where: { $0.key == key })?.value
+        }
+    }
 
     func required(_ key: CBORValue, _ name: String) throws(CTAPError) -> CBORValue {
         guard let value = value(key) else { throw .missingParameter(field: fieldPath(name)) }
@@ -25,7 +64,10 @@ struct CTAPMapReader {
 
     func bytes(_ key: CBORValue, _ name: String) throws(CTAPError) -> [UInt8]? {
         guard let value = value(key) else { return nil }
-        guard let bytes = value.bytesValue else { throw .unexpectedType(field: fieldPath(name)) }
+        guard let bytes = value.bytesValue else {
+            try wrongType(name)
+            return nil
+        }
         return bytes
     }
 
@@ -36,7 +78,10 @@ struct CTAPMapReader {
 
     func text(_ key: CBORValue, _ name: String) throws(CTAPError) -> String? {
         guard let value = value(key) else { return nil }
-        guard let text = value.textValue else { throw .unexpectedType(field: fieldPath(name)) }
+        guard let text = value.textValue else {
+            try wrongType(name)
+            return nil
+        }
         return text
     }
 
@@ -47,7 +92,10 @@ struct CTAPMapReader {
 
     func int(_ key: CBORValue, _ name: String) throws(CTAPError) -> Int64? {
         guard let value = value(key) else { return nil }
-        guard let number = value.intValue else { throw .unexpectedType(field: fieldPath(name)) }
+        guard let number = value.intValue else {
+            try wrongType(name)
+            return nil
+        }
         return number
     }
 
@@ -61,19 +109,28 @@ struct CTAPMapReader {
         throws(CTAPError) -> T?
     {
         guard let number = try int(key, name) else { return nil }
-        guard let converted = T(exactly: number) else { throw .invalidParameter(field: fieldPath(name)) }
+        guard let converted = T(exactly: number) else {
+            if isLenient { return nil }
+            throw .invalidParameter(field: fieldPath(name))
+        }
         return converted
     }
 
     func bool(_ key: CBORValue, _ name: String) throws(CTAPError) -> Bool? {
         guard let value = value(key) else { return nil }
-        guard let flag = value.boolValue else { throw .unexpectedType(field: fieldPath(name)) }
+        guard let flag = value.boolValue else {
+            try wrongType(name)
+            return nil
+        }
         return flag
     }
 
     func array(_ key: CBORValue, _ name: String) throws(CTAPError) -> [CBORValue]? {
         guard let value = value(key) else { return nil }
-        guard let elements = value.arrayValue else { throw .unexpectedType(field: fieldPath(name)) }
+        guard let elements = value.arrayValue else {
+            try wrongType(name)
+            return nil
+        }
         return elements
     }
 
@@ -87,7 +144,10 @@ struct CTAPMapReader {
         guard let elements = try array(key, name) else { return nil }
         var texts: [String] = []
         for (index, element) in elements.enumerated() {
-            guard let text = element.textValue else { throw .unexpectedType(field: fieldPath("\(name)[\(index)]")) }
+            guard let text = element.textValue else {
+                if isLenient { continue }
+                throw .unexpectedType(field: fieldPath("\(name)[\(index)]"))
+            }
             texts.append(text)
         }
         return texts
@@ -96,7 +156,11 @@ struct CTAPMapReader {
     /// A nested map, returned as a reader for it.
     func map(_ key: CBORValue, _ name: String) throws(CTAPError) -> CTAPMapReader? {
         guard let value = value(key) else { return nil }
-        return try CTAPMapReader(value, path: fieldPath(name))
+        guard value.mapEntries != nil else {
+            try wrongType(name)
+            return nil
+        }
+        return try CTAPMapReader(value, path: fieldPath(name), decoding: decoding)
     }
 
     func requiredMap(_ key: CBORValue, _ name: String) throws(CTAPError) -> CTAPMapReader {

@@ -39,8 +39,8 @@ public struct CTAPRequestOptions: Hashable, Sendable {
     }
 
     /// Parses the map. `rk`, `up` and `uv` must be booleans when present; other keys are ignored.
-    package init(cbor: CBORValue, path: String) throws(CTAPError) {
-        let reader = try CTAPMapReader(cbor, path: path)
+    package init(cbor: CBORValue, path: String, decoding: CTAPDecoding = .strict) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path, decoding: decoding)
         self.init(
             residentKey: try reader.bool("rk", "rk"),
             userPresence: try reader.bool("up", "up"),

@@ -53,19 +53,23 @@ public struct GetAssertionRequest: Hashable, Sendable {
     /// Command byte 0x02 followed by the canonical parameter map.
     public var encoded: [UInt8] { [CTAPCommand.getAssertion.rawValue] + CBOREncoder.encode(cbor) }
 
-    /// Parses the parameter map strictly: required keys 1 and 2, every known key of its type,
-    /// clientDataHash 32 bytes, extensions a map.
-    package init(cbor: CBORValue) throws(CTAPError) {
-        let reader = try CTAPMapReader(cbor, path: "getAssertion")
+    /// Parses the parameter map. Strict (what an authenticator serves): required keys 1 and 2,
+    /// every known key of its type, clientDataHash 32 bytes, extensions a map. Lenient (what a
+    /// forwarding key decides on): see ``CTAPDecoding/lenient``; keys 1 and 2 must still be there,
+    /// with the right types.
+    package init(cbor: CBORValue, decoding: CTAPDecoding = .strict) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: "getAssertion", decoding: decoding)
         let rpID = try reader.requiredText(1, "rpId")
         let clientDataHash = try reader.requiredBytes(2, "clientDataHash")
-        guard clientDataHash.count == 32 else { throw .invalidLength(field: reader.fieldPath("clientDataHash")) }
+        guard reader.isLenient || clientDataHash.count == 32 else {
+            throw .invalidLength(field: reader.fieldPath("clientDataHash"))
+        }
         let allowList = try reader.array(3, "allowList").map { (elements) throws(CTAPError) in
-            try PublicKeyCredentialDescriptor.list(elements, path: reader.fieldPath("allowList"))
+            try PublicKeyCredentialDescriptor.list(elements, path: reader.fieldPath("allowList"), decoding: decoding)
         }
         let extensions = try reader.map(4, "extensions")?.value
-        let options = try reader.value(5).map { (value) throws(CTAPError) in
-            try CTAPRequestOptions(cbor: value, path: reader.fieldPath("options"))
+        let options = try reader.map(5, "options").map { (options) throws(CTAPError) in
+            try CTAPRequestOptions(cbor: options.value, path: reader.fieldPath("options"), decoding: decoding)
         }
         self.init(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allowList, extensions: extensions,

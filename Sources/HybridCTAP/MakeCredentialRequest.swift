@@ -72,26 +72,35 @@ public struct MakeCredentialRequest: Hashable, Sendable {
     /// Command byte 0x01 followed by the canonical parameter map.
     public var encoded: [UInt8] { [CTAPCommand.makeCredential.rawValue] + CBOREncoder.encode(cbor) }
 
-    /// Parses the parameter map strictly: required keys 1–4, every known key of its type,
-    /// clientDataHash 32 bytes, user id 1–64 bytes, extensions a map.
-    package init(cbor: CBORValue) throws(CTAPError) {
-        let reader = try CTAPMapReader(cbor, path: "makeCredential")
+    /// Parses the parameter map. Strict (what an authenticator serves): required keys 1–4,
+    /// every known key of its type, clientDataHash 32 bytes, user id 1–64 bytes, extensions a map.
+    /// Lenient (what a forwarding key decides on): see ``CTAPDecoding/lenient``; required keys
+    /// 1–4 and `rp.id` must still be there, with the right types.
+    package init(cbor: CBORValue, decoding: CTAPDecoding = .strict) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: "makeCredential", decoding: decoding)
         let clientDataHash = try reader.requiredBytes(1, "clientDataHash")
-        guard clientDataHash.count == 32 else { throw .invalidLength(field: reader.fieldPath("clientDataHash")) }
-        let rp = try PublicKeyCredentialRPEntity(cbor: try reader.required(2, "rp"), path: reader.fieldPath("rp"))
+        guard reader.isLenient || clientDataHash.count == 32 else {
+            throw .invalidLength(field: reader.fieldPath("clientDataHash"))
+        }
+        let rp = try PublicKeyCredentialRPEntity(
+            cbor: try reader.requiredMap(2, "rp").value, path: reader.fieldPath("rp"), decoding: decoding)
         let user = try PublicKeyCredentialUserEntity(
-            cbor: try reader.required(3, "user"), path: reader.fieldPath("user"))
+            cbor: try reader.requiredMap(3, "user").value, path: reader.fieldPath("user"), decoding: decoding)
         var parameters: [PublicKeyCredentialParameters] = []
         for (index, element) in try reader.requiredArray(4, "pubKeyCredParams").enumerated() {
-            parameters.append(
-                try PublicKeyCredentialParameters(cbor: element, path: reader.fieldPath("pubKeyCredParams[\(index)]")))
+            let path = reader.fieldPath("pubKeyCredParams[\(index)]")
+            do throws(CTAPError) {
+                parameters.append(try PublicKeyCredentialParameters(cbor: element, path: path, decoding: decoding))
+            } catch {
+                guard reader.isLenient else { throw error }
+            }
         }
         let excludeList = try reader.array(5, "excludeList").map { (elements) throws(CTAPError) in
-            try PublicKeyCredentialDescriptor.list(elements, path: reader.fieldPath("excludeList"))
+            try PublicKeyCredentialDescriptor.list(elements, path: reader.fieldPath("excludeList"), decoding: decoding)
         }
         let extensions = try reader.map(6, "extensions")?.value
-        let options = try reader.value(7).map { (value) throws(CTAPError) in
-            try CTAPRequestOptions(cbor: value, path: reader.fieldPath("options"))
+        let options = try reader.map(7, "options").map { (options) throws(CTAPError) in
+            try CTAPRequestOptions(cbor: options.value, path: reader.fieldPath("options"), decoding: decoding)
         }
         self.init(
             clientDataHash: clientDataHash, rp: rp, user: user, publicKeyCredentialParameters: parameters,

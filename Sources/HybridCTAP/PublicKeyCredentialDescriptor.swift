@@ -36,20 +36,28 @@ public struct PublicKeyCredentialDescriptor: Hashable, Sendable {
 
     /// Parses the map: `type` (text) and `id` (bytes) are required, `transports` must be an
     /// array of text if present. Unknown keys are ignored.
-    package init(cbor: CBORValue, path: String = "credential") throws(CTAPError) {
-        let reader = try CTAPMapReader(cbor, path: path)
+    package init(cbor: CBORValue, path: String = "credential", decoding: CTAPDecoding = .strict) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path, decoding: decoding)
         self.init(
-            type: try reader.requiredText("type", "type"),
+            type: reader.isLenient ? try reader.text("type", "type") ?? "" : try reader.requiredText("type", "type"),
             id: try reader.requiredBytes("id", "id"),
             transports: try reader.textArray("transports", "transports")
         )
     }
 
     /// Parses an array of descriptors (an allow or exclude list).
-    static func list(_ elements: [CBORValue], path: String) throws(CTAPError) -> [Self] {
+    /// A descriptor list; lenient decoding skips the entries without a byte-string `id` (and
+    /// reads a missing `type` as empty).
+    static func list(_ elements: [CBORValue], path: String, decoding: CTAPDecoding = .strict) throws(CTAPError)
+        -> [Self]
+    {
         var list: [Self] = []
         for (index, element) in elements.enumerated() {
-            list.append(try Self(cbor: element, path: "\(path)[\(index)]"))
+            do throws(CTAPError) {
+                list.append(try Self(cbor: element, path: "\(path)[\(index)]", decoding: decoding))
+            } catch {
+                guard decoding == .lenient else { throw error }
+            }
         }
         return list
     }

@@ -21,8 +21,8 @@ public struct PublicKeyCredentialRPEntity: Hashable, Sendable {
     }
 
     /// Parses the map; `icon` and unknown keys are ignored.
-    package init(cbor: CBORValue, path: String = "rp") throws(CTAPError) {
-        let reader = try CTAPMapReader(cbor, path: path)
+    package init(cbor: CBORValue, path: String = "rp", decoding: CTAPDecoding = .strict) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path, decoding: decoding)
         self.init(id: try reader.requiredText("id", "id"), name: try reader.text("name", "name"))
     }
 }
@@ -55,10 +55,12 @@ public struct PublicKeyCredentialUserEntity: Hashable, Sendable {
     }
 
     /// Parses the map; the id must be 1 to 64 bytes. `icon` and unknown keys are ignored.
-    package init(cbor: CBORValue, path: String = "user") throws(CTAPError) {
-        let reader = try CTAPMapReader(cbor, path: path)
-        let id = try reader.requiredBytes("id", "id")
-        guard (1...Self.maximumIDLength).contains(id.count) else { throw .invalidLength(field: reader.fieldPath("id")) }
+    package init(cbor: CBORValue, path: String = "user", decoding: CTAPDecoding = .strict) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path, decoding: decoding)
+        let id = reader.isLenient ? try reader.bytes("id", "id") ?? [] : try reader.requiredBytes("id", "id")
+        guard reader.isLenient || (1...Self.maximumIDLength).contains(id.count) else {
+            throw .invalidLength(field: reader.fieldPath("id"))
+        }
         self.init(
             id: id, name: try reader.text("name", "name"), displayName: try reader.text("displayName", "displayName"))
     }
@@ -81,8 +83,8 @@ public struct PublicKeyCredentialParameters: Hashable, Sendable {
     package var cbor: CBORValue { ["alg": .int(algorithm), "type": .text(type)] }
 
     /// Parses the map; both members are required.
-    package init(cbor: CBORValue, path: String) throws(CTAPError) {
-        let reader = try CTAPMapReader(cbor, path: path)
+    package init(cbor: CBORValue, path: String, decoding: CTAPDecoding = .strict) throws(CTAPError) {
+        let reader = try CTAPMapReader(cbor, path: path, decoding: decoding)
         self.init(type: try reader.requiredText("type", "type"), algorithm: try reader.requiredInt("alg", "alg"))
     }
 }

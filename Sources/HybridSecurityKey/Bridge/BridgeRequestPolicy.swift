@@ -13,7 +13,8 @@ package enum BridgeDecision: Hashable, Sendable {
 }
 
 /// A request as it goes to the phone: the command byte and canonical CBOR, after the rewrites
-/// listed in `rewrites` (empty when the program's request went unchanged).
+/// listed in `rewrites` (empty when the program's request went unchanged). Two are equal when
+/// their bytes, type and rewrites are: the RP ID and the listed IDs are read from the same request.
 package struct PhoneRequest: Hashable, Sendable {
     /// The command byte and the canonical CBOR parameters.
     package var bytes: [UInt8]
@@ -21,12 +22,31 @@ package struct PhoneRequest: Hashable, Sendable {
     package var type: HybridRequestType
     /// What was changed, one short phrase each, for logs.
     package var rewrites: [String]
+    /// The RP ID the request names, for showing the person what is asked.
+    package var relyingPartyID: String?
+    /// The IDs of the allow list (getAssertion) or exclude list (makeCredential) the phone gets.
+    package var listedIDs: [[UInt8]]
 
     /// A request as the policy built it (tests build the expected one).
-    package init(bytes: [UInt8], type: HybridRequestType, rewrites: [String] = []) {
+    package init(
+        bytes: [UInt8], type: HybridRequestType, rewrites: [String] = [], relyingPartyID: String? = nil,
+        listedIDs: [[UInt8]] = []
+    ) {
         self.bytes = bytes
         self.type = type
         self.rewrites = rewrites
+        self.relyingPartyID = relyingPartyID
+        self.listedIDs = listedIDs
+    }
+
+    package static func == (a: Self, b: Self) -> Bool {
+        a.bytes == b.bytes && a.type == b.type && a.rewrites == b.rewrites
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes)
+        hasher.combine(type)
+        hasher.combine(rewrites)
     }
 }
 
@@ -35,12 +55,12 @@ package struct PhoneRequest: Hashable, Sendable {
 /// tells users the same.
 ///
 /// - getInfo: answered locally (``SecurityKeyInfo``).
-/// - makeCredential and getAssertion are decoded leniently (map keys in any order, see
-///   ``CBORDecoder/MapKeyOrder/anyOrder``: Firefox writes its getAssertion options as
+/// - makeCredential and getAssertion are decoded once, leniently, into HybridCTAP's typed
+///   requests (``HostRequest``: map keys in any order, Firefox writes its getAssertion options as
 ///   `{"uv", "up"}`) and re-encoded canonically, so the phone only ever gets canonical CBOR.
 ///   Non-minimal integers, duplicate keys, indefinite lengths, tags, floats and trailing bytes
 ///   stay CTAP2_ERR_INVALID_CBOR: no host we know sends them.
-/// - Silent probes (getAssertion with `up` false) never reach the phone: ``probe(_:rpID:at:)``.
+/// - Silent probes (getAssertion with `up` false) never reach the phone: ``probe(ids:rpID:at:)``.
 /// - Touch requests (empty pinUvAuthParam, RP `.dummy` from Chromium and libfido2,
 ///   `make.me.blink` from Firefox): ``touch(at:)``.
 /// - makeCredential and getAssertion otherwise go to the phone, with the list the program
@@ -99,14 +119,15 @@ package struct BridgeRequestPolicy: Sendable {
         case .getNextAssertion:
             return Self.answer(.notAllowed, "the phone returns a single assertion")
         case .makeCredential, .getAssertion:
-            let map: CBORValue
             do {
-                map = try CBORDecoder.decode(parameters, mapKeys: .anyOrder)
+                switch try HostRequest.decode(command: command, parameters: parameters) {
+                case .makeCredential(let request, let map)?: return makeCredential(request, map, at: now)
+                case .getAssertion(let request, let map)?: return getAssertion(request, map, at: now)
+                case nil: return Self.answer(.invalidCommand, "\(command) is not served through a phone")
+                }
             } catch {
-                return Self.answer(.invalidCBOR, "parameters are not CBOR that could be made canonical (\(error))")
+                return Self.answer(error.status, error.reason)
             }
-            guard map.mapEntries != nil else { return Self.answer(.cborUnexpectedType, "parameters are not a map") }
-            return command == .makeCredential ? makeCredential(map, at: now) : getAssertion(map, at: now)
         default:
             return Self.answer(.invalidCommand, "\(command) is not served through a phone")
         }
@@ -115,12 +136,9 @@ package struct BridgeRequestPolicy: Sendable {
     /// The RP ID a makeCredential (`rp.id`, key 2) or getAssertion (`rpId`, key 1) names, for
     /// showing the person what is asked; nil for other commands or malformed requests.
     package static func relyingPartyID(of request: [UInt8]) -> String? {
-        guard let first = request.first, let map = try? CBORDecoder.decode(request.dropFirst()) else { return nil }
-        switch CTAPCommand(rawValue: first) {
-        case .makeCredential: return map[intKey: 2]?[textKey: "id"]?.textValue
-        case .getAssertion: return map[intKey: 1]?.textValue
-        default: return nil
-        }
+        guard let first = request.first else { return nil }
+        return (try? HostRequest.decode(command: CTAPCommand(rawValue: first), parameters: request.dropFirst()))??
+            .relyingPartyID
     }
 
     /// The phone answered `reply` to `request`: a success teaches the credential ID it used or
@@ -140,7 +158,8 @@ package struct BridgeRequestPolicy: Sendable {
         case .getAssertion:
             guard let response = try? GetAssertionResponse(responseBytes: reply) else { return false }
             // CTAP lets the phone omit the credential when the allow list had exactly one entry.
-            guard let id = response.credential?.id ?? Self.singleListedID(in: request) else { return false }
+            let single = request.listedIDs.count == 1 ? request.listedIDs.first : nil
+            guard let id = response.credential?.id ?? single else { return false }
             return knownCredentials.remember(id, rpIDHash: response.authenticatorData.rpIDHash)
         default:
             return false
@@ -149,91 +168,53 @@ package struct BridgeRequestPolicy: Sendable {
 
     // MARK: - makeCredential and getAssertion
 
-    private mutating func makeCredential(_ map: CBORValue, at now: Duration) -> BridgeDecision {
-        guard map[intKey: 1]?.bytesValue != nil else { return Self.missing("clientDataHash") }
-        guard let rp = map[intKey: 2], rp.mapEntries != nil else { return Self.missing("rp") }
-        guard map[intKey: 3]?.mapEntries != nil else { return Self.missing("user") }
-        guard let algorithms = map[intKey: 4]?.arrayValue else { return Self.missing("pubKeyCredParams") }
-        let rpID = rp[textKey: "id"]?.textValue
-        if Self.isTouchRequest(map, key: 8) || rpID.map(Self.touchRPIDs.contains) == true { return touch(at: now) }
-        if Self.option("up", in: map, key: 7) == false {
+    private mutating func makeCredential(_ request: MakeCredentialRequest, _ map: CBORValue, at now: Duration)
+        -> BridgeDecision
+    {
+        let rpID = request.rp.id
+        if request.pinUvAuthParam?.isEmpty == true || Self.touchRPIDs.contains(rpID) { return touch(at: now) }
+        if request.options?.userPresence == false {
             return Self.answer(.invalidOption, "makeCredential with up=false")
         }
-        let es256 = algorithms.contains {
-            $0[textKey: "alg"]?.intValue == COSEAlgorithm.es256 && $0[textKey: "type"]?.textValue == "public-key"
+        let es256 = request.publicKeyCredentialParameters.contains {
+            $0.algorithm == COSEAlgorithm.es256 && $0.type == PublicKeyCredentialDescriptor.publicKeyType
         }
         guard es256 else { return Self.answer(.unsupportedAlgorithm, "phones create ES256 credentials only") }
-        guard let rpID else { return Self.missing("rp.id") }
         var rewrites: [String] = []
-        let restored = restoreList(in: map, key: 5, rpID: rpID, at: now, rewrites: &rewrites)
+        let ids = (request.excludeList ?? []).map(\.id)
+        let (restored, listed) = restoreList(in: map, key: 5, ids: ids, rpID: rpID, at: now, rewrites: &rewrites)
         let normalized = PhoneRequestNormalizer.makeCredential(restored, rewrites: &rewrites)
         return .forward(
             PhoneRequest(
                 bytes: [CTAPCommand.makeCredential.rawValue] + CBOREncoder.encode(normalized), type: .makeCredential,
-                rewrites: rewrites))
+                rewrites: rewrites, relyingPartyID: rpID, listedIDs: listed))
     }
 
-    private mutating func getAssertion(_ map: CBORValue, at now: Duration) -> BridgeDecision {
-        guard let rpID = map[intKey: 1]?.textValue else { return Self.missing("rpId") }
-        guard map[intKey: 2]?.bytesValue != nil else { return Self.missing("clientDataHash") }
-        if Self.isTouchRequest(map, key: 6) { return touch(at: now) }
-        if Self.option("up", in: map, key: 5) == false { return probe(map, rpID: rpID, at: now) }
+    private mutating func getAssertion(_ request: GetAssertionRequest, _ map: CBORValue, at now: Duration)
+        -> BridgeDecision
+    {
+        let ids = (request.allowList ?? []).map(\.id)
+        if request.pinUvAuthParam?.isEmpty == true { return touch(at: now) }
+        if request.options?.userPresence == false { return probe(ids: ids, rpID: request.rpID, at: now) }
         var rewrites: [String] = []
-        let restored = restoreList(in: map, key: 3, rpID: rpID, at: now, rewrites: &rewrites)
+        let (restored, listed) = restoreList(
+            in: map, key: 3, ids: ids, rpID: request.rpID, at: now, rewrites: &rewrites)
         let normalized = PhoneRequestNormalizer.getAssertion(restored, rewrites: &rewrites)
         return .forward(
             PhoneRequest(
                 bytes: [CTAPCommand.getAssertion.rawValue] + CBOREncoder.encode(normalized), type: .getAssertion,
-                rewrites: rewrites))
+                rewrites: rewrites, relyingPartyID: request.rpID, listedIDs: listed))
     }
 
     // MARK: - Probes
 
-    /// A silent probe (getAssertion with `up` false): Firefox before every non-empty allow and
-    /// exclude list (authenticator-rs `do_credential_list_filtering_ctap2`, clientDataHash
-    /// SHA-256("")), python-fido2 2.x likewise (`_filter_creds`, clientDataHash 32 zero bytes),
-    /// Chromium only for lists it must batch or for appid/per-credential PRF. It never reaches
-    /// the phone: that would show UI and burn the session (protocol.md §8.1).
-    ///
-    /// The answer: a synthetic assertion ("claim") naming one listed ID — one the phone returned
-    /// before for this RP (``knownCredentials``) if any is listed, else the first — and the
-    /// probe's list is remembered so that the real request, which then carries only the claimed
-    /// ID, gets the whole list back before it goes to the phone (``restoreList``): the phone
-    /// chooses among the credentials it really holds and says "no credentials" or "excluded"
-    /// itself.
-    ///
-    /// Why claim even IDs never seen: a probe for an allow list (sign-in) and one for an exclude
-    /// list (registration) are byte-for-byte alike in Firefox and python-fido2, with nothing
-    /// different before them (both take their UV decision locally, then probe), so the key cannot
-    /// tell them apart. Claiming is right for both: on sign-in the program sends the real
-    /// getAssertion (not claiming makes Firefox send its `make.me.blink` touch and fail); on
-    /// registration Firefox (CTAP2 path) and python-fido2 put the claimed ID into the
-    /// makeCredential's exclude list and leave the verdict to the authenticator — neither reports
-    /// "already registered" from the probe alone — and with the restored list the phone answers
-    /// CTAP2_ERR_CREDENTIAL_EXCLUDED only when it really holds one.
-    ///
-    /// Only for WebAuthn RP IDs (domains, ``isWebAuthnRPID(_:)``). An RP ID with a colon is an
-    /// AppID URL (Firefox and Chromium probe the `appid` extension's URL first and switch the real
-    /// request to it on success: a claim would send the phone an RP it never registered), OpenSSH's
-    /// `ssh:` or pam_u2f's `pam://`: those hosts probe only to find which of several plugged-in
-    /// keys holds a credential, and a claim would take it from the real key. There the key claims
-    /// only IDs the phone returned before, and otherwise answers CTAP2_ERR_NO_CREDENTIALS (not a
-    /// miss for ``touch(at:)``).
-    ///
-    /// One exception: a full chunk (``SecurityKeyInfo/maxCredentialCountInList`` IDs or more)
-    /// with no known ID is answered CTAP2_ERR_NO_CREDENTIALS, because hosts probe longer lists
-    /// chunk by chunk and stop at the first claim: answering "none" lets the next chunk come, and
-    /// the claim on the last (shorter) chunk restores all chunks seen. A list that is an exact
-    /// multiple of the chunk size with no known ID then fails as before (the touch that follows
-    /// ends at once, ``touch(at:)``).
-    ///
-    /// The synthetic assertion is only ever seen by the local program, which uses it to pick the
-    /// list of its real request: credential {id, type}, authData = rpIdHash ‖ flags 0 ‖ counter 0
-    /// (no UP, no UV: it attests nothing) and an empty signature, which no verifier accepts.
-    /// Firefox and python-fido2 do not check the returned ID against their list; Chromium does,
-    /// and a listed ID passes.
-    private mutating func probe(_ map: CBORValue, rpID: String, at now: Duration) -> BridgeDecision {
-        let ids = Self.listedIDs(map[intKey: 3])
+    /// A silent probe (getAssertion with `up` false) never reaches the phone: it would show UI and
+    /// burn the session (protocol.md §8.1). It is answered locally with a claim of one listed ID
+    /// (``syntheticAssertion(id:rpIDHash:)``) or CTAP2_ERR_NO_CREDENTIALS, and its list is kept
+    /// to restore the real request (``restoreList(in:key:ids:rpID:at:rewrites:)``). Which answer,
+    /// and why claiming is right for sign-in and registration alike: docs/security-key.md
+    /// "Silent probes: what the key claims and why".
+    private mutating func probe(ids: [[UInt8]], rpID: String, at now: Duration) -> BridgeDecision {
         guard !ids.isEmpty else {
             lastMiss = now
             return Self.answer(.noCredentials, "silent probe without a list: nothing to claim")
@@ -272,15 +253,16 @@ package struct BridgeRequestPolicy: Sendable {
         ).encodedResponse
     }
 
-    /// The request's list at `key` (allowList 3, excludeList 5) replaced by the probes' lists
-    /// when the program reduced it after a claim (``ProbeMemory/restoration(of:rpID:at:)``).
+    /// The request's list at `key` (allowList 3, excludeList 5), whose IDs are `ids`, replaced by
+    /// the probes' lists when the program reduced it after a claim
+    /// (``ProbeMemory/restoration(of:rpID:at:)``); with the IDs of the list the phone gets.
     private mutating func restoreList(
-        in map: CBORValue, key: Int64, rpID: String, at now: Duration, rewrites: inout [String]
-    ) -> CBORValue {
-        let ids = Self.listedIDs(map[intKey: key])
-        guard let restored = probes.restoration(of: ids, rpID: rpID, at: now) else { return map }
+        in map: CBORValue, key: Int64, ids: [[UInt8]], rpID: String, at now: Duration, rewrites: inout [String]
+    ) -> (map: CBORValue, ids: [[UInt8]]) {
+        guard let restored = probes.restoration(of: ids, rpID: rpID, at: now) else { return (map, ids) }
         rewrites.append("restored the \(restored.count) IDs of the probes for the \(ids.count) the program kept")
-        return map.setting(.int(key), to: .array(restored.map { PublicKeyCredentialDescriptor(id: $0).cbor }))
+        let list = CBORValue.array(restored.map { PublicKeyCredentialDescriptor(id: $0).cbor })
+        return (map.setting(.int(key), to: list), restored)
     }
 
     // MARK: - Touch requests
@@ -302,32 +284,9 @@ package struct BridgeRequestPolicy: Sendable {
 
     // MARK: - Helpers
 
-    /// The IDs of a descriptor list (entries without a byte-string `id` are skipped).
-    static func listedIDs(_ list: CBORValue?) -> [[UInt8]] {
-        (list?.arrayValue ?? []).compactMap { $0[textKey: "id"]?.bytesValue }
-    }
-
-    private static func singleListedID(in request: PhoneRequest) -> [UInt8]? {
-        guard let map = try? CBORDecoder.decode(request.bytes.dropFirst()) else { return nil }
-        let ids = listedIDs(map[intKey: 3])
-        return ids.count == 1 ? ids[0] : nil
-    }
-
     /// Whether `rpID` is a WebAuthn RP ID (a domain): no colon, unlike AppID URLs (`https://…`),
     /// OpenSSH's `ssh:…` and pam_u2f's `pam://…`.
     static func isWebAuthnRPID(_ rpID: String) -> Bool { !rpID.contains(":") }
-
-    /// An empty pinUvAuthParam (key 8 in makeCredential, 6 in getAssertion): CTAP 2.1's
-    /// "touch the key" request.
-    private static func isTouchRequest(_ map: CBORValue, key: Int64) -> Bool {
-        map[intKey: key]?.bytesValue?.isEmpty == true
-    }
-
-    private static func option(_ name: String, in map: CBORValue, key: Int64) -> Bool? {
-        map[intKey: key]?[textKey: name]?.boolValue
-    }
-
-    private static func missing(_ field: String) -> BridgeDecision { answer(.missingParameter, "missing \(field)") }
 
     private static func answer(_ status: CTAPStatusCode, _ reason: String) -> BridgeDecision {
         .answer([status.rawValue], reason: reason)

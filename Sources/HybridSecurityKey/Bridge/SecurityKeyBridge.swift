@@ -2,28 +2,26 @@ import HybridCTAP
 import HybridClient
 import HybridCore
 
-/// The virtual security key's brain: the CTAPHID state machine, the request policy and the
-/// answer cache, driving phone ceremonies through a ``PhoneCeremonyDriver``. I/O-free itself:
-/// reports come in through ``reportReceived(_:)``, go out through `output`, and time comes from
-/// an injected ``SecurityKeyClock``; the key's device (the key broker's, or `HybridUHID`'s uhid device) or a test feeds it.
+/// The virtual security key's shell: a thin actor over ``SecurityKeyStateMachine``, the sans-IO
+/// core that owns the request in flight and every deadline. Reports come in through
+/// ``reportReceived(_:)`` and go out through `output`; the actor runs each phone ceremony the core
+/// starts through a ``PhoneCeremonyDriver`` and feeds its outcome back, and ``runTimers()``
+/// sleeps on an injected ``SecurityKeyClock`` until the core's next deadline. The key's device
+/// (the key broker's, or `HybridUHID`'s uhid device) or a test feeds it.
 ///
 /// A forwarded request's answer goes to the host as soon as the phone replies; the ceremony's
 /// tunnel then lingers in the background for a late update (the driver's linger, protocol.md
 /// §7.5). At most one tunnel lingers: the next phone ceremony ends it, so a new request never
 /// waits for it and a new QR code never competes with an old tunnel.
 public actor SecurityKeyBridge {
-    private var machine: CTAPHIDStateMachine
-    private var cache: BridgeResponseCache
-    private var policy: BridgeRequestPolicy
+    private var core: SecurityKeyStateMachine
     private let knownCredentialsChanged: @Sendable (KnownCredentials) -> Void
     private let driver: any PhoneCeremonyDriver
     private let clock: SecurityKeyClock
     private let output: @Sendable ([UInt8]) -> Void
     private let events: @Sendable (SecurityKeyEvent) -> Void
-    /// Each request being worked on: a hold, or a phone ceremony not yet answered.
-    private var ongoing: [UInt64: OngoingRequest] = [:]
-    /// The ceremony whose answer is out and whose tunnel lingers (§7.5).
-    private var lingering: (id: UInt64, task: Task<Void, Never>)?
+    /// The phone task of each ceremony: the one in flight and the one whose tunnel lingers.
+    private var ceremonies: [UInt64: Task<Void, Never>] = [:]
     private var timerWake: AsyncStream<Void>.Continuation?
     private var sleeping: (deadline: Duration, task: Task<Void, any Error>)?
 
@@ -64,9 +62,8 @@ public actor SecurityKeyBridge {
         output: @escaping @Sendable ([UInt8]) -> Void,
         events: @escaping @Sendable (SecurityKeyEvent) -> Void = { _ in }
     ) {
-        self.machine = CTAPHIDStateMachine(configuration: configuration)
-        self.cache = cache
-        self.policy = policy
+        self.core = SecurityKeyStateMachine(
+            transport: CTAPHIDStateMachine(configuration: configuration), policy: policy, cache: cache)
         self.knownCredentialsChanged = knownCredentialsChanged
         self.driver = driver
         self.clock = clock
@@ -76,21 +73,22 @@ public actor SecurityKeyBridge {
 
     /// One output report from the host (64 bytes, report-ID byte already removed).
     public func reportReceived(_ report: [UInt8]) {
-        perform(machine.reportReceived(report, at: clock.now()))
+        perform(core.reportReceived(report, at: clock.now()))
     }
 
     /// The host closed the device: the ceremony in progress, if any, ends.
     public func deviceClosed() {
-        perform(machine.deviceClosed())
+        perform(core.deviceClosed(at: clock.now()))
     }
 
-    /// Sends what is due now (KEEPALIVEs, message timeouts). ``runTimers()`` calls this.
+    /// Sends what is due now (KEEPALIVEs, message timeouts, the end of a hold). ``runTimers()``
+    /// calls this.
     public func tick() {
-        perform(machine.tick(at: clock.now()))
+        perform(core.tick(at: clock.now()))
     }
 
     /// When ``tick()`` is due next, on the injected clock.
-    public var nextDeadline: Duration? { machine.nextDeadline }
+    public var nextDeadline: Duration? { core.nextDeadline }
 
     /// Ticks at every deadline until the task is cancelled or ``shutdown()``. Run it beside the
     /// report reader. A new, earlier deadline (a request started) cuts the current sleep short.
@@ -100,7 +98,7 @@ public actor SecurityKeyBridge {
         var iterator = wakes.makeAsyncIterator()
         while !Task.isCancelled {
             tick()
-            guard let deadline = machine.nextDeadline else {
+            guard let deadline = core.nextDeadline else {
                 // Idle: wait until an action sets a deadline.
                 if await iterator.next() == nil { return }
                 continue
@@ -117,47 +115,38 @@ public actor SecurityKeyBridge {
         }
     }
 
-    /// The person cancelled on this computer (the QR window's Cancel): every request waiting for
+    /// The person cancelled on this computer (the QR window's Cancel): the request waiting for
     /// the phone ends, its program gets CTAP2_ERR_KEEPALIVE_CANCEL (as after its own CTAPHID_CANCEL)
     /// and the ceremony's tunnel closes.
     public func cancelPhoneCeremonies() {
-        for (id, request) in ongoing {
-            guard case .phone(let command) = request.kind else { continue }
-            request.task.cancel()
-            finished(id: id, command: command, forwarded: nil, result: .failure(CancelledOnThisComputer()))
-        }
+        perform(core.cancelledOnThisComputer(at: clock.now()))
     }
 
     /// Cancels every ceremony and ends the linger (on exit).
     public func shutdown() {
-        for request in ongoing.values { request.task.cancel() }
-        ongoing.removeAll()
-        endLinger()
+        perform(core.shutdown())
         timerWake?.finish()
         sleeping?.task.cancel()
     }
 
     // MARK: - Actions
 
-    private func perform(_ actions: [CTAPHIDStateMachine.Action]) {
+    private func perform(_ actions: [SecurityKeyStateMachine.Action]) {
         for action in actions {
             switch action {
             case .send(let message):
                 for report in message.reports { output(report) }
-            case .reject(let rejection):
-                for report in rejection.message.reports { output(report) }
-            case .startRequest(let id, _, let payload):
-                start(id: id, request: payload)
-            case .cancelRequest(let id, let reason):
-                ongoing.removeValue(forKey: id)?.task.cancel()
-                events(.cancelled(reason))
-            case .wink:
-                events(.wink)
-            case .ignore:
-                break
+            case .startCeremony(let id, let request):
+                ceremonies[id] = ceremony(id: id, request: request)
+            case .cancelCeremony(let id), .endLinger(let id):
+                ceremonies.removeValue(forKey: id)?.cancel()
+            case .event(let event):
+                events(event)
+            case .knownCredentialsChanged(let credentials):
+                knownCredentialsChanged(credentials)
             }
         }
-        guard let next = machine.nextDeadline else { return }
+        guard let next = core.nextDeadline else { return }
         if let sleeping {
             if next < sleeping.deadline { sleeping.task.cancel() }
         } else {
@@ -165,123 +154,40 @@ public actor SecurityKeyBridge {
         }
     }
 
-    private func start(id: UInt64, request: [UInt8]) {
-        let command = CTAPCommand(rawValue: request.first ?? 0)
-        let now = clock.now()
-        if let cached = cache.answer(to: request, at: now) {
-            events(.answeredLocally(command: command, status: .ok, reason: "the same request was answered moments ago"))
-            return respond(id: id, cached)
-        }
-        switch policy.decide(request, at: now) {
-        case .answer(let bytes, let reason):
-            events(
-                .answeredLocally(command: command, status: CTAPStatusCode(rawValue: bytes.first ?? 0), reason: reason))
-            respond(id: id, bytes)
-        case .hold:
-            machine.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
-            let clock = self.clock
-            let deadline = now + BridgeRequestPolicy.selectionHoldLimit
-            let task = Task {
-                guard (try? await clock.sleep(deadline)) != nil else { return }
-                self.finished(
-                    id: id, command: command, forwarded: nil,
-                    result: .success([CTAPStatusCode.userActionTimeout.rawValue]))
-            }
-            ongoing[id] = OngoingRequest(task: task, kind: .hold)
-        case .forward(let phoneRequest):
-            endLinger()
-            events(.forwarding(command: command, rpID: BridgeRequestPolicy.relyingPartyID(of: phoneRequest.bytes)))
-            if !phoneRequest.rewrites.isEmpty { events(.rewritten(command: command, rewrites: phoneRequest.rewrites)) }
-            let forwarded = Forwarded(host: request, phone: phoneRequest)
-            let driver = self.driver
-            let events = self.events
-            let task = Task {
-                do {
-                    let end = try await driver.forward(phoneRequest.bytes, requestType: phoneRequest.type) { event in
-                        events(.ceremony(event))
-                        if case .qr = event { Task { await self.userNeeded(id: id) } }
-                    } onReply: { reply in
-                        await self.replied(id: id, command: command, forwarded: forwarded, reply: reply)
-                    }
-                    self.tunnelClosed(id: id, command: command, end: end)
-                } catch {
-                    self.finished(id: id, command: command, forwarded: forwarded, result: .failure(error))
+    /// The phone task of request `id`: runs the ceremony and reports its outcome to the core.
+    private func ceremony(id: UInt64, request: PhoneRequest) -> Task<Void, Never> {
+        let driver = self.driver
+        let events = self.events
+        return Task {
+            do {
+                let end = try await driver.forward(request.bytes, requestType: request.type) { event in
+                    events(.ceremony(event))
+                    if case .qr = event { Task { await self.phoneNeedsUser(id: id) } }
+                } onReply: { reply in
+                    await self.phoneReplied(id: id, reply: reply)
                 }
+                self.ceremonyEnded(id: id)
+                self.perform(self.core.phoneTunnelClosed(id: id, end: end, at: self.clock.now()))
+            } catch {
+                self.ceremonyEnded(id: id)
+                // Cancelled by the core (or on exit): the core has ended the request already.
+                guard !(error is CancellationError) else { return }
+                self.perform(self.core.phoneFailed(id: id, error: error, at: self.clock.now()))
             }
-            ongoing[id] = OngoingRequest(task: task, kind: .phone(command))
         }
     }
 
-    /// The phone replied: the host gets the answer now, and the ceremony's task lingers.
-    private func replied(id: UInt64, command: CTAPCommand, forwarded: Forwarded, reply: [UInt8]) {
-        guard let request = ongoing[id] else { return }  // cancelled meanwhile
-        lingering = (id, request.task)
-        finished(id: id, command: command, forwarded: forwarded, result: .success(reply))
+    private func phoneNeedsUser(id: UInt64) {
+        core.phoneNeedsUser(id: id)
     }
 
-    /// The tunnel of ceremony `id` closed after its linger.
-    private func tunnelClosed(id: UInt64, command: CTAPCommand, end: HybridSessionEnd) {
-        if lingering?.id == id { lingering = nil }
-        // A driver that ended without a reply: the host still gets an answer.
-        finished(
-            id: id, command: command, forwarded: nil,
-            result: .failure(HybridClientError.invalidResponse(.noReply)))
-        events(.tunnelClosed(end))
+    private func phoneReplied(id: UInt64, reply: [UInt8]) {
+        perform(core.phoneReplied(id: id, reply: reply, at: clock.now()))
     }
 
-    /// Ends the lingering tunnel, if any (its task reports ``SecurityKeyEvent/tunnelClosed(_:)``).
-    private func endLinger() {
-        lingering?.task.cancel()
-        lingering = nil
-    }
-
-    private func userNeeded(id: UInt64) {
-        machine.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
-    }
-
-    /// A request in progress and the task working on it.
-    private struct OngoingRequest {
-        enum Kind {
-            /// Held for the selection touch (``BridgeRequestPolicy``); no phone involved.
-            case hold
-            /// Forwarded to the phone, whose answer has not come yet.
-            case phone(CTAPCommand)
-        }
-        var task: Task<Void, Never>
-        var kind: Kind
-    }
-
-    /// A forwarded request: as the program sent it (the cache's key) and as the phone got it.
-    private struct Forwarded: Sendable {
-        var host: [UInt8]
-        var phone: PhoneRequest
-    }
-
-    /// A ceremony (or hold) ended. `forwarded` is nil for a hold (never cached, no done event)
-    /// and for a ceremony that ended without a reply.
-    private func finished(id: UInt64, command: CTAPCommand, forwarded: Forwarded?, result: Result<[UInt8], any Error>) {
-        guard ongoing.removeValue(forKey: id) != nil else { return }  // cancelled meanwhile
-        switch result {
-        case .success(let reply):
-            if let forwarded {
-                let now = clock.now()
-                cache.store(reply, for: forwarded.host, at: now)
-                if policy.phoneReplied(reply, to: forwarded.phone, at: now) {
-                    knownCredentialsChanged(policy.knownCredentials)
-                }
-                events(.done(command: command, status: CTAPStatusCode(rawValue: reply.first ?? 0)))
-            }
-            respond(id: id, reply)
-        case .failure(let error):
-            if error is CancellationError { return }
-            let status = CeremonyFailureStatus.status(for: error)
-            events(.failed(command: command, status: status, message: "\(error)"))
-            respond(id: id, [status.rawValue])
-        }
-    }
-
-    private func respond(id: UInt64, _ payload: [UInt8]) {
-        perform(machine.responseReady(id: id, payload: payload, at: clock.now()))
+    /// The phone task of ceremony `id` has returned: it is no longer cancelled through the map.
+    private func ceremonyEnded(id: UInt64) {
+        ceremonies.removeValue(forKey: id)
     }
 }
 

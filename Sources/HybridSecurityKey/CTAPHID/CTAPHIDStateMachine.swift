@@ -10,6 +10,10 @@ import HybridCore
 /// Time is the caller's: every event carries `now`, a reading of one monotonic clock as a
 /// `Duration` since any fixed origin. ``nextDeadline`` says when to call ``tick(at:)``.
 ///
+/// In the virtual security key it is the framing and channel layer of the key's one core
+/// (`SecurityKeyStateMachine`), which decides each request, owns the request's other deadlines
+/// and merges both into one `nextDeadline`.
+///
 /// One CBOR request is served at a time (a key has one user); other channels get
 /// ``CTAPHIDProtocolError/channelBusy`` meanwhile, except INIT, which is always answered.
 ///

@@ -1,0 +1,273 @@
+import HybridCTAP
+import HybridClient
+import HybridCore
+
+/// The virtual security key as one sans-IO core: reports from the host, the phone task's
+/// outcomes and clock readings go in, actions come out. It owns the one request in flight (a
+/// key has one user) and every deadline of the key: the CTAPHID layer's (KEEPALIVE every
+/// 100 ms, a stalled message's timeout, a LOCK's end, through ``CTAPHIDStateMachine``, its
+/// framing and channel layer) and its own (the selection hold). ``nextDeadline`` says when to
+/// call ``tick(at:)``; ``SecurityKeyBridge`` is the thin actor that runs the phone task and
+/// sleeps until then.
+///
+/// A request in flight is held (authenticatorSelection and device-selection touches, until the
+/// program cancels or ``BridgeRequestPolicy/selectionHoldLimit`` passes) or at the phone (one
+/// ceremony, from ``Action/startCeremony(id:request:)`` until ``phoneReplied(id:reply:at:)``,
+/// ``phoneFailed(id:error:at:)`` or ``phoneTunnelClosed(id:end:at:)``). Every other request is
+/// answered within the input that completes it: getInfo, probes, refusals, the cache
+/// (``BridgeResponseCache``), all decided by ``BridgeRequestPolicy``. After the phone's answer
+/// its tunnel lingers for a late update (protocol.md §7.5) until the driver's own limit; the
+/// core remembers which ceremony lingers, so that the next phone ceremony or ``shutdown()``
+/// ends it (``Action/endLinger(id:)``).
+///
+/// While the phone is unreachable (``phoneUnreachable(status:reason:at:)``, e.g. no Bluetooth
+/// adapter), a request that needs the phone is refused at once with the given CTAP status, and
+/// a ceremony in flight fails with it; requests answered locally are served as always.
+package struct SecurityKeyStateMachine: Sendable {
+    /// What the key's shell does next, in order.
+    package enum Action: Equatable, Sendable {
+        /// Write this message's reports to the host.
+        case send(CTAPHIDMessage)
+        /// Run a phone ceremony for request `id`; report its outcome with ``phoneReplied(id:reply:at:)``,
+        /// ``phoneFailed(id:error:at:)`` and ``phoneTunnelClosed(id:end:at:)``.
+        case startCeremony(id: UInt64, request: PhoneRequest)
+        /// Stop the ceremony of request `id` before its answer (its outcome is ignored).
+        case cancelCeremony(id: UInt64)
+        /// End the linger of the answered ceremony `id` (its tunnel closes).
+        case endLinger(id: UInt64)
+        /// Report this to the user.
+        case event(SecurityKeyEvent)
+        /// The phone taught the policy a credential ID: persist these (``KnownCredentialsFile``).
+        case knownCredentialsChanged(KnownCredentials)
+    }
+
+    /// A request forwarded to the phone: as the program sent it (the cache's key) and as the
+    /// phone got it.
+    private struct Forwarded: Sendable {
+        var host: [UInt8]
+        var phone: PhoneRequest
+    }
+
+    /// The one request in flight.
+    private enum State: Sendable {
+        case idle
+        /// Held for a selection touch until `deadline` (then CTAP2_ERR_USER_ACTION_TIMEOUT).
+        case held(id: UInt64, deadline: Duration)
+        /// At the phone, whose answer has not come yet.
+        case atPhone(id: UInt64, command: CTAPCommand, Forwarded)
+
+        /// The request in flight's ID.
+        var id: UInt64? {
+            switch self {
+            case .idle: nil
+            case .held(let id, _), .atPhone(let id, _, _): id
+            }
+        }
+    }
+
+    /// Whether requests can reach the phone.
+    private enum PhoneReachability: Sendable {
+        case reachable
+        case unreachable(status: CTAPStatusCode, reason: String)
+    }
+
+    private var transport: CTAPHIDStateMachine
+    private var policy: BridgeRequestPolicy
+    private var cache: BridgeResponseCache
+    private var state: State = .idle
+    /// The ceremony whose answer is out and whose tunnel lingers.
+    private var lingering: UInt64?
+    private var reachability: PhoneReachability = .reachable
+
+    /// - Parameters:
+    ///   - transport: the CTAPHID layer (its configuration and channel-ID source).
+    ///   - policy: what to do with each request, with its remembered credential IDs.
+    ///   - cache: the phone's recent answers.
+    package init(
+        transport: CTAPHIDStateMachine = .init(), policy: BridgeRequestPolicy = .init(),
+        cache: BridgeResponseCache = .init()
+    ) {
+        self.transport = transport
+        self.policy = policy
+        self.cache = cache
+    }
+
+    /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout, a lock's end or the end
+    /// of a selection hold.
+    package var nextDeadline: Duration? {
+        guard case .held(_, let deadline) = state else { return transport.nextDeadline }
+        return min(deadline, transport.nextDeadline ?? deadline)
+    }
+
+    /// The request in flight, if any: its ID and CTAPHID channel.
+    package var requestInFlight: (id: UInt64, channel: UInt32)? { transport.pendingRequest }
+
+    /// The ceremony whose tunnel lingers after its answer, if any.
+    package var lingeringCeremony: UInt64? { lingering }
+
+    // MARK: - Host
+
+    /// One output report from the host (64 bytes, without a report-ID byte).
+    package mutating func reportReceived(_ report: some Collection<UInt8>, at now: Duration) -> [Action] {
+        transported(transport.reportReceived(report, at: now), at: now)
+    }
+
+    /// The host closed the device: the request in flight ends; a linger goes on.
+    package mutating func deviceClosed(at now: Duration) -> [Action] {
+        transported(transport.deviceClosed(), at: now)
+    }
+
+    /// What is due at `now`: KEEPALIVEs, message timeouts, the end of a selection hold.
+    package mutating func tick(at now: Duration) -> [Action] {
+        var actions = transported(transport.tick(at: now), at: now)
+        if case .held(let id, let deadline) = state, now >= deadline {
+            state = .idle
+            actions += respond(id: id, [CTAPStatusCode.userActionTimeout.rawValue], at: now)
+        }
+        return actions
+    }
+
+    // MARK: - Phone
+
+    /// The ceremony of request `id` showed its QR code: KEEPALIVEs say UPNEEDED from now on.
+    package mutating func phoneNeedsUser(id: UInt64) {
+        transport.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
+    }
+
+    /// The phone answered request `id` (status + CBOR): the host gets it now, the answer is
+    /// cached, and the ceremony's tunnel lingers.
+    package mutating func phoneReplied(id: UInt64, reply: [UInt8], at now: Duration) -> [Action] {
+        guard case .atPhone(id, let command, let forwarded) = state else { return [] }  // cancelled meanwhile
+        state = .idle
+        lingering = id
+        cache.store(reply, for: forwarded.host, at: now)
+        var actions: [Action] = []
+        if policy.phoneReplied(reply, to: forwarded.phone, at: now) {
+            actions.append(.knownCredentialsChanged(policy.knownCredentials))
+        }
+        actions.append(.event(.done(command: command, status: CTAPStatusCode(rawValue: reply.first ?? 0))))
+        return actions + respond(id: id, reply, at: now)
+    }
+
+    /// The phone task of request `id` failed before the phone answered, with `error`
+    /// (``CeremonyFailureStatus`` gives the host's status).
+    package mutating func phoneFailed(id: UInt64, error: any Error, at now: Duration) -> [Action] {
+        guard case .atPhone(id, _, _) = state else { return [] }  // answered or cancelled meanwhile
+        return fail(id: id, status: CeremonyFailureStatus.status(for: error), message: "\(error)", at: now)
+    }
+
+    /// The tunnel of ceremony `id` closed (after its linger, or without a reply, which the host
+    /// then gets as a failure).
+    package mutating func phoneTunnelClosed(id: UInt64, end: HybridSessionEnd, at now: Duration) -> [Action] {
+        if lingering == id { lingering = nil }
+        guard case .atPhone(id, _, _) = state else { return [.event(.tunnelClosed(end))] }
+        return phoneFailed(id: id, error: HybridClientError.invalidResponse(.noReply), at: now) + [
+            .event(.tunnelClosed(end))
+        ]
+    }
+
+    /// The phone cannot be reached (no Bluetooth adapter, say): the ceremony in flight fails
+    /// with `status` now, and every request that needs the phone is refused with it at once
+    /// until ``phoneReachable()``. `reason` is for logs.
+    package mutating func phoneUnreachable(status: CTAPStatusCode, reason: String, at now: Duration) -> [Action] {
+        reachability = .unreachable(status: status, reason: reason)
+        guard case .atPhone(let id, _, _) = state else { return [] }
+        return [.cancelCeremony(id: id)] + fail(id: id, status: status, message: reason, at: now)
+    }
+
+    /// The phone can be reached again: requests go to it as before.
+    package mutating func phoneReachable() {
+        reachability = .reachable
+    }
+
+    /// The person cancelled on this computer: the request at the phone ends, its program gets
+    /// CTAP2_ERR_KEEPALIVE_CANCEL (as after its own CTAPHID_CANCEL) and the ceremony stops.
+    package mutating func cancelledOnThisComputer(at now: Duration) -> [Action] {
+        guard case .atPhone(let id, _, _) = state else { return [] }
+        return [.cancelCeremony(id: id)] + phoneFailed(id: id, error: CancelledOnThisComputer(), at: now)
+    }
+
+    /// On exit: the ceremony in flight stops and the linger ends; nothing is answered.
+    package mutating func shutdown() -> [Action] {
+        var actions: [Action] = []
+        if case .atPhone(let id, _, _) = state { actions.append(.cancelCeremony(id: id)) }
+        state = .idle
+        if let id = lingering { actions.append(.endLinger(id: id)) }
+        lingering = nil
+        return actions
+    }
+
+    // MARK: - Requests
+
+    /// The CTAPHID layer's actions, with each CBOR request it completes decided and each one it
+    /// cancels ended.
+    private mutating func transported(_ actions: [CTAPHIDStateMachine.Action], at now: Duration) -> [Action] {
+        var result: [Action] = []
+        result.reserveCapacity(actions.count)
+        for action in actions {
+            switch action {
+            case .send(let message):
+                result.append(.send(message))
+            case .reject(let rejection):
+                result.append(.send(rejection.message))
+            case .startRequest(let id, _, let payload):
+                result += start(id: id, request: payload, at: now)
+            case .cancelRequest(let id, let reason):
+                if case .atPhone(id, _, _) = state { result.append(.cancelCeremony(id: id)) }
+                if state.id == id { state = .idle }
+                result.append(.event(.cancelled(reason)))
+            case .wink:
+                result.append(.event(.wink))
+            case .ignore:
+                break
+            }
+        }
+        return result
+    }
+
+    private mutating func start(id: UInt64, request: [UInt8], at now: Duration) -> [Action] {
+        let command = CTAPCommand(rawValue: request.first ?? 0)
+        if let cached = cache.answer(to: request, at: now) {
+            let event = SecurityKeyEvent.answeredLocally(
+                command: command, status: .ok, reason: "the same request was answered moments ago")
+            return [.event(event)] + respond(id: id, cached, at: now)
+        }
+        switch policy.decide(request, at: now) {
+        case .answer(let bytes, let reason):
+            let status = CTAPStatusCode(rawValue: bytes.first ?? 0)
+            return [.event(.answeredLocally(command: command, status: status, reason: reason))]
+                + respond(id: id, bytes, at: now)
+        case .hold:
+            transport.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
+            state = .held(id: id, deadline: now + BridgeRequestPolicy.selectionHoldLimit)
+            return []
+        case .forward(let phoneRequest):
+            if case .unreachable(let status, let reason) = reachability {
+                return [.event(.failed(command: command, status: status, message: reason))]
+                    + respond(id: id, [status.rawValue], at: now)
+            }
+            var actions: [Action] = []
+            if let old = lingering { actions.append(.endLinger(id: old)) }
+            lingering = nil
+            actions.append(.event(.forwarding(command: command, rpID: phoneRequest.relyingPartyID)))
+            if !phoneRequest.rewrites.isEmpty {
+                actions.append(.event(.rewritten(command: command, rewrites: phoneRequest.rewrites)))
+            }
+            state = .atPhone(id: id, command: command, Forwarded(host: request, phone: phoneRequest))
+            actions.append(.startCeremony(id: id, request: phoneRequest))
+            return actions
+        }
+    }
+
+    /// Request `id` at the phone ends with `status` (no answer from the phone).
+    private mutating func fail(id: UInt64, status: CTAPStatusCode, message: String, at now: Duration) -> [Action] {
+        guard case .atPhone(id, let command, _) = state else { return [] }  // answered or cancelled meanwhile
+        state = .idle
+        return [.event(.failed(command: command, status: status, message: message))]
+            + respond(id: id, [status.rawValue], at: now)
+    }
+
+    private mutating func respond(id: UInt64, _ payload: [UInt8], at now: Duration) -> [Action] {
+        transported(transport.responseReady(id: id, payload: payload, at: now), at: now)
+    }
+}

@@ -1,0 +1,227 @@
+import HybridCTAP
+import HybridClient
+import HybridCore
+import HybridSecurityKey
+import TestManualClock
+import Testing
+
+/// The key's one core, with no actor and no task: the request in flight and every deadline
+/// (KEEPALIVE, the selection hold), the linger and the phone's reachability, on plain durations.
+/// Expected bytes come from CTAP 2.2: CTAPHID_KEEPALIVE 0x3B with STATUS_PROCESSING 1 or
+/// STATUS_UPNEEDED 2 (§11.2.9.2.1), ERR_CHANNEL_BUSY 0x06 (§11.2.9.1.6), CTAP2_ERR_USER_ACTION_TIMEOUT
+/// 0x2F, CTAP2_ERR_KEEPALIVE_CANCEL 0x2D, CTAP1_ERR_OTHER 0x7F, CTAP2_ERR_NOT_ALLOWED 0x30 (§8.2).
+@Suite struct SecurityKeyStateMachineTests {
+    typealias Machine = SecurityKeyStateMachine
+    typealias Reports = CTAPHIDStateMachineTests
+
+    /// A core with one channel allocated.
+    static func machine() throws -> (Machine, UInt32) {
+        var machine = Machine()
+        let channel = try allocate(&machine)
+        return (machine, channel)
+    }
+
+    static func allocate(_ machine: inout Machine) throws -> UInt32 {
+        let actions = machine.reportReceived(Reports.initReport(0xFFFF_FFFF, 0x06, length: 8, Reports.nonce), at: .zero)
+        guard case .send(let message) = try #require(actions.first) else {
+            throw CTAPHIDStateMachineTests.TestFailure("no INIT response")
+        }
+        let p = message.payload
+        return UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
+    }
+
+    /// The reports of one CTAPHID message carrying `payload` (command 0x10, CTAPHID_CBOR).
+    static func request(_ payload: [UInt8], on channel: UInt32, into machine: inout Machine, at now: Duration)
+        -> [Machine.Action]
+    {
+        CTAPHIDMessage(channel: channel, command: .cbor, payload: payload).reports.flatMap {
+            machine.reportReceived($0, at: now)
+        }
+    }
+
+    static func keepalive(_ status: UInt8, on channel: UInt32) -> Machine.Action {
+        .send(CTAPHIDMessage(channel: channel, command: CTAPHIDCommand(rawValue: 0x3B), payload: [status]))
+    }
+
+    static func answer(_ payload: [UInt8], on channel: UInt32) -> Machine.Action {
+        .send(CTAPHIDMessage(channel: channel, command: CTAPHIDCommand(rawValue: 0x10), payload: payload))
+    }
+
+    static func started(_ actions: [Machine.Action]) -> (id: UInt64, request: PhoneRequest)? {
+        for case .startCeremony(let id, let request) in actions { return (id, request) }
+        return nil
+    }
+
+    static let getAssertion = SecurityKeyBridgeTests.getAssertion()
+    static let reply = SecurityKeyBridgeTests.phoneReply
+
+    @Test func oneRequestAtThePhoneHasKeepalivesUntilItsAnswer() throws {
+        var (machine, channel) = try Self.machine()
+        let actions = Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)
+        let (id, request) = try #require(Self.started(actions))
+        #expect(request.type == .getAssertion && request.relyingPartyID == "example.com")
+        #expect(actions.first == .event(.forwarding(command: .getAssertion, rpID: "example.com")))
+        #expect(machine.requestInFlight?.channel == channel)
+        // KEEPALIVE PROCESSING every 100 ms, UPNEEDED once the QR code is up.
+        #expect(machine.nextDeadline == .milliseconds(100))
+        #expect(machine.tick(at: .milliseconds(99)).isEmpty)
+        #expect(machine.tick(at: .milliseconds(100)) == [Self.keepalive(1, on: channel)])
+        machine.phoneNeedsUser(id: id)
+        #expect(machine.nextDeadline == .milliseconds(200))
+        #expect(machine.tick(at: .milliseconds(200)) == [Self.keepalive(2, on: channel)])
+        // The answer goes out at once; no deadline is left, the ceremony lingers.
+        let answered = machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(250))
+        #expect(answered.last == Self.answer(Self.reply, on: channel))
+        #expect(answered.contains(.event(.done(command: .getAssertion, status: .ok))))
+        #expect(machine.nextDeadline == nil && machine.requestInFlight == nil)
+        #expect(machine.lingeringCeremony == id)
+        // A late outcome of the same ceremony changes nothing.
+        #expect(machine.phoneReplied(id: id, reply: [0x00], at: .milliseconds(260)).isEmpty)
+        #expect(
+            machine.phoneFailed(
+                id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)),
+                at: .milliseconds(260)
+            ).isEmpty)
+    }
+
+    @Test func aSecondChannelIsBusyWhileARequestIsInFlight() throws {
+        var (machine, channel) = try Self.machine()
+        _ = Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)
+        let other = try Self.allocate(&machine)
+        #expect(
+            Self.request([0x04], on: other, into: &machine, at: .milliseconds(10)) == [
+                .send(CTAPHIDMessage(channel: other, command: CTAPHIDCommand(rawValue: 0x3F), payload: [0x06]))
+            ])
+        // getInfo on the first channel after the answer is served at once again.
+        let id = try #require(machine.requestInFlight?.id)
+        _ = machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(20))
+        let info = Self.request([0x04], on: other, into: &machine, at: .milliseconds(30))
+        #expect(info.last == Self.answer(SecurityKeyInfo.responseBytes, on: other))
+    }
+
+    @Test func selectionIsHeldWithUpneededUntilTheHoldEnds() throws {
+        var (machine, channel) = try Self.machine()
+        #expect(Self.request([0x0B], on: channel, into: &machine, at: .zero).isEmpty)
+        #expect(machine.nextDeadline == .milliseconds(100))
+        #expect(machine.tick(at: .milliseconds(100)) == [Self.keepalive(2, on: channel)])
+        // The hold's own deadline is the next one once no KEEPALIVE comes before it.
+        #expect(machine.tick(at: .milliseconds(29_950)) == [Self.keepalive(2, on: channel)])
+        #expect(machine.nextDeadline == .seconds(30))  // before the KEEPALIVE due at 30.05 s
+        #expect(machine.tick(at: .seconds(30)) == [Self.answer([0x2F], on: channel)])
+        #expect(machine.nextDeadline == nil && machine.requestInFlight == nil)
+    }
+
+    @Test func cancelEndsAHoldAndItsDeadline() throws {
+        var (machine, channel) = try Self.machine()
+        _ = Self.request([0x0B], on: channel, into: &machine, at: .zero)
+        let cancel = machine.reportReceived(Reports.initReport(channel, 0x11, length: 0, []), at: .seconds(1))
+        #expect(cancel == [.event(.cancelled(.cancelCommand)), Self.answer([0x2D], on: channel)])
+        #expect(machine.nextDeadline == nil)
+        #expect(machine.tick(at: .seconds(31)).isEmpty)
+    }
+
+    @Test func theNextCeremonyEndsTheLingerAndTheCloseIsReported() throws {
+        var (machine, channel) = try Self.machine()
+        let first = try #require(Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        _ = machine.phoneReplied(id: first.id, reply: Self.reply, at: .milliseconds(50))
+        let next = Self.request(
+            SecurityKeyBridgeTests.getAssertion(clientDataHash: 0x12), on: channel, into: &machine,
+            at: .milliseconds(60))
+        #expect(next.first == .endLinger(id: first.id))
+        let second = try #require(Self.started(next))
+        #expect(machine.lingeringCeremony == nil)
+        // The first tunnel's close is only reported; the second request is still in flight.
+        let end = HybridSessionEnd(reason: .cancelled)
+        #expect(
+            machine.phoneTunnelClosed(id: first.id, end: end, at: .milliseconds(70)) == [.event(.tunnelClosed(end))])
+        #expect(machine.requestInFlight?.id == second.id)
+        // Shutting down stops the ceremony in flight and answers nothing.
+        #expect(machine.shutdown() == [.cancelCeremony(id: second.id)])
+    }
+
+    @Test func aRepeatIsAnsweredFromTheCacheWithoutTheLinger() throws {
+        var (machine, channel) = try Self.machine()
+        let first = try #require(Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        _ = machine.phoneReplied(id: first.id, reply: Self.reply, at: .milliseconds(50))
+        let repeated = Self.request(Self.getAssertion, on: channel, into: &machine, at: .seconds(1))
+        #expect(repeated.last == Self.answer(Self.reply, on: channel))
+        #expect(Self.started(repeated) == nil && machine.lingeringCeremony == first.id)
+        #expect(machine.shutdown() == [.endLinger(id: first.id)])
+    }
+
+    @Test func aFailedPhoneTaskAnswersItsStatus() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        let failed = machine.phoneFailed(
+            id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)), at: .seconds(1))
+        #expect(failed.last == Self.answer([0x2F], on: channel))
+        #expect(machine.nextDeadline == nil && machine.requestInFlight == nil)
+    }
+
+    @Test func anUnreachablePhoneFailsTheCeremonyAndRefusesForwardsAtOnce() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        let gone = machine.phoneUnreachable(status: .other, reason: "no Bluetooth adapter", at: .milliseconds(10))
+        #expect(
+            gone == [
+                .cancelCeremony(id: id),
+                .event(.failed(command: .getAssertion, status: .other, message: "no Bluetooth adapter")),
+                Self.answer([0x7F], on: channel),
+            ])
+        // A request for the phone is refused at once; one answered locally is served as always.
+        let refused = Self.request(
+            SecurityKeyBridgeTests.getAssertion(clientDataHash: 0x13), on: channel, into: &machine,
+            at: .milliseconds(20))
+        #expect(Self.started(refused) == nil && refused.last == Self.answer([0x7F], on: channel))
+        #expect(machine.requestInFlight == nil && machine.nextDeadline == nil)
+        let info = Self.request([0x04], on: channel, into: &machine, at: .milliseconds(30))
+        #expect(info.last == Self.answer(SecurityKeyInfo.responseBytes, on: channel))
+        // Once the phone can be reached again, requests go to it.
+        machine.phoneReachable()
+        let again = Self.request(
+            SecurityKeyBridgeTests.getAssertion(clientDataHash: 0x14), on: channel, into: &machine,
+            at: .milliseconds(40))
+        #expect(Self.started(again) != nil)
+    }
+}
+
+/// The actor over the core sleeps until the core's next deadline on its injected clock, and
+/// nothing else times the request: the manual clock moves only when the test moves it.
+@Suite(.timeLimit(.minutes(1))) struct SecurityKeyBridgeDeadlineTests {
+    @Test func keepalivesAndTheHoldRunOnTheCoresDeadlines() async throws {
+        let manual = TestManualClock.ManualClock()
+        let clock = SecurityKeyClock(
+            now: { manual.now.offset },
+            sleep: { deadline in
+                let now = manual.now
+                try await manual.sleep(until: now.advanced(by: deadline - now.offset), tolerance: nil)
+            })
+        let (reports, output) = AsyncStream<[UInt8]>.makeStream()
+        let bridge = SecurityKeyBridge(driver: ScriptedPhone([]), clock: clock, output: { output.yield($0) })
+        var received = reports.makeAsyncIterator()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await bridge.runTimers() }
+            await bridge.reportReceived(
+                CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
+            let initAnswer = await received.next() ?? []
+            let channel = initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            // authenticatorSelection (0x0B): held.
+            await bridge.reportReceived(CTAPHIDStateMachineTests.initReport(channel, 0x10, length: 1, [0x0B]))
+            #expect(await bridge.nextDeadline == .milliseconds(100))
+            await manual.sleeperArrived()
+            manual.advance(by: .milliseconds(100))
+            #expect(await received.next() == CTAPHIDStateMachineTests.initReport(channel, 0x3B, length: 1, [2]))
+            // Thirty seconds on: the hold ends with CTAP2_ERR_USER_ACTION_TIMEOUT (0x2F); the
+            // KEEPALIVE due then goes first.
+            await manual.sleeperArrived()
+            manual.advance(by: .milliseconds(29_900))
+            #expect(await received.next() == CTAPHIDStateMachineTests.initReport(channel, 0x3B, length: 1, [2]))
+            #expect(await received.next() == CTAPHIDStateMachineTests.initReport(channel, 0x10, length: 1, [0x2F]))
+            #expect(await bridge.nextDeadline == nil)
+            await bridge.shutdown()
+            group.cancelAll()
+        }
+    }
+}
