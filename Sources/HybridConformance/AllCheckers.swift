@@ -23,5 +23,7 @@ extension VectorRunner {
         PostHandshakeChecker(),
         LinkingChecker(),
         SessionChecker(),
+        DigitalCredentialRequestChecker(),
+        DigitalCredentialResponseChecker(),
     ]
 }
