@@ -142,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.overallTimeout = timeout > 0 ? .seconds(timeout) : nil
         options.maxQRCodeAge = maxQRAge > 0 ? .seconds(maxQRAge) : nil
         options.acceptsQRCodeWithoutTimestamp = acceptQRWithoutTimestamp
+        options.digitalCredentials = EmptyWallet()
         options.offersL2CAP = l2cap
         return options
     }

@@ -89,6 +89,7 @@ public struct AuthenticatorRunner: Sendable {
             domainID: checked.domainID, getInfo: authenticator.getInfo.encoded)
         configuration.qrChannels = checked.payload.channels
         configuration.l2capPSM = l2capPSM
+        configuration.features = offeredFeatures(for: checked.payload)
         tap.configureSession(&configuration)
         return AuthenticatorSession(
             configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
@@ -190,7 +191,7 @@ public struct AuthenticatorRunner: Sendable {
             let window = options.clientWaitTimeout
             let context = ServeContext(
                 session: session, claim: ClientChannelClaim(), advertising: advertising, authenticator: authenticator,
-                emit: onEvent, clientConnected: clientConnected, tap: tap, logger: logger)
+                digitalCredentials: options.digitalCredentials, emit: onEvent, clientConnected: clientConnected, tap: tap, logger: logger)
             return try await withThrowingTaskGroup(of: AuthenticatorRunSummary?.self) { group in
                 if let connection {
                     group.addTask {
