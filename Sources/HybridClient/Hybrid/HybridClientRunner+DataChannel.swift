@@ -110,6 +110,7 @@ extension HybridClientRunner {
     func runOverL2CAP(
         _ l2capChannel: L2CAPChannel,
         makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+        carrying messageType: HybridMessageType = .ctap,
         session: inout ClientSession,
         observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
         emit: (HybridClientEvent) async -> Void,
@@ -125,7 +126,7 @@ extension HybridClientRunner {
         defer { stream.close() }
         await emit(.channel(.l2cap))
         let (reply, postHandshake) = try await exchange(
-            makeRequest, session: &session, over: &stream, observe: observe, emit: emit)
+            makeRequest, carrying: messageType, session: &session, over: &stream, observe: observe, emit: emit)
         try await complete(reply, postHandshake)
         return HybridSessionEnd(reason: .closedAtOnce)
     }

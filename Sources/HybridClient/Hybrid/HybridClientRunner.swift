@@ -110,6 +110,7 @@ public struct HybridClientRunner: Sendable {
     /// The tunnel closes right after the shutdown.
     package func bounded<Response: Sendable>(
         requestType: HybridRequestType,
+        carrying messageType: HybridMessageType = .ctap,
         keys: Keys = Self.freshKeys(),
         events: @escaping @Sendable (HybridClientEvent) -> Void,
         observe: @escaping @Sendable (_ received: [UInt8], _ advert: AdvertPlaintext) -> Void = { _, _ in },
@@ -118,7 +119,8 @@ public struct HybridClientRunner: Sendable {
     ) async throws -> Response {
         let delivered = DeliveredResponse<Response>()
         _ = try await bounded(
-            requestType: requestType, keys: keys, linger: .zero, events: events, observe: observe,
+            requestType: requestType, carrying: messageType, keys: keys, linger: .zero, events: events,
+            observe: observe,
             makeRequest: makeRequest, finish: finish
         ) { response in delivered.slot.withLock { $0 = response } }
         // `bounded` returns normally only after delivering.
@@ -132,6 +134,7 @@ public struct HybridClientRunner: Sendable {
     /// timeout covers the ceremony up to the response, not the linger.
     package func bounded<Response: Sendable>(
         requestType: HybridRequestType,
+        carrying messageType: HybridMessageType = .ctap,
         keys: Keys = Self.freshKeys(),
         linger: Duration,
         events: @escaping @Sendable (HybridClientEvent) -> Void,
@@ -150,7 +153,7 @@ public struct HybridClientRunner: Sendable {
                     events(event)
                 }
                 return try await ceremony(
-                    requestType: requestType, keys: keys, linger: linger, observe: observe,
+                    requestType: requestType, messageType: messageType, keys: keys, linger: linger, observe: observe,
                     makeRequest: makeRequest, emit: emit
                 ) { reply, postHandshake in
                     let response = try finish(reply, postHandshake)
@@ -202,6 +205,7 @@ public struct HybridClientRunner: Sendable {
     /// still open; then the tunnel lingers (§7.5) or closes.
     private func ceremony(
         requestType: HybridRequestType,
+        messageType: HybridMessageType,
         keys: Keys,
         linger: Duration,
         observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
@@ -242,7 +246,7 @@ public struct HybridClientRunner: Sendable {
                 let beforeL2CAP = session
                 do {
                     return try await runOverL2CAP(
-                        l2capChannel, makeRequest: makeRequest, session: &session, observe: observe, emit: emit,
+                        l2capChannel, makeRequest: makeRequest, carrying: messageType, session: &session, observe: observe, emit: emit,
                         complete: complete)
                 } catch {
                     // The advert's PSM suffix is not covered by its tag (§3.4): a stranger can
@@ -273,7 +277,7 @@ public struct HybridClientRunner: Sendable {
                 await emit(.channel(.tunnel))
                 var channel = TunnelMessageChannel(connection)
                 let (reply, postHandshake) = try await exchange(
-                    makeRequest, session: &session, over: &channel, observe: observe, emit: emit)
+                    makeRequest, carrying: messageType, session: &session, over: &channel, observe: observe, emit: emit)
                 do {
                     try await complete(reply, postHandshake)
                 } catch {
@@ -330,6 +334,7 @@ public struct HybridClientRunner: Sendable {
     /// from, with the tunnel still open.
     func exchange(
         _ makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> [UInt8],
+        carrying messageType: HybridMessageType = .ctap,
         session: inout ClientSession,
         over channel: inout some SessionMessageChannel,
         observe: @Sendable ([UInt8], AdvertPlaintext) -> Void,
@@ -357,16 +362,19 @@ public struct HybridClientRunner: Sendable {
                         await emit(.waitingForApproval)
                     }
                 case .handshakeCompleted(let postHandshake):
-                    guard postHandshake.effectiveFeatures.contains(.ctap) else {
-                        throw HybridClientError.ctapUnsupported
+                    // A JSON request needs "dc", a CTAP request "ctap" (§7.2): nothing is sent otherwise.
+                    guard postHandshake.effectiveFeatures.contains(messageType == .json ? .digitalCredentials : .ctap)
+                    else {
+                        throw messageType == .json
+                            ? HybridClientError.digitalCredentialsUnsupported : HybridClientError.ctapUnsupported
                     }
                     handshake = postHandshake
-                    let ctapRequest = try makeRequest(postHandshake, logger)
-                    pending += try session.send(.ctap(ctapRequest))
+                    let request = try makeRequest(postHandshake, logger)
+                    pending += try session.send(messageType == .json ? .json(request) : .ctap(request))
                     requestQueued = true
                 case .deliverResponse(let payload):
-                    guard case .ctap(let bytes) = payload else { throw HybridClientError.invalidResponse(.notCTAP) }
-                    reply = bytes
+                    guard payload.messageType == messageType else { throw HybridClientError.invalidResponse(.notCTAP) }
+                    reply = payload.bytes
                 case .finish:
                     guard let reply, let handshake else { throw HybridClientError.invalidResponse(.noReply) }
                     return (reply, handshake)
