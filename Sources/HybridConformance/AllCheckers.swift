@@ -23,7 +23,7 @@ extension VectorRunner {
         PostHandshakeChecker(),
         LinkingChecker(),
         SessionChecker(),
-        DigitalCredentialRequestChecker(),
-        DigitalCredentialResponseChecker(),
+        DigitalCredentialChecker(kind: "dcRequest"),
+        DigitalCredentialChecker(kind: "dcResponse"),
     ]
 }

@@ -60,13 +60,13 @@ struct DigitalCredentialCommand: AsyncParsableCommand {
 
     /// `{"data":…,"protocol":…}`: the credential as the page's `DigitalCredential` has it.
     static func output(_ credential: DigitalCredential) -> [UInt8] {
-        var members = [JSONMember("data", (try? JSONNode(parsing: credential.data)) ?? .null)]
-        if let protocolID = credential.protocolID { members.append(JSONMember("protocol", .string(protocolID))) }
+        var members = ["data": (try? JSONNode(parsing: credential.data)) ?? .null]
+        members["protocol"] = credential.protocolID.map { .string($0) }
         return JSONNode.object(members).encoded
     }
 
     /// `{"error":"…"}`: the phone's error string.
     static func errorOutput(_ code: String) -> [UInt8] {
-        JSONNode.object([JSONMember("error", .string(code))]).encoded
+        JSONNode.object(["error": .string(code)]).encoded
     }
 }

@@ -24,7 +24,8 @@ enum ExitStatus {
         case .noCredentials, .operationDenied, .credentialExcluded, .authenticatorTimedOut, .authenticatorFailed,
             .digitalCredentialRefused:
             ctapError
-        case .ctapUnsupported, .digitalCredentialsUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth, .scanEnded, .dataChannel,
+        case .ctapUnsupported, .digitalCredentialsUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth,
+            .scanEnded, .dataChannel,
             .l2capFraming, .tunnel,
             .session:
             failure

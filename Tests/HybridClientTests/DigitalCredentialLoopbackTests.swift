@@ -49,7 +49,8 @@ import Testing
     /// code is shown. Returns the client's result and, if it got that far, the phone's run.
     static func run<Result: Sendable>(
         wallet: (any DigitalCredentialProvider)?,
-        _ client: @escaping @Sendable (HybridClientRunner, @escaping @Sendable (HybridClientEvent) -> Void)
+        _ client:
+            @escaping @Sendable (HybridClientRunner, @escaping @Sendable (HybridClientEvent) -> Void)
             async throws -> Result
     ) async throws -> (client: Swift.Result<Result, any Error>, phone: PhoneRun) {
         let air = try LoopbackCeremony.freshAir()
@@ -109,7 +110,8 @@ import Testing
                 == #"{"dcql_query":{"credentials":[{"claims":[{"path":["age_equal_or_over","18"]}],"format":"dc+sd-jwt","id":"pid","meta":{"vct_values":["urn:eudi:pid:1"]}}]},"nonce":"n-0S6_WzA2Mj","response_type":"vp_token"}"#
         )
         #expect(phone.summary?.digitalCredential == .presented && phone.summary?.served == true)
-        #expect(phone.events.contains(.digitalCredentialRequest(origin: Self.origin, protocols: ["openid4vp-v1-unsigned"])))
+        #expect(
+            phone.events.contains(.digitalCredentialRequest(origin: Self.origin, protocols: ["openid4vp-v1-unsigned"])))
         #expect(phone.events.contains(.digitalCredentialAnswered(.presented)))
     }
 
@@ -149,7 +151,9 @@ import Testing
         let (client, phone) = try await Self.run(wallet: wallet) { runner, events in
             try await runner.bounded(
                 requestType: .digitalCredentialPresentation, carrying: .json, events: events
-            ) { _, _ in envelope } finish: { reply, _ in
+            ) { _, _ in
+                envelope
+            } finish: { reply, _ in
                 try HybridClientRunner.digitalCredential(from: reply)
             }
         }

@@ -41,7 +41,8 @@ import Testing
 
     @Test func aCredentialWhoseDataIsNotJSONIsNotSent() {
         #expect(throws: DigitalCredentialEnvelopeError.malformedJSON(offset: 0)) {
-            _ = try DigitalCredentialResponseEnvelope.credential(protocolID: "p", data: Array("vp_token".utf8)).encoded()
+            _ = try DigitalCredentialResponseEnvelope.credential(protocolID: "p", data: Array("vp_token".utf8))
+                .encoded()
         }
     }
 

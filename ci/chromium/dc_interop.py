@@ -24,11 +24,10 @@ Prints one PASS/FAIL line per check; exits 1 on any failure.
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
-from page_ceremony import arg, read_qr, wait_result
+from page_ceremony import arg, finish_authenticator, read_qr, start_authenticator, wait_result
 
 RUN = os.environ['CP_RUN']
 sys.path.insert(0, arg('--peer'))
@@ -99,19 +98,9 @@ def main():
 
     events_path = os.path.join(RUN, 'logs', 'authenticator-dc.jsonl')
     with open(events_path, 'w') as events_file:
-        # The QR text on standard input ('-'): an argument would show it to every local user (ps).
-        phone = subprocess.Popen(
-            [AUTHENTICATOR, 'serve', '-', '--ble', 'bluez', '--ca-file', os.path.join(RUN, 'pki', 'ca.pem'),
-             '--store', STORE, '--yes', '--json', '--client-timeout', '30', '--timeout', '60'],
-            stdin=subprocess.PIPE, stdout=events_file, stderr=subprocess.STDOUT)
-        phone.stdin.write((qr + '\n').encode())
-        phone.stdin.close()
+        phone = start_authenticator(RUN, AUTHENTICATOR, STORE, qr, events_file)
         result = wait_result(cdp, start)
-        try:
-            code = phone.wait(15)
-        except subprocess.TimeoutExpired:
-            phone.terminate()
-            code = phone.wait()
+        code = finish_authenticator(phone)
     print('  page result after %.2fs: %s; authenticator exit %s' % (time.time() - start, json.dumps(result), code),
           flush=True)
     events = []
@@ -147,10 +136,11 @@ def main():
 
 
 if __name__ == '__main__':
-    t0 = time.time()
+    elapsed = -time.time()
     try:
         main()
     except Exception as error:  # a crash of the driver is a failure, never a pass
         check('driver ran to the end', False, repr(error))
-    print('chromium digital credentials: %d checks failed, %.1fs' % (len(failures), time.time() - t0))
+    elapsed += time.time()
+    print('chromium digital credentials: %d checks failed, %.1fs' % (len(failures), elapsed))
     sys.exit(1 if failures else 0)

@@ -191,7 +191,8 @@ public struct AuthenticatorRunner: Sendable {
             let window = options.clientWaitTimeout
             let context = ServeContext(
                 session: session, claim: ClientChannelClaim(), advertising: advertising, authenticator: authenticator,
-                digitalCredentials: options.digitalCredentials, emit: onEvent, clientConnected: clientConnected, tap: tap, logger: logger)
+                digitalCredentials: options.digitalCredentials, emit: onEvent, clientConnected: clientConnected,
+                tap: tap, logger: logger)
             return try await withThrowingTaskGroup(of: AuthenticatorRunSummary?.self) { group in
                 if let connection {
                     group.addTask {

@@ -17,9 +17,13 @@ extension ClientServeLoop {
             let envelope = try DigitalCredentialRequestEnvelope(decoding: bytes)
             context.emit(
                 .digitalCredentialRequest(origin: envelope.origin, protocols: envelope.requests.map(\.protocolID)))
-            let entries = envelope.requests.map { DigitalCredentialRequestEntry(protocolID: $0.protocolID, data: $0.data) }
+            let entries = envelope.requests.map {
+                DigitalCredentialRequestEntry(protocolID: $0.protocolID, data: $0.data)
+            }
             let origin = envelope.origin
-            guard let outcome = await Self.firstUnlessClosed(channel.whenClosed, { await wallet.present(origin: origin, entries: entries) })
+            guard
+                let outcome = await Self.firstUnlessClosed(
+                    channel.whenClosed, { await wallet.present(origin: origin, entries: entries) })
             else {
                 try Task.checkCancellation()
                 context.logger.debug("the client closed the channel while the wallet was answering")
@@ -32,7 +36,8 @@ extension ClientServeLoop {
                     _ = try answer.encoded()
                     kind = .presented
                 } catch {
-                    context.logger.error("the wallet's presentation is not bounded JSON; refusing", metadata: ["error": "\(error)"])
+                    context.logger.error(
+                        "the wallet's presentation is not bounded JSON; refusing", metadata: ["error": "\(error)"])
                     answer = .refusal
                     kind = .malformedRequest
                 }

@@ -24,7 +24,8 @@ extension HybridClientRunner {
     ) async throws -> DigitalCredential {
         let envelope: [UInt8]
         do {
-            envelope = try DigitalCredentialRequestEnvelope(origin: origin.serialization, digital: request.digital).encoded
+            envelope = try DigitalCredentialRequestEnvelope(origin: origin.serialization, digital: request.digital)
+                .encoded
         } catch {
             preconditionFailure("a DigitalCredentialRequest was checked when it was made: \(error)")
         }

@@ -246,7 +246,8 @@ public struct HybridClientRunner: Sendable {
                 let beforeL2CAP = session
                 do {
                     return try await runOverL2CAP(
-                        l2capChannel, makeRequest: makeRequest, carrying: messageType, session: &session, observe: observe, emit: emit,
+                        l2capChannel, makeRequest: makeRequest, carrying: messageType, session: &session,
+                        observe: observe, emit: emit,
                         complete: complete)
                 } catch {
                     // The advert's PSM suffix is not covered by its tag (§3.4): a stranger can

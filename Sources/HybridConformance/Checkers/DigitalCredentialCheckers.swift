@@ -1,20 +1,20 @@
 import HybridCore
 
-/// `dcRequest` (SCHEMA.md §4.23): the client's JSON request (message type 03) → origin, request
-/// type and entries; a `canonical` envelope is also what the encoder writes for them.
-struct DigitalCredentialRequestChecker: VectorKindChecker {
-    let kind = "dcRequest"
+/// `dcRequest` (SCHEMA.md §4.23) and `dcResponse` (§4.24): the JSON messages of type 03.
+struct DigitalCredentialChecker: VectorKindChecker {
+    /// `dcRequest` or `dcResponse`.
+    let kind: String
 
     func check(_ testCase: VectorCase) throws(VectorMismatch) {
+        if kind == "dcRequest" { try checkRequest(testCase) } else { try checkResponse(testCase) }
+    }
+
+    /// The client's request → origin, request type and entries; a `canonical` envelope is also
+    /// what the encoder writes for them.
+    private func checkRequest(_ testCase: VectorCase) throws(VectorMismatch) {
         let bytes = Array(try testCase.string("envelope").utf8)
-        guard testCase.valid else {
-            try Expect.failure(testCase, "decode", classify: vectorErrorClass(of:)) {
-                _ = try DigitalCredentialRequestEnvelope(decoding: bytes)
-            }
+        guard let envelope = try decoded(testCase, { try DigitalCredentialRequestEnvelope(decoding: bytes) }) else {
             return
-        }
-        let envelope = try Expect.success("decode", classify: vectorErrorClass(of:)) {
-            try DigitalCredentialRequestEnvelope(decoding: bytes)
         }
         try Expect.equal("origin", envelope.origin, try testCase.string("origin"))
         try Expect.equal("requestType", envelope.requestType, try testCase.string("requestType"))
@@ -36,23 +36,13 @@ struct DigitalCredentialRequestChecker: VectorKindChecker {
             try Expect.equal("encoded", String(decoding: rebuilt, as: UTF8.self), try testCase.string("envelope"))
         }
     }
-}
 
-/// `dcResponse` (SCHEMA.md §4.24): the phone's JSON answer → a credential (protocol, data) or an
-/// error string; a `canonical` answer is also what the encoder writes for it.
-struct DigitalCredentialResponseChecker: VectorKindChecker {
-    let kind = "dcResponse"
-
-    func check(_ testCase: VectorCase) throws(VectorMismatch) {
+    /// The phone's answer → a credential (protocol, data) or an error string; a `canonical`
+    /// answer is also what the encoder writes for it.
+    private func checkResponse(_ testCase: VectorCase) throws(VectorMismatch) {
         let bytes = Array(try testCase.string("response").utf8)
-        guard testCase.valid else {
-            try Expect.failure(testCase, "decode", classify: vectorErrorClass(of:)) {
-                _ = try DigitalCredentialResponseEnvelope(decoding: bytes)
-            }
+        guard let response = try decoded(testCase, { try DigitalCredentialResponseEnvelope(decoding: bytes) }) else {
             return
-        }
-        let response = try Expect.success("decode", classify: vectorErrorClass(of:)) {
-            try DigitalCredentialResponseEnvelope(decoding: bytes)
         }
         switch (response, try testCase.string("result")) {
         case (.credential(let protocolID, let data), "credential"):
@@ -68,4 +58,14 @@ struct DigitalCredentialResponseChecker: VectorKindChecker {
             try Expect.equal("encoded", String(decoding: encoded, as: UTF8.self), try testCase.string("response"))
         }
     }
+}
+
+/// What `decode` gives for a valid case; for an invalid one, checks that it is rejected with an
+/// acceptable error class and returns `nil`.
+private func decoded<T>(_ testCase: VectorCase, _ decode: () throws -> T) throws(VectorMismatch) -> T? {
+    guard testCase.valid else {
+        try Expect.failure(testCase, "decode", classify: vectorErrorClass(of:)) { _ = try decode() }
+        return nil
+    }
+    return try Expect.success("decode", classify: vectorErrorClass(of:), decode)
 }

@@ -55,7 +55,8 @@ package enum DigitalCredentialJudgement {
         }
         guard let offered = first.features else {
             for check in all {
-                report.skip(check, because: "the first dcp ceremony got no post-handshake message (\(first.failure ?? "?"))")
+                report.skip(
+                    check, because: "the first dcp ceremony got no post-handshake message (\(first.failure ?? "?"))")
             }
             return
         }
@@ -78,7 +79,9 @@ package enum DigitalCredentialJudgement {
             switch try? DigitalCredentialResponseEnvelope(decoding: reply) {
             case .error: continue
             case .credential: problems.append("\(probe.name): answered with a credential")
-            case nil: problems.append("\(probe.name): answer does not read (\(String(decoding: reply.prefix(80), as: UTF8.self)))")
+            case nil:
+                problems.append(
+                    "\(probe.name): answer does not read (\(String(decoding: reply.prefix(80), as: UTF8.self)))")
             }
         }
         if bad.isEmpty {
@@ -86,7 +89,8 @@ package enum DigitalCredentialJudgement {
         } else {
             report.expect(
                 badInput, problems.isEmpty,
-                observed: problems.isEmpty ? bad.map { "\($0.name): \(describe($0))" }.joined(separator: "; ")
+                observed: problems.isEmpty
+                    ? bad.map { "\($0.name): \(describe($0))" }.joined(separator: "; ")
                     : problems.joined(separator: "; "))
         }
         if probes.count > 1, let last = probes.last {
@@ -104,7 +108,8 @@ package enum DigitalCredentialJudgement {
     private static func describe(_ probe: Probe) -> String {
         guard let reply = probe.reply else { return "no answer (\(probe.failure ?? "closed"))" }
         switch try? DigitalCredentialResponseEnvelope(decoding: reply) {
-        case .credential(let protocolID, let data): return "credential (\(protocolID ?? "no protocol"), \(data.count) bytes)"
+        case .credential(let protocolID, let data):
+            return "credential (\(protocolID ?? "no protocol"), \(data.count) bytes)"
         case .error(let code): return "error \(code)"
         case nil: return "unreadable answer (\(reply.count) bytes)"
         }

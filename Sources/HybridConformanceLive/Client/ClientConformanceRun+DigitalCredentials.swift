@@ -15,7 +15,10 @@ extension ClientConformanceRun {
         let requests: [(String, [UInt8])] = [
             ("valid", valid),
             ("malformed JSON", Array(#"{"origin":"\#(origin)","request":{"digital":{"requests":[{"#.utf8)),
-            ("requestType credential.create", DigitalCredentialProbeRequests.valid(origin: origin, type: "credential.create")),
+            (
+                "requestType credential.create",
+                DigitalCredentialProbeRequests.valid(origin: origin, type: "credential.create")
+            ),
             ("oversized", DigitalCredentialProbeRequests.oversized(origin: origin)),
             ("valid again", valid),
         ]

@@ -7,42 +7,27 @@ package indirect enum JSONNode: Hashable, Sendable {
     case number(String)
     case string(String)
     case array([JSONNode])
-    /// Members in document order; names are unique.
-    case object([JSONMember])
+    /// Members by name (a name appears once; encoding sorts them).
+    case object([String: JSONNode])
 
     /// The value of member `name`, if this is an object that has it.
     package subscript(member name: String) -> JSONNode? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { $0.name == name }?.value
+        if case .object(let members) = self { members[name] } else { nil }
     }
 
     /// The text, if this is a string.
     package var stringValue: String? {
-        if case .string(let text) = self { return text }
-        return nil
+        if case .string(let text) = self { text } else { nil }
     }
 
     /// The elements, if this is an array.
     package var arrayValue: [JSONNode]? {
-        if case .array(let elements) = self { return elements }
-        return nil
+        if case .array(let elements) = self { elements } else { nil }
     }
 
     /// Whether this is an object.
     package var isObject: Bool {
-        if case .object = self { return true }
-        return false
-    }
-}
-
-/// One member of a JSON object.
-package struct JSONMember: Hashable, Sendable {
-    package let name: String
-    package let value: JSONNode
-
-    package init(_ name: String, _ value: JSONNode) {
-        self.name = name
-        self.value = value
+        if case .object = self { true } else { false }
     }
 }
 
@@ -94,10 +79,10 @@ extension JSONNode {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+            let sorted = members.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
             for (index, member) in sorted.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(member.name, to: &out)
+                Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out)
             }
@@ -167,9 +152,15 @@ private struct JSONByteReader {
         case UInt8(ascii: "{"): return try object(depth: depth + 1)
         case UInt8(ascii: "["): return try array(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default: return .number(try number())
         }
     }
@@ -182,59 +173,54 @@ private struct JSONByteReader {
     }
 
     mutating func object(depth: Int) throws(DigitalCredentialEnvelopeError) -> JSONNode {
-        guard depth <= maxDepth else { throw .tooDeep(limit: maxDepth) }
-        offset += 1
-        var members: [JSONMember] = []
-        var names = Set<String>()
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-            offset += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw malformed() }
-            let nameOffset = offset
-            let name = try string()
-            guard names.insert(name).inserted else { throw .malformedJSON(offset: nameOffset) }
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw malformed() }
-            offset += 1
-            skipWhitespace()
-            members.append(JSONMember(name, try value(depth: depth)))
-            skipWhitespace()
-            guard offset < bytes.count else { throw malformed() }
-            if bytes[offset] == UInt8(ascii: ",") {
-                offset += 1
-                continue
+        var members: [String: JSONNode] = [:]
+        try elements(depth: depth, closing: UInt8(ascii: "}")) { reader throws(DigitalCredentialEnvelopeError) in
+            guard reader.offset < reader.bytes.count, reader.bytes[reader.offset] == UInt8(ascii: "\"") else {
+                throw reader.malformed()
             }
-            guard bytes[offset] == UInt8(ascii: "}") else { throw malformed() }
-            offset += 1
-            return .object(members)
+            let nameOffset = reader.offset
+            let name = try reader.string()
+            guard members[name] == nil else { throw .malformedJSON(offset: nameOffset) }
+            reader.skipWhitespace()
+            guard reader.offset < reader.bytes.count, reader.bytes[reader.offset] == UInt8(ascii: ":") else {
+                throw reader.malformed()
+            }
+            reader.offset += 1
+            reader.skipWhitespace()
+            members[name] = try reader.value(depth: depth)
         }
+        return .object(members)
     }
 
     mutating func array(depth: Int) throws(DigitalCredentialEnvelopeError) -> JSONNode {
+        var elements: [JSONNode] = []
+        try self.elements(depth: depth, closing: UInt8(ascii: "]")) { reader throws(DigitalCredentialEnvelopeError) in
+            elements.append(try reader.value(depth: depth))
+        }
+        return .array(elements)
+    }
+
+    /// Reads the comma-separated items of an array or object, after its opening bracket, through
+    /// `closing`; `item` reads one (leading whitespace skipped).
+    mutating func elements(
+        depth: Int, closing: UInt8, _ item: (inout JSONByteReader) throws(DigitalCredentialEnvelopeError) -> Void
+    ) throws(DigitalCredentialEnvelopeError) {
         guard depth <= maxDepth else { throw .tooDeep(limit: maxDepth) }
         offset += 1
-        var elements: [JSONNode] = []
         skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+        if offset < bytes.count, bytes[offset] == closing {
             offset += 1
-            return .array(elements)
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try value(depth: depth))
+            try item(&self)
             skipWhitespace()
             guard offset < bytes.count else { throw malformed() }
-            if bytes[offset] == UInt8(ascii: ",") {
-                offset += 1
-                continue
-            }
-            guard bytes[offset] == UInt8(ascii: "]") else { throw malformed() }
+            let separator = bytes[offset]
             offset += 1
-            return .array(elements)
+            if separator == closing { return }
+            guard separator == UInt8(ascii: ",") else { throw .malformedJSON(offset: offset - 1) }
         }
     }
 

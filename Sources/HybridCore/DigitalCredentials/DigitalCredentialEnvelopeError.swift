@@ -19,9 +19,9 @@ public enum DigitalCredentialEnvelopeError: Error, Hashable, Sendable, CustomStr
     /// One line for logs and users.
     public var description: String {
         switch self {
-        case .tooLarge(let size, let limit): "the JSON message has \(size) bytes, more than \(limit)"
         case .tooDeep(let limit): "the JSON message nests deeper than \(limit) levels"
         case .malformedJSON(let offset): "not valid JSON (at byte \(offset))"
+        case .tooLarge(let size, let limit): "the JSON message has \(size) bytes, more than \(limit)"
         case .missingMember(let path): "the JSON message lacks \(path)"
         case .wrongType(let path): "\(path) has the wrong JSON type"
         case .unsupportedRequestType(let type): "unsupported requestType \"\(type)\""

@@ -9,27 +9,17 @@ package struct DigitalCredentialRequestEnvelope: Hashable, Sendable {
     /// The `requestType` of a presentation (`navigator.credentials.get`).
     package static let getRequestType = "credential.get"
 
-    /// One entry of `digital.requests`.
-    package struct Entry: Hashable, Sendable {
-        /// `protocol`, for example `openid4vp-v1-unsigned`.
-        package let protocolID: String
-        /// `data` as compact UTF-8 JSON (an object; a string in Chromium's legacy format).
-        package let data: [UInt8]
-
-        package init(protocolID: String, data: [UInt8]) {
-            self.protocolID = protocolID
-            self.data = data
-        }
-    }
-
     /// The verifier page's origin, serialized (`https://example.com`).
     package let origin: String
     /// `requestType`; always ``getRequestType`` for an envelope that decoded.
     package let requestType: String
     /// The `digital` member as sent.
     package let digital: JSONNode
-    /// Its `requests`, in order.
-    package let requests: [Entry]
+    /// Its `requests`, in order: `protocol` and `data` as compact UTF-8 JSON (an object; a string
+    /// in Chromium's legacy format).
+    package var requests: [(protocolID: String, data: [UInt8])] {
+        (try? Self.entries(of: digital)) ?? []
+    }
 
     /// An envelope for `origin` carrying `digital` (`{"requests": [...]}`), checked as
     /// ``init(decoding:)`` checks it.
@@ -38,8 +28,8 @@ package struct DigitalCredentialRequestEnvelope: Hashable, Sendable {
     package init(origin: String, digital: JSONNode) throws(DigitalCredentialEnvelopeError) {
         self.origin = origin
         self.requestType = Self.getRequestType
+        _ = try Self.entries(of: digital)
         self.digital = digital
-        self.requests = try Self.entries(of: digital)
     }
 
     /// Reads a client's message strictly: bounded JSON (``DigitalCredentialEnvelopeLimits``), an
@@ -61,27 +51,25 @@ package struct DigitalCredentialRequestEnvelope: Hashable, Sendable {
         guard let digital = request[member: "digital"] else { throw .missingMember(path: "request.digital") }
         self.origin = origin
         self.requestType = requestType
+        _ = try Self.entries(of: digital, path: "request.digital")
         self.digital = digital
-        self.requests = try Self.entries(of: digital, path: "request.digital")
     }
 
     /// The bytes to send: compact, members sorted, as Chromium writes them.
     package var encoded: [UInt8] {
         JSONNode.object([
-            JSONMember("origin", .string(origin)),
-            JSONMember("request", .object([JSONMember("digital", digital)])),
-            JSONMember("requestType", .string(requestType)),
+            "origin": .string(origin), "request": .object(["digital": digital]), "requestType": .string(requestType),
         ]).encoded
     }
 
     private static func entries(
         of digital: JSONNode, path: String = "digital"
-    ) throws(DigitalCredentialEnvelopeError) -> [Entry] {
+    ) throws(DigitalCredentialEnvelopeError) -> [(protocolID: String, data: [UInt8])] {
         guard digital.isObject else { throw .wrongType(path: path) }
         guard let list = digital[member: "requests"] else { throw .missingMember(path: path + ".requests") }
         guard let elements = list.arrayValue else { throw .wrongType(path: path + ".requests") }
         guard !elements.isEmpty else { throw .noRequests }
-        var entries: [Entry] = []
+        var entries: [(protocolID: String, data: [UInt8])] = []
         for (index, element) in elements.enumerated() {
             let at = "\(path).requests[\(index)]"
             guard element.isObject else { throw .wrongType(path: at) }
@@ -89,7 +77,7 @@ package struct DigitalCredentialRequestEnvelope: Hashable, Sendable {
             guard let protocolID = protocolNode.stringValue else { throw .wrongType(path: at + ".protocol") }
             guard let data = element[member: "data"] else { throw .missingMember(path: at + ".data") }
             guard data.isObject || data.stringValue != nil else { throw .wrongType(path: at + ".data") }
-            entries.append(Entry(protocolID: protocolID, data: data.encoded))
+            entries.append((protocolID, data.encoded))
         }
         return entries
     }

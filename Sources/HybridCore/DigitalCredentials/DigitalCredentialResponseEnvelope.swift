@@ -27,13 +27,13 @@ package enum DigitalCredentialResponseEnvelope: Hashable, Sendable {
         switch self {
         case .credential(let protocolID, let data):
             let walletData = try JSONNode(parsing: data)
-            var members = [JSONMember("data", walletData)]
-            if let protocolID { members.append(JSONMember("protocol", .string(protocolID))) }
-            digital = .object([JSONMember("data", .object(members))])
+            var members = ["data": walletData]
+            members["protocol"] = protocolID.map { .string($0) }
+            digital = .object(["data": .object(members)])
         case .error(let code):
-            digital = .object([JSONMember("error", .string(code))])
+            digital = .object(["error": .string(code)])
         }
-        let bytes = JSONNode.object([JSONMember("response", .object([JSONMember("digital", digital)]))]).encoded
+        let bytes = JSONNode.object(["response": .object(["digital": digital])]).encoded
         guard bytes.count <= DigitalCredentialEnvelopeLimits.maxBytes else {
             throw .tooLarge(size: bytes.count, limit: DigitalCredentialEnvelopeLimits.maxBytes)
         }

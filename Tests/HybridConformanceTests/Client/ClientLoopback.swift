@@ -40,8 +40,8 @@ enum ClientLoopback {
                     var run = ClientConformanceRun(rpID: rpID, clientOptions: options, refusalWait: .seconds(2))
                     run.includesDigitalCredentials = digitalCredentials
                     return try await run.run { event in
-                            if case .qr(let url) = event { sink.yield(url) }
-                        }
+                        if case .qr(let url) = event { sink.yield(url) }
+                    }
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() {
