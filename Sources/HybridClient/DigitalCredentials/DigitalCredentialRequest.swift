@@ -17,9 +17,4 @@ public struct DigitalCredentialRequest: Sendable, Hashable {
         _ = try DigitalCredentialRequestEnvelope(origin: "", digital: digital)
         self.digital = digital
     }
-
-    /// The protocols of its entries, in order.
-    public var protocols: [String] {
-        (try? DigitalCredentialRequestEnvelope(origin: "", digital: digital).requests.map(\.protocolID)) ?? []
-    }
 }
