@@ -14,6 +14,9 @@ import Testing
 /// the loopback relay and the simulated air.
 @Suite struct DigitalCredentialLoopbackTests {
     static let origin = "https://example.com"
+    /// Only a hang detector: under the whole suite a two-core machine may take long to schedule
+    /// the simulated air (docs/architecture.md, "Tests and the cooperative pool").
+    static let hangLimit: Duration = .seconds(150)
     /// What a page passes to navigator.credentials.get({digital}): one OpenID4VP request with DCQL.
     static let pageRequest = Array(
         #"""
@@ -57,11 +60,11 @@ import Testing
         return try await LoopbackRelay.with { relay in
             let runner = HybridClientRunner(
                 options: HybridClientOptions(
-                    bluetooth: .simulated(air), timeout: .seconds(20), testTunnelOverrides: [.google: relay]))
+                    bluetooth: .simulated(air), timeout: Self.hangLimit, testTunnelOverrides: [.google: relay]))
             var options = AuthenticatorRunner.Options(ble: .simulated(air))
             options.tunnelOrigin = relay
             options.digitalCredentials = wallet
-            options.clientWaitTimeout = .seconds(20)
+            options.clientWaitTimeout = Self.hangLimit
             let phone = AuthenticatorRunner(
                 options: options,
                 authenticator: CTAPAuthenticator(
