@@ -9,6 +9,9 @@
 #   ci/run-chromium-interop.sh --phone-conformance
 #                                       instead: one create() and one get() judged by
 #                                       `hybrid-conformance phone` (ci/chromium/phone_conformance.py)
+#   ci/run-chromium-interop.sh --digital-credentials
+#                                       instead: navigator.credentials.get({digital}) answered by our
+#                                       phone over hybrid (ci/chromium/dc_interop.py)
 #
 # Needs root (namespaces) and the packages of scripts/setup.sh's chromium set; builds nothing:
 # run `swift build` first. Exits non-zero when a check fails; prints timings.
@@ -17,6 +20,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 mode=interop
 if [ "${1:-}" = --phone-conformance ]; then mode=phone-conformance; shift; fi
+if [ "${1:-}" = --digital-credentials ]; then mode=digital-credentials; shift; fi
 repeat=${1:-${CHROMIUM_INTEROP_REPEAT:-10}}
 peer=$(cd "${CHROMIUM_PEER_DIR:-Tools/chromium-peer}" && pwd)
 bin=$(swift build --show-bin-path)
@@ -66,6 +70,9 @@ if [ "$mode" = phone-conformance ]; then
     mkdir -p "$out"
     "$peer/inns.sh" "$PY" -u "$repo/ci/chromium/phone_conformance.py" --peer "$peer" \
         --conformance "$bin/hybrid-conformance" --store "$CP_RUN/conformance-passkeys.json" --out "$out" || status=$?
+elif [ "$mode" = digital-credentials ]; then
+    "$peer/inns.sh" "$PY" -u "$repo/ci/chromium/dc_interop.py" --peer "$peer" \
+        --authenticator "$bin/hybrid-authenticator" --store "$CP_RUN/passkeys.json" || status=$?
 else
     "$peer/inns.sh" "$PY" -u "$repo/ci/chromium/prf_interop.py" --peer "$peer" \
         --authenticator "$bin/hybrid-authenticator" --store "$CP_RUN/passkeys.json" --repeat "$repeat" || status=$?

@@ -23,5 +23,7 @@ extension VectorRunner {
         PostHandshakeChecker(),
         LinkingChecker(),
         SessionChecker(),
+        DigitalCredentialChecker(kind: "dcRequest"),
+        DigitalCredentialChecker(kind: "dcResponse"),
     ]
 }

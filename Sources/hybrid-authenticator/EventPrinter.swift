@@ -59,6 +59,16 @@ struct EventPrinter: Sendable {
                         + statusMembers(answer.status))
             }
             members = [("event", .string("done")), ("served", .bool(summary.served)), ("requests", .array(answers))]
+            if let answer = summary.digitalCredential {
+                members.append(("digitalCredential", .string(answer.rawValue)))
+            }
+        case .digitalCredentialRequest(let origin, let protocols):
+            members = [
+                ("event", .string("digitalCredentialRequest")), ("origin", .string(origin)),
+                ("protocols", .array(protocols.map { .string($0) })),
+            ]
+        case .digitalCredentialAnswered(let answer):
+            members = [("event", .string("digitalCredentialAnswered")), ("answer", .string(answer.rawValue))]
         case .error(let message):
             members = [("event", .string("error")), ("message", .string(message))]
         }
@@ -91,6 +101,11 @@ struct EventPrinter: Sendable {
             return "Approved."
         case .denied(let status):
             return "Denied: \(status.message) (\(status.name ?? "status") 0x\(Hex.encode([status.rawValue])))"
+        case .digitalCredentialRequest(let origin, let protocols):
+            return "Digital credential request from \(TerminalText.printable(origin)) ("
+                + protocols.map { TerminalText.printable($0) }.joined(separator: ", ") + ")"
+        case .digitalCredentialAnswered(let answer):
+            return answer == .presented ? "Credential presented." : "Refused (\(answer.rawValue))."
         case .done(let summary):
             return summary.served ? "Done." : "Done, but no request succeeded."
         case .error(let message):

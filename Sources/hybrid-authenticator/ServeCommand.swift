@@ -195,8 +195,10 @@ struct ServeCommand: AsyncParsableCommand {
             _ = try AuthenticatorRunner.check(qrCode: qrText, options: runnerOptions(ble: .hci(adapter: nil)))
             let store = try await storeOptions.open()
             let authenticator = makeAuthenticator(store: store, logger: logger)
-            runner = AuthenticatorRunner(
-                options: runnerOptions(ble: await resolveBackend()), authenticator: authenticator, logger: logger)
+            var options = runnerOptions(ble: await resolveBackend())
+            // The wallet answers a `dcp` QR code from the same store, asking the user the same way.
+            options.digitalCredentials = WalletProvider(source: store, interaction: makeUserInteraction(store: store))
+            runner = AuthenticatorRunner(options: options, authenticator: authenticator, logger: logger)
         } catch {
             printer.print(.error(message: "\(error)"))
             throw ExitCode.failure

@@ -7,7 +7,8 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// The overall timeout passed.
     static let timedOut: Int32 = 2
-    /// The phone answered with a CTAP2 error status (no credentials, denied, …).
+    /// The phone answered with a CTAP2 error status (no credentials, denied, …), or refused a
+    /// digital-credential request (its error string).
     static let ctapError: Int32 = 3
     /// The person cancelled in the QR window (`--window`: Cancel or Escape).
     static let cancelled: Int32 = 4
@@ -20,9 +21,11 @@ enum ExitStatus {
     static func forError(_ error: HybridClientError) -> Int32 {
         switch error {
         case .timedOut: timedOut
-        case .noCredentials, .operationDenied, .credentialExcluded, .authenticatorTimedOut, .authenticatorFailed:
+        case .noCredentials, .operationDenied, .credentialExcluded, .authenticatorTimedOut, .authenticatorFailed,
+            .digitalCredentialRefused:
             ctapError
-        case .ctapUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth, .scanEnded, .dataChannel,
+        case .ctapUnsupported, .digitalCredentialsUnsupported, .invalidResponse, .extensionUnsupported, .bluetooth,
+            .scanEnded, .dataChannel,
             .l2capFraming, .tunnel,
             .session:
             failure

@@ -15,9 +15,10 @@ struct HybridClientCommand: AsyncParsableCommand {
             the RP ID; its Cancel button (or Escape) cancels the request.
 
             Exit status: 0 success, 1 failure (Bluetooth, tunnel, protocol), 2 timed out, \
-            3 the phone answered with a CTAP error (no passkey, declined, …), 4 cancelled in the QR \
-            window, 64 usage, 130 interrupted.
+            3 the phone answered with a CTAP error (no passkey, declined, …) or refused a digital \
+            credential, 4 cancelled in the QR window, 64 usage, 130 interrupted. The digital-credential \
+            command asks for an identity credential instead (see its --help).
             """,
-        subcommands: [CreateCommand.self, GetCommand.self, ShowQRCommand.self]
+        subcommands: [CreateCommand.self, GetCommand.self, DigitalCredentialCommand.self, ShowQRCommand.self]
     )
 }

@@ -68,6 +68,14 @@ struct ClientCommand: AsyncParsableCommand {
         help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal.")
     var printQRURL = false
 
+    @Flag(
+        help: """
+            Also judge the digital-credential path: five more QR codes of request type dcp (a valid \
+            request, malformed JSON, credential.create, an oversized request, a valid request again; \
+            protocol.md §7.8).
+            """)
+    var digitalCredentials = false
+
     @Flag(help: "Progress as JSON lines on stderr instead of text and a terminal QR code.")
     var jsonEvents = false
 
@@ -111,9 +119,10 @@ struct ClientCommand: AsyncParsableCommand {
             jsonOnStderr: jsonEvents, eventsFile: eventsFile, qrImage: qrFile.map { QRImageFile(path: $0) },
             showsQRCode: printQRURL || isatty(STDERR_FILENO) != 0)
         defer { progress.qrImage?.removeAll() }
-        let result = try await ClientConformanceRun(
-            rpID: rpID, clientOptions: options, refusalWait: .milliseconds(Int64(refusalWait * 1000))
-        ).run { progress.show($0) }
+        var run = ClientConformanceRun(
+            rpID: rpID, clientOptions: options, refusalWait: .milliseconds(Int64(refusalWait * 1000)))
+        run.includesDigitalCredentials = digitalCredentials
+        let result = try await run.run { progress.show($0) }
         try report.emit(result)
     }
 }

@@ -177,21 +177,18 @@ struct AuthenticatorRunnerTunnelTests {
         }
     }
 
-    @Test func jsonRequestClosesTheTunnelWithATypedError() async throws {
+    /// A runner without a wallet offers only `"ctap"`, so a client's session never sends it JSON
+    /// (protocol.md §7.8); the phone's own refusal of unoffered JSON is a session rule
+    /// (`SessionFeatureNegotiationTests`).
+    @Test func noJSONRequestReachesAPhoneWithoutAWallet() async throws {
         let harness = try RunnerHarness()
         defer { harness.cleanUp() }
         try await LoopbackRelay.with { relay in
-            let events = EventLog()
-            let (result, outcome) = try await harness.runSession(
-                runner: harness.runner(relay: relay), client: TestClient(), request: .json(Array("{}".utf8)),
-                relay: relay, events: events)
-            guard case .unsupportedRequest = result.failure else {
-                Issue.record("expected unsupportedRequest, got \(result)")
-                return
+            await #expect(throws: SessionError.invalidPostHandshake(.lacksFeature(.digitalCredentials))) {
+                _ = try await harness.runSession(
+                    runner: harness.runner(relay: relay), client: TestClient(), request: .json(Array("{}".utf8)),
+                    relay: relay, events: EventLog())
             }
-            #expect(outcome.response == nil)
-            #expect(outcome.closedByPeer)
-            #expect(harness.advertiser.calls == ["start fff9 20", "stop"])
         }
     }
 

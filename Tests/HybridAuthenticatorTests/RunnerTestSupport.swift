@@ -43,6 +43,8 @@ final class EventLog: Sendable {
             case .request: "request"
             case .approved: "approved"
             case .denied: "denied"
+            case .digitalCredentialRequest: "digitalCredentialRequest"
+            case .digitalCredentialAnswered: "digitalCredentialAnswered"
             case .done: "done"
             case .error: "error"
             }

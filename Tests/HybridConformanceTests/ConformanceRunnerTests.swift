@@ -35,7 +35,7 @@ import Testing
             #expect(report.failed == count, "\(file)")
             #expect(report.fileErrors.isEmpty, "\(file)")
         }
-        #expect(total == 405)
+        #expect(total == 440)
     }
 
     /// Inverts `valid` in every case (inner cases of a bundle too); returns the number of cases.

@@ -18,11 +18,13 @@ extension AuthenticatorRunner {
     /// The authenticator role's own driver as a loopback phone: `authenticator` answers, the
     /// tunnel goes through `relay` (as domain 0), the advert goes out on `air`.
     package static func loopback(
-        authenticator: CTAPAuthenticator, relay: TunnelServerOrigin, air: SimulatedAir
+        authenticator: CTAPAuthenticator, relay: TunnelServerOrigin, air: SimulatedAir,
+        wallet: (any DigitalCredentialProvider)? = nil
     ) -> AuthenticatorRunner {
         var options = AuthenticatorRunner.Options(ble: .simulated(air))
         options.tunnelOrigin = relay
         options.domainID = 0
+        options.digitalCredentials = wallet
         return AuthenticatorRunner(
             options: options, authenticator: authenticator,
             logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() }))

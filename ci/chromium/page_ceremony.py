@@ -40,3 +40,25 @@ def no_result(cdp, limit=60):
     """Resets a page whose ceremony never settled and returns the failure to report."""
     cdp.call('Page.reload')
     return {'ok': False, 'error': 'no result within %d s' % limit}
+
+
+def start_authenticator(run, authenticator, store, qr, out):
+    """Starts our `hybrid-authenticator serve -` (JSON events to `out`) for the QR text `qr`.
+
+    The QR text goes on standard input ('-'): an argument would show it to every local user (ps)."""
+    phone = subprocess.Popen(
+        [authenticator, 'serve', '-', '--ble', 'bluez', '--ca-file', os.path.join(run, 'pki', 'ca.pem'),
+         '--store', store, '--yes', '--json', '--client-timeout', '30', '--timeout', '60'],
+        stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
+    phone.stdin.write((qr + '\n').encode())
+    phone.stdin.close()
+    return phone
+
+
+def finish_authenticator(phone):
+    """Waits up to 15 s for the authenticator to end (then stops it); returns its exit status."""
+    try:
+        return phone.wait(15)
+    except subprocess.TimeoutExpired:
+        phone.terminate()
+        return phone.wait()

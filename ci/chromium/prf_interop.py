@@ -19,12 +19,11 @@ import hashlib
 import hmac
 import json
 import os
-import subprocess
 import sys
 import time
 import unicodedata
 
-from page_ceremony import arg, no_result, read_qr, wait_result
+from page_ceremony import arg, finish_authenticator, no_result, read_qr, start_authenticator, wait_result
 
 RUN = os.environ['CP_RUN']
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -62,20 +61,10 @@ def ceremony(label, call):
     log = open(os.path.join(RUN, 'logs', 'authenticator.log'), 'a')
     log.write('== %s\n' % label)
     log.flush()
-    # The QR text on standard input ('-'): an argument would show it to every local user (ps).
-    phone = subprocess.Popen(
-        [AUTHENTICATOR, 'serve', '-', '--ble', 'bluez', '--ca-file', os.path.join(RUN, 'pki', 'ca.pem'),
-         '--store', STORE, '--yes', '--json', '--client-timeout', '30', '--timeout', '60'],
-        stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT)
-    phone.stdin.write((qr + '\n').encode())
-    phone.stdin.close()
+    phone = start_authenticator(RUN, AUTHENTICATOR, STORE, qr, log)
     result = wait_result(cdp, start)
     done = time.time()
-    try:
-        code = phone.wait(15)
-    except subprocess.TimeoutExpired:
-        phone.terminate()
-        code = phone.wait()
+    code = finish_authenticator(phone)
     if result is None:
         result = no_result(cdp)
     result['authenticatorExit'] = code

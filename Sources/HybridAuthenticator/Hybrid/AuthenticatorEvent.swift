@@ -31,6 +31,12 @@ public enum AuthenticatorEvent: Sendable, Hashable {
     case approved(status: CTAPStatusCode)
     /// The request was answered with an error status (the user declined, no credentials, …).
     case denied(status: CTAPStatusCode)
+    /// A digital-credential request (JSON, message type 03) arrived from the verifier page at
+    /// `origin`, for one of these presentation protocols (in the page's order).
+    case digitalCredentialRequest(origin: String, protocols: [String])
+    /// The digital-credential request was answered: a presentation, or one of the refusals (all of
+    /// which look the same to the client, protocol.md §7.8). Never carries claim values.
+    case digitalCredentialAnswered(DigitalCredentialAnswerKind)
     /// The session ended normally.
     case done(AuthenticatorRunSummary)
     /// The run failed; `message` is the description of the ``AuthenticatorRunnerError`` thrown.
@@ -58,12 +64,15 @@ public struct AuthenticatorRunSummary: Sendable, Hashable {
 
     /// Every request answered in this session, in order (phones answer one per session).
     public var answers: [Answer]
+    /// How the session's digital-credential request was answered, if it had one.
+    public var digitalCredential: DigitalCredentialAnswerKind?
 
     /// A summary of these answers.
     package init(answers: [Answer] = []) {
         self.answers = answers
     }
 
-    /// Whether a CTAP request was served: at least one was answered with `CTAP2_OK`.
-    public var served: Bool { answers.contains { $0.status.isSuccess } }
+    /// Whether a request was served: a CTAP request answered with `CTAP2_OK`, or a digital
+    /// credential presented.
+    public var served: Bool { answers.contains { $0.status.isSuccess } || digitalCredential == .presented }
 }

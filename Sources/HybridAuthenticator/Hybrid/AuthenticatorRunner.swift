@@ -93,6 +93,7 @@ public struct AuthenticatorRunner: Sendable {
             domainID: checked.domainID, getInfo: authenticator.getInfo.encoded)
         configuration.qrChannels = checked.payload.channels
         configuration.l2capPSM = l2capPSM
+        configuration.features = offeredFeatures(for: checked.payload)
         tap.configureSession(&configuration)
         return AuthenticatorSession(
             configuration: configuration, advertNonce: nonce, ephemeralKey: try makeEphemeralKey())
@@ -194,7 +195,8 @@ public struct AuthenticatorRunner: Sendable {
             let window = options.clientWaitTimeout
             let context = ServeContext(
                 session: session, claim: ClientChannelClaim(), advertising: advertising, authenticator: authenticator,
-                emit: onEvent, clientConnected: clientConnected, tap: tap, clock: clock, logger: logger)
+                digitalCredentials: options.digitalCredentials, emit: onEvent, clientConnected: clientConnected,
+                tap: tap, clock: clock, logger: logger)
             return try await withThrowingTaskGroup(of: AuthenticatorRunSummary?.self) { group in
                 if let connection {
                     group.addTask {

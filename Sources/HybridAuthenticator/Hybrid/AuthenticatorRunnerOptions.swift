@@ -38,6 +38,11 @@ extension AuthenticatorRunner {
         public var acceptsQRCodeWithoutTimestamp = false
         /// The clock for the staleness check.
         public var now: @Sendable () -> Date = { Date() }
+        /// The wallet that answers digital-credential requests. With one, a QR code of request type
+        /// `dcp` gets the post-handshake features `["dc"]` and its one JSON request (message type 03)
+        /// goes to it (protocol.md §7.8); without one, such a QR code is served like any other (features
+        /// `["ctap"]`: a browser then gives up, finding no `"dc"`).
+        package var digitalCredentials: (any DigitalCredentialProvider)?
 
         /// Options with every default except the BLE backend.
         public init(ble: BLEBackend) {

@@ -18,7 +18,7 @@ struct ClientServeLoop<Channel: ClientChannel> {
     /// The run's claim, advertiser, engine, observers and hooks.
     let context: ServeContext
     private let claimant = ClientChannelClaim.Claimant()
-    private var summary = AuthenticatorRunSummary()
+    var summary = AuthenticatorRunSummary()
     private var hasClient = false
     /// Called when the first message arrives, before it may claim the session. `false` (the
     /// channel's first-message deadline ran out just then) ends the loop as a closed channel would.
@@ -156,16 +156,13 @@ struct ClientServeLoop<Channel: ClientChannel> {
         return false
     }
 
-    /// Serves one request and returns what the session wants sent back.
-    ///
-    /// JSON requests (type 03, digital credentials) are refused by closing the tunnel normally:
-    /// the post-handshake message offers only the `ctap` feature, so a client that sends one has
-    /// ignored it, and there is no JSON error format to answer with.
+    /// Serves one request and returns what the session wants sent back. A JSON request (type 03)
+    /// reaches here only when the post-handshake message offered `"dc"` (the session refuses it
+    /// otherwise) and goes to the wallet (`ClientServeLoop+DigitalCredentials.swift`).
     private mutating func answer(_ request: HybridPayload) async throws -> [AuthenticatorSession.Action] {
         switch request {
-        case .json:
-            throw AuthenticatorRunnerError.unsupportedRequest(
-                "the client sent a JSON (digital credential) request; this authenticator offers only CTAP")
+        case .json(let bytes):
+            return try await answerDigitalCredentialRequest(bytes)
         case .ctap(let bytes):
             let command = bytes.first.map(CTAPCommand.init(rawValue:))
             context.emit(.request(command: command, rpID: (try? CTAPRequest(bytes: bytes))?.relyingPartyID))
@@ -208,7 +205,7 @@ struct ClientServeLoop<Channel: ClientChannel> {
     /// Runs `work` in a task of its own unless the channel closes first: returns its result, or
     /// `nil` if the channel closed (or this task was cancelled) before it finished; `work` is then
     /// cancelled and left behind.
-    private static func firstUnlessClosed<Result: Sendable>(
+    static func firstUnlessClosed<Result: Sendable>(
         _ closed: @escaping @Sendable () async -> Void, _ work: @escaping @Sendable () async -> Result
     ) async -> Result? {
         let (results, continuation) = AsyncStream<Result?>.makeStream()

@@ -8,6 +8,8 @@ struct ServeContext: Sendable {
     let claim: ClientChannelClaim
     let advertising: AdvertisingControl
     let authenticator: CTAPAuthenticator
+    /// The wallet for a JSON (digital-credential) request, if the run offers `"dc"`.
+    let digitalCredentials: (any DigitalCredentialProvider)?
     let emit: @Sendable (AuthenticatorEvent) -> Void
     /// Yields once, when the client's first message arrives (ends the no-client watchdog).
     let clientConnected: AsyncStream<Void>.Continuation

@@ -22,6 +22,12 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
     case authenticatorFailed(CTAPStatusCode)
     /// The phone does not offer CTAP (post-handshake features lack `"ctap"`).
     case ctapUnsupported
+    /// The phone does not offer digital credentials (post-handshake features lack `"dc"`); the
+    /// request was not sent.
+    case digitalCredentialsUnsupported
+    /// The phone answered a digital-credential request with this error string (`USER_CANCELED`,
+    /// `NO_CREDENTIAL`, `DEVICE_ABORTED`, or another, protocol.md §7.8).
+    case digitalCredentialRefused(String)
     /// The phone's answer is malformed or does not fit the request (carries the reason).
     case invalidResponse(InvalidResponseReason)
     /// The site requires an extension behaviour the phone cannot provide (its getInfo says so).
@@ -74,6 +80,8 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .authenticatorTimedOut: "the phone gave up waiting for approval"
         case .authenticatorFailed(let status): "the phone answered with an error: \(status)"
         case .ctapUnsupported: "the phone does not offer passkeys (no \"ctap\" feature)"
+        case .digitalCredentialsUnsupported: "the phone does not offer digital credentials (no \"dc\" feature)"
+        case .digitalCredentialRefused(let code): "the phone refused the digital credential request (\(code))"
         case .invalidResponse(let reason): "the phone's answer is invalid: \(reason)"
         case .extensionUnsupported(let error): "\(error)"
         case .bluetooth(let error): "Bluetooth: \(error)"
@@ -107,6 +115,8 @@ public enum InvalidResponseReason: Hashable, Sendable, CustomStringConvertible {
     case mapping(ResponseMappingError)
     /// The phone answered a CTAP request with a non-CTAP (JSON) message.
     case notCTAP
+    /// The phone's JSON answer to a digital-credential request is not one (protocol.md §7.8).
+    case digitalCredential(DigitalCredentialEnvelopeError)
     /// The session ended without a reply to the request.
     case noReply
     /// A success status with no response map.
@@ -120,6 +130,7 @@ public enum InvalidResponseReason: Hashable, Sendable, CustomStringConvertible {
         case .ctap(let error): "\(error)"
         case .mapping(let error): error.description
         case .notCTAP: "not CTAP"
+        case .digitalCredential(let error): "\(error)"
         case .noReply: "no reply"
         case .missingResponseMap: "success without a response map"
         case .unexpected(let error): error.description

@@ -23,6 +23,8 @@ package struct ClientConformanceRun: Sendable {
     package let clientOptions: HybridClientOptions
     /// How long the QR code without a timestamp waits for a handshake that should never come.
     package let refusalWait: Duration
+    /// Also judge the digital-credential path (`dcp` QR codes, JSON type 03; protocol.md §7.8).
+    package var includesDigitalCredentials = false
 
     package init(rpID: String, clientOptions: HybridClientOptions, refusalWait: Duration = .seconds(30)) {
         self.rpID = rpID
@@ -90,6 +92,9 @@ package struct ClientConformanceRun: Sendable {
         report.append(contentsOf: registrationReport)
         report.append(contentsOf: assertionReport)
         report.append(contentsOf: probeReport)
+        if includesDigitalCredentials {
+            DigitalCredentialJudgement.judge(try await digitalCredentialProbes(events: events), into: &report)
+        }
         return report
     }
 

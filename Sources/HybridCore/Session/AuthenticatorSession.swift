@@ -202,6 +202,10 @@ public struct AuthenticatorSession: Sendable {
             switch frame.type {
             case .ctap, .json:
                 let request = HybridPayload(frame)
+                // JSON only where "dc" was offered, CTAP (getInfo too) only where "ctap" was (§7.2).
+                guard configuration.revision == .zero || configuration.features.contains(request.feature) else {
+                    throw .invalidFrame(.featureNotOffered(request.feature))
+                }
                 if request != .ctap([Self.getInfoCommand]) {
                     guard !servedItsRequest else { throw .invalidFrame(.moreThanOneRequest) }
                     servedItsRequest = true
@@ -263,8 +267,11 @@ public struct AuthenticatorSession: Sendable {
         }
         var actions: [Action] = [.stopAdvertising, .send(message2)]
         do {
+            // Without "ctap" there is no getInfo to send (Chromium's phone omits key 1 then).
+            let offersCTAP = configuration.revision == .zero || configuration.features.contains(.ctap)
             let postHandshake = PostHandshakeMessage(
-                getInfo: configuration.getInfo, features: configuration.features, revision: configuration.revision)
+                getInfo: offersCTAP ? configuration.getInfo : nil, features: configuration.features,
+                revision: configuration.revision)
             actions.append(.send(try crypter.encrypt(postHandshake.encoded())))
         } catch {
             throw .transport(error)

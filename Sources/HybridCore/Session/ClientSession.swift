@@ -77,6 +77,9 @@ public struct ClientSession: Sendable {
     /// the tunnel (one request per QR code, protocol.md §7.5). Its reply, if any, is delivered too.
     package var followUpRequest: HybridPayload?
 
+    /// The phone's effective post-handshake features (§7.2), once its post-handshake message arrived.
+    package private(set) var phoneFeatures: [HybridFeature]?
+
     /// The matched advert, once one has arrived.
     package private(set) var advert: AdvertPlaintext?
     /// The CTAP 2.3 suffix of the matched advert, if it had one that parsed: its PSM is the
@@ -193,6 +196,7 @@ public struct ClientSession: Sendable {
                 }
             }
             var actions: [Action] = [.handshakeCompleted(postHandshake)]
+            phoneFeatures = postHandshake.effectiveFeatures
             state = .ready(crypter, revision: postHandshake.revision)
             if let request = queuedRequest {
                 queuedRequest = nil
@@ -269,6 +273,10 @@ public struct ClientSession: Sendable {
         guard revision == .one || request.messageType == .ctap else {
             throw .invalidPostHandshake(.needsRevisionOne(request.messageType))
         }
+        // A JSON request goes only to a phone that offered "dc", a CTAP request only to one that
+        // offered "ctap" (§7.2; Chromium's RequestDispatcher and its must_support_ctap check).
+        let needed = request.feature
+        guard phoneFeatures?.contains(needed) ?? true else { throw .invalidPostHandshake(.lacksFeature(needed)) }
         var crypter = crypter
         let plaintext = request.frame.encoded(revision: revision)
         do {

@@ -22,6 +22,14 @@ public enum HybridPayload: Hashable, Sendable {
         }
     }
 
+    /// The post-handshake feature a phone must offer to be sent it (§7.2).
+    package var feature: HybridFeature {
+        switch self {
+        case .ctap: return .ctap
+        case .json: return .digitalCredentials
+        }
+    }
+
     /// The frame that carries it.
     package var frame: HybridFrame { HybridFrame(type: messageType, payload: bytes) }
 

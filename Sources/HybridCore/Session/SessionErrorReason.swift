@@ -30,6 +30,9 @@ public enum InvalidPostHandshakeReason: Hashable, Sendable, CustomStringConverti
     case linking(HybridMessageError)
     /// A request of this type needs protocol revision 1, and the phone speaks revision 0.
     case needsRevisionOne(HybridMessageType)
+    /// The request needs a feature (key 3) the phone did not offer: JSON needs `"dc"`, CTAP needs
+    /// `"ctap"` (§7.2). Nothing was sent.
+    case lacksFeature(HybridFeature)
 
     /// One line for logs and users.
     public var description: String {
@@ -37,6 +40,7 @@ public enum InvalidPostHandshakeReason: Hashable, Sendable, CustomStringConverti
         case .message(let error): "\(error)"
         case .linking(let error): "invalid linking info: \(error)"
         case .needsRevisionOne(let type): "a \(type) request needs protocol revision 1"
+        case .lacksFeature(let feature): "the phone does not offer \"\(feature.rawValue)\""
         }
     }
 }
@@ -60,6 +64,9 @@ public enum InvalidFrameReason: Hashable, Sendable, CustomStringConvertible {
     case replyTypeDiffersFromRequest
     /// The phone's update message is malformed or its linking info does not verify.
     case update(HybridMessageError)
+    /// The client sent a request of a kind the phone did not offer in its post-handshake features:
+    /// JSON without `"dc"`, CTAP without `"ctap"` (§7.2, §7.3).
+    case featureNotOffered(HybridFeature)
 
     /// One line for logs and users.
     public var description: String {
@@ -72,6 +79,7 @@ public enum InvalidFrameReason: Hashable, Sendable, CustomStringConvertible {
         case .authenticatorShutdown: "the authenticator sent shutdown"
         case .replyTypeDiffersFromRequest: "reply type differs from request"
         case .update(let error): "invalid update message: \(error)"
+        case .featureNotOffered(let feature): "a request that needs \"\(feature.rawValue)\", which was not offered"
         }
     }
 }

@@ -16,7 +16,8 @@ enum ClientLoopback {
 
     /// Runs the client mode; `phone` is started for each QR code as it is shown.
     static func run(
-        rpID: String = "example.com", phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone
+        rpID: String = "example.com", digitalCredentials: Bool = false,
+        phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone
     )
         async throws -> ConformanceReport
     {
@@ -36,10 +37,11 @@ enum ClientLoopback {
                 group.addTask {
                     defer { sink.finish() }
                     // The phone refuses the undated QR code at once; 2 s without a handshake then judges it.
-                    return try await ClientConformanceRun(rpID: rpID, clientOptions: options, refusalWait: .seconds(2))
-                        .run { event in
-                            if case .qr(let url) = event { sink.yield(url) }
-                        }
+                    var run = ClientConformanceRun(rpID: rpID, clientOptions: options, refusalWait: .seconds(2))
+                    run.includesDigitalCredentials = digitalCredentials
+                    return try await run.run { event in
+                        if case .qr(let url) = event { sink.yield(url) }
+                    }
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() {
@@ -51,9 +53,11 @@ enum ClientLoopback {
     }
 
     /// The authenticator role's own driver (`AuthenticatorRunner`) with `engine`.
-    static func runnerPhone(_ engine: CTAPAuthenticator) -> @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone {
+    static func runnerPhone(
+        _ engine: CTAPAuthenticator, wallet: (any DigitalCredentialProvider)? = nil
+    ) -> @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone {
         { relay, air in
-            let runner = AuthenticatorRunner.loopback(authenticator: engine, relay: relay, air: air)
+            let runner = AuthenticatorRunner.loopback(authenticator: engine, relay: relay, air: air, wallet: wallet)
             return { qrCode in _ = try await runner.run(qrCode: qrCode) { _ in } }
         }
     }
