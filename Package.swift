@@ -303,7 +303,7 @@ let package = Package(
             name: "HybridSecurityKeyTests",
             dependencies: [
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
-                "HybridCore", "HybridCTAP", "TestChildProcess", "TestManualClock", "TestSeededRandom",
+                "HybridCore", "HybridCTAP", "TestChildProcess", "TestManualClock", "TestSeededRandom", "TestSupport",
             ]
         ),
         .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),

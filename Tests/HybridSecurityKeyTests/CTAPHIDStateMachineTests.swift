@@ -1,6 +1,7 @@
 import HybridCore
 import HybridSecurityKey
 import TestSeededRandom
+import TestSupport
 import Testing
 
 /// The channel, busy, cancel, keepalive and timeout rules of CTAP 2.2 §11.2, driven by hand-built
@@ -32,11 +33,6 @@ import Testing
         guard case .send(let message) = try #require(actions.first) else { throw TestFailure("no INIT response") }
         let p = message.payload
         return UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
-    }
-
-    struct TestFailure: Error {
-        let text: String
-        init(_ text: String) { self.text = text }
     }
 
     static func rejection(_ actions: [Action]) -> CTAPHIDRejection? {

@@ -2,6 +2,7 @@ import HybridClient
 import HybridCore
 import HybridSecurityKey
 import Synchronization
+import TestSupport
 
 /// A fake phone for the bridge: each ceremony follows the next step of a script and is
 /// recorded. `.waitForCancel` holds the ceremony until its task is cancelled and reports that.
@@ -163,13 +164,13 @@ struct BridgeHarness {
 
     /// The next whole message the bridge sends (reassembled by hand from the spec layout).
     func nextMessage() async throws -> CTAPHIDMessage {
-        guard let first = await reports.next() else { throw CTAPHIDStateMachineTests.TestFailure("no report") }
+        guard let first = await reports.next() else { throw TestFailure("no report") }
         let channel = UInt32(first[0]) << 24 | UInt32(first[1]) << 16 | UInt32(first[2]) << 8 | UInt32(first[3])
         let length = Int(first[5]) << 8 | Int(first[6])
         var payload = Array(first[7...].prefix(length))
         while payload.count < length {
             guard let next = await reports.next() else {
-                throw CTAPHIDStateMachineTests.TestFailure("message cut short")
+                throw TestFailure("message cut short")
             }
             payload += next[5...].prefix(length - payload.count)
         }

@@ -3,6 +3,7 @@ import HybridClient
 import HybridCore
 import HybridSecurityKey
 import TestManualClock
+import TestSupport
 import Testing
 
 /// The key's one core, with no actor and no task: the request in flight and every deadline
@@ -24,7 +25,7 @@ import Testing
     static func allocate(_ machine: inout Machine) throws -> UInt32 {
         let actions = machine.reportReceived(Reports.initReport(0xFFFF_FFFF, 0x06, length: 8, Reports.nonce), at: .zero)
         guard case .send(let message) = try #require(actions.first) else {
-            throw CTAPHIDStateMachineTests.TestFailure("no INIT response")
+            throw TestFailure("no INIT response")
         }
         let p = message.payload
         return UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
