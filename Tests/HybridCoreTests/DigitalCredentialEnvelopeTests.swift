@@ -1,4 +1,5 @@
 import HybridCore
+import TestVectorFiles
 import Testing
 
 /// The JSON envelopes of message type 03 (protocol.md §7.8): the shared vectors (Chromium's
