@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "HybridCTAP", targets: ["HybridCTAP"]),
         .library(name: "HybridTransport", targets: ["HybridTransport"]),
         .library(name: "HybridBluetooth", targets: ["HybridBluetooth"]),
+        .library(name: "HybridDBus", targets: ["HybridDBus"]),
         .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
         .library(name: "HybridAuthenticator", targets: ["HybridAuthenticator"]),
         .library(name: "HybridClient", targets: ["HybridClient"]),
@@ -83,9 +84,11 @@ let package = Package(
 
         // BlueZ: C shim over libbluetooth, and the Swift Bluetooth layer (HCI, simulated air).
         .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
-        // libdbus-1, for HybridBluetooth's bluetoothd (org.bluez) backend.
+        // libdbus-1, and the D-Bus connection over it (HybridDBus): bluetoothd (org.bluez) for
+        // HybridBluetooth, logind for the key broker, desktop notifications.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "HybridBluetooth", dependencies: ["HybridCore", "CBlueZ", "CDBus", logging]),
+        .target(name: "HybridDBus", dependencies: ["CDBus"]),
+        .target(name: "HybridBluetooth", dependencies: ["HybridCore", "CBlueZ", "CDBus", "HybridDBus", logging]),
 
         // The relay server.
         .target(
@@ -172,7 +175,7 @@ let package = Package(
         // session (logind over D-Bus); everything else runs in the user's hybrid-security-key.
         .executableTarget(
             name: "hybrid-key-broker",
-            dependencies: ["HybridKeyBroker", "HybridUHID", "HybridBluetooth", argumentParser]
+            dependencies: ["HybridKeyBroker", "HybridUHID", "HybridDBus", argumentParser]
         ),
         .target(
             name: "HybridSecurityKey",
@@ -250,7 +253,8 @@ let package = Package(
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
-            dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom"] + crypto
+            dependencies: ["HybridBluetooth", "HybridDBus", "HybridCore", "TestChildProcess", "TestSeededRandom"]
+                + crypto
         ),
         .testTarget(
             name: "HybridAuthenticatorTests",

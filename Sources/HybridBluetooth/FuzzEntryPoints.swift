@@ -1,4 +1,5 @@
 import CDBus
+import HybridDBus
 
 /// The parsers of this module as the fuzz targets (Fuzz/Package.swift) reach them, without making
 /// the parsers themselves public. Each returns normally for input it accepts or rejects, and traps

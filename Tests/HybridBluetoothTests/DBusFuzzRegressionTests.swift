@@ -2,6 +2,7 @@ import CDBus
 import Testing
 
 @testable @_spi(Fuzzing) import HybridBluetooth
+@testable import HybridDBus
 
 /// Inputs that once made a fuzz target stop (scripts/fuzz.sh), kept with what they must give.
 @Suite struct DBusFuzzRegressionTests {
