@@ -63,6 +63,9 @@ let package = Package(
     targets: [
         // The protocol: sans-IO, depends on swift-crypto only.
         .target(name: "HybridCore", dependencies: crypto),
+        // Files on this machine: private (0600, no symbolic links) files, and the per-user XDG base
+        // directories. Support for the roles and executables; no dependencies.
+        .target(name: "HybridLocalFiles"),
         // CTAP2 messages (requests, responses, authenticator data, status codes): sans-IO, on HybridCore's CBOR.
         .target(name: "HybridCTAP", dependencies: ["HybridCore"] + crypto),
         // Runs SCHEMA.md vector files against the core (internal target, so tests and the CLI share it;
@@ -71,6 +74,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid-conformance",
             dependencies: [
+                "HybridLocalFiles",
                 "HybridConformance", "HybridConformanceLive", "HybridBluetooth", "HybridClient", "HybridAuthenticator",
                 "HybridCore", argumentParser, logging,
             ] + nio
@@ -88,7 +92,9 @@ let package = Package(
         // HybridBluetooth, logind for the key broker, desktop notifications.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "HybridDBus", dependencies: ["CDBus"]),
-        .target(name: "HybridBluetooth", dependencies: ["HybridCore", "CBlueZ", "CDBus", "HybridDBus", logging]),
+        .target(
+            name: "HybridBluetooth",
+            dependencies: ["HybridCore", "CBlueZ", "CDBus", "HybridDBus", "HybridLocalFiles", logging]),
 
         // The relay server.
         .target(
@@ -127,7 +133,8 @@ let package = Package(
         .target(
             name: "HybridAuthenticator",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CZBar", "CPNG", "CTurboJPEG",
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridLocalFiles", "CZBar", "CPNG",
+                "CTurboJPEG",
                 logging,
             ] + crypto
         ),
@@ -147,12 +154,14 @@ let package = Package(
         .target(
             name: "HybridClient",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CQREncode", "CPSL", "CZlib", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridLocalFiles", "CQREncode",
+                "CPSL", "CZlib", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-client",
             dependencies: [
+                "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser,
                 logging,
             ]
@@ -180,12 +189,14 @@ let package = Package(
         .target(
             name: "HybridSecurityKey",
             dependencies: [
-                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridUHID", "HybridKeyBroker", logging,
+                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridUHID", "HybridKeyBroker",
+                "HybridLocalFiles", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-security-key",
             dependencies: [
+                "HybridLocalFiles",
                 "HybridSecurityKey", "HybridUHID", "HybridKeyBroker", "HybridClient", "HybridCore", "HybridCTAP",
                 "HybridBluetooth", "HybridQRWindow",
                 argumentParser, logging,
@@ -249,7 +260,8 @@ let package = Package(
 
         .testTarget(
             name: "HybridCoreTests",
-            dependencies: ["HybridCore", "HybridCTAP", "HybridConformance", "TestSeededRandom"] + crypto),
+            dependencies: ["HybridLocalFiles", "HybridCore", "HybridCTAP", "HybridConformance", "TestSeededRandom"]
+                + crypto),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
@@ -268,6 +280,7 @@ let package = Package(
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
+                "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",
                 "HybridAuthenticator",
                 "TestChildProcess", "TestLoopbackRelay", "TestManualClock", logging,
@@ -276,6 +289,7 @@ let package = Package(
         .testTarget(
             name: "HybridSecurityKeyTests",
             dependencies: [
+                "HybridLocalFiles",
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
                 "HybridCore", "HybridCTAP", "HybridQRWindow", "TestChildProcess", "TestSeededRandom",
             ]

@@ -5,6 +5,7 @@ import HybridClient
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
+import HybridLocalFiles
 
 /// `hybrid-conformance client`: a strict client (browser) for an authenticator under test.
 struct ClientCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import HybridBluetooth
 import HybridClient
 import HybridCore
+import HybridLocalFiles
 import HybridQRWindow
 import HybridSecurityKey
 import HybridUHID

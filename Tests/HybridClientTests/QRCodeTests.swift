@@ -1,4 +1,5 @@
 import Foundation
+import HybridLocalFiles
 import Testing
 
 @testable import HybridClient
