@@ -30,6 +30,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
+        .library(name: "HybridLocalFiles", targets: ["HybridLocalFiles"]),
         .library(name: "HybridCTAP", targets: ["HybridCTAP"]),
         .library(name: "HybridTransport", targets: ["HybridTransport"]),
         .library(name: "HybridBluetooth", targets: ["HybridBluetooth"]),
@@ -37,6 +38,7 @@ let package = Package(
         .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
         .library(name: "HybridAuthenticator", targets: ["HybridAuthenticator"]),
         .library(name: "HybridClient", targets: ["HybridClient"]),
+        .library(name: "HybridPresentation", targets: ["HybridPresentation"]),
         .executable(name: "hybrid-conformance", targets: ["hybrid-conformance"]),
         .executable(name: "tunnel-relay", targets: ["tunnel-relay"]),
         .executable(name: "relay-bench", targets: ["relay-bench"]),
@@ -74,6 +76,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid-conformance",
             dependencies: [
+                "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridConformance", "HybridConformanceLive", "HybridBluetooth", "HybridClient", "HybridAuthenticator",
                 "HybridCore", argumentParser, logging,
@@ -125,28 +128,39 @@ let package = Package(
             ]
         ),
 
-        // The phone's side. `--qr-image` reads the QR code from a PNG/JPEG file: libpng and TurboJPEG
-        // (libjpeg-turbo) turn the file into grey pixels, zbar finds and decodes the QR code in them.
+        // What people see (HybridPresentation): the QR code drawn (libqrencode) as a PNG, SVG or in
+        // the terminal, and read back from a screenshot (libpng and TurboJPEG turn a PNG/JPEG file into
+        // grey pixels, zbar finds and decodes the QR code in them); the terminal console; desktop
+        // notifications. Only the executables and HybridQRWindow use it; the role libraries link none
+        // of these image libraries.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(
+            name: "HybridPresentation",
+            dependencies: [
+                "HybridCore", "HybridDBus", "HybridLocalFiles", "CDBus", "CQREncode", "CZBar", "CPNG", "CTurboJPEG",
+            ]
+        ),
+
+        // The phone's side.
+        .target(
             name: "HybridAuthenticator",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridLocalFiles", "CZBar", "CPNG",
-                "CTurboJPEG",
-                logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridLocalFiles", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-authenticator",
             dependencies: [
+                "HybridLocalFiles",
+                "HybridPresentation",
                 "HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", argumentParser, logging,
             ]
         ),
 
         // The desktop's side.
-        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // The Public Suffix List for the RP ID check, as browsers apply it (data: Debian's publicsuffix).
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         // Raw DEFLATE for the largeBlob extension's blobs.
@@ -154,13 +168,13 @@ let package = Package(
         .target(
             name: "HybridClient",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridLocalFiles", "CQREncode",
-                "CPSL", "CZlib", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CPSL", "CZlib", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-client",
             dependencies: [
+                "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser,
                 logging,
@@ -171,7 +185,7 @@ let package = Package(
         // side that runs GTK on its own thread. Only the executables link it; the libraries stay GTK-free.
         .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
         .target(name: "CGTKQRWindow", dependencies: ["CGTK"]),
-        .target(name: "HybridQRWindow", dependencies: ["CGTKQRWindow", "HybridClient"]),
+        .target(name: "HybridQRWindow", dependencies: ["CGTKQRWindow", "HybridClient", "HybridPresentation"]),
 
         // The phone as a FIDO2 security key for every Linux program: CTAPHID over /dev/uhid (C shim
         // for linux/uhid.h), each request forwarded to the phone through HybridClient.
@@ -196,6 +210,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid-security-key",
             dependencies: [
+                "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridSecurityKey", "HybridUHID", "HybridKeyBroker", "HybridClient", "HybridCore", "HybridCTAP",
                 "HybridBluetooth", "HybridQRWindow",
@@ -265,12 +280,17 @@ let package = Package(
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
-            dependencies: ["HybridBluetooth", "HybridDBus", "HybridCore", "TestChildProcess", "TestSeededRandom"]
+            dependencies: [
+                "HybridPresentation", "HybridBluetooth", "HybridDBus", "HybridCore", "TestChildProcess",
+                "TestSeededRandom",
+            ]
                 + crypto
         ),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
+                "HybridLocalFiles",
+                "HybridPresentation",
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
                 "HybridBluetooth",
                 "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", logging,
@@ -280,6 +300,7 @@ let package = Package(
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
+                "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",
                 "HybridAuthenticator",
@@ -289,6 +310,7 @@ let package = Package(
         .testTarget(
             name: "HybridSecurityKeyTests",
             dependencies: [
+                "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
                 "HybridCore", "HybridCTAP", "HybridQRWindow", "TestChildProcess", "TestSeededRandom",

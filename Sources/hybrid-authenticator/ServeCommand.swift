@@ -3,6 +3,7 @@ import Foundation
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import HybridPresentation
 import Logging
 
 /// The default command: serve one hybrid session for a QR code.

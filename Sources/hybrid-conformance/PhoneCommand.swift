@@ -6,6 +6,7 @@ import HybridClient
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
+import HybridPresentation
 import Logging
 
 /// `hybrid-conformance phone`: this machine as a strict phone for a client under test.

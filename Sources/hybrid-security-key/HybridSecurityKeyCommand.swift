@@ -4,6 +4,7 @@ import HybridBluetooth
 import HybridClient
 import HybridCore
 import HybridLocalFiles
+import HybridPresentation
 import HybridQRWindow
 import HybridSecurityKey
 import HybridUHID

@@ -7,6 +7,7 @@ import TestLoopbackRelay
 import Testing
 
 @testable import HybridClient
+@testable import HybridPresentation
 @testable import hybrid_client
 
 /// The client role's output as the authenticator role reads it: the QR image `hybrid-client

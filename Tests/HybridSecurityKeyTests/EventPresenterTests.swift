@@ -2,6 +2,7 @@ import Foundation
 import HybridClient
 import HybridCore
 import HybridLocalFiles
+import HybridPresentation
 import HybridSecurityKey
 import Synchronization
 import Testing

@@ -35,7 +35,7 @@ public actor DesktopNotifications {
                 let message = try? DBusMessage.methodCall(
                     destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                     interface: "org.freedesktop.Notifications", member: "Notify", arguments: arguments),
-                let reply = try? connection.call(message, adapter: nil, timeoutMilliseconds: 2000),
+                let reply = try? connection.call(message, timeoutMilliseconds: 2000),
                 case .uint32(let id)? = reply.first
             else { return nil }
             return id

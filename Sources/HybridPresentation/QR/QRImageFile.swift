@@ -1,5 +1,4 @@
 import Foundation
-import HybridCore
 import HybridLocalFiles
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import HybridLocalFiles
 
 #if canImport(Glibc)
     import Glibc
