@@ -76,6 +76,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid-conformance",
             dependencies: [
+                "HybridCommandLine",
                 "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridConformance", "HybridConformanceLive", "HybridBluetooth", "HybridClient", "HybridAuthenticator",
@@ -154,6 +155,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid-authenticator",
             dependencies: [
+                "HybridCommandLine",
                 "HybridLocalFiles",
                 "HybridPresentation",
                 "HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", argumentParser, logging,
@@ -174,12 +176,17 @@ let package = Package(
         .executableTarget(
             name: "hybrid-client",
             dependencies: [
+                "HybridCommandLine",
                 "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser,
                 logging,
             ]
         ),
+
+        // Command-line support, for the executables only: Ctrl-C / SIGTERM as task cancellation, the
+        // QR text read from standard input, the test-only `--tunnel-override` form.
+        .target(name: "HybridCommandLine", dependencies: ["HybridCore"]),
 
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
         // side that runs GTK on its own thread. Only the executables link it; the libraries stay GTK-free.
@@ -210,6 +217,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid-security-key",
             dependencies: [
+                "HybridCommandLine",
                 "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridSecurityKey", "HybridUHID", "HybridKeyBroker", "HybridClient", "HybridCore", "HybridCTAP",
@@ -300,6 +308,7 @@ let package = Package(
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
+                "HybridCommandLine",
                 "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",

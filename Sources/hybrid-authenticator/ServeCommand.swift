@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridBluetooth
+import HybridCommandLine
 import HybridCore
 import HybridPresentation
 import Logging
@@ -204,7 +205,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let summary: AuthenticatorRunSummary
         do {
-            summary = try await InterruptHandling.cancellingOnSignal {
+            summary = try await cancellingOnInterrupt {
                 try await runner.run(qrCode: qrText, onEvent: printer.print)
             }
         } catch {

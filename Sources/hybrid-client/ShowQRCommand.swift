@@ -1,5 +1,6 @@
 import ArgumentParser
 import HybridClient
+import HybridCommandLine
 import HybridPresentation
 
 /// `hybrid-client qr [-]`: draws a `FIDO:/…` string as a terminal QR code (scripts that run the

@@ -3,6 +3,7 @@ import Foundation
 import HybridAuthenticator
 import HybridBluetooth
 import HybridClient
+import HybridCommandLine
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
