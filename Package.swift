@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
         .library(name: "HybridAuthenticator", targets: ["HybridAuthenticator"]),
         .library(name: "HybridClient", targets: ["HybridClient"]),
+        .library(name: "HybridFuzzOracles", targets: ["HybridFuzzOracles"]),
         .library(name: "HybridPresentation", targets: ["HybridPresentation"]),
         .executable(name: "hybrid-conformance", targets: ["hybrid-conformance"]),
         .executable(name: "tunnel-relay", targets: ["tunnel-relay"]),
@@ -184,6 +185,14 @@ let package = Package(
             ]
         ),
 
+        // The fuzz targets' oracles (Fuzz/, a package of its own, so `@_spi(Fuzzing) public` entry points
+        // that reach the parsers through `package` access); a product only for that package.
+        .target(
+            name: "HybridFuzzOracles",
+            dependencies: ["HybridCore", "HybridCTAP", "HybridBluetooth", "HybridDBus", "HybridAuthenticator", "CDBus"]
+                + crypto
+        ),
+
         // Command-line support, for the executables only: Ctrl-C / SIGTERM as task cancellation, the
         // QR text read from standard input, the test-only `--tunnel-override` form.
         .target(name: "HybridCommandLine", dependencies: ["HybridCore"]),
@@ -289,6 +298,7 @@ let package = Package(
         .testTarget(
             name: "HybridBluetoothTests",
             dependencies: [
+                "HybridFuzzOracles",
                 "HybridPresentation", "HybridBluetooth", "HybridDBus", "HybridCore", "TestChildProcess",
                 "TestSeededRandom",
             ]

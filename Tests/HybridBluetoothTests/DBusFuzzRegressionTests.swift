@@ -1,7 +1,8 @@
 import CDBus
+@_spi(Fuzzing) import HybridFuzzOracles
 import Testing
 
-@testable @_spi(Fuzzing) import HybridBluetooth
+@testable import HybridBluetooth
 @testable import HybridDBus
 
 /// Inputs that once made a fuzz target stop (scripts/fuzz.sh), kept with what they must give.
