@@ -9,7 +9,7 @@ import HybridLocalFiles
     import Darwin
 #endif
 
-/// A line-oriented console for ``TerminalUserInteraction``.
+/// A line-oriented console for a user interaction on the terminal (hybrid-authenticator's).
 package protocol TerminalConsole: Sendable {
     /// Shows `text` (no newline added).
     func write(_ text: String) async
