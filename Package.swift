@@ -30,12 +30,16 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
+        .library(name: "HybridLocalFiles", targets: ["HybridLocalFiles"]),
         .library(name: "HybridCTAP", targets: ["HybridCTAP"]),
         .library(name: "HybridTransport", targets: ["HybridTransport"]),
         .library(name: "HybridBluetooth", targets: ["HybridBluetooth"]),
+        .library(name: "HybridDBus", targets: ["HybridDBus"]),
         .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
         .library(name: "HybridAuthenticator", targets: ["HybridAuthenticator"]),
         .library(name: "HybridClient", targets: ["HybridClient"]),
+        .library(name: "HybridFuzzOracles", targets: ["HybridFuzzOracles"]),
+        .library(name: "HybridPresentation", targets: ["HybridPresentation"]),
         .executable(name: "hybrid-conformance", targets: ["hybrid-conformance"]),
         .executable(name: "tunnel-relay", targets: ["tunnel-relay"]),
         .executable(name: "relay-bench", targets: ["relay-bench"]),
@@ -62,6 +66,9 @@ let package = Package(
     targets: [
         // The protocol: sans-IO, depends on swift-crypto only.
         .target(name: "HybridCore", dependencies: crypto),
+        // Files on this machine: private (0600, no symbolic links) files, and the per-user XDG base
+        // directories. Support for the roles and executables; no dependencies.
+        .target(name: "HybridLocalFiles"),
         // CTAP2 messages (requests, responses, authenticator data, status codes): sans-IO, on HybridCore's CBOR.
         .target(name: "HybridCTAP", dependencies: ["HybridCore"] + crypto),
         // Runs SCHEMA.md vector files against the core (internal target, so tests and the CLI share it;
@@ -70,6 +77,9 @@ let package = Package(
         .executableTarget(
             name: "hybrid-conformance",
             dependencies: [
+                "HybridCommandLine",
+                "HybridPresentation",
+                "HybridLocalFiles",
                 "HybridConformance", "HybridConformanceLive", "HybridBluetooth", "HybridClient", "HybridAuthenticator",
                 "HybridCore", argumentParser, logging,
             ] + nio
@@ -83,9 +93,13 @@ let package = Package(
 
         // BlueZ: C shim over libbluetooth, and the Swift Bluetooth layer (HCI, simulated air).
         .target(name: "CBlueZ", linkerSettings: [.linkedLibrary("bluetooth")]),
-        // libdbus-1, for HybridBluetooth's bluetoothd (org.bluez) backend.
+        // libdbus-1, and the D-Bus connection over it (HybridDBus): bluetoothd (org.bluez) for
+        // HybridBluetooth, logind for the key broker, desktop notifications.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "HybridBluetooth", dependencies: ["HybridCore", "CBlueZ", "CDBus", logging]),
+        .target(name: "HybridDBus", dependencies: ["CDBus"]),
+        .target(
+            name: "HybridBluetooth",
+            dependencies: ["HybridCore", "CBlueZ", "CDBus", "HybridDBus", "HybridLocalFiles", logging]),
 
         // The relay server.
         .target(
@@ -116,30 +130,44 @@ let package = Package(
             ]
         ),
 
-        // The phone's side. `--qr-image` reads the QR code from a PNG/JPEG file: libpng and TurboJPEG
-        // (libjpeg-turbo) turn the file into grey pixels, zbar finds and decodes the QR code in them.
+        // What people see (HybridPresentation): the QR code drawn (libqrencode) as a PNG, SVG or in
+        // the terminal, and read back from a screenshot (libpng and TurboJPEG turn a PNG/JPEG file into
+        // grey pixels, zbar finds and decodes the QR code in them); the terminal console; desktop
+        // notifications. Only the executables and HybridQRWindow use it; the role libraries link none
+        // of these image libraries.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // The phone's wallet: OpenID4VP requests, DCQL, SD-JWT VC and mdoc presentations; sans-IO.
         .target(name: "HybridWallet", dependencies: ["HybridCore"] + crypto),
         .target(
+            name: "HybridPresentation",
+            dependencies: [
+                "HybridCore", "HybridDBus", "HybridLocalFiles", "CDBus", "CQREncode", "CZBar", "CPNG", "CTurboJPEG",
+            ]
+        ),
+
+        // The phone's side.
+        .target(
             name: "HybridAuthenticator",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridWallet", "CZBar", "CPNG",
-                "CTurboJPEG", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridLocalFiles", "HybridWallet",
+                logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-authenticator",
             dependencies: [
+                "HybridCommandLine",
+                "HybridLocalFiles",
+                "HybridPresentation",
                 "HybridAuthenticator", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridWallet", argumentParser,
                 logging,
             ]
         ),
 
         // The desktop's side.
-        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // The Public Suffix List for the RP ID check, as browsers apply it (data: Debian's publicsuffix).
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         // Raw DEFLATE for the largeBlob extension's blobs.
@@ -147,22 +175,37 @@ let package = Package(
         .target(
             name: "HybridClient",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CQREncode", "CPSL", "CZlib", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CPSL", "CZlib", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-client",
             dependencies: [
+                "HybridCommandLine",
+                "HybridPresentation",
+                "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser,
                 logging,
             ]
         ),
 
+        // The fuzz targets' oracles (Fuzz/, a package of its own, so `@_spi(Fuzzing) public` entry points
+        // that reach the parsers through `package` access); a product only for that package.
+        .target(
+            name: "HybridFuzzOracles",
+            dependencies: ["HybridCore", "HybridCTAP", "HybridBluetooth", "HybridDBus", "HybridAuthenticator", "CDBus"]
+                + crypto
+        ),
+
+        // Command-line support, for the executables only: Ctrl-C / SIGTERM as task cancellation, the
+        // QR text read from standard input, the test-only `--tunnel-override` form.
+        .target(name: "HybridCommandLine", dependencies: ["HybridCore"]),
+
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
         // side that runs GTK on its own thread. Only the executables link it; the libraries stay GTK-free.
         .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
         .target(name: "CGTKQRWindow", dependencies: ["CGTK"]),
-        .target(name: "HybridQRWindow", dependencies: ["CGTKQRWindow", "HybridClient"]),
+        .target(name: "HybridQRWindow", dependencies: ["CGTKQRWindow", "HybridClient", "HybridPresentation"]),
 
         // The phone as a FIDO2 security key for every Linux program: CTAPHID over /dev/uhid (C shim
         // for linux/uhid.h), each request forwarded to the phone through HybridClient.
@@ -175,17 +218,21 @@ let package = Package(
         // session (logind over D-Bus); everything else runs in the user's hybrid-security-key.
         .executableTarget(
             name: "hybrid-key-broker",
-            dependencies: ["HybridKeyBroker", "HybridUHID", "HybridBluetooth", argumentParser]
+            dependencies: ["HybridKeyBroker", "HybridUHID", "HybridDBus", argumentParser]
         ),
         .target(
             name: "HybridSecurityKey",
             dependencies: [
-                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridUHID", "HybridKeyBroker", logging,
+                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridUHID", "HybridKeyBroker",
+                "HybridLocalFiles", logging,
             ] + crypto
         ),
         .executableTarget(
             name: "hybrid-security-key",
             dependencies: [
+                "HybridCommandLine",
+                "HybridPresentation",
+                "HybridLocalFiles",
                 "HybridSecurityKey", "HybridUHID", "HybridKeyBroker", "HybridClient", "HybridCore", "HybridCTAP",
                 "HybridBluetooth", "HybridQRWindow",
                 argumentParser, logging,
@@ -263,7 +310,9 @@ let package = Package(
 
         .testTarget(
             name: "HybridCoreTests",
-            dependencies: ["HybridCore", "HybridConformance", "TestSeededRandom", "TestVectorFiles"] + crypto),
+            dependencies: [
+                "HybridLocalFiles", "HybridCore", "HybridConformance", "TestSeededRandom", "TestVectorFiles",
+            ] + crypto),
         .testTarget(
             name: "HybridCTAPTests",
             dependencies: ["HybridCTAP", "HybridCore", "HybridConformance", "TestSeededRandom", "TestVectorFiles"]
@@ -278,12 +327,18 @@ let package = Package(
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
-            dependencies: ["HybridBluetooth", "HybridCore", "TestChildProcess", "TestSeededRandom", "TestSupport"]
+            dependencies: [
+                "HybridFuzzOracles",
+                "HybridPresentation", "HybridBluetooth", "HybridDBus", "HybridCore", "TestChildProcess",
+                "TestSeededRandom", "TestSupport",
+            ]
                 + crypto
         ),
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
+                "HybridLocalFiles",
+                "HybridPresentation",
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",
                 "HybridBluetooth", "HybridWallet",
                 "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestSeededRandom", "TestSupport", logging,
@@ -293,6 +348,9 @@ let package = Package(
         .testTarget(
             name: "HybridClientTests",
             dependencies: [
+                "HybridCommandLine",
+                "HybridPresentation",
+                "HybridLocalFiles",
                 "HybridClient", "HybridCore", "HybridCTAP", "hybrid-client", "HybridTransport", "HybridBluetooth",
                 "HybridAuthenticator",
                 "TestChildProcess", "TestLoopbackRelay", "TestManualClock", "TestFakePhone", "TestSupport",
@@ -302,6 +360,8 @@ let package = Package(
         .testTarget(
             name: "HybridSecurityKeyTests",
             dependencies: [
+                "HybridPresentation",
+                "HybridLocalFiles",
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
                 "HybridCore", "HybridCTAP", "TestChildProcess", "TestManualClock", "TestSeededRandom", "TestSupport",
             ]

@@ -12,20 +12,16 @@ let package = Package(
     targets: [
         // The shared libFuzzer driver: FUZZ_TARGET picks the parser.
         .target(name: "FuzzDriver"),
-        // Every HybridCore and HybridCTAP parser (their FuzzEntryPoints, behind @_spi(Fuzzing)).
+        // Every HybridCore and HybridCTAP parser (HybridFuzzOracles' entry points, behind @_spi(Fuzzing)).
         .executableTarget(
             name: "hybrid-core-fuzz",
-            dependencies: [
-                "FuzzDriver",
-                .product(name: "HybridCore", package: "swift-hybrid-transport"),
-                .product(name: "HybridCTAP", package: "swift-hybrid-transport"),
-            ],
+            dependencies: ["FuzzDriver", .product(name: "HybridFuzzOracles", package: "swift-hybrid-transport")],
             path: "Sources/HybridCoreFuzz"
         ),
         // HCI events / LE advertising reports and D-Bus messages (HybridBluetooth).
         .executableTarget(
             name: "hybrid-bluetooth-fuzz",
-            dependencies: ["FuzzDriver", .product(name: "HybridBluetooth", package: "swift-hybrid-transport")],
+            dependencies: ["FuzzDriver", .product(name: "HybridFuzzOracles", package: "swift-hybrid-transport")],
             path: "Sources/HybridBluetoothFuzz"
         ),
         // The WebAuthn options JSON (HybridClient), CTAPHID packets and state machine (HybridSecurityKey).
@@ -43,7 +39,7 @@ let package = Package(
         // The CXF 1.0 reader of passkey import (HybridAuthenticator).
         .executableTarget(
             name: "hybrid-authenticator-fuzz",
-            dependencies: ["FuzzDriver", .product(name: "HybridAuthenticator", package: "swift-hybrid-transport")],
+            dependencies: ["FuzzDriver", .product(name: "HybridFuzzOracles", package: "swift-hybrid-transport")],
             path: "Sources/HybridAuthenticatorFuzz"
         ),
     ],

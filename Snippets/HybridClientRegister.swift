@@ -1,5 +1,6 @@
 // Registers a passkey on a phone over hybrid: `navigator.credentials.create()` as a browser runs it.
 import HybridClient
+import HybridPresentation
 
 // The site's creation options (here built in code; `PublicKeyCredentialCreationOptionsJSON(json:)`
 // reads the JSON a server sends) and the origin the ceremony runs for.

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(HybridCore HybridCTAP HybridTransport HybridBluetooth TunnelRelay HybridAuthenticator HybridClient
-        HybridSecurityKey)
+        HybridSecurityKey HybridPresentation)
 fi
 targets=()
 for module in "${modules[@]}"; do targets+=(--target "$module"); done

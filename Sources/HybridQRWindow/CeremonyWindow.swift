@@ -1,4 +1,5 @@
 import HybridClient
+import HybridPresentation
 import Synchronization
 
 /// One ceremony's window, driven by its ``HybridClientEvent``s: opens at the QR code, follows the

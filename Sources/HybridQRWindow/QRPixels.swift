@@ -1,4 +1,4 @@
-import HybridClient
+import HybridPresentation
 
 /// A QR code as RGB pixels for the window: black modules on white with the 4-module quiet zone
 /// (ISO/IEC 18004 §6.3.8), each module a whole number of pixels so that nothing is blurred.

@@ -1,6 +1,6 @@
 import CGTKQRWindow
 import Foundation
-import HybridClient
+import HybridPresentation
 
 /// A window that shows one ceremony's QR code, what is asked and the state, with a Cancel button
 /// (and Escape). GTK 4, on ``GTKThread``; every method may be called from any thread and returns

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridCore
+import HybridPresentation
 
 /// `hybrid-authenticator credentials list|delete|export|import`.
 struct CredentialsCommand: AsyncParsableCommand {

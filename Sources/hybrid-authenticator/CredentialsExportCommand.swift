@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridCore
+import HybridPresentation
 
 /// `credentials export [--output FILE] [--force-terminal]`: the store's passkeys as one CXF 1.0
 /// document (``CXFDocument``), plaintext JSON holding private keys.

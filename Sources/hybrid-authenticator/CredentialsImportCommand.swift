@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridCore
+import HybridPresentation
 
 /// `credentials import FILE [--replace]`: adds the passkeys of a CXF 1.0 document, all or none.
 struct ImportCredentials: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import HybridAuthenticator
 import HybridCTAP
 import HybridCore
+import HybridPresentation
 
 /// Shows runner events: one JSON object per line on standard output (`--json`), or short
 /// sentences for people (progress on standard output, errors on standard error).

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAuthenticator
+import HybridLocalFiles
 
 /// Where the `FIDO:/…` text comes from: the argument, or standard input when it is `-` or absent.
 enum QRCodeInput {

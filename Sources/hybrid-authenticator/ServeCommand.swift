@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridBluetooth
+import HybridCommandLine
 import HybridCore
+import HybridPresentation
 import Logging
 
 /// The default command: serve one hybrid session for a QR code.
@@ -205,7 +207,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let summary: AuthenticatorRunSummary
         do {
-            summary = try await InterruptHandling.cancellingOnSignal {
+            summary = try await cancellingOnInterrupt {
                 try await runner.run(qrCode: qrText, onEvent: printer.print)
             }
         } catch {

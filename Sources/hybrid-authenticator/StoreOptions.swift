@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import HybridAuthenticator
+import HybridLocalFiles
+import HybridPresentation
 
 /// `--store` and `--insecure-plaintext-store`, shared by serving and `credentials`.
 struct StoreOptions: ParsableArguments {

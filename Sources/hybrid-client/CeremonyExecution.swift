@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HybridClient
+import HybridCommandLine
 import HybridQRWindow
 import Logging
 import Synchronization

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridBluetooth
 import HybridClient
+import HybridCommandLine
 import HybridCore
 
 /// The flags `create` and `get` share: origin, Bluetooth, output, timeout, test overrides.

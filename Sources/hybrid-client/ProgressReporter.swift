@@ -2,6 +2,8 @@ import Foundation
 import HybridCTAP
 import HybridClient
 import HybridCore
+import HybridLocalFiles
+import HybridPresentation
 
 /// Shows ``HybridClientEvent``s on stderr: human text with the QR code and elapsed/limit time, or
 /// one JSON object per line with `--json`. Optionally writes the QR code to a private image file

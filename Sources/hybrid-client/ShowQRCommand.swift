@@ -1,5 +1,7 @@
 import ArgumentParser
 import HybridClient
+import HybridCommandLine
+import HybridPresentation
 
 /// `hybrid-client qr [-]`: draws a `FIDO:/…` string as a terminal QR code (scripts that run the
 /// client with `--json` use it to show the code from the first event). The text comes from

@@ -5,6 +5,8 @@ import HybridClient
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
+import HybridLocalFiles
+import HybridPresentation
 
 /// `hybrid-conformance client`: a strict client (browser) for an authenticator under test.
 struct ClientCommand: AsyncParsableCommand {

@@ -3,9 +3,11 @@ import Foundation
 import HybridAuthenticator
 import HybridBluetooth
 import HybridClient
+import HybridCommandLine
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
+import HybridPresentation
 import Logging
 
 /// `hybrid-conformance phone`: this machine as a strict phone for a client under test.

@@ -1,4 +1,4 @@
-import HybridBluetooth
+import HybridDBus
 import HybridKeyBroker
 
 /// The active session of each seat, from systemd-logind on the system bus
@@ -65,7 +65,7 @@ final class LogindSessions {
     {
         try connection.call(
             .methodCall(destination: Self.name, path: path, interface: interface, member: member, arguments: arguments),
-            adapter: nil, timeoutMilliseconds: 2_000)
+            timeoutMilliseconds: 2_000)
     }
 
     private static func array(_ value: DBusValue?) -> [DBusValue] {

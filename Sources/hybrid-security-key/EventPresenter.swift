@@ -3,6 +3,7 @@ import HybridBluetooth
 import HybridCTAP
 import HybridClient
 import HybridCore
+import HybridPresentation
 import HybridSecurityKey
 import Synchronization
 

@@ -2,7 +2,10 @@ import ArgumentParser
 import Foundation
 import HybridBluetooth
 import HybridClient
+import HybridCommandLine
 import HybridCore
+import HybridLocalFiles
+import HybridPresentation
 import HybridQRWindow
 import HybridSecurityKey
 import HybridUHID
@@ -196,7 +199,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             }
         )
         windows?.onCancel { Task { await bridge.cancelPhoneCeremonies() } }
-        try await SignalHandling.untilInterrupted {
+        // SIGINT or SIGTERM ends the loop (Interrupted, the only error it throws here); then the bridge
+        // stops and the device goes, as when the device ends.
+        _ = try? await cancellingOnInterrupt {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await bridge.runTimers() }
                 group.addTask {

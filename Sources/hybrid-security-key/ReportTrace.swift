@@ -1,6 +1,7 @@
 import Foundation
 import HybridClient
 import HybridCore
+import HybridLocalFiles
 import Synchronization
 
 /// `--trace-reports FILE`: every 64-byte CTAPHID report a program writes to the key and every

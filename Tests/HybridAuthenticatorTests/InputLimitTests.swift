@@ -3,6 +3,8 @@ import HybridAuthenticator
 import TestChildProcess
 import Testing
 
+@testable import HybridLocalFiles
+@testable import HybridPresentation
 @testable import hybrid_authenticator
 
 #if canImport(Glibc)

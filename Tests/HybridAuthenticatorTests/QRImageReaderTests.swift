@@ -2,6 +2,7 @@ import Foundation
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import HybridPresentation
 import TestChildProcess
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import HybridAuthenticator
 import Testing
 
+@testable import HybridPresentation
 @testable import hybrid_authenticator
 
 /// `hybrid-authenticator --qr-image FILE`: parsing, exclusivity with the text argument, and what

@@ -2,7 +2,10 @@ import Foundation
 import HybridAuthenticator
 import HybridCTAP
 import HybridCore
+import HybridPresentation
 import Testing
+
+@testable import hybrid_authenticator
 
 /// A console that answers from a list and records what was shown.
 actor ScriptedConsole: TerminalConsole {

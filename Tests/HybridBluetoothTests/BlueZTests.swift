@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HybridBluetooth
+@testable import HybridDBus
 
 /// Fixtures follow the signal and property layouts in BlueZ's doc/device-api.txt, adapter-api.txt
 /// and advertising-api.txt (bluetoothd 5.66).

@@ -1,8 +1,10 @@
 import CDBus
+@_spi(Fuzzing) import HybridFuzzOracles
 import TestSupport
 import Testing
 
-@testable @_spi(Fuzzing) import HybridBluetooth
+@testable import HybridBluetooth
+@testable import HybridDBus
 
 /// Inputs that once made a fuzz target stop (scripts/fuzz.sh), kept with what they must give.
 @Suite struct DBusFuzzRegressionTests {

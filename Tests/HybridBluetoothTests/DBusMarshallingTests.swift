@@ -2,6 +2,7 @@ import CDBus
 import Testing
 
 @testable import HybridBluetooth
+@testable import HybridDBus
 
 /// Messages are built and read back through libdbus itself (no bus needed). The expected
 /// signatures are written by hand from the D-Bus specification and BlueZ's API documents.

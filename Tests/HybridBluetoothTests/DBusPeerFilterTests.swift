@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HybridBluetooth
+@testable import HybridDBus
 
 /// The sender rule of every D-Bus consumer, without a bus: only the unique name that owns the
 /// watched name is believed, the owner is followed through `NameOwnerChanged` from the bus

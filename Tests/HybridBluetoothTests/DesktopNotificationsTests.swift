@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HybridBluetooth
+@testable import HybridPresentation
 
 /// `DesktopNotifications` against a real session bus (`dbus-daemon --session`) and python-dbusmock's
 /// `notification_daemon` template as the independent notification server: the server's own log

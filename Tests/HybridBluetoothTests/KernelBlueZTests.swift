@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HybridBluetooth
+@testable import HybridDBus
 
 /// bluetoothd's D-Bus API on the real kernel stack: blevm guest, `btvirt -l2`, dbus-daemon and
 /// bluetoothd running. bluetoothd drives the 5.2 controllers with extended advertising and scanning.

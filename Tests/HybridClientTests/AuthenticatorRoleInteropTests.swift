@@ -8,6 +8,7 @@ import TestSupport
 import Testing
 
 @testable import HybridClient
+@testable import HybridPresentation
 @testable import hybrid_client
 
 /// The client role's output as the authenticator role reads it: the QR image `hybrid-client

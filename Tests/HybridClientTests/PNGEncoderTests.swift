@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HybridClient
+@testable import HybridPresentation
 
 /// The hand-written PNG pieces against published check values and Python's zlib.
 @Suite struct PNGEncoderTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import HybridClient
+@testable import HybridLocalFiles
+@testable import HybridPresentation
 
 /// The QR image is a private file (whoever reads it can answer the ceremony). Modes under umask
 /// 022, files and directories planted by another user (uid 65534, `nobody`; needs root for chown,

@@ -1,7 +1,9 @@
 import Foundation
+import HybridLocalFiles
 import Testing
 
 @testable import HybridClient
+@testable import HybridPresentation
 
 /// QR output read back by an independent decoder (zbarimg, from zbar-tools) and by re-parsing our own
 /// renderings into bitmaps.

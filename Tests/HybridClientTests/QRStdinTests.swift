@@ -1,5 +1,6 @@
 import Foundation
 import HybridClient
+import HybridCommandLine
 import TestChildProcess
 import Testing
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HybridCore
+@testable import HybridLocalFiles
 
 /// Expected paths from the XDG Base Directory Specification 0.8: `$XDG_DATA_HOME` defaults to
 /// `$HOME/.local/share`, `$XDG_STATE_HOME` to `$HOME/.local/state`, relative values are invalid and

@@ -1,5 +1,6 @@
 import HybridClient
 import HybridCore
+import HybridPresentation
 import Testing
 
 @testable import HybridQRWindow

@@ -1,6 +1,8 @@
 import Foundation
 import HybridClient
 import HybridCore
+import HybridLocalFiles
+import HybridPresentation
 import HybridSecurityKey
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HybridClient
+import HybridLocalFiles
 import Testing
 
 @testable import hybrid_security_key

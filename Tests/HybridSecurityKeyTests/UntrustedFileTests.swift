@@ -1,5 +1,6 @@
 import Foundation
 import HybridClient
+import HybridLocalFiles
 import HybridSecurityKey
 import TestChildProcess
 import Testing

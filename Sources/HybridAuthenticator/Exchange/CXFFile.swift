@@ -1,3 +1,5 @@
+import HybridLocalFiles
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HybridCore
+import HybridLocalFiles
 
 /// A passkey store in one JSON file (format: `StoreFileDocument`), by default
 /// `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`.

@@ -82,7 +82,7 @@ public struct Passkey: Sendable {
 
 extension Optional where Wrapped == String {
     /// The string unless it is `nil` or empty.
-    var nonEmpty: String? {
+    package var nonEmpty: String? {
         if let self, !self.isEmpty { self } else { nil }
     }
 }

@@ -1,3 +1,5 @@
+import HybridLocalFiles
+
 /// Where the authenticator keeps its passkeys.
 ///
 /// Implementations serialize their own access (``FilePasskeyStore`` and

@@ -1,3 +1,5 @@
+import HybridDBus
+
 /// Names and pure helpers for bluetoothd's D-Bus API (BlueZ `doc/adapter-api.txt`,
 /// `device-api.txt`, `advertising-api.txt`). No I/O here, so it is tested on the host.
 enum BlueZ {

@@ -1,3 +1,5 @@
+import HybridDBus
+
 /// Our exported `org.bluez.LEAdvertisement1` object: answers bluetoothd's property reads and its
 /// `Release` call. Lives on the advertiser's thread.
 struct BlueZAdvertisementObject {

@@ -1,3 +1,4 @@
+import HybridDBus
 import Logging
 
 /// ``BLEAdvertiser`` through bluetoothd's D-Bus API: exports an `org.bluez.LEAdvertisement1`
@@ -61,7 +62,7 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
                 [.objectPath(objectPath), .stringVariantDictionary([])]
             )
         } catch {
-            activity.reportStarted(.failure(error))
+            activity.reportStarted(.failure(BluetoothError.mapping(error, adapter: nil)))
             return
         }
         logger.debug(
@@ -70,7 +71,7 @@ public struct BlueZDBusAdvertiser: BLEAdvertiser {
         )
         activity.reportStarted(.success(()))
         do {
-            try connection.serve(until: activity.wake)
+            try connection.serve(untilReadable: activity.wake.pollDescriptor)
         } catch {
             logger.info("bluetoothd connection failed while advertising", metadata: ["error": "\(error)"])
         }

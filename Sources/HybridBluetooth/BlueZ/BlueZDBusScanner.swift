@@ -1,3 +1,4 @@
+import HybridDBus
 import Logging
 
 /// ``BLEScanner`` through bluetoothd's D-Bus API: `Adapter1.SetDiscoveryFilter` with
@@ -71,16 +72,16 @@ public struct BlueZDBusScanner: BLEScanner {
             )
             try connection.callAdapter(adapter, interface: BlueZ.adapterInterface, member: "StartDiscovery")
         } catch {
-            activity.reportStarted(.failure(error))
+            activity.reportStarted(.failure(BluetoothError.mapping(error, adapter: nil)))
             return
         }
         logger.debug("scanning through bluetoothd", metadata: ["ble.adapter": "\(adapter.name)"])
         activity.reportStarted(.success(()))
         var failure: (any Error)?
         do {
-            try connection.serve(until: activity.wake)
+            try connection.serve(untilReadable: activity.wake.pollDescriptor)
         } catch {
-            failure = error
+            failure = BluetoothError.mapping(error, adapter: nil)
         }
         connection.onIncoming = { _ in }
         _ = try? connection.callAdapter(

@@ -1,3 +1,5 @@
+import HybridDBus
+
 /// bluetoothd calls shared by the D-Bus advertiser and scanner. Blocking.
 extension DBusConnection {
     /// Finds `requested` (`hciN`) or the first powered adapter among bluetoothd's objects.
@@ -50,7 +52,7 @@ public enum BluetoothdProbe {
     /// `true` when the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured) answers and `org.bluez` has an
     /// owner. Runs on its own thread; gives up after 2 s.
     public static func isReachable() async -> Bool {
-        await BlockingActivity.perform(name: "bluetoothd-probe") {
+        await BlockingCall.perform(name: "bluetoothd-probe") {
             guard let connection = try? DBusConnection(),
                 let reply = try? connection.call(
                     .methodCall(

@@ -1,6 +1,6 @@
 /// AD structures (Core spec Vol 3 Part C §11, Supplement Part A §1): `length, type, value...` where
 /// `length` counts the type byte and the value.
-enum AdvertisingData {
+package enum AdvertisingData {
     /// AD type 0x01, Flags.
     static let flagsType: UInt8 = 0x01
     /// AD type 0x03, Complete List of 16-bit Service Class UUIDs.
@@ -49,7 +49,7 @@ enum AdvertisingData {
     /// Every Service Data - 16-bit UUID structure in `data`, in order.
     /// - Throws: ``BluetoothError/malformedReport(_:)`` for a structure that overruns the data, or a
     ///   service-data structure too short to hold its UUID.
-    static func serviceData16(in data: [UInt8]) throws -> [(uuid16: UInt16, data: [UInt8])] {
+    package static func serviceData16(in data: [UInt8]) throws -> [(uuid16: UInt16, data: [UInt8])] {
         try structures(in: data).compactMap { structure in
             guard structure.type == serviceData16Type else { return nil }
             let value = structure.value

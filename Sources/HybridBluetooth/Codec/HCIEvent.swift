@@ -1,5 +1,5 @@
 /// The HCI events the Bluetooth layer reads (Core spec Vol 4 Part E §7.7).
-enum HCIEvent: Equatable {
+package enum HCIEvent: Equatable {
     /// Command Complete (0x0E). `returnParameters` starts with the status byte for every command we send.
     case commandComplete(opcode: UInt16, returnParameters: [UInt8])
     /// Command Status (0x0F).
@@ -16,7 +16,7 @@ enum HCIEvent: Equatable {
     /// Parses one packet as read from an HCI socket: H4 type 0x04, event code, parameter length,
     /// parameters.
     /// - Throws: ``BluetoothError/malformedReport(_:)`` when lengths do not add up.
-    init(packet: [UInt8]) throws {
+    package init(packet: [UInt8]) throws {
         guard packet.count >= 3, packet[0] == 0x04 else { throw BluetoothError.malformedReport(.truncated) }
         let code = packet[1]
         let length = Int(packet[2])

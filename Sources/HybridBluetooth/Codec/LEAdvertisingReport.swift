@@ -3,7 +3,7 @@
 ///
 /// Arrayed parameters are laid out report by report (all fields of report 0, then report 1, ...),
 /// as Core spec Vol 4 Part E §5.2 specifies and as the Linux kernel reads them.
-struct LEAdvertisingReport: Equatable {
+package struct LEAdvertisingReport: Equatable {
     static let legacySubevent: UInt8 = 0x02
     static let extendedSubevent: UInt8 = 0x0D
 
@@ -12,7 +12,7 @@ struct LEAdvertisingReport: Equatable {
     var addressType: UInt8
     var address: BLEAddress
     /// The AD structures.
-    var data: [UInt8]
+    package var data: [UInt8]
     /// dBm; `nil` when the controller reports 127 ("not available").
     var rssi: Int8?
     /// Extended reports: `false` when Data_Status (event type bits 5-6) says more data follows or the
@@ -23,7 +23,7 @@ struct LEAdvertisingReport: Equatable {
     /// - Throws: ``BluetoothError/malformedReport(_:)``: `.notAnAdvertisingReport` for another
     ///   subevent, `.truncated` when a report runs past the end, `.invalidField` for a zero report
     ///   count or a legacy data length over 31, `.trailingBytes` when bytes remain after the last report.
-    static func parse(subevent: UInt8, parameters: [UInt8]) throws -> [LEAdvertisingReport] {
+    package static func parse(subevent: UInt8, parameters: [UInt8]) throws -> [LEAdvertisingReport] {
         var reader = ByteReader(parameters)
         let count = try reader.byte()
         guard count > 0 else { throw BluetoothError.malformedReport(.invalidField) }

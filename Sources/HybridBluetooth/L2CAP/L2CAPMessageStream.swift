@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridDBus
 import Synchronization
 
 /// Hybrid messages over one ``L2CAPChannel``, for async code (protocol.md §3.4, §10.9): each

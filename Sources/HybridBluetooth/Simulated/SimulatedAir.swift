@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridLocalFiles
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import HybridDBus
 
 /// Blocking work (HCI sockets, D-Bus, UDP) on its own OS thread, so it never occupies the Swift
 /// cooperative thread pool.
@@ -74,16 +75,5 @@ final class BlockingActivity: Sendable {
     /// Waits until the body has returned.
     func waitUntilFinished() async {
         await finished.value
-    }
-}
-
-extension BlockingActivity {
-    /// Runs one blocking computation on its own thread and returns its result.
-    static func perform<Value: Sendable>(name: String, _ body: @escaping @Sendable () -> Value) async -> Value {
-        let result = OneShot<Value>()
-        let thread = Thread { result.fulfil(body()) }
-        thread.name = name
-        thread.start()
-        return await result.value
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HybridClient
 import HybridCore
+import HybridLocalFiles
 
 #if canImport(Glibc)
     import Glibc

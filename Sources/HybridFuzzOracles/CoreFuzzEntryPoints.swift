@@ -1,7 +1,8 @@
 import Crypto
+import HybridCore
 
-// The parsers of this module as the fuzz targets (Fuzz/Package.swift) reach them, without making the
-// parsers themselves public: the same pattern as HybridBluetooth's `BluetoothFuzzEntryPoints`.
+// HybridCore's parsers as the fuzz targets (Fuzz/Package.swift, another package) reach them: these
+// entry points are public behind @_spi(Fuzzing), the parsers they call stay `package`.
 
 /// Every fuzz target: a name (FUZZ_TARGET, and the seed-corpus folder) and what it does with one input.
 ///
@@ -165,7 +166,7 @@ import Crypto
     }
 
     /// Traps when an oracle fails, so that libFuzzer reports the input (HybridCTAP's targets use it too).
-    package static func check(_ condition: Bool, _ what: StaticString) {
+    static func check(_ condition: Bool, _ what: StaticString) {
         if !condition { fatalError("oracle failed: \(what)") }
     }
 }

@@ -1,4 +1,5 @@
 import CDBus
+import HybridDBus
 
 /// Desktop notifications through `org.freedesktop.Notifications` on the session bus (Desktop
 /// Notifications Specification 1.2): one notification, updated in place as progress changes.
@@ -19,7 +20,7 @@ public actor DesktopNotifications {
     public func show(summary: String, body: String, imagePath: String? = nil, urgent: Bool = false) async -> Bool {
         let replaces = notificationID
         let name = applicationName
-        let result: UInt32? = await BlockingActivity.perform(name: "notify") {
+        let result: UInt32? = await BlockingCall.perform(name: "notify") {
             // The reply (our notification's id) is believed only from the server's own connection.
             guard let connection = try? DBusConnection(bus: DBUS_BUS_SESSION),
                 (try? connection.followOwner(of: "org.freedesktop.Notifications")) != nil
@@ -34,7 +35,7 @@ public actor DesktopNotifications {
                 let message = try? DBusMessage.methodCall(
                     destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                     interface: "org.freedesktop.Notifications", member: "Notify", arguments: arguments),
-                let reply = try? connection.call(message, adapter: nil, timeoutMilliseconds: 2000),
+                let reply = try? connection.call(message, timeoutMilliseconds: 2000),
                 case .uint32(let id)? = reply.first
             else { return nil }
             return id

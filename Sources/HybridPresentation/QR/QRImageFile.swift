@@ -1,5 +1,5 @@
 import Foundation
-import HybridCore
+import HybridLocalFiles
 import Synchronization
 
 /// The image file of a role's current QR code, and the duty to delete it.

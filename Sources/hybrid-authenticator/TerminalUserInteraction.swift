@@ -1,3 +1,6 @@
+import HybridAuthenticator
+import HybridPresentation
+
 /// Asks the user on the terminal: "Sign in to example.com as alice? [y/N]".
 ///
 /// Prompts go to the controlling terminal (or standard error, never standard output, which may

@@ -1,6 +1,8 @@
 import CDBus
+import HybridBluetooth
+import HybridDBus
 
-/// The parsers of this module as the fuzz targets (Fuzz/Package.swift) reach them, without making
+/// HybridBluetooth's parsers as the fuzz targets (Fuzz/Package.swift) reach them, without making
 /// the parsers themselves public. Each returns normally for input it accepts or rejects, and traps
 /// only if an oracle fails (a parsed value that does not survive its own encoding).
 @_spi(Fuzzing) public enum BluetoothFuzzEntryPoints {

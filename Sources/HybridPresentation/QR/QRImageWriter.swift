@@ -1,4 +1,5 @@
 import Foundation
+import HybridLocalFiles
 
 /// Writes a QR code as a PNG or SVG image, dark modules on white, with a quiet zone.
 public struct QRImageWriter: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import HybridLocalFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -8,7 +9,7 @@ import Foundation
     import Darwin
 #endif
 
-/// A line-oriented console for ``TerminalUserInteraction``.
+/// A line-oriented console for a user interaction on the terminal (hybrid-authenticator's).
 package protocol TerminalConsole: Sendable {
     /// Shows `text` (no newline added).
     func write(_ text: String) async

@@ -8,7 +8,7 @@
 
 /// Why ``readToEnd(_:limit:)``, ``openCheckedFile(atPath:flags:mode:trust:)`` or
 /// ``readRegularFile(atPath:limit:trust:)`` stopped.
-enum FileDescriptorReadError: Error, Equatable {
+package enum FileDescriptorReadError: Error, Equatable {
     /// `open(2)`, `fstat(2)` or `read(2)` failed with this errno (`EISDIR` for a directory).
     case system(errno: Int32)
     /// More than the limit was there.
@@ -41,7 +41,7 @@ public enum FileRefusal: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How far a file must be trusted before it is used.
-enum FileTrust {
+package enum FileTrust {
     /// Trusted input or state (the passkey store, its lock): not a symbolic link, this user's
     /// (effective uid), not writable by group or others.
     case ownedByThisUser
@@ -55,7 +55,7 @@ enum FileTrust {
 /// - Returns: The open descriptor (close it).
 /// - Throws: ``FileDescriptorReadError/system(errno:)`` when the open fails (`ENOENT`, or
 ///   `EISDIR` for a directory), ``FileDescriptorReadError/refused(_:)`` for what `trust` forbids.
-func openCheckedFile(
+package func openCheckedFile(
     atPath path: String, flags: Int32, mode: mode_t = 0, trust: FileTrust
 ) throws(FileDescriptorReadError) -> Int32 {
     let noFollow = trust == .ownedByThisUser ? O_NOFOLLOW : 0
@@ -89,7 +89,7 @@ func openCheckedFile(
 }
 
 /// Reads `fd` to its end in 64 KiB steps, retrying on EINTR, failing past `limit` bytes.
-func readToEnd(_ fd: Int32, limit: Int) throws(FileDescriptorReadError) -> [UInt8] {
+package func readToEnd(_ fd: Int32, limit: Int) throws(FileDescriptorReadError) -> [UInt8] {
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -107,7 +107,9 @@ func readToEnd(_ fd: Int32, limit: Int) throws(FileDescriptorReadError) -> [UInt
 /// The bytes of the regular file at `path`, at most `limit` of them, opened as
 /// ``openCheckedFile(atPath:flags:mode:trust:)`` describes (a directory is `EISDIR`; a FIFO or
 /// device is refused without blocking).
-func readRegularFile(atPath path: String, limit: Int, trust: FileTrust) throws(FileDescriptorReadError) -> [UInt8] {
+package func readRegularFile(atPath path: String, limit: Int, trust: FileTrust) throws(FileDescriptorReadError)
+    -> [UInt8]
+{
     let fd = try openCheckedFile(atPath: path, flags: O_RDONLY, trust: trust)
     defer { close(fd) }
     var info = stat()

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A value that is set once (by a blocking thread) and awaited (by async code).
 /// The first ``fulfil(_:)`` wins; later calls are ignored.
-final class OneShot<Value: Sendable>: Sendable {
+package final class OneShot<Value: Sendable>: Sendable {
     private enum State {
         case pending([CheckedContinuation<Value, Never>])
         case done(Value)
@@ -10,9 +10,12 @@ final class OneShot<Value: Sendable>: Sendable {
 
     private let state = Mutex<State>(.pending([]))
 
+    /// Not set yet.
+    package init() {}
+
     /// Sets the value and wakes every waiter. Returns `false` if the value was already set.
     @discardableResult
-    func fulfil(_ value: Value) -> Bool {
+    package func fulfil(_ value: Value) -> Bool {
         let waiters: [CheckedContinuation<Value, Never>]? = state.withLock { state in
             guard case .pending(let waiters) = state else { return nil }
             state = .done(value)
@@ -24,7 +27,7 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// Whether the value has been set (does not wait).
-    var isSet: Bool {
+    package var isSet: Bool {
         state.withLock { state in
             if case .done = state { return true }
             return false
@@ -32,7 +35,7 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// The value, once set.
-    var value: Value {
+    package var value: Value {
         get async {
             await withCheckedContinuation { continuation in
                 let ready: Value? = state.withLock { state in

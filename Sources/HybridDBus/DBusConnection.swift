@@ -6,7 +6,7 @@ import CDBus
 
 /// A private connection to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured by libdbus), or to
 /// the session bus for desktop notifications (`DBUS_SESSION_BUS_ADDRESS`). It
-/// blocks, so it lives on one ``BlockingActivity`` thread from open to close and is deliberately not
+/// blocks, so it lives on one thread of its own from open to close and is deliberately not
 /// `Sendable`.
 package final class DBusConnection {
     private let pointer: OpaquePointer
@@ -14,22 +14,22 @@ package final class DBusConnection {
     package var onIncoming: (DBusMessage) -> Void = { _ in }
 
     /// Default time to wait for a reply from bluetoothd or the bus.
-    static let replyTimeoutMilliseconds: Int32 = 10_000
+    package static let replyTimeoutMilliseconds: Int32 = 10_000
 
     /// Whose messages are believed: replies from the bus, and whatever the owner of the name given to
     /// ``followOwner(of:)`` sends. Everything else is dropped before ``onIncoming`` or a reply wait
     /// sees it.
     private var peers = DBusPeerFilter(watchedName: nil)
 
-    /// - Throws: ``BluetoothError/unavailable(reason:)`` when there is no such bus.
+    /// - Throws: ``DBusFailure/unavailable(reason:)`` when there is no such bus.
     package init(bus: DBusBusType = DBUS_BUS_SYSTEM) throws {
         let name = bus == DBUS_BUS_SYSTEM ? "system" : "session"
         pointer = try Self.open(name: name) { dbus_bus_get_private(bus, &$0) }
     }
 
     /// A private connection to the bus at `address` (D-Bus address syntax), registered with it.
-    /// - Throws: ``BluetoothError/unavailable(reason:)`` when it cannot connect or register.
-    init(address: String) throws {
+    /// - Throws: ``DBusFailure/unavailable(reason:)`` when it cannot connect or register.
+    package init(address: String) throws {
         pointer = try Self.open(name: address) { error in
             guard let connection = dbus_connection_open_private(address, &error) else { return nil }
             guard dbus_bus_register(connection, &error) != 0 else {
@@ -47,7 +47,7 @@ package final class DBusConnection {
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
         guard let connection = connect(&error) else {
-            throw BluetoothError.unavailable(
+            throw DBusFailure.unavailable(
                 reason: "cannot connect to the D-Bus \(name) bus: \(Self.message(of: error))")
         }
         // libdbus would otherwise _exit() the whole process when the bus goes away.
@@ -58,8 +58,7 @@ package final class DBusConnection {
     /// From now on, believes only the unique name that owns `name` (`org.bluez`), following it as
     /// it changes hands (``DBusPeerFilter``). Call before talking to `name`: replies to calls for
     /// any other well-known name are not believed.
-    /// - Throws: the mapped D-Bus error, e.g. ``BluetoothError/unavailable(reason:)`` when nobody
-    ///   owns `name`.
+    /// - Throws: ``DBusFailure/errorReply(name:message:)`` (`NameHasNoOwner`) when nobody owns `name`.
     package func followOwner(of name: String) throws {
         // Subscribe first: a change after GetNameOwner is answered then arrives after its reply.
         try addMatch(DBusPeerFilter.ownerChangedMatchRule(for: name))
@@ -71,14 +70,13 @@ package final class DBusConnection {
                 interface: DBusPeerFilter.busName,
                 member: "GetNameOwner",
                 arguments: [.string(name)]
-            ),
-            adapter: nil
+            )
         )
         peers.ownerResolved(reply.first?.string)
     }
 
     /// The unique name the bus gave this connection (`:1.42`).
-    var uniqueName: String? { dbus_bus_get_unique_name(pointer).map { String(cString: $0) } }
+    package var uniqueName: String? { dbus_bus_get_unique_name(pointer).map { String(cString: $0) } }
 
     deinit {
         dbus_connection_close(pointer)
@@ -86,7 +84,7 @@ package final class DBusConnection {
     }
 
     /// Sends without waiting for a reply (replies we produce, signals).
-    func send(_ message: DBusMessage) {
+    package func send(_ message: DBusMessage) {
         _ = dbus_connection_send(pointer, message.pointer, nil)
         dbus_connection_flush(pointer)
     }
@@ -95,18 +93,18 @@ package final class DBusConnection {
     /// meanwhile (bluetoothd calls back into our advertisement object during RegisterAdvertisement).
     /// A reply is believed only from the destination's owner (``followOwner(of:)``) or the bus.
     /// - Returns: the reply's arguments.
-    /// - Throws: the D-Bus error mapped by ``BluetoothError/fromDBusError(name:message:adapter:)``.
+    /// - Throws: ``DBusFailure/errorReply(name:message:)`` when the peer answers with an error,
+    ///   ``DBusFailure/refused(name:message:)`` when no reply comes in time.
     @discardableResult
     package func call(
         _ message: DBusMessage,
-        adapter: String?,
         timeoutMilliseconds: Int32 = replyTimeoutMilliseconds
     ) throws
         -> [DBusValue]
     {
         var serial: UInt32 = 0
         guard dbus_connection_send(pointer, message.pointer, &serial) != 0 else {
-            throw BluetoothError.unavailable(reason: "out of memory sending a D-Bus message")
+            throw DBusFailure.unavailable(reason: "out of memory sending a D-Bus message")
         }
         dbus_connection_flush(pointer)
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
@@ -119,11 +117,7 @@ package final class DBusConnection {
                     else { continue }
                     if incoming.kind == .error {
                         let text = (try? incoming.arguments().first?.string) ?? nil
-                        throw BluetoothError.fromDBusError(
-                            name: incoming.errorName ?? "unknown",
-                            message: text ?? "",
-                            adapter: adapter
-                        )
+                        throw DBusFailure.errorReply(name: incoming.errorName ?? "unknown", message: text ?? "")
                     }
                     return try incoming.arguments()
                 }
@@ -131,25 +125,26 @@ package final class DBusConnection {
             }
             guard dbus_connection_read_write(pointer, 100) != 0 else { throw Self.disconnected }
         }
-        throw BluetoothError.bluezFailed(
+        throw DBusFailure.refused(
             name: "org.freedesktop.DBus.Error.NoReply",
             message: "no reply within \(timeoutMilliseconds) ms"
         )
     }
 
-    /// Dispatches incoming messages from the followed owner to ``onIncoming`` until `wake` is signalled.
+    /// Dispatches incoming messages from the followed owner to ``onIncoming`` until `wakeDescriptor`
+    /// becomes readable (the caller's stop signal).
     /// - Throws: when the bus connection drops.
-    func serve(until wake: WakeSignal) throws {
+    package func serve(untilReadable wakeDescriptor: Int32) throws {
         var descriptor: Int32 = -1
         guard dbus_connection_get_unix_fd(pointer, &descriptor) != 0 else { throw Self.disconnected }
         while true {
             while let incoming = popMessage() { dispatch(incoming) }
             var entries = [
                 pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wake.pollDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
             ]
             if poll(&entries, 2, -1) < 0 && errno != EINTR {
-                throw BluetoothError.systemCallFailed(operation: "poll D-Bus", errno: errno)
+                throw DBusFailure.systemCallFailed(operation: "poll D-Bus", errno: errno)
             }
             if entries[1].revents != 0 { return }
             guard dbus_connection_read_write(pointer, 0) != 0 else { throw Self.disconnected }
@@ -186,7 +181,7 @@ package final class DBusConnection {
         defer { dbus_error_free(&error) }
         dbus_bus_add_match(pointer, rule, &error)
         if dbus_error_is_set(&error) != 0 {
-            throw BluetoothError.bluezFailed(name: String(cString: error.name), message: Self.message(of: error))
+            throw DBusFailure.refused(name: String(cString: error.name), message: Self.message(of: error))
         }
     }
 
@@ -202,32 +197,9 @@ package final class DBusConnection {
         dbus_connection_pop_message(pointer).map { DBusMessage(owning: $0) }
     }
 
-    private static let disconnected = BluetoothError.unavailable(reason: "the D-Bus system bus connection closed")
+    private static let disconnected = DBusFailure.unavailable(reason: "the D-Bus system bus connection closed")
 
     private static func message(of error: DBusError) -> String {
         error.message.map { String(cString: $0) } ?? "unknown error"
-    }
-}
-
-extension BluetoothError {
-    /// Maps a D-Bus error reply from bluetoothd or the bus onto a case the user can act on.
-    static func fromDBusError(name: String, message: String, adapter: String?) -> BluetoothError {
-        switch name {
-        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-            return .unavailable(
-                reason: "bluetoothd is not running (no org.bluez on the system bus); start it, or use --ble hci"
-            )
-        case "org.freedesktop.DBus.Error.AccessDenied", "org.bluez.Error.NotAuthorized",
-            "org.freedesktop.DBus.Error.AuthFailed":
-            return .permissionDenied
-        case "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownInterface":
-            return .noAdapter(adapter)
-        case "org.bluez.Error.NotReady":
-            return .adapterDown(adapter ?? "adapter")
-        case "org.bluez.Error.InProgress", "org.bluez.Error.Busy":
-            return .adapterBusy(adapter ?? "adapter")
-        default:
-            return .bluezFailed(name: name, message: message)
-        }
     }
 }

@@ -2,10 +2,10 @@ import CDBus
 
 /// An owned libdbus message. Used on one thread only, hence not `Sendable`.
 package final class DBusMessage {
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     /// Takes over a reference the caller owns (e.g. from `dbus_connection_pop_message`).
-    init(owning pointer: OpaquePointer) {
+    package init(owning pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
@@ -24,7 +24,7 @@ package final class DBusMessage {
         throws -> DBusMessage
     {
         guard let raw = dbus_message_new_method_call(destination, path, interface, member) else {
-            throw BluetoothError.unavailable(reason: "out of memory building a D-Bus message")
+            throw DBusFailure.unavailable(reason: "out of memory building a D-Bus message")
         }
         let message = DBusMessage(owning: raw)
         try message.append(arguments)
@@ -32,9 +32,9 @@ package final class DBusMessage {
     }
 
     /// A successful reply to `call`.
-    static func reply(to call: DBusMessage, arguments: [DBusValue] = []) throws -> DBusMessage {
+    package static func reply(to call: DBusMessage, arguments: [DBusValue] = []) throws -> DBusMessage {
         guard let raw = dbus_message_new_method_return(call.pointer) else {
-            throw BluetoothError.unavailable(reason: "out of memory building a D-Bus reply")
+            throw DBusFailure.unavailable(reason: "out of memory building a D-Bus reply")
         }
         let message = DBusMessage(owning: raw)
         try message.append(arguments)
@@ -42,7 +42,7 @@ package final class DBusMessage {
     }
 
     /// An error reply to `call`.
-    static func errorReply(to call: DBusMessage, name: String, text: String) -> DBusMessage? {
+    package static func errorReply(to call: DBusMessage, name: String, text: String) -> DBusMessage? {
         dbus_message_new_error(call.pointer, name, text).map { DBusMessage(owning: $0) }
     }
 
@@ -63,16 +63,16 @@ package final class DBusMessage {
     package var path: String? { dbus_message_get_path(pointer).map { String(cString: $0) } }
     package var interface: String? { dbus_message_get_interface(pointer).map { String(cString: $0) } }
     package var member: String? { dbus_message_get_member(pointer).map { String(cString: $0) } }
-    var errorName: String? { dbus_message_get_error_name(pointer).map { String(cString: $0) } }
+    package var errorName: String? { dbus_message_get_error_name(pointer).map { String(cString: $0) } }
     /// The sending connection's unique name (`:1.42`), stamped by the bus (a peer cannot forge it),
     /// or `org.freedesktop.DBus` for the bus itself.
-    var sender: String? { dbus_message_get_sender(pointer).map { String(cString: $0) } }
+    package var sender: String? { dbus_message_get_sender(pointer).map { String(cString: $0) } }
     /// The name the message was addressed to (`org.bluez`), if any.
-    var destination: String? { dbus_message_get_destination(pointer).map { String(cString: $0) } }
-    var replySerial: UInt32 { dbus_message_get_reply_serial(pointer) }
-    var expectsReply: Bool { dbus_message_get_no_reply(pointer) == 0 }
+    package var destination: String? { dbus_message_get_destination(pointer).map { String(cString: $0) } }
+    package var replySerial: UInt32 { dbus_message_get_reply_serial(pointer) }
+    package var expectsReply: Bool { dbus_message_get_no_reply(pointer) == 0 }
 
-    /// The message's arguments. Throws ``BluetoothError/malformedReport(_:)`` for types we do not
+    /// The message's arguments. Throws ``DBusFailure/malformedMessage`` for types we do not
     /// read (unix fds).
     package func arguments() throws -> [DBusValue] {
         var iterator = DBusMessageIter()
@@ -81,7 +81,7 @@ package final class DBusMessage {
     }
 
     /// Appends `values` as arguments.
-    func append(_ values: [DBusValue]) throws {
+    package func append(_ values: [DBusValue]) throws {
         var iterator = DBusMessageIter()
         dbus_message_iter_init_append(pointer, &iterator)
         for value in values { try DBusValueWriter.write(value, into: &iterator) }

@@ -23,7 +23,7 @@ package indirect enum DBusValue: Equatable, Sendable {
     case variant(DBusValue)
 
     /// The value's type signature, e.g. `a{sv}`.
-    var signature: String {
+    package var signature: String {
         switch self {
         case .byte: "y"
         case .boolean: "b"
@@ -46,7 +46,7 @@ package indirect enum DBusValue: Equatable, Sendable {
     }
 
     /// `a{sv}` from string keys, each value wrapped in a variant.
-    static func stringVariantDictionary(_ entries: [(String, DBusValue)]) -> DBusValue {
+    package static func stringVariantDictionary(_ entries: [(String, DBusValue)]) -> DBusValue {
         .dictionary(
             keySignature: "s",
             valueSignature: "v",

@@ -48,7 +48,7 @@ enum DBusValueReader {
         case DBusTypeCode.array:
             return try readArray(&iterator)
         default:
-            throw BluetoothError.malformedReport(.invalidField)
+            throw DBusFailure.malformedMessage
         }
     }
 
@@ -67,13 +67,13 @@ enum DBusValueReader {
         case DBusTypeCode.dictEntry:
             // "{kv...}": one-character key (basic type), the rest is the value's signature.
             let body = elementSignature.dropFirst().dropLast()
-            guard let key = body.first else { throw BluetoothError.malformedReport(.invalidField) }
+            guard let key = body.first else { throw DBusFailure.malformedMessage }
             var entries: [DBusDictEntry] = []
             while dbus_message_iter_get_arg_type(&inner) == DBusTypeCode.dictEntry {
                 var entry = DBusMessageIter()
                 dbus_message_iter_recurse(&inner, &entry)
                 let fields = try readAll(&entry)
-                guard fields.count == 2 else { throw BluetoothError.malformedReport(.invalidField) }
+                guard fields.count == 2 else { throw DBusFailure.malformedMessage }
                 entries.append(DBusDictEntry(key: fields[0], value: fields[1]))
                 dbus_message_iter_next(&inner)
             }
@@ -154,7 +154,7 @@ enum DBusValueWriter {
         guard ok else { throw outOfMemory }
     }
 
-    private static let outOfMemory = BluetoothError.unavailable(reason: "out of memory building a D-Bus message")
+    private static let outOfMemory = DBusFailure.unavailable(reason: "out of memory building a D-Bus message")
 
     private static func basic<T: BitwiseCopyable>(_ iterator: inout DBusMessageIter, _ type: Int32, _ value: T) -> Bool
     {

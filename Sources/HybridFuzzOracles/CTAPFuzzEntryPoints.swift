@@ -1,4 +1,5 @@
-@_spi(Fuzzing) import HybridCore
+import HybridCTAP
+import HybridCore
 
 /// The CTAP2 parsers as the fuzz targets (Fuzz/Package.swift) reach them, beside HybridCore's
 /// `CoreFuzzEntryPoints`; the oracles are the same kind (see there).

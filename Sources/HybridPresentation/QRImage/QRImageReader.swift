@@ -1,4 +1,5 @@
 import HybridCore
+import HybridLocalFiles
 
 #if canImport(Glibc)
     import Glibc
