@@ -1,10 +1,12 @@
+import HybridAuthenticator
+import HybridPresentation
 import HybridWallet
 
 /// The consent question for a presentation, made safe for a terminal: every name is passed
 /// through ``TerminalText/printable(_:)``, so a request cannot rewrite the prompt around it.
-package enum PresentationConsentText {
+enum PresentationConsentText {
     /// "https://example.com asks for: age over 18, from your PID. Share?"
-    package static func question(origin: String, credentials: [RequestedCredential]) -> String {
+    static func question(origin: String, credentials: [RequestedCredential]) -> String {
         let consent = ConsentRequest(
             origin: TerminalText.printable(origin),
             items: credentials.map { (TerminalText.printable($0.name), $0.claims.map(TerminalText.printable)) })
