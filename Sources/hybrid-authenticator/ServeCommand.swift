@@ -189,6 +189,7 @@ struct ServeCommand: AsyncParsableCommand {
         let printer = EventPrinter(json: json)
         let runner: AuthenticatorRunner
         let qrText: String
+        let backend = await resolveBackend()
         do {
             qrText = try await readQRCode()
             // Check the QR code before asking for a passphrase.
@@ -196,7 +197,7 @@ struct ServeCommand: AsyncParsableCommand {
             let store = try await storeOptions.open()
             let authenticator = makeAuthenticator(store: store, logger: logger)
             runner = AuthenticatorRunner(
-                options: runnerOptions(ble: await resolveBackend()), authenticator: authenticator, logger: logger)
+                options: runnerOptions(ble: backend), authenticator: authenticator, logger: logger)
         } catch {
             printer.print(.error(message: "\(error)"))
             throw ExitCode.failure
@@ -204,8 +205,14 @@ struct ServeCommand: AsyncParsableCommand {
         let summary: AuthenticatorRunSummary
         do {
             summary = try await InterruptHandling.cancellingOnSignal {
-                try await runner.run(qrCode: qrText, onEvent: printer.print)
+                try await AdapterWatch.failingWhenGone(backend) {
+                    try await runner.run(qrCode: qrText, onEvent: printer.print)
+                }
             }
+        } catch let gone as AdapterGone {
+            // The adapter went away (powered off, rfkill, removed): the phone cannot go on.
+            printer.print(.error(message: "Bluetooth: \(gone)"))
+            throw ExitCode.failure
         } catch {
             // The runner already reported it as its last event.
             throw ExitCode.failure

@@ -199,6 +199,16 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await bridge.runTimers() }
                 group.addTask {
+                    // The adapter going away fails the request waiting for the phone and refuses
+                    // new ones at once; its return lets them through again, without a restart.
+                    for await change in AdapterWatch.changes(of: backend) {
+                        switch change {
+                        case .vanished(let why): await bridge.phoneReachabilityChanged(.unreachable(why.description))
+                        case .returned: await bridge.phoneReachabilityChanged(.reachable)
+                        }
+                    }
+                }
+                group.addTask {
                     for await event in device.events() {
                         switch event {
                         case .ready(let hidraw):

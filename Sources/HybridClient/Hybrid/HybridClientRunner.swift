@@ -209,7 +209,7 @@ public struct HybridClientRunner: Sendable {
         emit: (HybridClientEvent) async -> Void,
         complete: ([UInt8], PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd {
-        let channels = try await offeredChannels()
+        let channels = try await offeredChannels(emit: emit)
         var payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
@@ -237,7 +237,8 @@ public struct HybridClientRunner: Sendable {
                 session: &session, qrURL: payload.url, emit: emit)
             options.observeAdvert?(advert.serviceData, channels)
             if case .l2cap(let l2capChannel) = try await openDataChannel(
-                clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, advert: advert, emit: emit)
+                clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, offeredL2CAP: offersL2CAP,
+                advert: advert, emit: emit)
             {
                 let beforeL2CAP = session
                 do {
@@ -255,6 +256,7 @@ public struct HybridClientRunner: Sendable {
                     logger.debug(
                         "L2CAP channel failed before the handshake completed; using the tunnel",
                         metadata: ["l2cap.error": "\(error)"])
+                    await emit(.l2capUnavailable(.connectFailed(Self.reason(error))))
                     session = beforeL2CAP
                 }
             }

@@ -4,10 +4,13 @@ package struct BluetoothCapabilities: Hashable, Sendable {
     package var leConnections: Bool
     /// The adapter can receive extended adverts, needed for 24 bytes of service data (§3.4).
     package var extendedAdvertisingReception: Bool
+    /// Why the abilities could not be read (both are then false), or `nil` if they were.
+    package var readFailure: String?
 
-    package init(leConnections: Bool, extendedAdvertisingReception: Bool) {
+    package init(leConnections: Bool, extendedAdvertisingReception: Bool, readFailure: String? = nil) {
         self.leConnections = leConnections
         self.extendedAdvertisingReception = extendedAdvertisingReception
+        self.readFailure = readFailure
     }
 
     /// Whether the client can use a phone's L2CAP channel at all.

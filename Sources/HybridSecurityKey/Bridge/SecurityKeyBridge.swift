@@ -25,6 +25,8 @@ public actor SecurityKeyBridge {
     /// The ceremony whose answer is out and whose tunnel lingers (§7.5).
     private var lingering: (id: UInt64, task: Task<Void, Never>)?
     private var timerWake: AsyncStream<Void>.Continuation?
+    /// Whether a phone can be reached now (the Bluetooth adapter's presence).
+    private var reachability: PhoneReachability = .reachable
     private var sleeping: (deadline: Duration, task: Task<Void, any Error>)?
 
     /// A bridge that starts with no remembered credential IDs and keeps what the phone teaches it
@@ -128,6 +130,23 @@ public actor SecurityKeyBridge {
         }
     }
 
+    /// The Bluetooth adapter went away or came back (the executable's adapter watch). Going away
+    /// fails every request waiting for the phone at once (CTAP1_ERR_OTHER, the reason in the
+    /// ``SecurityKeyEvent/failed(command:status:message:)`` event), and requests that need the
+    /// phone are refused at once until it is back.
+    public func phoneReachabilityChanged(_ next: PhoneReachability) {
+        guard next != reachability else { return }
+        let failure = reachability.failsWaitingCeremonies(goingTo: next)
+        reachability = next
+        events(.phoneReachability(next))
+        guard let failure else { return }
+        for (id, request) in ongoing {
+            guard case .phone(let command) = request.kind else { continue }
+            request.task.cancel()
+            finished(id: id, command: command, forwarded: nil, result: .failure(failure))
+        }
+    }
+
     /// Cancels every ceremony and ends the linger (on exit).
     public func shutdown() {
         for request in ongoing.values { request.task.cancel() }
@@ -191,6 +210,11 @@ public actor SecurityKeyBridge {
         case .forward(let phoneRequest):
             endLinger()
             events(.forwarding(command: command, rpID: BridgeRequestPolicy.relyingPartyID(of: phoneRequest.bytes)))
+            if case .refuse(let status, let message) = reachability.admission {
+                // No QR code: no phone could answer it.
+                events(.failed(command: command, status: status, message: message))
+                return respond(id: id, [status.rawValue])
+            }
             if !phoneRequest.rewrites.isEmpty { events(.rewritten(command: command, rewrites: phoneRequest.rewrites)) }
             let forwarded = Forwarded(host: request, phone: phoneRequest)
             let driver = self.driver
