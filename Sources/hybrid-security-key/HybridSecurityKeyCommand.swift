@@ -157,6 +157,12 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             printQRURL: printQRURL)
 
         let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
+        // A key killed earlier (SIGKILL, a crash) could not delete its QR image: do it now.
+        if qrFile == nil {
+            for path in StaleQRImages.remove(prefix: "hybrid-security-key-qr-") {
+                logger.notice("removed the QR image of a key that no longer runs: \(path)")
+            }
+        }
 
         let trace: ReportTrace?
         let device: KeyDevice
