@@ -151,6 +151,8 @@ private typealias Selector = DataChannelSelector<TestInstant>
             BluetoothCapabilities(
                 leConnections: false, extendedAdvertisingReception: false, readFailure: "permission denied"
             ).l2capUnavailableReason == .adapterNotReadable("permission denied"))
+        // The simulated air: no adapter, nothing to fix, no reason.
+        #expect(BluetoothCapabilities.notApplicable.l2capUnavailableReason == nil)
     }
 
     @Test func anAdapterMissingEitherAbilitySendsNoKey6() throws {

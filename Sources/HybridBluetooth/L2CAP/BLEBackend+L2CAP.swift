@@ -16,6 +16,7 @@ extension BLEBackend {
             BluetoothCapabilities(
                 leConnections: false, extendedAdvertisingReception: false, readFailure: error.description)
         }
+        if case .simulated = self { return .notApplicable }
         let name: String?
         do { name = try kernelAdapterName() } catch { return none(error) }
         return await Self.onThread(named: "hci-capabilities") {

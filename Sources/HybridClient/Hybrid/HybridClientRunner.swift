@@ -209,7 +209,9 @@ public struct HybridClientRunner: Sendable {
         emit: (HybridClientEvent) async -> Void,
         complete: ([UInt8], PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd {
-        let channels = try await offeredChannels(emit: emit)
+        // Said right after the QR code (which stays the first event).
+        var l2capReasons: [HybridClientEvent] = []
+        let channels = try await offeredChannels { l2capReasons.append($0) }
         var payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
@@ -234,7 +236,7 @@ public struct HybridClientRunner: Sendable {
         session.followUpRequest = options.followUpRequest.map { .ctap($0) }
         do {
             let (advertURL, domain, advert) = try await scanForAdvert(
-                session: &session, qrURL: payload.url, emit: emit)
+                session: &session, qrURL: payload.url, afterQR: l2capReasons, emit: emit)
             options.observeAdvert?(advert.serviceData, channels)
             if case .l2cap(let l2capChannel) = try await openDataChannel(
                 clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, offeredL2CAP: offersL2CAP,
@@ -313,10 +315,12 @@ public struct HybridClientRunner: Sendable {
     private func scanForAdvert(
         session: inout ClientSession,
         qrURL: String,
+        afterQR: [HybridClientEvent],
         emit: (HybridClientEvent) async -> Void
     ) async throws -> (TunnelURL, TunnelDomainID, BLEAdvertisement) {
         let adverts = try await options.bluetooth.makeScanner(logger: logger).scan()
         await emit(.qr(url: qrURL))
+        for event in afterQR { await emit(event) }
         await emit(.waitingForDevice(timeout: options.timeout))
         for try await advert in adverts {
             for action in session.advertReceived(serviceData: advert.serviceData) {

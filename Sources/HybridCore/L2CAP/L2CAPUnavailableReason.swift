@@ -41,6 +41,7 @@ public enum L2CAPUnavailableReason: Error, Sendable, Hashable, CustomStringConve
 extension BluetoothCapabilities {
     /// Why these abilities rule the L2CAP channel out, or `nil` when they allow it.
     package var l2capUnavailableReason: L2CAPUnavailableReason? {
+        guard applies else { return nil }
         if let readFailure { return .adapterNotReadable(readFailure) }
         if !leConnections { return .noLEConnections }
         if !extendedAdvertisingReception { return .noExtendedAdvertReception }
