@@ -30,12 +30,12 @@ numbers() { awk '/^VmRSS/{r=$2} /^Threads/{t=$2} END{print r, t}' /proc/$relay/s
 challenge() { python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())'; }
 user_id=$(challenge)
 cat >"$work/create.json" <<JSON
-{"challenge":"$(challenge)","rp":{"id":"example.com","name":"Example"},"user":{"id":"$user_id","name":"alice","displayName":"Alice"},"pubKeyCredParams":[{"type":"public-key","alg":-7}],"authenticatorSelection":{"residentKey":"required","userVerification":"discouraged"}}
+{"challenge":"$(challenge)","rp":{"id":"example.com","name":"Example"},"user":{"id":"$user_id","name":"alice","displayName":"Alice"},"pubKeyCredParams":[{"type":"public-key","alg":-7}],"authenticatorSelection":{"residentKey":"discouraged","userVerification":"discouraged"}}
 JSON
 
 ceremony() {
     local operation=$1 options=$2
-    "$bin/hybrid-client" "$operation" --options "$options" --origin https://example.com --ble sim --json --timeout 30 \
+    "$bin/hybrid-client" "$operation" --options "$options" --origin https://example.com --ble sim --json --timeout 60 \
         --linger 0 --tunnel-override "0=ws://127.0.0.1:$port" >"$work/out.json" 2>"$work/events" &
     local client=$! qr=
     for _ in $(seq 400); do
@@ -47,16 +47,18 @@ ceremony() {
     printf '%s\n' "$qr" | "$bin/hybrid-authenticator" - --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
         --insecure-plaintext-store --store "$work/passkeys.json" >"$work/phone" 2>&1 &
     local phone=$!
-    wait $client || die "ceremony $operation failed: $(tail -n 3 "$work/events")"
+    wait $client || die "ceremony $operation failed: $(tail -n 3 "$work/events"); the phone: $(tail -n 5 "$work/phone")"
     wait $phone || true
 }
 
 echo "== relay at start: $(sample)"
 start=$EPOCHREALTIME
 ceremony create "$work/create.json"
+credential=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/out.json")
 i=2
 while [ $i -le "$n" ]; do
-    printf '{"challenge":"%s","rpId":"example.com","userVerification":"discouraged"}\n' "$(challenge)" >"$work/get.json"
+    printf '{"challenge":"%s","rpId":"example.com","allowCredentials":[{"type":"public-key","id":"%s"}],"userVerification":"discouraged"}\n' \
+        "$(challenge)" "$credential" >"$work/get.json"
     ceremony get "$work/get.json"
     if [ $i -eq 10 ]; then
         echo "== relay after 10 ceremonies: $(sample)"
