@@ -347,6 +347,7 @@ while [ $i -le $n ]; do
     signin long-$i
     rm -f "$w/long-$i".* "$w/phone.$qrs.log"
     [ $i -eq 10 ] && { set -- $(sample); rss10=$1 fds10=$2 threads10=$3; }
+    [ $((i % 10)) -eq 0 ] && echo "   after $i sign-ins ($(since $t0) s): key RSS, fds, threads: $(sample)"
     i=$((i + 1))
 done
 set -- $(sample)
