@@ -48,6 +48,8 @@ echo "== the phone as a security key: libfido2 and OpenSSH through uhid (blevm g
 ci/run-seckey-proof.sh
 echo "== the security key's privilege split: root key broker, fake logind, two users, a user switch (blevm guest)"
 ci/run-broker-proof.sh
+echo "== the phone as a security key through faults: phone killed, relay restarted, adapter off, two callers, key killed, long use (blevm guest)"
+ci/run-fault-proof.sh
 echo "== the phone as a security key in Firefox ESR, Chromium and python-fido2 2.x (blevm guest, cases 1-7 of ci/browser-seckey/README.md)"
 ci/run-browser-seckey-proof.sh
 # Install proof: DESTDIR staging, the .deb (lintian, dpkg -i, --purge), install.sh

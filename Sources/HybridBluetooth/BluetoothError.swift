@@ -57,6 +57,7 @@ public enum BluetoothError: Error, Equatable, Sendable, CustomStringConvertible 
             return "no Bluetooth adapter found"
         case .adapterDown(let name):
             return "Bluetooth adapter \(name) is down: power it on (`bluetoothctl power on` or `hciconfig \(name) up`)"
+                + " or, if it is blocked, `rfkill unblock bluetooth`"
         case .permissionDenied:
             return "permission denied: raw HCI needs CAP_NET_RAW and CAP_NET_ADMIN (run as root, or "
                 + "`setcap cap_net_raw,cap_net_admin+eip` on the binary), or use --ble bluez"

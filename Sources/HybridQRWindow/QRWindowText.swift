@@ -34,7 +34,7 @@ package struct QRWindowText: Sendable, Equatable {
         switch event {
         case .qr, .waitingForDevice: nil
         case .connecting, .connectingL2CAP: ("Phone found; connecting…", true)
-        case .channel: nil
+        case .channel, .l2capUnavailable: nil
         case .handshake: ("Phone found; securing the connection…", true)
         case .waitingForApproval: ("Approve on your phone…", true)
         case .done, .lingering: ("Done", true)

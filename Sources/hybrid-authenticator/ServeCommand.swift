@@ -191,13 +191,14 @@ struct ServeCommand: AsyncParsableCommand {
         let printer = EventPrinter(json: json)
         let runner: AuthenticatorRunner
         let qrText: String
+        let backend = await resolveBackend()
         do {
             qrText = try await readQRCode()
             // Check the QR code before asking for a passphrase.
             _ = try AuthenticatorRunner.check(qrCode: qrText, options: runnerOptions(ble: .hci(adapter: nil)))
             let store = try await storeOptions.open()
             let authenticator = makeAuthenticator(store: store, logger: logger)
-            var options = runnerOptions(ble: await resolveBackend())
+            var options = runnerOptions(ble: backend)
             // The wallet answers a `dcp` QR code from the same store, asking the user the same way.
             options.digitalCredentials = WalletProvider(source: store, interaction: makeUserInteraction(store: store))
             runner = AuthenticatorRunner(options: options, authenticator: authenticator, logger: logger)
@@ -208,8 +209,14 @@ struct ServeCommand: AsyncParsableCommand {
         let summary: AuthenticatorRunSummary
         do {
             summary = try await cancellingOnInterrupt {
-                try await runner.run(qrCode: qrText, onEvent: printer.print)
+                try await AdapterWatch.failingWhenGone(backend) {
+                    try await runner.run(qrCode: qrText, onEvent: printer.print)
+                }
             }
+        } catch let gone as AdapterGone {
+            // The adapter went away (powered off, rfkill, removed): the phone cannot go on.
+            printer.print(.error(message: "Bluetooth: \(gone)"))
+            throw ExitCode.failure
         } catch {
             // The runner already reported it as its last event.
             throw ExitCode.failure

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridBluetooth
 import HybridClient
 import HybridCommandLine
 import HybridQRWindow
@@ -27,19 +28,30 @@ struct CeremonyExecution {
             arguments.window ? CeremonyWindow(text: Self.windowText(request)) { cancelFromWindow.yield() } : nil
         do {
             let end = try await cancellingOnInterrupt {
-                try await cancelling(on: windowCancels, throwing: WindowCancelled()) {
-                    try await runner.run(request) {
-                        reporter.report($0)
-                        window?.report($0)
-                    } onResponse: { response in
-                        // FileHandle writes straight to the descriptor: nothing is left in a buffer.
-                        FileHandle.standardOutput.write(response.json + Data("\n".utf8))
-                        printed.value.store(true, ordering: .sequentiallyConsistent)
+                try await AdapterWatch.failingWhenGone(options.bluetooth) {
+                    try await cancelling(on: windowCancels, throwing: WindowCancelled()) {
+                        try await runner.run(request) {
+                            reporter.report($0)
+                            window?.report($0)
+                        } onResponse: { response in
+                            // FileHandle writes straight to the descriptor: nothing is left in a buffer.
+                            FileHandle.standardOutput.write(response.json + Data("\n".utf8))
+                            printed.value.store(true, ordering: .sequentiallyConsistent)
+                        }
                     }
                 }
             }
             await window?.close()
             reporter.reportEnd(end)
+        } catch is AdapterGone where printed.value.load(ordering: .sequentiallyConsistent) {
+            await window?.close()
+            return  // The adapter went away while lingering: the answer is out.
+        } catch let gone as AdapterGone {
+            // The adapter went away (powered off, rfkill, removed) before the answer.
+            await window?.close()
+            let failure = HybridClientError.bluetooth(gone.error)
+            reporter.reportFailure(failure.description, kind: ExitStatus.kind(failure), ctapStatus: failure.ctapStatus)
+            throw ExitCode(ExitStatus.forError(failure))
         } catch is Interrupted where printed.value.load(ordering: .sequentiallyConsistent) {
             await window?.close()
             return  // Ctrl-C while lingering: the answer is out; end the linger and succeed.

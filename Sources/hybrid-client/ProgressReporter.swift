@@ -85,6 +85,7 @@ struct ProgressReporter: Sendable {
         case .waitingForDevice(let timeout): line("waitingForDevice", ["timeoutSeconds": timeout.components.seconds])
         case .connecting(let domain, let host): line("connecting", ["domain": Int(domain.rawValue), "host": host])
         case .connectingL2CAP(let psm): line("connectingL2CAP", ["psm": Int(psm)])
+        case .l2capUnavailable(let why): line("l2capUnavailable", ["reason": why.description])
         case .channel(let kind): line("channel", ["channel": kind.rawValue])
         case .handshake: line("handshake")
         case .waitingForApproval: line("waitingForApproval")
@@ -102,6 +103,7 @@ struct ProgressReporter: Sendable {
             return "\(clock) Waiting for your phone… (Bluetooth must be on; gives up after \(Self.seconds(timeout)))"
         case .connecting(_, let host): return "\(clock) Phone found; connecting to \(host)"
         case .connectingL2CAP(let psm): return "\(clock) Phone found; connecting over Bluetooth (L2CAP PSM \(psm))"
+        case .l2capUnavailable(let why): return "\(clock) Not using Bluetooth L2CAP: \(why)"
         case .channel(let kind): return "\(clock) Using the \(kind == .l2cap ? "Bluetooth L2CAP channel" : "tunnel")"
         case .handshake: return "\(clock) Connected; securing the session"
         case .waitingForApproval: return "\(clock) Waiting for approval on your phone…"

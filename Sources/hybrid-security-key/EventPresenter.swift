@@ -121,6 +121,24 @@ final class EventPresenter: Sendable {
                 members["message"] = error.description
             }
             line(members)
+        case .phoneReachability(let reachability):
+            bluetooth(reachability)
+        }
+    }
+
+    /// The Bluetooth adapter went away or came back: `{"event":"bluetooth","available":…}`.
+    private func bluetooth(_ reachability: PhoneReachability) {
+        if let reason = reachability.unreachableBecause {
+            qrImage.removeImage()
+            if json {
+                line(["event": "bluetooth", "available": false, "message": reason])
+            } else {
+                text("Bluetooth is not available, requests are refused until it is back: \(reason)")
+            }
+            notify("Security key: no Bluetooth", reason, urgent: true)
+        } else {
+            if json { line(["event": "bluetooth", "available": true]) } else { text("Bluetooth is back.") }
+            notify("Security key", "Bluetooth is back")
         }
     }
 
@@ -185,6 +203,12 @@ final class EventPresenter: Sendable {
         case .connectingL2CAP:
             progress("connecting", "Phone found; connecting over Bluetooth")
             notify("Phone found", "Connecting…")
+        case .l2capUnavailable(let why):
+            if json {
+                line(["event": "progress", "stage": "l2capUnavailable", "reason": why.description])
+            } else {
+                text("Not using Bluetooth L2CAP: \(why)")
+            }
         case .channel(let kind):
             progress("channel", "Using the \(kind == .l2cap ? "Bluetooth L2CAP channel" : "tunnel")")
         case .handshake:

@@ -161,6 +161,12 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             printQRURL: printQRURL)
 
         let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
+        // A key killed earlier (SIGKILL, a crash) could not delete its QR image: do it now.
+        if qrFile == nil {
+            for path in StaleQRImages.remove(prefix: "hybrid-security-key-qr-") {
+                logger.notice("removed the QR image of a key that no longer runs: \(path)")
+            }
+        }
 
         let trace: ReportTrace?
         let device: KeyDevice
@@ -204,6 +210,16 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
         _ = try? await cancellingOnInterrupt {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await bridge.runTimers() }
+                group.addTask {
+                    // The adapter going away fails the request waiting for the phone and refuses
+                    // new ones at once; its return lets them through again, without a restart.
+                    for await change in AdapterWatch.changes(of: backend) {
+                        switch change {
+                        case .vanished(let why): await bridge.phoneReachabilityChanged(.unreachable(why.description))
+                        case .returned: await bridge.phoneReachabilityChanged(.reachable)
+                        }
+                    }
+                }
                 group.addTask {
                     for await event in device.events() {
                         switch event {

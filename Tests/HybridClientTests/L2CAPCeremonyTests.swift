@@ -97,6 +97,11 @@ import Testing
         let tunnel = try #require(outcome.events.firstIndex(of: .channel(.tunnel)))
         #expect(l2cap < tunnel)
         #expect(!outcome.events.contains(.channel(.l2cap)))
+        // Why, before the fallback: the kernel's own words for the refusal.
+        let why = try #require(
+            outcome.events.firstIndex(of: .l2capUnavailable(.connectFailed("connect L2CAP: Connection refused"))),
+            "\(outcome.events)")
+        #expect(l2cap < why && why < tunnel)
     }
 
     @Test func autoFallsBackToTheTunnelWhenTheL2CAPDeadlinePasses() async throws {
@@ -127,6 +132,9 @@ import Testing
         }
         guard case .registration = try outcome.response() else { throw TestFailure("not a registration") }
         #expect(outcome.events.contains(.channel(.tunnel)) && !outcome.events.contains(.channel(.l2cap)))
+        #expect(
+            outcome.events.contains(.l2capUnavailable(.timedOut(limit: HybridClientOptions.defaultL2CAPTimeout))),
+            "\(outcome.events)")
     }
 
     /// What a stranger does on the channel the client opened to it: the advert's PSM suffix is not
@@ -187,6 +195,7 @@ import Testing
         let outcome = try await Self.runWithRefusedL2CAP(mode: .l2cap)
         #expect(outcome.clientError == .dataChannel(.l2capUnavailable))
         #expect(!outcome.events.contains(.channel(.tunnel)))
+        #expect(outcome.events.contains(.l2capUnavailable(.connectFailed("connect L2CAP: Connection refused"))))
     }
 
     /// Key 6 only with an able adapter (Play Services before CTAP 2.3 rejects an array, §1.3): an
@@ -198,15 +207,20 @@ import Testing
         let never: @Sendable (BLEAdvertisement, UInt16, Duration) async throws -> L2CAPChannel = { _, _, _ in
             throw TestFailure("no L2CAP attempt expected")
         }
-        for (mode, capabilities) in [(DataChannelMode.auto, unable), (.tunnel, Self.able)] {
+        for (mode, capabilities, reasons) in [
+            (DataChannelMode.auto, unable, [HybridClientEvent.l2capUnavailable(.noExtendedAdvertReception)]),
+            (.tunnel, Self.able, []),
+        ] {
             let runner = HybridClientRunner(
                 options: Self.options(air: air, mode: mode, capabilities: capabilities, connect: never))
-            #expect(try await runner.offeredChannels() == nil)
+            var emitted: [HybridClientEvent] = []
+            #expect(try await runner.offeredChannels { emitted.append($0) } == nil)
+            #expect(emitted == reasons, "\(mode)")
         }
         let strict = HybridClientRunner(
             options: Self.options(air: air, mode: .l2cap, capabilities: unable, connect: never))
         await #expect(throws: HybridClientError.dataChannel(.adapterCannotOfferL2CAP)) {
-            try await strict.offeredChannels()
+            try await strict.offeredChannels { _ in }
         }
         let outcome = try await LoopbackRelay.with { relay in
             var phone = FakePhone(relay: relay, air: air)
@@ -220,6 +234,9 @@ import Testing
         #expect(try outcome.authenticator?.get().qrChannels == nil)
         #expect(try outcome.authenticator?.get().advert.count == 20, "no suffix the QR code did not ask for")
         #expect(!outcome.events.contains(.connectingL2CAP(psm: Self.psm)))
+        // Said right after the QR code, once; the phone's advert without a PSM adds nothing.
+        #expect(outcome.events.filter { if case .l2capUnavailable = $0 { true } else { false } }.count == 1)
+        #expect(outcome.events.dropFirst().first == .l2capUnavailable(.noExtendedAdvertReception), "\(outcome.events)")
     }
 }
 

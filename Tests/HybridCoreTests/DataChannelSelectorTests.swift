@@ -41,14 +41,20 @@ private typealias Selector = DataChannelSelector<TestInstant>
     @Test func autoFallsBackWhenL2CAPFails() {
         var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
         _ = selector.advertMatched(psm: 130, at: start)
-        #expect(selector.l2capFailed(at: TestInstant(milliseconds: 1_200)) == [.abandonL2CAP, .connectTunnel])
+        #expect(
+            selector.l2capFailed("connection refused", at: TestInstant(milliseconds: 1_200)) == [
+                .abandonL2CAP, .l2capUnavailable(.connectFailed("connection refused")), .connectTunnel,
+            ])
         #expect(selector.tunnelConnected() == [.use(.tunnel)])
     }
 
     @Test func autoFallsBackAtTheDeadlineAndDropsALateChannel() {
         var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
         _ = selector.advertMatched(psm: 130, at: start)
-        #expect(selector.timePassed(deadline) == [.abandonL2CAP, .connectTunnel])
+        #expect(
+            selector.timePassed(deadline) == [
+                .abandonL2CAP, .l2capUnavailable(.timedOut(limit: .seconds(3))), .connectTunnel,
+            ])
         #expect(selector.l2capConnected(at: TestInstant(milliseconds: 4_500)) == [.abandonL2CAP])
         #expect(selector.tunnelConnected() == [.use(.tunnel)])
         #expect(selector.chosen == .tunnel)
@@ -57,7 +63,10 @@ private typealias Selector = DataChannelSelector<TestInstant>
     @Test func aConnectionReportedAtTheDeadlineIsTooLate() {
         var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
         _ = selector.advertMatched(psm: 130, at: start)
-        #expect(selector.l2capConnected(at: deadline) == [.abandonL2CAP, .connectTunnel])
+        #expect(
+            selector.l2capConnected(at: deadline) == [
+                .abandonL2CAP, .l2capUnavailable(.timedOut(limit: .seconds(3))), .connectTunnel,
+            ])
     }
 
     @Test func tunnelModeIgnoresThePSM() {
@@ -67,17 +76,43 @@ private typealias Selector = DataChannelSelector<TestInstant>
 
     @Test func l2capModeNeverFallsBack() {
         var noPSM = Selector(mode: .l2cap, l2capTimeout: .seconds(3))
-        #expect(noPSM.advertMatched(psm: nil, at: start) == [.fail(.noPSMInAdvert)])
+        #expect(
+            noPSM.advertMatched(psm: nil, at: start) == [.l2capUnavailable(.phoneOfferedNone), .fail(.noPSMInAdvert)])
 
         var refused = Selector(mode: .l2cap, l2capTimeout: .seconds(3))
         _ = refused.advertMatched(psm: 130, at: start)
-        #expect(refused.l2capFailed(at: start) == [.abandonL2CAP, .fail(.l2capUnavailable)])
+        #expect(
+            refused.l2capFailed("host is down", at: start) == [
+                .abandonL2CAP, .l2capUnavailable(.connectFailed("host is down")), .fail(.l2capUnavailable),
+            ])
         #expect(refused.tunnelConnected() == [])
 
         var slow = Selector(mode: .l2cap, l2capTimeout: .seconds(3))
         _ = slow.advertMatched(psm: 130, at: start)
-        #expect(slow.timePassed(deadline) == [.abandonL2CAP, .fail(.l2capUnavailable)])
+        #expect(
+            slow.timePassed(deadline) == [
+                .abandonL2CAP, .l2capUnavailable(.timedOut(limit: .seconds(3))), .fail(.l2capUnavailable),
+            ])
         #expect(slow.chosen == nil)
+    }
+
+    @Test func anAdvertWithoutPSMAfterAnOfferSaysThePhoneOfferedNone() {
+        var offered = Selector(mode: .auto, l2capTimeout: .seconds(3), offeredL2CAP: true)
+        #expect(offered.advertMatched(psm: nil, at: start) == [.l2capUnavailable(.phoneOfferedNone), .connectTunnel])
+        // Not offered: the reason was given with the QR code; the advert adds none.
+        var notOffered = Selector(mode: .auto, l2capTimeout: .seconds(3), offeredL2CAP: false)
+        #expect(notOffered.advertMatched(psm: nil, at: start) == [.connectTunnel])
+    }
+
+    @Test func everyFallbackReasonNamesACause() {
+        for reason: L2CAPUnavailableReason in [
+            .adapterNotReadable("Bluetooth adapter hci1 not found"), .noLEConnections, .noExtendedAdvertReception,
+            .phoneOfferedNone, .connectFailed("connection refused"), .timedOut(limit: .seconds(3)),
+        ] {
+            #expect(reason.description.contains("L2CAP") || reason.description.contains("LE"), "\(reason)")
+        }
+        #expect(L2CAPUnavailableReason.noLEConnections.description.contains("btmgmt le on"))
+        #expect(L2CAPUnavailableReason.timedOut(limit: .seconds(3)).description.contains("--l2cap-timeout"))
     }
 
     @Test func onlyTheFirstAdvertCounts() {
@@ -102,6 +137,22 @@ private typealias Selector = DataChannelSelector<TestInstant>
 
     @Test func tunnelModeSendsNoKey6() throws {
         #expect(try QRChannelOffer.channels(mode: .tunnel, capabilities: able) == nil)
+    }
+
+    @Test func theAbilitiesSayWhyNoChannelIsOffered() {
+        #expect(able.l2capUnavailableReason == nil)
+        #expect(
+            BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: true).l2capUnavailableReason
+                == .noLEConnections)
+        #expect(
+            BluetoothCapabilities(leConnections: true, extendedAdvertisingReception: false).l2capUnavailableReason
+                == .noExtendedAdvertReception)
+        #expect(
+            BluetoothCapabilities(
+                leConnections: false, extendedAdvertisingReception: false, readFailure: "permission denied"
+            ).l2capUnavailableReason == .adapterNotReadable("permission denied"))
+        // The simulated air: no adapter, nothing to fix, no reason.
+        #expect(BluetoothCapabilities.notApplicable.l2capUnavailableReason == nil)
     }
 
     @Test func anAdapterMissingEitherAbilitySendsNoKey6() throws {

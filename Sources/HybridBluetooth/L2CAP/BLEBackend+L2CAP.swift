@@ -12,10 +12,19 @@ extension BLEBackend {
     /// CAP_NET_RAW). The simulated air has no L2CAP, and an adapter that cannot be asked reports
     /// nothing: the QR code then leaves key 6 out.
     package func l2capCapabilities() async -> BluetoothCapabilities {
-        let none = BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
-        guard let name = try? kernelAdapterName() else { return none }
+        @Sendable func none(_ error: BluetoothError) -> BluetoothCapabilities {
+            BluetoothCapabilities(
+                leConnections: false, extendedAdvertisingReception: false, readFailure: error.description)
+        }
+        if case .simulated = self { return .notApplicable }
+        let name: String?
+        do { name = try kernelAdapterName() } catch { return none(error) }
         return await Self.onThread(named: "hci-capabilities") {
-            (try? Self.controllerCapabilities(of: Self.resolve(name)))?.l2capCapabilities ?? none
+            do throws(BluetoothError) {
+                return try Self.controllerCapabilities(of: Self.resolve(name)).l2capCapabilities
+            } catch {
+                return none(error)
+            }
         }
     }
 

@@ -12,6 +12,10 @@ public enum HybridClientEvent: Sendable, Hashable {
     /// The phone's advert offers a BLE L2CAP channel (CTAP 2.3, protocol.md §3.4); connecting to
     /// it on `psm` (the tunnel is the fallback under `--channel auto`).
     case connectingL2CAP(psm: UInt16)
+    /// The phone's BLE L2CAP channel is not used, for this reason: the adapter cannot (with the
+    /// QR code), the phone offered none, or connecting failed or took too long (then the tunnel
+    /// follows, under `--channel auto`).
+    case l2capUnavailable(L2CAPUnavailableReason)
     /// The session runs on this data channel: the tunnel, or the phone's BLE L2CAP channel.
     case channel(DataChannelKind)
     /// The tunnel is open; running the Noise handshake.
@@ -28,7 +32,7 @@ public enum HybridClientEvent: Sendable, Hashable {
     public var stage: HybridClientStage {
         switch self {
         case .qr, .waitingForDevice: .waitingForDevice
-        case .connecting, .connectingL2CAP, .channel: .connecting
+        case .connecting, .connectingL2CAP, .l2capUnavailable, .channel: .connecting
         case .handshake: .handshake
         case .waitingForApproval: .waitingForApproval
         case .done, .lingering: .done

@@ -1,3 +1,4 @@
+import Foundation
 import HybridBluetooth
 import HybridCore
 import Logging
@@ -19,14 +20,20 @@ private enum L2CAPAttempt: Sendable {
 
 extension HybridClientRunner {
     /// QR key 6 for this ceremony (protocol.md §1.3): `[0, 1]` when ``HybridClientOptions/channel``
-    /// allows L2CAP and the adapter can, else `nil` (no key 6).
+    /// allows L2CAP and the adapter can, else `nil` (no key 6). When the adapter cannot, `emit`
+    /// gets ``HybridClientEvent/l2capUnavailable(_:)`` with the reason first.
     ///
     /// - Throws: ``HybridClientError/dataChannel(_:)`` for `--channel l2cap` without an able adapter.
-    func offeredChannels() async throws(HybridClientError) -> [DataTransferChannel]? {
+    func offeredChannels(emit: (HybridClientEvent) async -> Void) async throws(HybridClientError)
+        -> [DataTransferChannel]?
+    {
         let capabilities =
             options.channel == .tunnel
             ? BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false)
             : await options.l2cap.capabilities()
+        if options.channel != .tunnel, let why = capabilities.l2capUnavailableReason {
+            await emit(.l2capUnavailable(why))
+        }
         do {
             return try QRChannelOffer.channels(mode: options.channel, capabilities: capabilities)
         } catch {
@@ -40,9 +47,11 @@ extension HybridClientRunner {
     ///
     /// - Throws: ``HybridClientError/dataChannel(_:)`` when no channel is possible.
     func openDataChannel<C: Clock<Duration>>(
-        clock: C, psm: UInt16?, advert: BLEAdvertisement, emit: (HybridClientEvent) async -> Void
+        clock: C, psm: UInt16?, offeredL2CAP: Bool, advert: BLEAdvertisement,
+        emit: (HybridClientEvent) async -> Void
     ) async throws(HybridClientError) -> OpenedDataChannel {
-        var selector = DataChannelSelector<C.Instant>(mode: options.channel, l2capTimeout: options.l2capTimeout)
+        var selector = DataChannelSelector<C.Instant>(
+            mode: options.channel, l2capTimeout: options.l2capTimeout, offeredL2CAP: offeredL2CAP)
         var actions = selector.advertMatched(psm: psm, at: clock.now)
         var connected: L2CAPChannel?
         while !actions.isEmpty {
@@ -55,7 +64,7 @@ extension HybridClientRunner {
                     actions += selector.l2capConnected(at: clock.now)
                 case .failed(let error):
                     logger.debug("L2CAP channel failed", metadata: ["l2cap.error": "\(error)"])
-                    actions += selector.l2capFailed(at: clock.now)
+                    actions += selector.l2capFailed(Self.reason(error), at: clock.now)
                 case .deadlinePassed:
                     logger.debug("L2CAP channel not open in time", metadata: ["l2cap.psm": "\(psm)"])
                     actions += selector.timePassed(deadline)
@@ -63,6 +72,8 @@ extension HybridClientRunner {
             case .abandonL2CAP:
                 connected?.shutDown()
                 connected = nil
+            case .l2capUnavailable(let why):
+                await emit(.l2capUnavailable(why))
             case .connectTunnel, .use(.tunnel):
                 return .tunnel
             case .use(.l2cap):
@@ -73,6 +84,16 @@ extension HybridClientRunner {
             }
         }
         return .tunnel
+    }
+
+    /// An L2CAP connect error in a person's words: the system's text for an errno ("connect
+    /// L2CAP: Connection refused"), else ``BluetoothError``'s own, else the error.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? BluetoothError else { return "\(error)" }
+        if case .systemCallFailed(let operation, let code) = error, let text = strerror(code) {
+            return "\(operation): \(String(cString: text))"
+        }
+        return error.description
     }
 
     /// One L2CAP connect raced against `deadline`. The connect bounds itself by

@@ -188,7 +188,9 @@ public struct HybridClientRunner: Sendable {
         let keys = setup.keys
         let linger = setup.linger
         let observer = setup.observer
-        let channels = try await offeredChannels()
+        // Said right after the QR code (which stays the first event).
+        var l2capReasons: [HybridClientEvent] = []
+        let channels = try await offeredChannels { l2capReasons.append($0) }
         var payload = QRCodePayload(
             identityKey: keys.identityKey.publicKey,
             secret: keys.qrSecret,
@@ -213,10 +215,11 @@ public struct HybridClientRunner: Sendable {
         session.followUpRequest = setup.deviations.followUpRequest
         do {
             let (advertURL, domain, advert) = try await scanForAdvert(
-                session: &session, qrURL: payload.url, emit: emit)
+                session: &session, qrURL: payload.url, afterQR: l2capReasons, emit: emit)
             observer.advertMatched(serviceData: advert.serviceData, offeredChannels: channels)
             if case .l2cap(let l2capChannel) = try await openDataChannel(
-                clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, advert: advert, emit: emit)
+                clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, offeredL2CAP: offersL2CAP,
+                advert: advert, emit: emit)
             {
                 let beforeL2CAP = session
                 do {
@@ -234,6 +237,7 @@ public struct HybridClientRunner: Sendable {
                     logger.debug(
                         "L2CAP channel failed before the handshake completed; using the tunnel",
                         metadata: ["l2cap.error": "\(error)"])
+                    await emit(.l2capUnavailable(.connectFailed(Self.reason(error))))
                     session = beforeL2CAP
                 }
             }
@@ -290,10 +294,12 @@ public struct HybridClientRunner: Sendable {
     private func scanForAdvert(
         session: inout ClientSession,
         qrURL: String,
+        afterQR: [HybridClientEvent],
         emit: (HybridClientEvent) async -> Void
     ) async throws -> (TunnelURL, TunnelDomainID, BLEAdvertisement) {
         let adverts = try await options.bluetooth.makeScanner(logger: logger).scan()
         await emit(.qr(url: qrURL))
+        for event in afterQR { await emit(event) }
         await emit(.waitingForDevice(timeout: options.timeout))
         for try await advert in adverts {
             for action in session.advertReceived(serviceData: advert.serviceData) {

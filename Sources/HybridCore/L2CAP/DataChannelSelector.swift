@@ -2,10 +2,11 @@
 /// sans-IO state machine with an injected clock (protocol.md §3.4).
 ///
 /// ```
-/// advertMatched(psm: nil)            → connectTunnel                  (auto, tunnel)
+/// advertMatched(psm: nil)            → [l2capUnavailable(why)], connectTunnel  (auto, tunnel)
 /// advertMatched(psm: p)              → connectL2CAP(p, deadline)      (auto, l2cap)
 /// l2capConnected (before deadline)   → use(.l2cap)
-/// l2capFailed / timePassed(deadline) → abandonL2CAP, connectTunnel    (auto; l2cap: fail)
+/// l2capFailed / timePassed(deadline) → abandonL2CAP, l2capUnavailable(why), connectTunnel
+///                                                                     (auto; l2cap: fail)
 /// l2capConnected (after fallback)    → abandonL2CAP                   (the tunnel stays)
 /// tunnelConnected                    → use(.tunnel)
 /// ```
@@ -22,6 +23,9 @@ where Instant.Duration == Duration, Instant: Sendable {
         case abandonL2CAP
         /// Connect to the tunnel named in the advert.
         case connectTunnel
+        /// Tell the user why the phone's L2CAP channel is not used (before the fallback or the
+        /// failure that follows); then go on with the next action.
+        case l2capUnavailable(L2CAPUnavailableReason)
         /// Run the session on this channel (and report which one in the JSON event).
         case use(DataChannelKind)
         /// No channel is possible.
@@ -40,14 +44,19 @@ where Instant.Duration == Duration, Instant: Sendable {
     package let mode: DataChannelMode
     /// How long an L2CAP attempt may take before the tunnel is used instead.
     package let l2capTimeout: Duration
+    /// Whether the QR code offered the L2CAP channel (key 6): only then is a phone's advert
+    /// without a PSM worth a reason (else the reason was given with the QR code).
+    package let offeredL2CAP: Bool
     private var state: State = .awaitingAdvert
 
     /// - Parameters:
     ///   - mode: `--channel`.
     ///   - l2capTimeout: The L2CAP attempt's budget, from the matched advert to a connected channel.
-    package init(mode: DataChannelMode, l2capTimeout: Duration) {
+    ///   - offeredL2CAP: Whether the QR code offered the channel.
+    package init(mode: DataChannelMode, l2capTimeout: Duration, offeredL2CAP: Bool = false) {
         self.mode = mode
         self.l2capTimeout = l2capTimeout
+        self.offeredL2CAP = offeredL2CAP
     }
 
     /// The channel in use, once chosen.
@@ -60,12 +69,15 @@ where Instant.Duration == Duration, Instant: Sendable {
     package mutating func advertMatched(psm: UInt16?, at now: Instant) -> [Action] {
         guard case .awaitingAdvert = state else { return [] }
         switch (mode, psm) {
-        case (.tunnel, _), (.auto, nil):
+        case (.tunnel, _):
             state = .connectingTunnel
             return [.connectTunnel]
+        case (.auto, nil):
+            state = .connectingTunnel
+            return offeredL2CAP ? [.l2capUnavailable(.phoneOfferedNone), .connectTunnel] : [.connectTunnel]
         case (.l2cap, nil):
             state = .failed
-            return [.fail(.noPSMInAdvert)]
+            return [.l2capUnavailable(.phoneOfferedNone), .fail(.noPSMInAdvert)]
         case (.auto, let psm?), (.l2cap, let psm?):
             let deadline = now.advanced(by: l2capTimeout)
             state = .tryingL2CAP(deadline: deadline)
@@ -80,21 +92,22 @@ where Instant.Duration == Duration, Instant: Sendable {
             if case .chosen(.l2cap) = state { return [] }
             return [.abandonL2CAP]
         }
-        guard now < deadline else { return giveUpL2CAP() }
+        guard now < deadline else { return giveUpL2CAP(.timedOut(limit: l2capTimeout)) }
         state = .chosen(.l2cap)
         return [.use(.l2cap)]
     }
 
-    /// The L2CAP connection failed (refused, unreachable, closed before use).
-    package mutating func l2capFailed(at now: Instant) -> [Action] {
+    /// The L2CAP connection failed (refused, unreachable, closed before use); `why` is the
+    /// error, for the user.
+    package mutating func l2capFailed(_ why: String, at now: Instant) -> [Action] {
         guard case .tryingL2CAP = state else { return [] }
-        return giveUpL2CAP()
+        return giveUpL2CAP(.connectFailed(why))
     }
 
     /// The clock moved on. Falls back when the L2CAP attempt's deadline passed.
     package mutating func timePassed(_ now: Instant) -> [Action] {
         guard case .tryingL2CAP(let deadline) = state, now >= deadline else { return [] }
-        return giveUpL2CAP()
+        return giveUpL2CAP(.timedOut(limit: l2capTimeout))
     }
 
     /// The tunnel WebSocket is open.
@@ -104,14 +117,14 @@ where Instant.Duration == Duration, Instant: Sendable {
         return [.use(.tunnel)]
     }
 
-    private mutating func giveUpL2CAP() -> [Action] {
+    private mutating func giveUpL2CAP(_ why: L2CAPUnavailableReason) -> [Action] {
         switch mode {
         case .auto:
             state = .connectingTunnel
-            return [.abandonL2CAP, .connectTunnel]
+            return [.abandonL2CAP, .l2capUnavailable(why), .connectTunnel]
         case .l2cap, .tunnel:
             state = .failed
-            return [.abandonL2CAP, .fail(.l2capUnavailable)]
+            return [.abandonL2CAP, .l2capUnavailable(why), .fail(.l2capUnavailable)]
         }
     }
 }

@@ -23,6 +23,8 @@ public actor SecurityKeyBridge {
     /// The phone task of each ceremony: the one in flight and the one whose tunnel lingers.
     private var ceremonies: [UInt64: Task<Void, Never>] = [:]
     private var timerWake: AsyncStream<Void>.Continuation?
+    /// Whether a phone can be reached now (the Bluetooth adapter's presence).
+    private var reachability: PhoneReachability = .reachable
     private var sleeping: (deadline: Duration, task: Task<Void, any Error>)?
 
     /// A bridge that starts with no remembered credential IDs and keeps what the phone teaches it
@@ -120,6 +122,22 @@ public actor SecurityKeyBridge {
     /// and the ceremony's tunnel closes.
     public func cancelPhoneCeremonies() {
         perform(core.cancelledOnThisComputer(at: clock.now()))
+    }
+
+    /// The Bluetooth adapter went away or came back (the executable's adapter watch). Going away
+    /// fails every request waiting for the phone at once (CTAP1_ERR_OTHER, the reason in the
+    /// ``SecurityKeyEvent/failed(command:status:message:)`` event), and requests that need the
+    /// phone are refused at once until it is back.
+    public func phoneReachabilityChanged(_ next: PhoneReachability) {
+        guard next != reachability else { return }
+        reachability = next
+        events(.phoneReachability(next))
+        switch next.admission {
+        case .start:
+            core.phoneReachable()
+        case .refuse(let status, let message):
+            perform(core.phoneUnreachable(status: status, reason: message, at: clock.now()))
+        }
     }
 
     /// Cancels every ceremony and ends the linger (on exit).

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Long use of one relay: LONG_USE_N (default 50) ceremonies of hybrid-client against
+# hybrid-authenticator (simulated air, a plaintext phone store, a registration then sign-ins)
+# through one tunnel-relay. Prints the relay's RSS, open descriptors and threads at its start,
+# after the first 10 ceremonies and after N, and fails when a ceremony fails or, from 10 to N,
+# descriptors grow by more than 2, threads by more than 4, or RSS by more than 16 MB.
+# Env: LONG_USE_N.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${LONG_USE_N:-50}
+for product in tunnel-relay hybrid-authenticator hybrid-client; do swift build --product "$product" >/dev/null; done
+bin="$(swift build --show-bin-path)"
+work="$(mktemp -d)"
+relay=
+cleanup() { [ -n "$relay" ] && kill "$relay" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+export HYBRID_SIMULATED_AIR_DIR="$work/air" HYBRID_ALLOW_SIMULATED_AIR=1
+die() { echo "long-use: FAIL: $*" >&2; exit 1; }
+
+"$bin/tunnel-relay" --host 127.0.0.1 --port 0 >"$work/relay.out" 2>"$work/relay.err" &
+relay=$!
+for _ in $(seq 200); do grep -q "listening on" "$work/relay.out" && break; sleep 0.05; done
+port=$(sed -n 's/.*listening on [0-9.]*:\([0-9]*\).*/\1/p' "$work/relay.out")
+[ -n "$port" ] || die "tunnel-relay did not start"
+
+sample() {
+    echo "RSS $(awk '/^VmRSS/{print $2}' /proc/$relay/status) kB, $(ls /proc/$relay/fd | wc -l) fds, $(awk '/^Threads/{print $2}' /proc/$relay/status) threads"
+}
+numbers() { awk '/^VmRSS/{r=$2} /^Threads/{t=$2} END{print r, t}' /proc/$relay/status; ls /proc/$relay/fd | wc -l; }
+challenge() { python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())'; }
+user_id=$(challenge)
+cat >"$work/create.json" <<JSON
+{"challenge":"$(challenge)","rp":{"id":"example.com","name":"Example"},"user":{"id":"$user_id","name":"alice","displayName":"Alice"},"pubKeyCredParams":[{"type":"public-key","alg":-7}],"authenticatorSelection":{"residentKey":"discouraged","userVerification":"discouraged"}}
+JSON
+
+ceremony() {
+    local operation=$1 options=$2
+    "$bin/hybrid-client" "$operation" --options "$options" --origin https://example.com --ble sim --json --timeout 60 \
+        --linger 0 --tunnel-override "0=ws://127.0.0.1:$port" >"$work/out.json" 2>"$work/events" &
+    local client=$! qr=
+    for _ in $(seq 400); do
+        qr=$(sed -n 's/.*"url":"\(FIDO:[^"]*\)".*/\1/p' "$work/events" | head -n 1 | tr -d '\\')
+        [ -n "$qr" ] && break
+        sleep 0.05
+    done
+    [ -n "$qr" ] || { kill $client; die "no QR code: $(cat "$work/events")"; }
+    printf '%s\n' "$qr" | "$bin/hybrid-authenticator" - --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
+        --insecure-plaintext-store --store "$work/passkeys.json" >"$work/phone" 2>&1 &
+    local phone=$!
+    wait $client || die "ceremony $operation failed: $(tail -n 3 "$work/events"); the phone: $(tail -n 5 "$work/phone")"
+    wait $phone || true
+}
+
+echo "== relay at start: $(sample)"
+start=$EPOCHREALTIME
+ceremony create "$work/create.json"
+credential=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/out.json")
+i=2
+while [ $i -le "$n" ]; do
+    printf '{"challenge":"%s","rpId":"example.com","allowCredentials":[{"type":"public-key","id":"%s"}],"userVerification":"discouraged"}\n' \
+        "$(challenge)" "$credential" >"$work/get.json"
+    ceremony get "$work/get.json"
+    if [ $i -eq 10 ]; then
+        echo "== relay after 10 ceremonies: $(sample)"
+        read -r rss10 threads10 < <(numbers | head -n 1); fds10=$(numbers | tail -n 1)
+    fi
+    i=$((i + 1))
+done
+echo "== relay after $n ceremonies: $(sample) ($(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}') s)"
+if [ "$n" -ge 10 ]; then
+    read -r rss threads < <(numbers | head -n 1); fds=$(numbers | tail -n 1)
+    [ $((fds - fds10)) -le 2 ] || die "the relay's descriptors grew from $fds10 to $fds"
+    [ $((threads - threads10)) -le 4 ] || die "the relay's threads grew from $threads10 to $threads"
+    [ $((rss - rss10)) -le 16384 ] || die "the relay's RSS grew from $rss10 kB to $rss kB"
+fi
+echo "long-use: PASS ($n ceremonies through one relay)"
