@@ -10,7 +10,7 @@
 #      once, no new QR code), back on; the same for hybrid-client and hybrid-authenticator
 #   5  two fido2-assert at the same moment
 #   4  the key SIGKILLed during a request, restarted; stale QR images
-#   6  FAULTS_LONG_USE (default 50) sign-ins in a row: the key's RSS, fds, threads after 10 and N
+#   6  FAULTS_LONG_USE (default 20) sign-ins in a row: the key's RSS, fds, threads after 10 and N
 #
 # Prints `FAULT-TIME <case>: …` lines (guest uptime clock) and "faults-in-vm: PASS".
 . /usr/bin/blevm-lib.sh
@@ -333,7 +333,7 @@ signin after-key-restart
 timing "4 key SIGKILL: fault -> next success $(since $t0) s (restart included)"
 
 # 6. Long use.
-n=${FAULTS_LONG_USE:-50}
+n=${FAULTS_LONG_USE:-20}
 step "6: $n sign-ins in a row"
 sample() {
     rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$key/status)

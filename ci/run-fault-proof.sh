@@ -7,8 +7,8 @@
 # fido2-cred / fido2-assert are the callers, our hybrid-authenticator the phone over kernel BLE
 # (btvirt) and a loopback relay. Prints each FAULT-TIME (fault -> caller's error, fault -> next
 # success). Fails loudly (never skips) when blevm is missing or the VM cannot start.
-# Env: BLEVM_DIR (default Tools/blevm), FAULTS_LONG_USE (sign-ins in a row, default 50),
-#      FAULT_PROOF_TIMEOUT (default 2400 s).
+# Env: BLEVM_DIR (default Tools/blevm), FAULTS_LONG_USE (sign-ins in a row, default 20),
+#      FAULT_PROOF_TIMEOUT (default 1800 s).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 blevm=${BLEVM_DIR:-Tools/blevm}
@@ -36,7 +36,7 @@ done
 start=$EPOCHREALTIME
 set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
-    "$blevm/blevm-run" -m 2048 -t "${FAULT_PROOF_TIMEOUT:-2400}" -e "FAULTS_LONG_USE=${FAULTS_LONG_USE:-50}" \
+    "$blevm/blevm-run" -m 2048 -t "${FAULT_PROOF_TIMEOUT:-1800}" -e "FAULTS_LONG_USE=${FAULTS_LONG_USE:-20}" \
     "${binaries[@]}" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
     -f ci/ceremony-in-vm.sh -S ci/faults-in-vm.sh >"$work/vm.log" 2>&1
 rc=$?

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAuthenticator
 import HybridCore
+import HybridPresentation
 import HybridWallet
 
 /// `hybrid-authenticator wallet key|add|list|delete|present`: the identity wallet in the store.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HybridClient
+import HybridCommandLine
 import HybridCore
 import Logging
 

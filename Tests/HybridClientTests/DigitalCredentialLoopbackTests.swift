@@ -5,6 +5,7 @@ import HybridCore
 import Logging
 import Synchronization
 import TestLoopbackRelay
+import TestSupport
 import Testing
 
 @testable import HybridClient
@@ -60,7 +61,7 @@ import Testing
         return try await LoopbackRelay.with { relay in
             let runner = HybridClientRunner(
                 options: HybridClientOptions(
-                    bluetooth: .simulated(air), timeout: Self.hangLimit, testTunnelOverrides: [.google: relay]))
+                    bluetooth: .simulated(air), timeout: Self.hangLimit, tunnelServers: [.google: relay]))
             var options = AuthenticatorRunner.Options(ble: .simulated(air))
             options.tunnelOrigin = relay
             options.digitalCredentials = wallet

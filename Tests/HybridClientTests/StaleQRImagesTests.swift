@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HybridClient
+@testable import HybridPresentation
 
 /// A killed key leaves `hybrid-security-key-qr-PID.png` behind; the next start removes the images
 /// of processes that no longer run, and nothing else.

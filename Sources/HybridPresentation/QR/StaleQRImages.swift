@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridLocalFiles
 
 /// The QR images a killed instance left behind (SIGKILL, a crash: no chance to delete them), found
 /// and removed when the next one starts.
