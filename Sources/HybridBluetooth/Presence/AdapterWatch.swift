@@ -9,7 +9,8 @@ import Synchronization
 /// Watches the adapter a backend uses and reports when it goes away and comes back, through
 /// ``AdapterPresence``.
 ///
-/// The kernel drives the adapter of both `.hci` and `.bluez`, so both are watched the same way:
+/// The kernel drives the adapter of both `.hci` and `.bluez` (when the kernel has Bluetooth at
+/// all), so both are watched the same way:
 /// `HCIGETDEVINFO` (an unprivileged ioctl) on a thread of its own, every ``defaultInterval``,
 /// its `HCI_UP` flag or its `errno` fed to ``AdapterPresence``. Powering off (`btmgmt power off`,
 /// `bluetoothctl power off`), rfkill and removing the controller all show there. The simulated
@@ -27,7 +28,13 @@ package enum AdapterWatch {
             of: AdapterPresence.Change.self, bufferingPolicy: .unbounded)
         let name: String?
         switch backend {
-        case .hci(let adapter), .bluez(let adapter): name = adapter
+        case .hci(let adapter): name = adapter
+        case .bluez(let adapter):
+            // bluetoothd may drive an adapter the kernel does not have (a test bluetoothd on the
+            // session bus, a userspace controller): with no kernel Bluetooth to look at there is
+            // nothing this watch can say, and the backend reports its own errors.
+            guard CBlueZ_probeKernel() == 0 else { return stream }
+            name = adapter
         case .simulated: return stream
         }
         let stopped = StopFlag()
