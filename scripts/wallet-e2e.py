@@ -11,7 +11,7 @@ the SD-JWT VC, cbor2 and cryptography for the mdoc) issues a PID to the device k
 - SD-JWT VC: the `sd-jwt` library's SDJWTVerifier checks the issuer signature, the disclosures
   and the key-binding JWT against the expected audience `origin:<origin>` and nonce (OpenID4VP 1.0
   Appendix A.4); the verified claims must be exactly the requested ones.
-- mdoc: written here from ISO/IEC 18013-5 and OpenID4VP 1.0 Appendix B.2.6.2 with cbor2 and
+- mdoc: scripts/mdoc_check.py, written from ISO/IEC 18013-5 and OpenID4VP 1.0 Appendix B.2.6.2 with cbor2 and
   cryptography: the issuer's COSE_Sign1 over the MSO, each returned item's digest, only the
   requested element returned, and the device signature over DeviceAuthentication with the
   SessionTranscript [null, null, ["OpenID4VPDCAPIHandover", SHA-256([origin, nonce, null])]].
@@ -20,24 +20,21 @@ the SD-JWT VC, cbor2 and cryptography for the mdoc) issues a PID to the device k
 Prints 'N passed, 0 failed' at the end.
 """
 import base64
-import hashlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-import cbor2
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, utils
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mdoc_check import verify_mdoc  # noqa: E402  (the independent mdoc checker, shared with ci/chromium)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ORIGIN = "https://example.com"
 PASSED = []
-
-
-def b64decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def check(condition, label, detail=b""):
@@ -76,40 +73,6 @@ def verify_sd_jwt(presentation, issuer_public_pem, nonce, audience):
     issuer = JWK.from_pem(issuer_public_pem)
     verifier = SDJWTVerifier(presentation, lambda iss, header: issuer, expected_aud=audience, expected_nonce=nonce)
     return verifier.get_verified_payload()
-
-
-def verify_mdoc(encoded, issuer_public, nonce, origin):
-    response = cbor2.loads(b64decode(encoded))
-    assert response["status"] == 0 and len(response["documents"]) == 1
-    document = response["documents"][0]
-    issuer_auth = document["issuerSigned"]["issuerAuth"]
-    protected, _, payload, signature = issuer_auth
-    to_be_signed = cbor2.dumps(["Signature1", protected, b"", payload])
-    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
-    issuer_public.verify(utils.encode_dss_signature(r, s), to_be_signed, ec.ECDSA(hashes.SHA256()))
-    mso = cbor2.loads(cbor2.loads(payload).value)
-    disclosed = {}
-    for namespace, items in document["issuerSigned"]["nameSpaces"].items():
-        for item in items:
-            inner = cbor2.loads(item.value)
-            digest = hashlib.sha256(cbor2.dumps(item)).digest()
-            assert mso["valueDigests"][namespace][inner["digestID"]] == digest, "item digest"
-            disclosed[(namespace, inner["elementIdentifier"])] = inner["elementValue"]
-    device_key = mso["deviceKeyInfo"]["deviceKey"]
-    public = ec.EllipticCurvePublicNumbers(int.from_bytes(device_key[-2], "big"), int.from_bytes(device_key[-3], "big"),
-                                           ec.SECP256R1()).public_key()
-    handover_info = cbor2.dumps([origin, nonce, None])
-    transcript = [None, None, ["OpenID4VPDCAPIHandover", hashlib.sha256(handover_info).digest()]]
-    device_signed = document["deviceSigned"]
-    authentication = ["DeviceAuthentication", transcript, document["docType"], device_signed["nameSpaces"]]
-    authentication_bytes = cbor2.dumps(cbor2.CBORTag(24, cbor2.dumps(authentication)))
-    d_protected, _, d_payload, d_signature = device_signed["deviceAuth"]["deviceSignature"]
-    assert d_payload is None, "detached payload"
-    assert cbor2.loads(d_protected) == {1: -7}
-    to_be_signed = cbor2.dumps(["Signature1", d_protected, b"", authentication_bytes])
-    r, s = int.from_bytes(d_signature[:32], "big"), int.from_bytes(d_signature[32:], "big")
-    public.verify(utils.encode_dss_signature(r, s), to_be_signed, ec.ECDSA(hashes.SHA256()))
-    return disclosed
 
 
 def judged(function, *args):

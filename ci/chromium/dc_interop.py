@@ -5,27 +5,44 @@
 
 The page (chromium-peer's, origin http://localhost:8000) calls
 navigator.credentials.get({digital: {requests: [{protocol: "openid4vp-v1-unsigned", data: {DCQL}}]}})
-with a user gesture through DevTools. Chromium shows a FIDO:/ QR code (read off the Xvfb screen);
-our `hybrid-authenticator serve -` scans it, offers the "dc" feature (its wallet is empty: it
-declines every request) and answers Chromium's JSON request (message type 03) with the refusal
-{"response": {"digital": {"error": "USER_CANCELED"}}}.
+with a user gesture through DevTools, asking for one mDL claim (org.iso.18013.5.1 age_over_18).
+Chromium shows a FIDO:/ QR code (read off the Xvfb screen); our `hybrid-authenticator serve - --yes`
+scans it, offers the "dc" feature and answers Chromium's JSON request (message type 03). Two
+ceremonies, on one store:
 
-Chromium is the judge: the QR code's request type (key 5) must be "dcp"; Chromium must accept our
-post-handshake features (no "doesn't advertise support for digital identities" in its log), send
-its JSON request (our phone reports the page's origin and protocol) and parse our JSON answer (its
-device log prints "-> [large JSON payload: 50 bytes]", the size of our answer, then "Remote error from
-digital identity request: 0", RemoteError::kUserCanceled, the first value of the enum in
-content/public/browser/digital_credentials_cross_device.h); and the page's promise must reject with
-the DOMException Chromium 156 makes of a remote USER_CANCELED: NotAllowedError "Request is
-cancelled." (seen here; older Chromium sources map every remote error but DEVICE_ABORTED to
-NetworkError "Error retrieving a token.").
+1. empty-wallet: the wallet holds nothing, so the phone declines with the refusal
+   {"response": {"digital": {"error": "USER_CANCELED"}}}. Chromium must parse it (its device log
+   prints "-> [large JSON payload: 50 bytes]", the size of our answer, then "Remote error from
+   digital identity request: 0", RemoteError::kUserCanceled, the first value of the enum in
+   content/public/browser/digital_credentials_cross_device.h), and the page's promise must reject
+   with the DOMException Chromium 156 makes of a remote USER_CANCELED: NotAllowedError "Request is
+   cancelled." (seen here; older Chromium sources map every remote error but DEVICE_ABORTED to
+   NetworkError "Error retrieving a token.").
+2. mdl: `wallet key` makes the phone's device key, scripts/issue-test-credential.py (an
+   independent issuer) issues an mDL (doctype org.iso.18013.5.1.mDL, age_over_18 true) bound to
+   it, and `wallet add` stores it. Asked again (a new nonce), the phone presents; the page's
+   promise must resolve with a DigitalCredential whose protocol is "openid4vp-v1-unsigned" and
+   whose data.vp_token.mdl[0] is a DeviceResponse that scripts/mdoc_check.py (cbor2 and
+   cryptography, written from ISO/IEC 18013-5 and OpenID4VP 1.0 Appendix B.2.6.2, not our code)
+   accepts: the issuer's signature, the item digests, and the device signature over the
+   SessionTranscript of the page's origin and the request's nonce, disclosing age_over_18 only.
+
+Chromium is the judge of the transport in both: the QR code's request type (key 5) must be "dcp";
+Chromium must accept our post-handshake features (no "doesn't advertise support for digital
+identities" in its log) and send its JSON request (our phone reports the page's origin and
+protocol). The claim path ends in age_over_18, which Chromium lets through without its "verify your
+identity" interstitial (digital_identity_request_impl.cc CanClaimBypassInterstitial), so no
+extra click is needed.
 
 Prints one PASS/FAIL line per check; exits 1 on any failure.
 """
 import json
 import os
+import subprocess
 import sys
 import time
+
+from cryptography.hazmat.primitives import serialization
 
 from page_ceremony import arg, finish_authenticator, read_qr, start_authenticator, wait_result
 
@@ -34,16 +51,21 @@ sys.path.insert(0, arg('--peer'))
 import cable  # noqa: E402  (chromium-peer's caBLE maths: QR parsing)
 import cdp  # noqa: E402  (chromium-peer's DevTools driver)
 
+SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'scripts')
+sys.path.insert(0, SCRIPTS)
+from mdoc_check import verify_mdoc  # noqa: E402  (the independent mdoc checker, shared with wallet-e2e.py)
+
 AUTHENTICATOR = arg('--authenticator')
 STORE = arg('--store')
 ORIGIN = 'http://localhost:8000'
 failures = []
 
-# One OpenID4VP (unsigned, DC API) request with a DCQL query for one claim. The claim path ends in
+# One OpenID4VP (unsigned, DC API) request with a DCQL query for one claim (OpenID4VP 1.0 Appendix
+# A.2: response_mode "dc_api" is required; our wallet refuses a request without it). The claim path ends in
 # age_over_18, which Chromium lets through without its "verify your identity" interstitial
 # (digital_identity_request_impl.cc CanClaimBypassInterstitial), so no extra click is needed.
 REQUEST = {'requests': [{'protocol': 'openid4vp-v1-unsigned', 'data': {
-    'response_type': 'vp_token', 'nonce': 'dc-interop-nonce-1',
+    'response_type': 'vp_token', 'response_mode': 'dc_api', 'nonce': 'dc-interop-nonce-1',
     'dcql_query': {'credentials': [{'id': 'mdl', 'format': 'mso_mdoc',
                                     'meta': {'doctype_value': 'org.iso.18013.5.1.mDL'},
                                     'claims': [{'path': ['org.iso.18013.5.1', 'age_over_18']}]}]}}}]}
@@ -77,32 +99,44 @@ def chrome_log():
         return log.read()
 
 
-def main():
+def dc_request(nonce):
+    """The page's request: one OpenID4VP (unsigned, DC API) request for one mDL claim, age_over_18."""
+    request = json.loads(json.dumps(REQUEST))
+    request['requests'][0]['data']['nonce'] = nonce
+    return request
+
+
+def ceremony(label, request):
+    """One navigator.credentials.get({digital}) answered by our phone (`serve --yes`).
+
+    Returns (page result, authenticator exit status, its events by name, Chromium's log of this
+    ceremony), or None when no QR code appeared (then the failure is reported here)."""
     before = len(chrome_log())
     start = time.time()
     cdp.evaluate(PAGE_JS)
-    cdp.evaluate('dcGet(%s)' % json.dumps(REQUEST), gesture=True)
-    shot, qr = read_qr(RUN, 'digital credential', start + 30)
+    cdp.evaluate('dcGet(%s)' % json.dumps(request), gesture=True)
+    shot, qr = read_qr(RUN, 'digital credential %s' % label, start + 30)
     if not qr:
         early = wait_result(cdp, start, limit=1)
-        check('Chromium shows a FIDO:/ QR code for navigator.credentials.get({digital})', False,
-              'page result: %s' % json.dumps(early))
-        return
-    check('Chromium shows a FIDO:/ QR code for navigator.credentials.get({digital})', True)
+        check('%s: Chromium shows a FIDO:/ QR code for navigator.credentials.get({digital})' % label, False,
+              'page result: %s; screen: %s' % (json.dumps(early), shot))
+        return None
+    check('%s: Chromium shows a FIDO:/ QR code for navigator.credentials.get({digital})' % label, True)
     fields = cable.parse_qr(qr)
-    check('the QR code asks for a presentation (key 5 = "dcp")', fields['request_type'] == 'dcp',
+    check('%s: the QR code asks for a presentation (key 5 = "dcp")' % label, fields['request_type'] == 'dcp',
           repr(fields['request_type']))
     print('  QR keys: request type %r, known domains %r, linking %r, other keys %r' % (
         fields['request_type'], fields['num_known_domains'], fields['supports_linking'], fields['other_keys']),
         flush=True)
 
-    events_path = os.path.join(RUN, 'logs', 'authenticator-dc.jsonl')
+    events_path = os.path.join(RUN, 'logs', 'authenticator-dc-%s.jsonl' % label)
     with open(events_path, 'w') as events_file:
         phone = start_authenticator(RUN, AUTHENTICATOR, STORE, qr, events_file)
         result = wait_result(cdp, start)
         code = finish_authenticator(phone)
-    print('  page result after %.2fs: %s; authenticator exit %s' % (time.time() - start, json.dumps(result), code),
-          flush=True)
+    shown = json.dumps(result)
+    print('  page result after %.2fs: %s; authenticator exit %s' % (
+        time.time() - start, shown if len(shown) < 300 else shown[:300] + '...', code), flush=True)
     events = []
     for line in open(events_path, errors='replace'):
         try:
@@ -110,29 +144,118 @@ def main():
         except ValueError:
             pass
     by_name = {event.get('event'): event for event in events}
-    request = by_name.get('digitalCredentialRequest') or {}
-    answer = by_name.get('digitalCredentialAnswered') or {}
     log = chrome_log()[before:]
-
-    check('Chromium accepted our post-handshake features ["dc"] (no "doesn\'t advertise support")',
+    request_seen = by_name.get('digitalCredentialRequest') or {}
+    check('%s: Chromium accepted our post-handshake features ["dc"] (no "doesn\'t advertise support")' % label,
           "doesn't advertise support for digital identities" not in log and 'handshakeDone' in by_name)
-    check('our phone read Chromium\'s JSON request: origin %s' % ORIGIN, request.get('origin') == ORIGIN,
-          json.dumps(request))
-    check('  ... for the page\'s protocol openid4vp-v1-unsigned',
-          request.get('protocols') == ['openid4vp-v1-unsigned'], json.dumps(request))
-    check('our phone declined (empty wallet)', answer.get('answer') == 'no-matching-credential', json.dumps(answer))
-    refusal = b'{"response":{"digital":{"error":"USER_CANCELED"}}}'
-    check('Chromium read our type-03 JSON answer (%d bytes) as RemoteError::kUserCanceled (0)' % len(refusal),
-          '-> [large JSON payload: %d bytes]' % len(refusal) in log
-          and 'Remote error from digital identity request: 0' in log)
-    check('no JSON or transport error in Chromium\'s digital-credential flow',
+    check('%s: our phone read Chromium\'s JSON request: origin %s' % (label, ORIGIN),
+          request_seen.get('origin') == ORIGIN, json.dumps(request_seen))
+    check('%s:   ... for the page\'s protocol openid4vp-v1-unsigned' % label,
+          request_seen.get('protocols') == ['openid4vp-v1-unsigned'], json.dumps(request_seen))
+    check('%s: no JSON or transport error in Chromium\'s digital-credential flow' % label,
           'Invalid JSON response' not in log and 'No response for digital credential request' not in log)
-    check('the page\'s promise rejects with NotAllowedError (a declined request)',
-          result is not None and not result.get('ok') and result.get('name') == 'NotAllowedError', json.dumps(result))
-    check('hybrid-authenticator exits 3 (session ended, nothing served)', code == 3, str(code))
     for line in log.splitlines():
         if 'cross_device' in line or 'fido_tunnel_device' in line:
             print('  chrome: %s' % line.strip()[:200], flush=True)
+    return result, code, by_name, log
+
+
+def refusal_case():
+    """The phone's wallet is empty: it declines, and the page's promise rejects."""
+    outcome = ceremony('empty-wallet', dc_request('dc-interop-nonce-1'))
+    if outcome is None:
+        return
+    result, code, by_name, log = outcome
+    answer = by_name.get('digitalCredentialAnswered') or {}
+    check('empty-wallet: our phone declined (empty wallet)', answer.get('answer') == 'no-matching-credential',
+          json.dumps(answer))
+    refusal = b'{"response":{"digital":{"error":"USER_CANCELED"}}}'
+    check('empty-wallet: Chromium read our type-03 JSON answer (%d bytes) as RemoteError::kUserCanceled (0)'
+          % len(refusal),
+          '-> [large JSON payload: %d bytes]' % len(refusal) in log
+          and 'Remote error from digital identity request: 0' in log)
+    check('empty-wallet: the page\'s promise rejects with NotAllowedError (a declined request)',
+          result is not None and not result.get('ok') and result.get('name') == 'NotAllowedError', json.dumps(result))
+    check('empty-wallet: hybrid-authenticator exits 3 (session ended, nothing served)', code == 3, str(code))
+
+
+def wallet(*arguments, stdin=None):
+    """`hybrid-authenticator wallet ...` on the phone's store (passphrase from the environment)."""
+    return subprocess.run([AUTHENTICATOR, 'wallet', *arguments, '--store', STORE], input=stdin,
+                          capture_output=True, timeout=120, start_new_session=True)
+
+
+def issue_mdl():
+    """The phone gets a device key and an mDL from the independent test issuer; returns the issuer's public key."""
+    key = wallet('key')
+    check('wallet key: the phone\'s store gets a device key', key.returncode == 0, key.stderr.decode(errors='replace'))
+    if key.returncode != 0:
+        return None
+    issuer_pem = os.path.join(RUN, 'issuer.pem')
+    mdl = os.path.join(RUN, 'mdl.mdoc')
+    issued = subprocess.run([sys.executable, os.path.join(SCRIPTS, 'issue-test-credential.py'), '--device-jwk',
+                             key.stdout.decode(), '--format', 'mdoc', '--doctype', 'mdl', '--issuer-key', issuer_pem,
+                             '--out', mdl], capture_output=True)
+    check('issue-test-credential.py issues an mDL (org.iso.18013.5.1.mDL) bound to that key', issued.returncode == 0,
+          issued.stderr.decode(errors='replace'))
+    added = wallet('add', mdl)
+    check('wallet add: the phone stores the mDL', added.returncode == 0, added.stderr.decode(errors='replace'))
+    listed = wallet('list')
+    check('wallet list shows one mso_mdoc org.iso.18013.5.1.mDL',
+          listed.returncode == 0 and listed.stdout.count(b'\n') == 1 and b'org.iso.18013.5.1.mDL' in listed.stdout,
+          listed.stdout.decode(errors='replace') + listed.stderr.decode(errors='replace'))
+    with open(issuer_pem, 'rb') as f:
+        return serialization.load_pem_private_key(f.read(), password=None).public_key()
+
+
+def judged(function, *arguments):
+    """The checker's verdict: (value, None), or (None, the error) when it rejects."""
+    try:
+        return function(*arguments), None
+    except Exception as error:  # any rejection by the checker is a failed check
+        return None, '%s: %s' % (type(error).__name__, error)
+
+
+def presentation_case(issuer_public):
+    """The phone holds a matching mDL: it presents (--yes), and Chromium resolves the page's promise."""
+    nonce = 'dc-interop-nonce-2'
+    outcome = ceremony('mdl', dc_request(nonce))
+    if outcome is None:
+        return
+    result, code, by_name, log = outcome
+    answer = by_name.get('digitalCredentialAnswered') or {}
+    check('mdl: our phone presented (consent by --yes)', answer.get('answer') == 'presented', json.dumps(answer))
+    check('mdl: hybrid-authenticator exits 0 (served)', code == 0, str(code))
+    ok = result is not None and result.get('ok')
+    check('mdl: the page\'s promise resolves with a DigitalCredential', ok, json.dumps(result))
+    if not ok:
+        return
+    check('mdl: credential.protocol is "openid4vp-v1-unsigned"', result.get('protocol') == 'openid4vp-v1-unsigned',
+          repr(result.get('protocol')))
+    data = result.get('data')
+    if isinstance(data, str):
+        data = json.loads(data)
+    token = ((data or {}).get('vp_token') or {}).get('mdl')
+    check('mdl: credential.data.vp_token.mdl is one presentation', isinstance(token, list) and len(token) == 1,
+          json.dumps(data)[:300])
+    if not (isinstance(token, list) and len(token) == 1):
+        return
+    disclosed, error = judged(verify_mdoc, token[0], issuer_public, nonce, ORIGIN)
+    check('mdl: independent checker (scripts/mdoc_check.py): issuer signature, item digests, device signature '
+          'over the SessionTranscript of %s and the request\'s nonce' % ORIGIN, error is None, error)
+    check('mdl:   ... discloses only org.iso.18013.5.1 age_over_18 = true',
+          disclosed == {('org.iso.18013.5.1', 'age_over_18'): True}, repr(disclosed))
+    _, wrong_nonce = judged(verify_mdoc, token[0], issuer_public, 'dc-interop-nonce-1', ORIGIN)
+    _, wrong_origin = judged(verify_mdoc, token[0], issuer_public, nonce, 'https://localhost:8000')
+    check('mdl:   ... and the checker rejects it for another nonce or another origin (it can fail)',
+          wrong_nonce is not None and wrong_origin is not None)
+
+
+def main():
+    refusal_case()
+    issuer_public = issue_mdl()
+    if issuer_public is not None:
+        presentation_case(issuer_public)
 
 
 if __name__ == '__main__':
