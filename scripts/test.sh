@@ -69,6 +69,9 @@ ci/run-chromium-interop.sh
 echo "== real Chromium judged by hybrid-conformance phone (one create(), one get())"
 ci/run-chromium-conformance.sh
 
+echo "== real Chromium asks our phone's wallet for a digital credential (empty wallet: refused; an mDL: presented, judged by scripts/mdoc_check.py)"
+ci/run-chromium-interop.sh --digital-credentials
+
 # Own scratch path (.build-fuzz-debug), debug build: quicker from scratch than fuzz.sh's release
 # build. Every saved crash input must pass; no target may crash in its short run.
 fuzz_seconds="${FUZZ_SECONDS:-5}"
