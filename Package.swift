@@ -311,7 +311,7 @@ let package = Package(
         .testTarget(
             name: "HybridCoreTests",
             dependencies: [
-                "HybridLocalFiles", "HybridCore", "HybridConformance", "TestSeededRandom", "TestVectorFiles",
+                "HybridCore", "HybridConformance", "TestSeededRandom", "TestVectorFiles",
             ] + crypto),
         .testTarget(
             name: "HybridCTAPTests",
@@ -324,13 +324,15 @@ let package = Package(
         ),
         .testTarget(name: "HybridQRWindowTests", dependencies: ["HybridQRWindow", "HybridClient", "HybridCore"]),
         .testTarget(name: "HybridUHIDTests", dependencies: ["HybridUHID"]),
+        .testTarget(name: "HybridPresentationTests", dependencies: ["HybridPresentation"]),
+        .testTarget(name: "HybridDBusTests", dependencies: ["HybridDBus", "HybridBluetooth", "CDBus"]),
+        .testTarget(name: "HybridLocalFilesTests", dependencies: ["HybridLocalFiles", "HybridPresentation"]),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
             dependencies: [
-                "HybridFuzzOracles",
-                "HybridPresentation", "HybridBluetooth", "HybridDBus", "HybridCore", "TestChildProcess",
-                "TestSeededRandom", "TestSupport",
+                "HybridFuzzOracles", "HybridPresentation", "HybridBluetooth", "HybridDBus", "HybridCore",
+                "TestChildProcess", "TestSeededRandom", "TestSupport",
             ]
                 + crypto
         ),

@@ -14,6 +14,9 @@ scripts/public-api-count.sh
 echo "== swift format lint (.swift-format)"
 swift format lint --strict --recursive Sources Tests Fuzz Snippets Package.swift
 
+echo "== docs/architecture.md's module graph against Package.swift (scripts/tests/architecture-graph-test.py)"
+python3 scripts/tests/architecture-graph-test.py
+
 echo "== documentation links (scripts/check-doc-links.py)"
 python3 scripts/check-doc-links.py README.md docs/*.md Tools/README.md Tests/Vectors/README.md
 
