@@ -10,7 +10,7 @@ public struct DigitalCredentialRequest: Sendable, Hashable {
     /// Reads and checks the request: bounded, strict JSON with a non-empty `requests` array of
     /// entries with a string `protocol` and an object `data` (a string in the legacy format).
     ///
-    /// - Throws: ``DigitalCredentialEnvelopeError``.
+    /// - Throws: `DigitalCredentialEnvelopeError` (HybridCore) when the JSON is not a Digital Credentials request.
     public init(json: some Collection<UInt8>) throws(DigitalCredentialEnvelopeError) {
         let top = try JSONNode(parsing: json)
         let digital = top[member: "requests"] == nil ? top[member: "digital"] ?? top : top

@@ -2,7 +2,7 @@ import HybridCTAP
 import HybridClient
 import HybridCore
 
-/// The virtual security key's shell: a thin actor over ``SecurityKeyStateMachine``, the sans-IO
+/// The virtual security key's shell: a thin actor over `SecurityKeyStateMachine`, the sans-IO
 /// core that owns the request in flight and every deadline. Reports come in through
 /// ``reportReceived(_:)`` and go out through `output`; the actor runs each phone ceremony the core
 /// starts through a ``PhoneCeremonyDriver`` and feeds its outcome back, and ``runTimers()``
