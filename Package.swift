@@ -198,7 +198,7 @@ let package = Package(
         ),
 
         // Command-line support, for the executables only: Ctrl-C / SIGTERM as task cancellation, the
-        // QR text read from standard input, the test-only `--tunnel-override` form.
+        // QR text read from standard input, the `--tunnel-server ID=URL` form.
         .target(name: "HybridCommandLine", dependencies: ["HybridCore"]),
 
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift

@@ -63,7 +63,7 @@ relay_start() {
 readies=0
 key_start() {
     /usr/local/bin/hybrid-security-key --uhid /dev/uhid --ble hci --adapter hci1 --json --no-notifications \
-        --timeout "${FAULTS_CEREMONY_TIMEOUT:-90}" --linger 0 --tunnel-override "0=ws://127.0.0.1:$port" \
+        --timeout "${FAULTS_CEREMONY_TIMEOUT:-90}" --linger 0 --tunnel-server "0=ws://127.0.0.1:$port" \
         >>"$w/key.out" 2>>"$w/key.err" &
     key=$!
     readies=$((readies + 1))
@@ -217,7 +217,7 @@ step "3: hybrid-client and hybrid-authenticator without their adapter"
 printf '{"challenge":"AAECAwQFBgcICQoLDA0ODw","rpId":"example.com","userVerification":"discouraged"}\n' >"$w/get.json"
 client() {
     /usr/local/bin/hybrid-client get --options "$w/get.json" --origin https://example.com --ble hci --adapter hci1 \
-        --json --timeout 60 --tunnel-override "0=ws://127.0.0.1:$port" >"$w/client.$1.out" 2>"$w/client.$1.err"
+        --json --timeout 60 --tunnel-server "0=ws://127.0.0.1:$port" >"$w/client.$1.out" 2>"$w/client.$1.err"
 }
 t2=$(now)
 client off; st=$?

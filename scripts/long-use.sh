@@ -36,7 +36,7 @@ JSON
 ceremony() {
     local operation=$1 options=$2
     "$bin/hybrid-client" "$operation" --options "$options" --origin https://example.com --ble sim --json --timeout 60 \
-        --linger 0 --tunnel-override "0=ws://127.0.0.1:$port" >"$work/out.json" 2>"$work/events" &
+        --linger 0 --tunnel-server "0=ws://127.0.0.1:$port" >"$work/out.json" 2>"$work/events" &
     local client=$! qr=
     for _ in $(seq 400); do
         qr=$(sed -n 's/.*"url":"\(FIDO:[^"]*\)".*/\1/p' "$work/events" | head -n 1 | tr -d '\\')
