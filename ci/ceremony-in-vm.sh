@@ -13,12 +13,12 @@ ceremony_origin=https://example.com
 
 # ceremony_wait_line FILE SED-EXPRESSION: waits up to 60 s for the expression to print something.
 ceremony_wait_line() {
-    i=0
-    while [ $i -lt 600 ]; do
+    cw_ticks=0
+    while [ $cw_ticks -lt 600 ]; do
         found=$(sed -n "$2" "$1" 2>/dev/null | head -n 1)
         [ -n "$found" ] && { echo "$found"; return 0; }
         sleep 0.1
-        i=$((i + 1))
+        cw_ticks=$((cw_ticks + 1))
     done
     return 1
 }

@@ -37,16 +37,16 @@ step() { echo "---- $*"; }
 count() { grep -c "$1" "$2" 2>/dev/null || true; }
 # wait_count PATTERN FILE N [SECONDS]: until FILE has at least N lines matching PATTERN.
 wait_count() {
-    i=0
+    wc_ticks=0
     while [ "$(count "$1" "$2")" -lt "$3" ]; do
-        i=$((i + 1)); [ $i -gt $((${4:-60} * 10)) ] && return 1; sleep 0.1
+        wc_ticks=$((wc_ticks + 1)); [ $wc_ticks -gt $((${4:-60} * 10)) ] && return 1; sleep 0.1
     done
 }
 # wait_gone PID [SECONDS]: until the process has ended.
 wait_gone() {
-    i=0
+    wg_ticks=0
     while kill -0 "$1" 2>/dev/null; do
-        i=$((i + 1)); [ $i -gt $((${2:-60} * 10)) ] && return 1; sleep 0.1
+        wg_ticks=$((wg_ticks + 1)); [ $wg_ticks -gt $((${2:-60} * 10)) ] && return 1; sleep 0.1
     done
 }
 
@@ -70,7 +70,7 @@ key_start() {
     wait_count '"event":"ready"' "$w/key.out" $readies 60 || fail "the key did not report ready"
     dev=$(sed -n 's/.*"hidraw":"\([^"]*\)".*/\1/p' "$w/key.out" | tail -n 1)
     [ -n "$dev" ] || fail "the key named no hidraw node"
-    i=0; while [ ! -e "$dev" ]; do i=$((i + 1)); [ $i -gt 100 ] && fail "$dev did not appear"; sleep 0.1; done
+    ks_ticks=0; while [ ! -e "$dev" ]; do ks_ticks=$((ks_ticks + 1)); [ $ks_ticks -gt 100 ] && fail "$dev did not appear"; sleep 0.1; done
 }
 
 # The phone for the next QR code the key shows (qr events are numbered from 1, in order).
@@ -112,8 +112,8 @@ assert_start() {
 ended() { cat "$w/$1.ended"; }
 # assert_wait NAME [SECONDS]: waits for it; returns its exit status.
 assert_wait() {
-    i=0
-    while [ ! -s "$w/$1.status" ]; do i=$((i + 1)); [ $i -gt $((${2:-120} * 10)) ] && return 124; sleep 0.1; done
+    aw_ticks=0
+    while [ ! -s "$w/$1.status" ]; do aw_ticks=$((aw_ticks + 1)); [ $aw_ticks -gt $((${2:-120} * 10)) ] && return 124; sleep 0.1; done
     return "$(cat "$w/$1.status")"
 }
 assert_verified() { fido2-assert -V -i "$w/$1.out" "$w/cred.pub" es256; }
@@ -341,14 +341,16 @@ sample() {
     fds=$(ls /proc/$key/fd | wc -l)
     echo "$rss $fds $threads"
 }
+# Shell functions share the caller's variables (busybox sh has no `local`): the loop's counter has
+# a name no helper uses.
 t0=$(now)
-i=1
-while [ $i -le $n ]; do
-    signin long-$i
-    rm -f "$w/long-$i".* "$w/phone.$qrs.log"
-    [ $i -eq 10 ] && { set -- $(sample); rss10=$1 fds10=$2 threads10=$3; }
-    [ $((i % 10)) -eq 0 ] && echo "   after $i sign-ins ($(since $t0) s): key RSS, fds, threads: $(sample)"
-    i=$((i + 1))
+signins=1
+while [ $signins -le $n ]; do
+    signin long-$signins
+    rm -f "$w/long-$signins".* "$w/phone.$qrs.log"
+    [ $signins -eq 10 ] && { set -- $(sample); rss10=$1 fds10=$2 threads10=$3; }
+    [ $((signins % 10)) -eq 0 ] && echo "   after $signins sign-ins ($(since $t0) s): key RSS, fds, threads: $(sample)"
+    signins=$((signins + 1))
 done
 set -- $(sample)
 timing "6 long use: $n sign-ins in $(since $t0) s; key after 10: RSS ${rss10} kB, ${fds10} fds, ${threads10} threads; after $n: RSS $1 kB, $2 fds, $3 threads"
