@@ -11,6 +11,7 @@
 #   5  two fido2-assert at the same moment
 #   4  the key SIGKILLed during a request, restarted; stale QR images
 #   6  FAULTS_LONG_USE (default 20) sign-ins in a row: the key's RSS, fds, threads after 10 and N
+#   7  (first, before the LE setting is on) hybrid-client --channel l2cap names the LE setting
 #
 # Prints `FAULT-TIME <case>: …` lines (guest uptime clock) and "faults-in-vm: PASS".
 . /usr/bin/blevm-lib.sh
@@ -52,6 +53,27 @@ wait_gone() {
 
 blevm_btvirt 2 || fail "btvirt did not create hci0 and hci1"
 blevm_up hci0 hci1 || fail "hci0/hci1 did not come up"
+# 7. A clear reason: with the kernel's LE setting still off (btvirt's default), a client that must
+# use the L2CAP channel says so before any QR code, naming the setting.
+printf '{"challenge":"AAECAwQFBgcICQoLDA0ODw","rpId":"example.com","userVerification":"discouraged"}\n' >"$w/get.json"
+/usr/local/bin/hybrid-client get --options "$w/get.json" --origin https://example.com --ble hci --adapter hci1 \
+    --channel l2cap --json --timeout 20 >"$w/client.le.out" 2>"$w/client.le.err"
+st=$?
+reason=$(grep -m 1 l2capUnavailable "$w/client.le.err")
+timing "7 hci1's LE setting off, --channel l2cap: exit $st: $reason"
+[ $st -ne 0 ] || fail "hybrid-client --channel l2cap succeeded with the LE setting off"
+echo "$reason" | grep -q "LE setting" || fail "hybrid-client did not name the LE setting: $(cat "$w/client.le.err")"
+grep -q '"event":"qr"' "$w/client.le.err" && fail "hybrid-client showed a QR code it could not serve"
+
+# The mgmt LE setting on, as bluetoothd sets it on a desktop: without it the kernel refuses LE
+# connections and the key falls back to the tunnel (saying why). mgmt may answer "Invalid Index"
+# for a moment after btvirt starts.
+for index in 0 1; do
+    tries=0; until blevm_nostdin btmgmt --index $index info 2>&1 | grep -q 'current settings'; do
+        tries=$((tries + 1)); [ $tries -gt 50 ] && fail "mgmt does not know hci$index"; sleep 0.1
+    done
+    blevm_nostdin btmgmt --index $index le on >/dev/null || fail "btmgmt le on (hci$index)"
+done
 [ -e /dev/uhid ] || fail "/dev/uhid missing (boot with BLEVM_KARGS=blevm.modules=uhid,hid_generic)"
 
 relay_start() {
@@ -148,6 +170,7 @@ for channel in tunnel l2cap; do
     phone_answer stall $flags
     wait_count '"event":"request"' "$w/phone.$qrs.log" 1 90 || fail "the phone never got the request"
     used=$(sed -n 's/.*"channel":"\([a-z0-9]*\)".*/\1/p' "$w/phone.$qrs.log" | tail -n 1)
+    [ "$used" = "$channel" ] || fail "the phone was reached over '$used', not $channel (key: $(grep l2capUnavailable "$w/key.out" | tail -n 1))"
     echo "   phone: $(grep -E '"event":"(connected|listeningL2CAP|tunnelUnavailable)"' "$w/phone.$qrs.log" | tr '\n' ' ')"
     t0=$(now)
     kill -9 $phone

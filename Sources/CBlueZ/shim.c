@@ -94,6 +94,23 @@ int CBlueZ_openDevice(int deviceID) {
     return fd;
 }
 
+int CBlueZ_openManagement(void) {
+    int fd = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
+    if (fd < 0) return -1;
+    struct sockaddr_hci address;
+    memset(&address, 0, sizeof address);
+    address.hci_family = AF_BLUETOOTH;
+    address.hci_dev = HCI_DEV_NONE;
+    address.hci_channel = HCI_CHANNEL_CONTROL;
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
 void CBlueZ_closeDevice(int descriptor) { hci_close_dev(descriptor); }
 
 int CBlueZ_writeCommand(int descriptor, uint16_t opcode, const uint8_t *parameters, uint8_t length) {

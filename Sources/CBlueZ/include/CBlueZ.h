@@ -35,6 +35,11 @@ typedef struct {
 
 int CBlueZ_deviceInfo(int deviceID, CBlueZ_DeviceInfo *info);
 
+/* Opens a socket on the kernel's management channel (HCI_CHANNEL_CONTROL, no device), the one
+   bluetoothd and btmgmt use. Unprivileged sockets may send the read-only commands (Read Controller
+   Information among them). Returns the descriptor; close it with close(2). */
+int CBlueZ_openManagement(void);
+
 /* Opens a raw HCI socket bound to the device, with an event filter that passes Command Complete,
    Command Status and LE Meta events. Returns the descriptor. */
 int CBlueZ_openDevice(int deviceID);

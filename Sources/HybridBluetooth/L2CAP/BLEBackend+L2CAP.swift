@@ -4,8 +4,9 @@ import Logging
 
 extension BLEBackend {
     /// What this backend's adapter can do for the CTAP 2.3 L2CAP channel (protocol.md §3.4), read
-    /// from the controller: LE connections (LE Create Connection or LE Extended Create Connection)
-    /// and extended advert reception (LE feature bit 12 and the extended scan commands).
+    /// from the controller: LE connections (LE Create Connection or LE Extended Create Connection,
+    /// and the kernel's LE setting on) and extended advert reception (LE feature bit 12 and the
+    /// extended scan commands).
     ///
     /// bluetoothd's D-Bus API does not say whether it scans extended adverts, so the `.bluez`
     /// backend asks the controller too, through a raw HCI socket (read-only commands; it needs
@@ -21,7 +22,14 @@ extension BLEBackend {
         do { name = try kernelAdapterName() } catch { return none(error) }
         return await Self.onThread(named: "hci-capabilities") {
             do throws(BluetoothError) {
-                return try Self.controllerCapabilities(of: Self.resolve(name)).l2capCapabilities
+                let adapter = try Self.resolve(name)
+                var capabilities = try Self.controllerCapabilities(of: adapter).l2capCapabilities
+                // The kernel refuses LE connections while the adapter's LE setting is off, whatever
+                // the controller supports. When the setting cannot be read, the controller decides.
+                if let settings = try? adapter.kernelSettings(), !settings.contains(.lowEnergy) {
+                    capabilities.leConnections = false
+                }
+                return capabilities
             } catch {
                 return none(error)
             }
