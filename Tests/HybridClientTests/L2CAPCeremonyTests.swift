@@ -219,7 +219,7 @@ import Testing
         }
         let strict = HybridClientRunner(
             options: Self.options(air: air, mode: .l2cap, capabilities: unable, connect: never))
-        await #expect(throws: HybridClientError.dataChannel(.adapterCannotOfferL2CAP)) {
+        await #expect(throws: HybridClientError.dataChannel(.adapterCannotOfferL2CAP(.noExtendedAdvertReception))) {
             try await strict.offeredChannels { _ in }
         }
         let outcome = try await LoopbackRelay.with { relay in

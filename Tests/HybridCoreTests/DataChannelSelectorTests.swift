@@ -156,13 +156,20 @@ private typealias Selector = DataChannelSelector<TestInstant>
     }
 
     @Test func anAdapterMissingEitherAbilitySendsNoKey6() throws {
-        for capabilities in [
-            BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: true),
-            BluetoothCapabilities(leConnections: true, extendedAdvertisingReception: false),
-            BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false),
+        for (capabilities, why) in [
+            (
+                BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: true),
+                L2CAPUnavailableReason.noLEConnections
+            ),
+            (
+                BluetoothCapabilities(leConnections: true, extendedAdvertisingReception: false),
+                .noExtendedAdvertReception
+            ),
+            (BluetoothCapabilities(leConnections: false, extendedAdvertisingReception: false), .noLEConnections),
+            (BluetoothCapabilities.notApplicable, .adapterNotReadable("no Bluetooth adapter is involved")),
         ] {
             #expect(try QRChannelOffer.channels(mode: .auto, capabilities: capabilities) == nil)
-            #expect(throws: DataChannelSelectionError.adapterCannotOfferL2CAP) {
+            #expect(throws: DataChannelSelectionError.adapterCannotOfferL2CAP(why)) {
                 try QRChannelOffer.channels(mode: .l2cap, capabilities: capabilities)
             }
         }

@@ -86,8 +86,7 @@ public enum HybridClientError: Error, Equatable, Sendable, CustomStringConvertib
         case .extensionUnsupported(let error): "\(error)"
         case .bluetooth(let error): "Bluetooth: \(error)"
         case .scanEnded: "Bluetooth scanning stopped before the phone was found"
-        case .dataChannel(.adapterCannotOfferL2CAP):
-            "--channel l2cap: this Bluetooth adapter cannot make LE connections or receive extended adverts"
+        case .dataChannel(.adapterCannotOfferL2CAP(let why)): "--channel l2cap: \(why)"
         case .dataChannel(.noPSMInAdvert): "--channel l2cap: the phone offered no BLE L2CAP channel"
         case .l2capFraming(let error): "the phone's BLE L2CAP channel failed: \(error)"
         case .dataChannel(.l2capUnavailable): "--channel l2cap: the phone's BLE L2CAP channel could not be opened"

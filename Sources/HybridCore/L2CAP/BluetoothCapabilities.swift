@@ -35,7 +35,7 @@ package struct BluetoothCapabilities: Hashable, Sendable {
 package enum QRChannelOffer {
     /// The channels to write in key 6, or `nil` to leave the key out.
     ///
-    /// - Throws: ``DataChannelSelectionError/adapterCannotOfferL2CAP`` for `.l2cap` without an able adapter.
+    /// - Throws: ``DataChannelSelectionError/adapterCannotOfferL2CAP(_:)`` for `.l2cap` without an able adapter.
     package static func channels(
         mode: DataChannelMode, capabilities: BluetoothCapabilities
     ) throws(DataChannelSelectionError) -> [DataTransferChannel]? {
@@ -45,7 +45,10 @@ package enum QRChannelOffer {
         case .auto:
             return capabilities.canUseL2CAP ? [.cloudTunnel, .bleL2CAP] : nil
         case .l2cap:
-            guard capabilities.canUseL2CAP else { throw .adapterCannotOfferL2CAP }
+            guard capabilities.canUseL2CAP else {
+                throw .adapterCannotOfferL2CAP(
+                    capabilities.l2capUnavailableReason ?? .adapterNotReadable("no Bluetooth adapter is involved"))
+            }
             return [.cloudTunnel, .bleL2CAP]
         }
     }

@@ -5,8 +5,9 @@ public enum L2CAPUnavailableReason: Error, Sendable, Hashable, CustomStringConve
     /// The adapter's abilities could not be read (no kernel adapter, raw HCI refused, the
     /// simulated air); the text says what failed. The QR code does not offer the channel.
     case adapterNotReadable(String)
-    /// The controller cannot initiate LE connections (its LE setting is off, or it lacks the
-    /// command). The QR code does not offer the channel.
+    /// The controller cannot initiate LE connections: the kernel's LE setting for the adapter is
+    /// off (the kernel then refuses every LE connect), or the controller lacks the command. The
+    /// QR code does not offer the channel.
     case noLEConnections
     /// The controller cannot receive extended adverts, which carry the PSM (§3.4). The QR code
     /// does not offer the channel.
@@ -25,7 +26,7 @@ public enum L2CAPUnavailableReason: Error, Sendable, Hashable, CustomStringConve
         case .adapterNotReadable(let why):
             "the Bluetooth adapter's L2CAP abilities could not be read (\(why))"
         case .noLEConnections:
-            "the Bluetooth controller cannot make LE connections (is its LE setting on? `btmgmt le on`)"
+            "the Bluetooth controller cannot make LE connections: its LE setting is off (`btmgmt le on`; bluetoothd turns it on) or it lacks LE Create Connection"
         case .noExtendedAdvertReception:
             "the Bluetooth controller cannot receive extended adverts (Bluetooth 5), which carry the phone's BLE L2CAP channel"
         case .phoneOfferedNone:
