@@ -59,7 +59,7 @@ printf '{"challenge":"AAECAwQFBgcICQoLDA0ODw","rpId":"example.com","userVerifica
 /usr/local/bin/hybrid-client get --options "$w/get.json" --origin https://example.com --ble hci --adapter hci1 \
     --channel l2cap --json --timeout 20 >"$w/client.le.out" 2>"$w/client.le.err"
 st=$?
-reason=$(grep -m 1 l2capUnavailable "$w/client.le.err")
+reason=$(grep '"event":"error"' "$w/client.le.err" | tail -n 1)
 timing "7 hci1's LE setting off, --channel l2cap: exit $st: $reason"
 [ $st -ne 0 ] || fail "hybrid-client --channel l2cap succeeded with the LE setting off"
 echo "$reason" | grep -q "LE setting" || fail "hybrid-client did not name the LE setting: $(cat "$w/client.le.err")"
