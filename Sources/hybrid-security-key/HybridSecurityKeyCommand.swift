@@ -108,6 +108,16 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             valueName: "path"))
     var knownCredentials: String?
 
+    /// The file of known credential IDs when `--known-credentials` is absent:
+    /// `$XDG_STATE_HOME/hybrid-security-key/known-credentials`, where an unset, empty or relative
+    /// `XDG_STATE_HOME` means `~/.local/state`.
+    static func defaultKnownCredentialsPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        XDGBaseDirectory.state.path(environment: environment, homeDirectory: NSHomeDirectory)
+            + "/hybrid-security-key/known-credentials"
+    }
+
     @Option(
         help: ArgumentHelp(
             "Create the key on this uhid device node directly instead of through the key broker "
@@ -180,7 +190,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         defer { device.remove() }
-        let knownFile = KnownCredentialsFile(path: knownCredentials ?? KnownCredentialsFile.defaultPath())
+        let knownFile = KnownCredentialsFile(path: knownCredentials ?? Self.defaultKnownCredentialsPath())
         var policy = BridgeRequestPolicy()
         do {
             policy = BridgeRequestPolicy(knownCredentials: try knownFile.load())
