@@ -162,8 +162,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             if let (domain, origin) = TunnelOverrideArgument.parse(text) { servers[domain] = origin }
         }
         let options = HybridClientOptions(
-            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)),
-            linger: .milliseconds(Int64(linger * 1000)), additionalCAFile: caFile,
+            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
             tunnelServers: servers)
         let presenter = EventPresenter(
             json: json, qrImage: qrFile.map { QRImageFile(path: $0) } ?? EventPresenter.defaultQRImage(),
@@ -205,6 +204,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                     logger.warning("known credential IDs not saved: \(error)")
                 }
             },
+            linger: .milliseconds(Int64(linger * 1000)),
             output: { report in
                 trace?.record(report, fromProgram: false)
                 do { try device.send(report) } catch { logger.warning("\(error)") }

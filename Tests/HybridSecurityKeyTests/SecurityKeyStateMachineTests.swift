@@ -54,6 +54,8 @@ import Testing
     }
 
     static let getAssertion = SecurityKeyBridgeTests.getAssertion()
+    /// The core's default linger: Chromium's three minutes after the shutdown (protocol.md §7.5).
+    static let linger = Duration.seconds(180)
     static let reply = SecurityKeyBridgeTests.phoneReply
 
     @Test func oneRequestAtThePhoneHasKeepalivesUntilItsAnswer() throws {
@@ -70,11 +72,11 @@ import Testing
         machine.phoneNeedsUser(id: id)
         #expect(machine.nextDeadline == .milliseconds(200))
         #expect(machine.tick(at: .milliseconds(200)) == [Self.keepalive(2, on: channel)])
-        // The answer goes out at once; no deadline is left, the ceremony lingers.
+        // The answer goes out at once; no KEEPALIVE is left, the ceremony lingers until its end.
         let answered = machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(250))
         #expect(answered.last == Self.answer(Self.reply, on: channel))
         #expect(answered.contains(.event(.done(command: .getAssertion, status: .ok))))
-        #expect(machine.nextDeadline == nil && machine.requestInFlight == nil)
+        #expect(machine.nextDeadline == .milliseconds(250) + Self.linger && machine.requestInFlight == nil)
         #expect(machine.lingeringCeremony == id)
         // A late outcome of the same ceremony changes nothing.
         #expect(machine.phoneReplied(id: id, reply: [0x00], at: .milliseconds(260)).isEmpty)
@@ -138,6 +140,37 @@ import Testing
         #expect(machine.requestInFlight?.id == second.id)
         // Shutting down stops the ceremony in flight and answers nothing.
         #expect(machine.shutdown() == [.cancelCeremony(id: second.id)])
+    }
+
+    /// The linger's end is the core's own deadline: three minutes after the answer it asks for
+    /// the tunnel's close, and that close reads as the linger's expiry, not as a cancellation.
+    @Test func theLingerEndsAtTheCoresDeadline() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        _ = machine.phoneReplied(id: id, reply: Self.reply, at: .seconds(1))
+        #expect(machine.nextDeadline == .seconds(1) + Self.linger)
+        #expect(machine.tick(at: .seconds(180)).isEmpty)
+        #expect(machine.lingeringCeremony == id)
+        #expect(machine.tick(at: .seconds(181)) == [.endLinger(id: id)])
+        #expect(machine.lingeringCeremony == nil && machine.nextDeadline == nil)
+        let closed = machine.phoneTunnelClosed(
+            id: id, end: HybridSessionEnd(reason: .cancelled, lateUpdates: 1), at: .seconds(181))
+        #expect(closed == [.event(.tunnelClosed(HybridSessionEnd(reason: .lingerExpired, lateUpdates: 1)))])
+        // Nothing is left to end on exit.
+        #expect(machine.shutdown().isEmpty)
+    }
+
+    /// A phone that closes before the deadline ends the linger and its deadline.
+    @Test func aPhoneCloseBeforeTheDeadlineEndsTheLinger() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        _ = machine.phoneReplied(id: id, reply: Self.reply, at: .seconds(1))
+        let end = HybridSessionEnd(reason: .phoneClosed)
+        #expect(machine.phoneTunnelClosed(id: id, end: end, at: .seconds(2)) == [.event(.tunnelClosed(end))])
+        #expect(machine.nextDeadline == nil && machine.lingeringCeremony == nil)
+        #expect(machine.tick(at: .seconds(181)).isEmpty)
     }
 
     @Test func aRepeatIsAnsweredFromTheCacheWithoutTheLinger() throws {
@@ -223,6 +256,54 @@ import Testing
             #expect(await bridge.nextDeadline == nil)
             await bridge.shutdown()
             group.cancelAll()
+        }
+    }
+
+    /// A phone that keeps its tunnel open after the answer: the actor sleeps until the core's
+    /// linger deadline, three minutes on the manual clock, then closes the tunnel (cancels the
+    /// phone task), which is reported as the linger's expiry.
+    @Test func theLingerEndsAtTheCoresDeadline() async throws {
+        let manual = TestManualClock.ManualClock()
+        let clock = SecurityKeyClock(
+            now: { manual.now.offset },
+            sleep: { deadline in
+                let now = manual.now
+                try await manual.sleep(until: now.advanced(by: deadline - now.offset), tolerance: nil)
+            })
+        let tunnel = LingeringTunnel()
+        let (reports, output) = AsyncStream<[UInt8]>.makeStream()
+        let (events, eventSink) = AsyncStream<SecurityKeyEvent>.makeStream()
+        let bridge = SecurityKeyBridge(
+            driver: ScriptedPhone([.replyThenLinger(SecurityKeyBridgeTests.phoneReply, tunnel)]), clock: clock,
+            output: { output.yield($0) }, events: { eventSink.yield($0) })
+        var received = reports.makeAsyncIterator()
+        var started = tunnel.started.makeAsyncIterator()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await bridge.runTimers() }
+            defer { group.cancelAll() }
+            await bridge.reportReceived(
+                CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
+            let initAnswer = await received.next() ?? []
+            let channel = initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let request = CTAPHIDMessage(
+                channel: channel, command: .cbor, payload: SecurityKeyBridgeTests.getAssertion())
+            for report in request.reports { await bridge.reportReceived(report) }
+            #expect(await started.next() != nil)  // answered; the tunnel lingers
+            let deadline = await bridge.nextDeadline
+            #expect(deadline == SecurityKeyStateMachineTests.linger)
+            guard deadline != nil else {
+                await bridge.shutdown()
+                return
+            }
+            await manual.sleeperArrived()
+            manual.advance(by: SecurityKeyStateMachineTests.linger)
+            for await event in events {
+                guard case .tunnelClosed(let end) = event else { continue }
+                #expect(end.reason == .lingerExpired)
+                break
+            }
+            #expect(await bridge.nextDeadline == nil)
+            await bridge.shutdown()
         }
     }
 }

@@ -6,7 +6,7 @@ import HybridCore
 /// outcomes and clock readings go in, actions come out. It owns the one request in flight (a
 /// key has one user) and every deadline of the key: the CTAPHID layer's (KEEPALIVE every
 /// 100 ms, a stalled message's timeout, a LOCK's end, through ``CTAPHIDStateMachine``, its
-/// framing and channel layer) and its own (the selection hold). ``nextDeadline`` says when to
+/// framing and channel layer) and its own (the selection hold, the linger's end). ``nextDeadline`` says when to
 /// call ``tick(at:)``; ``SecurityKeyBridge`` is the thin actor that runs the phone task and
 /// sleeps until then.
 ///
@@ -16,9 +16,9 @@ import HybridCore
 /// ``phoneFailed(id:error:at:)`` or ``phoneTunnelClosed(id:end:at:)``). Every other request is
 /// answered within the input that completes it: getInfo, probes, refusals, the cache
 /// (``BridgeResponseCache``), all decided by ``BridgeRequestPolicy``. After the phone's answer
-/// its tunnel lingers for a late update (protocol.md §7.5) until the driver's own limit; the
-/// core remembers which ceremony lingers, so that the next phone ceremony or ``shutdown()``
-/// ends it (``Action/endLinger(id:)``).
+/// its tunnel lingers for a late update (protocol.md §7.5) until the phone closes it, the linger's
+/// deadline passes, the next phone ceremony starts or ``shutdown()``: the core remembers which
+/// ceremony lingers and until when, and the last three end it (``Action/endLinger(id:)``).
 ///
 /// While the phone is unreachable (``phoneUnreachable(status:reason:at:)``, e.g. no Bluetooth
 /// adapter), a request that needs the phone is refused at once with the given CTAP status, and
@@ -75,35 +75,44 @@ package struct SecurityKeyStateMachine: Sendable {
     private var policy: BridgeRequestPolicy
     private var cache: BridgeResponseCache
     private var state: State = .idle
-    /// The ceremony whose answer is out and whose tunnel lingers.
-    private var lingering: UInt64?
+    /// How long a ceremony's tunnel stays open after its answer for a late update.
+    private let linger: Duration
+    /// The ceremony whose answer is out and whose tunnel lingers until `until`.
+    private var lingering: (id: UInt64, until: Duration)?
+    /// The ceremony whose linger this core ended at its deadline: its close is reported as the
+    /// linger's expiry (or as closed at once for a zero linger), not as a cancellation.
+    private var expiredLinger: UInt64?
     private var reachability: PhoneReachability = .reachable
 
     /// - Parameters:
     ///   - transport: the CTAPHID layer (its configuration and channel-ID source).
     ///   - policy: what to do with each request, with its remembered credential IDs.
     ///   - cache: the phone's recent answers.
+    ///   - linger: how long a ceremony's tunnel stays open after the answer for a late update
+    ///     (protocol.md §7.5); by default Chromium's three minutes.
     package init(
         transport: CTAPHIDStateMachine = .init(), policy: BridgeRequestPolicy = .init(),
-        cache: BridgeResponseCache = .init()
+        cache: BridgeResponseCache = .init(), linger: Duration = HybridClientOptions.defaultLinger
     ) {
         self.transport = transport
         self.policy = policy
         self.cache = cache
+        self.linger = linger
     }
 
-    /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout, a lock's end or the end
-    /// of a selection hold.
+    /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout, a lock's end, the end
+    /// of a selection hold or the end of a linger.
     package var nextDeadline: Duration? {
-        guard case .held(_, let deadline) = state else { return transport.nextDeadline }
-        return min(deadline, transport.nextDeadline ?? deadline)
+        var deadlines = [transport.nextDeadline, lingering?.until]
+        if case .held(_, let deadline) = state { deadlines.append(deadline) }
+        return deadlines.compactMap { $0 }.min()
     }
 
     /// The request in flight, if any: its ID and CTAPHID channel.
     package var requestInFlight: (id: UInt64, channel: UInt32)? { transport.pendingRequest }
 
     /// The ceremony whose tunnel lingers after its answer, if any.
-    package var lingeringCeremony: UInt64? { lingering }
+    package var lingeringCeremony: UInt64? { lingering?.id }
 
     // MARK: - Host
 
@@ -117,12 +126,18 @@ package struct SecurityKeyStateMachine: Sendable {
         transported(transport.deviceClosed(), at: now)
     }
 
-    /// What is due at `now`: KEEPALIVEs, message timeouts, the end of a selection hold.
+    /// What is due at `now`: KEEPALIVEs, message timeouts, the end of a selection hold, the end
+    /// of a linger (the shell closes that tunnel; ``phoneTunnelClosed(id:end:at:)`` follows).
     package mutating func tick(at now: Duration) -> [Action] {
         var actions = transported(transport.tick(at: now), at: now)
         if case .held(let id, let deadline) = state, now >= deadline {
             state = .idle
             actions += respond(id: id, [CTAPStatusCode.userActionTimeout.rawValue], at: now)
+        }
+        if let current = lingering, now >= current.until {
+            lingering = nil
+            expiredLinger = current.id
+            actions.append(.endLinger(id: current.id))
         }
         return actions
     }
@@ -139,7 +154,7 @@ package struct SecurityKeyStateMachine: Sendable {
     package mutating func phoneReplied(id: UInt64, reply: [UInt8], at now: Duration) -> [Action] {
         guard case .atPhone(id, let command, let forwarded) = state else { return [] }  // cancelled meanwhile
         state = .idle
-        lingering = id
+        lingering = (id, now + linger)
         cache.store(reply, for: forwarded.host, at: now)
         var actions: [Action] = []
         if policy.phoneReplied(reply, to: forwarded.phone, at: now) {
@@ -159,7 +174,12 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The tunnel of ceremony `id` closed (after its linger, or without a reply, which the host
     /// then gets as a failure).
     package mutating func phoneTunnelClosed(id: UInt64, end: HybridSessionEnd, at now: Duration) -> [Action] {
-        if lingering == id { lingering = nil }
+        var end = end
+        if lingering?.id == id { lingering = nil }
+        if expiredLinger == id {
+            expiredLinger = nil
+            if end.reason == .cancelled { end.reason = linger > .zero ? .lingerExpired : .closedAtOnce }
+        }
         guard case .atPhone(id, _, _) = state else { return [.event(.tunnelClosed(end))] }
         return phoneFailed(id: id, error: HybridClientError.invalidResponse(.noReply), at: now) + [
             .event(.tunnelClosed(end))
@@ -192,7 +212,7 @@ package struct SecurityKeyStateMachine: Sendable {
         var actions: [Action] = []
         if case .atPhone(let id, _, _) = state { actions.append(.cancelCeremony(id: id)) }
         state = .idle
-        if let id = lingering { actions.append(.endLinger(id: id)) }
+        if let current = lingering { actions.append(.endLinger(id: current.id)) }
         lingering = nil
         return actions
     }
@@ -247,7 +267,7 @@ package struct SecurityKeyStateMachine: Sendable {
                     + respond(id: id, [status.rawValue], at: now)
             }
             var actions: [Action] = []
-            if let old = lingering { actions.append(.endLinger(id: old)) }
+            if let old = lingering { actions.append(.endLinger(id: old.id)) }
             lingering = nil
             actions.append(.event(.forwarding(command: command, rpID: phoneRequest.relyingPartyID)))
             if !phoneRequest.rewrites.isEmpty {
