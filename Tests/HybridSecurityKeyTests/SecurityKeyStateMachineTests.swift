@@ -78,6 +78,7 @@ import Testing
         #expect(answered.contains(.event(.done(command: .getAssertion, status: .ok))))
         #expect(machine.nextDeadline == .milliseconds(250) + Self.linger && machine.requestInFlight == nil)
         #expect(machine.lingeringCeremony == id)
+        #expect(machine.tick(at: .seconds(5)).isEmpty)  // the KEEPALIVEs have stopped
         // A late outcome of the same ceremony changes nothing.
         #expect(machine.phoneReplied(id: id, reply: [0x00], at: .milliseconds(260)).isEmpty)
         #expect(
@@ -85,6 +86,45 @@ import Testing
                 id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)),
                 at: .milliseconds(260)
             ).isEmpty)
+    }
+
+    /// CANCEL on the request's channel answers CTAP2_ERR_KEEPALIVE_CANCEL at once and stops the
+    /// ceremony; the phone's late answer is dropped.
+    @Test func aCancelAnswersAtOnceAndDropsThePhonesLateAnswer() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        let cancel = machine.reportReceived(Reports.initReport(channel, 0x11, length: 0, []), at: .milliseconds(30))
+        #expect(
+            cancel == [.cancelCeremony(id: id), .event(.cancelled(.cancelCommand)), Self.answer([0x2D], on: channel)])
+        #expect(machine.requestInFlight == nil && machine.nextDeadline == nil)
+        #expect(machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(40)).isEmpty)
+    }
+
+    /// CANCEL from another channel is ignored (CTAP 2.2 §11.2.9.1.5): the request's KEEPALIVEs and
+    /// its answer still go to its own channel.
+    @Test func aCancelFromAnotherChannelLeavesTheRequestAlone() throws {
+        var (machine, owner) = try Self.machine()
+        let other = try Self.allocate(&machine)
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: owner, into: &machine, at: .zero)))
+        #expect(machine.reportReceived(Reports.initReport(other, 0x11, length: 0, []), at: .milliseconds(10)).isEmpty)
+        #expect(machine.requestInFlight?.channel == owner)
+        #expect(machine.tick(at: .milliseconds(100)) == [Self.keepalive(1, on: owner)])
+        #expect(
+            machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(150)).last
+                == Self.answer(Self.reply, on: owner))
+    }
+
+    /// The host closing the device ends the request in flight and its ceremony; nothing is answered.
+    @Test func closingTheDeviceEndsTheRequestInFlight() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        #expect(
+            machine.deviceClosed(at: .milliseconds(10)) == [.cancelCeremony(id: id), .event(.cancelled(.deviceClosed))])
+        #expect(machine.requestInFlight == nil && machine.nextDeadline == nil)
+        #expect(machine.tick(at: .seconds(1)).isEmpty)
     }
 
     @Test func aSecondChannelIsBusyWhileARequestIsInFlight() throws {

@@ -4,9 +4,11 @@ import HybridCore
 
 /// The virtual security key as one sans-IO core: reports from the host, the phone task's
 /// outcomes and clock readings go in, actions come out. It owns the one request in flight (a
-/// key has one user) and every deadline of the key: the CTAPHID layer's (KEEPALIVE every
-/// 100 ms, a stalled message's timeout, a LOCK's end, through ``CTAPHIDStateMachine``, its
-/// framing and channel layer) and its own (the selection hold, the linger's end). ``nextDeadline`` says when to
+/// key has one user: its ID, its CTAPHID channel, the KEEPALIVE every 100 ms that keeps its
+/// program waiting, its answer) and every deadline of the key: its own (KEEPALIVE, the selection
+/// hold, the linger's end) and those of ``CTAPHIDStateMachine``, its framing and channel layer
+/// (a stalled message's timeout, a LOCK's end), which is told the request's channel with each
+/// report and records no request itself. ``nextDeadline`` says when to
 /// call ``tick(at:)``; ``SecurityKeyBridge`` is the thin actor that runs the phone task and
 /// sleeps until then.
 ///
@@ -48,7 +50,16 @@ package struct SecurityKeyStateMachine: Sendable {
         var phone: PhoneRequest
     }
 
-    /// The one request in flight.
+    /// The CBOR request being served, from its last report until its answer or cancellation:
+    /// the program on `channel` waits for it, kept waiting by a KEEPALIVE saying `keepalive`.
+    private struct InFlight: Sendable {
+        var id: UInt64
+        var channel: UInt32
+        var keepalive: CTAPHIDKeepaliveStatus
+        var nextKeepalive: Duration
+    }
+
+    /// What the one request in flight waits for.
     private enum State: Sendable {
         case idle
         /// Held for a selection touch until `deadline` (then CTAP2_ERR_USER_ACTION_TIMEOUT).
@@ -74,6 +85,8 @@ package struct SecurityKeyStateMachine: Sendable {
     private var transport: CTAPHIDStateMachine
     private var policy: BridgeRequestPolicy
     private var cache: BridgeResponseCache
+    private var inFlight: InFlight?
+    private var nextRequestID: UInt64 = 1
     private var state: State = .idle
     /// How long a ceremony's tunnel stays open after its answer for a late update.
     private let linger: Duration
@@ -103,13 +116,13 @@ package struct SecurityKeyStateMachine: Sendable {
     /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout, a lock's end, the end
     /// of a selection hold or the end of a linger.
     package var nextDeadline: Duration? {
-        var deadlines = [transport.nextDeadline, lingering?.until]
+        var deadlines = [transport.nextDeadline, inFlight?.nextKeepalive, lingering?.until]
         if case .held(_, let deadline) = state { deadlines.append(deadline) }
         return deadlines.compactMap { $0 }.min()
     }
 
     /// The request in flight, if any: its ID and CTAPHID channel.
-    package var requestInFlight: (id: UInt64, channel: UInt32)? { transport.pendingRequest }
+    package var requestInFlight: (id: UInt64, channel: UInt32)? { inFlight.map { ($0.id, $0.channel) } }
 
     /// The ceremony whose tunnel lingers after its answer, if any.
     package var lingeringCeremony: UInt64? { lingering?.id }
@@ -118,18 +131,27 @@ package struct SecurityKeyStateMachine: Sendable {
 
     /// One output report from the host (64 bytes, without a report-ID byte).
     package mutating func reportReceived(_ report: some Collection<UInt8>, at now: Duration) -> [Action] {
-        transported(transport.reportReceived(report, at: now), at: now)
+        transported(transport.reportReceived(report, requestInFlight: inFlight?.channel, at: now), at: now)
     }
 
     /// The host closed the device: the request in flight ends; a linger goes on.
     package mutating func deviceClosed(at now: Duration) -> [Action] {
-        transported(transport.deviceClosed(), at: now)
+        transport.deviceClosed()
+        return cancelRequest(reason: .deviceClosed)
     }
 
     /// What is due at `now`: KEEPALIVEs, message timeouts, the end of a selection hold, the end
     /// of a linger (the shell closes that tunnel; ``phoneTunnelClosed(id:end:at:)`` follows).
     package mutating func tick(at now: Duration) -> [Action] {
         var actions = transported(transport.tick(at: now), at: now)
+        if let current = inFlight, now >= current.nextKeepalive {
+            inFlight?.nextKeepalive = now + transport.configuration.keepaliveInterval
+            actions.append(
+                .send(
+                    CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.keepalive.rawValue])
+                )
+            )
+        }
         if case .held(let id, let deadline) = state, now >= deadline {
             state = .idle
             actions += respond(id: id, [CTAPStatusCode.userActionTimeout.rawValue], at: now)
@@ -146,7 +168,7 @@ package struct SecurityKeyStateMachine: Sendable {
 
     /// The ceremony of request `id` showed its QR code: KEEPALIVEs say UPNEEDED from now on.
     package mutating func phoneNeedsUser(id: UInt64) {
-        transport.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
+        if inFlight?.id == id { inFlight?.keepalive = .userPresenceNeeded }
     }
 
     /// The phone answered request `id` (status + CBOR): the host gets it now, the answer is
@@ -230,12 +252,15 @@ package struct SecurityKeyStateMachine: Sendable {
                 result.append(.send(message))
             case .reject(let rejection):
                 result.append(.send(rejection.message))
-            case .startRequest(let id, _, let payload):
+            case .startRequest(let channel, let payload):
+                let id = nextRequestID
+                nextRequestID += 1
+                inFlight = InFlight(
+                    id: id, channel: channel, keepalive: .processing,
+                    nextKeepalive: now + transport.configuration.keepaliveInterval)
                 result += start(id: id, request: payload, at: now)
-            case .cancelRequest(let id, let reason):
-                if case .atPhone(id, _, _) = state { result.append(.cancelCeremony(id: id)) }
-                if state.id == id { state = .idle }
-                result.append(.event(.cancelled(reason)))
+            case .cancelRequest(let reason):
+                result += cancelRequest(reason: reason)
             case .wink:
                 result.append(.event(.wink))
             case .ignore:
@@ -258,7 +283,7 @@ package struct SecurityKeyStateMachine: Sendable {
             return [.event(.answeredLocally(command: command, status: status, reason: reason))]
                 + respond(id: id, bytes, at: now)
         case .hold:
-            transport.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
+            inFlight?.keepalive = .userPresenceNeeded
             state = .held(id: id, deadline: now + BridgeRequestPolicy.selectionHoldLimit)
             return []
         case .forward(let phoneRequest):
@@ -287,7 +312,21 @@ package struct SecurityKeyStateMachine: Sendable {
             + respond(id: id, [status.rawValue], at: now)
     }
 
+    /// The answer to request `id` goes to its channel; dropped if the request was cancelled.
     private mutating func respond(id: UInt64, _ payload: [UInt8], at now: Duration) -> [Action] {
-        transported(transport.responseReady(id: id, payload: payload, at: now), at: now)
+        guard let current = inFlight, current.id == id else { return [] }
+        inFlight = nil
+        return [.send(CTAPHIDMessage(channel: current.channel, command: .cbor, payload: payload))]
+    }
+
+    /// The request in flight ends unanswered (the program cancelled it or went away).
+    private mutating func cancelRequest(reason: CTAPHIDCancelReason) -> [Action] {
+        guard let current = inFlight else { return [] }
+        inFlight = nil
+        var actions: [Action] = []
+        if case .atPhone(current.id, _, _) = state { actions.append(.cancelCeremony(id: current.id)) }
+        if state.id == current.id { state = .idle }
+        actions.append(.event(.cancelled(reason)))
+        return actions
     }
 }
