@@ -225,8 +225,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                     // new ones at once; its return lets them through again, without a restart.
                     for await change in AdapterWatch.changes(of: backend) {
                         switch change {
-                        case .vanished(let why): await bridge.phoneReachabilityChanged(.unreachable(why.description))
-                        case .returned: await bridge.phoneReachabilityChanged(.reachable)
+                        case .vanished(let why):
+                            await bridge.phoneReachabilityChanged(unreachableBecause: why.description)
+                        case .returned: await bridge.phoneReachabilityChanged(unreachableBecause: nil)
                         }
                     }
                 }

@@ -131,14 +131,17 @@ public actor SecurityKeyBridge {
         perform(core.cancelledOnThisComputer(at: clock.now()))
     }
 
-    /// The Bluetooth adapter went away or came back (the executable's adapter watch). Going away
-    /// fails every request waiting for the phone at once (CTAP1_ERR_OTHER, the reason in the
+    /// The Bluetooth adapter went away, for `reason` (a person's text, e.g. "Bluetooth adapter
+    /// hci1 is down: …"), or came back (`nil`), as an adapter watch reports it. Going away fails
+    /// every request waiting for the phone at once (CTAP1_ERR_OTHER, the reason in the
     /// ``SecurityKeyEvent/failed(command:status:message:)`` event), and requests that need the
-    /// phone are refused at once until it is back.
-    public func phoneReachabilityChanged(_ next: PhoneReachability) {
+    /// phone are refused at once, without a QR code no phone could answer, until it is back. A
+    /// report of the unchanged state changes nothing.
+    public func phoneReachabilityChanged(unreachableBecause reason: String?) {
+        let next = reason.map(PhoneReachability.unreachable) ?? .reachable
         guard next != reachability else { return }
         reachability = next
-        events(.phoneReachability(next))
+        events(.phoneReachability(unreachableBecause: reason))
         switch next.admission {
         case .start:
             core.phoneReachable()
