@@ -264,23 +264,35 @@ import Testing
 /// The actor over the core sleeps until the core's next deadline on its injected clock, and
 /// nothing else times the request: the manual clock moves only when the test moves it.
 @Suite(.timeLimit(.minutes(1))) struct SecurityKeyBridgeDeadlineTests {
-    @Test func keepalivesAndTheHoldRunOnTheCoresDeadlines() async throws {
-        let manual = TestManualClock.ManualClock()
-        let clock = SecurityKeyClock(
+    /// The bridge's clock on a manual clock: it sleeps until the test advances past the deadline.
+    static func clock(on manual: TestManualClock.ManualClock) -> SecurityKeyClock {
+        SecurityKeyClock(
             now: { manual.now.offset },
             sleep: { deadline in
                 let now = manual.now
                 try await manual.sleep(until: now.advanced(by: deadline - now.offset), tolerance: nil)
             })
+    }
+
+    /// INIT on the broadcast channel; the channel in the answer's report (bytes 15–18).
+    static func allocate(
+        on bridge: SecurityKeyBridge, reading reports: inout AsyncStream<[UInt8]>.Iterator
+    ) async -> UInt32 {
+        await bridge.reportReceived(
+            CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
+        let initAnswer = await reports.next() ?? []
+        return initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
+    @Test func keepalivesAndTheHoldRunOnTheCoresDeadlines() async throws {
+        let manual = TestManualClock.ManualClock()
+        let clock = Self.clock(on: manual)
         let (reports, output) = AsyncStream<[UInt8]>.makeStream()
         let bridge = SecurityKeyBridge(driver: ScriptedPhone([]), clock: clock, output: { output.yield($0) })
         var received = reports.makeAsyncIterator()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await bridge.runTimers() }
-            await bridge.reportReceived(
-                CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
-            let initAnswer = await received.next() ?? []
-            let channel = initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let channel = await Self.allocate(on: bridge, reading: &received)
             // authenticatorSelection (0x0B): held.
             await bridge.reportReceived(CTAPHIDStateMachineTests.initReport(channel, 0x10, length: 1, [0x0B]))
             #expect(await bridge.nextDeadline == .milliseconds(100))
@@ -304,12 +316,7 @@ import Testing
     /// phone task), which is reported as the linger's expiry.
     @Test func theLingerEndsAtTheCoresDeadline() async throws {
         let manual = TestManualClock.ManualClock()
-        let clock = SecurityKeyClock(
-            now: { manual.now.offset },
-            sleep: { deadline in
-                let now = manual.now
-                try await manual.sleep(until: now.advanced(by: deadline - now.offset), tolerance: nil)
-            })
+        let clock = Self.clock(on: manual)
         let tunnel = LingeringTunnel()
         let (reports, output) = AsyncStream<[UInt8]>.makeStream()
         let (events, eventSink) = AsyncStream<SecurityKeyEvent>.makeStream()
@@ -321,10 +328,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await bridge.runTimers() }
             defer { group.cancelAll() }
-            await bridge.reportReceived(
-                CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
-            let initAnswer = await received.next() ?? []
-            let channel = initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let channel = await Self.allocate(on: bridge, reading: &received)
             let request = CTAPHIDMessage(
                 channel: channel, command: .cbor, payload: SecurityKeyBridgeTests.getAssertion())
             for report in request.reports { await bridge.reportReceived(report) }
