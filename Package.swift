@@ -339,6 +339,7 @@ let package = Package(
         .testTarget(
             name: "HybridAuthenticatorTests",
             dependencies: [
+                "HybridCommandLine",
                 "HybridLocalFiles",
                 "HybridPresentation",
                 "HybridAuthenticator", "hybrid-authenticator", "HybridCore", "HybridCTAP", "HybridTransport",

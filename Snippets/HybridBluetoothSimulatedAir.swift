@@ -3,7 +3,7 @@
 import HybridBluetooth
 import Logging
 
-let backend = BLEBackend.simulated(SimulatedAir())
+let backend = BLEBackend.simulated(SimulatedAir(directory: SimulatedAir.defaultDirectory()))
 let logger = Logger(label: "ble")
 let advert = BLEServiceDataAdvert(serviceData: [UInt8](repeating: 0xAB, count: 20))
 let seen = try await backend.makeAdvertiser(logger: logger).withAdvertising(advert) { () -> BLEAdvertisement? in

@@ -14,10 +14,12 @@ for report in request.reports {
             // The answer: the nonce, then the new channel ID the program uses from now on.
             print("\(message.command) on \(message.channel): \(message.payload)")
             for answer in message.reports { _ = answer }  // each 64-byte report goes to the host
-        case .startRequest(let id, let channel, let payload):
-            // A CTAPHID_CBOR request: run it (e.g. on the phone), then call
-            // `machine.responseReady(id:payload:at:)` and send what it returns.
-            print("request \(id) on \(channel): \(payload.count) bytes")
+        case .startRequest(let channel, let payload):
+            // A CTAPHID_CBOR request: run it (e.g. on the phone), keep its program waiting with
+            // KEEPALIVE every `configuration.keepaliveInterval`, pass its channel as
+            // `requestInFlight` with every report until then, and send its answer as a
+            // CTAPHID_CBOR message on that channel.
+            print("request on \(channel): \(payload.count) bytes")
         case .reject(let rejection):
             print("rejected: \(rejection.error)")
         case .cancelRequest, .wink, .ignore:
@@ -25,5 +27,5 @@ for report in request.reports {
         }
     }
 }
-// Timers: call `tick(at:)` at `machine.nextDeadline` to send KEEPALIVEs and time out messages.
+// Timers: call `tick(at:)` at `machine.nextDeadline` to time out stalled messages.
 _ = machine.nextDeadline

@@ -15,7 +15,7 @@ public enum BLEBackend: Sendable, Hashable {
     case simulated(SimulatedAir)
 
     /// Parses a `--ble` value: `hci`, `bluez` or `sim`; `nil` for anything else.
-    public init?(name: String, adapter: String?, air: SimulatedAir = SimulatedAir()) {
+    public init?(name: String, adapter: String?, air: SimulatedAir) {
         switch name {
         case "hci": self = .hci(adapter: adapter)
         case "bluez": self = .bluez(adapter: adapter)

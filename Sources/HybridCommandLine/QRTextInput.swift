@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -11,8 +13,22 @@ package enum QRTextInput {
     /// characters). Whatever the input delivers, memory stays bounded.
     package static let maximumInputBytes = 16 * 1024
 
+    /// The first non-blank line of standard input, read on a thread of its own so that the
+    /// blocking reads never hold a thread of the concurrency pool.
+    /// - Throws: ``QRTextInputError``.
+    package static func readStandardInput() async throws(QRTextInputError) -> String {
+        let result: Result<String, QRTextInputError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: Result { () throws(QRTextInputError) in try firstNonEmptyLine() })
+            }
+            thread.start()
+        }
+        return try result.get()
+    }
+
     /// The first non-blank line of `fd`, trimmed of spaces, tabs and CR, reading at most `limit`
-    /// bytes, one at a time (nothing after the line is consumed).
+    /// bytes, one at a time (nothing after the line is consumed). The cap counts every byte read,
+    /// the newlines of blank lines included; a line of exactly `limit` bytes still fits.
     /// - Throws: ``QRTextInputError``.
     package static func firstNonEmptyLine(
         of fd: Int32 = STDIN_FILENO, limit: Int = maximumInputBytes
@@ -30,7 +46,7 @@ package enum QRTextInput {
             if !atEnd {
                 consumed += 1
                 if byte != 0x0a {
-                    guard consumed < limit else { throw .tooLong(limit: limit) }
+                    guard consumed <= limit else { throw .tooLong(limit: limit) }
                     line.append(byte)
                     continue
                 }

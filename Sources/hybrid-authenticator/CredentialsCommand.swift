@@ -27,7 +27,7 @@ struct CredentialsCommand: AsyncParsableCommand {
         var json = false
 
         func run() throws {
-            let path = store ?? FilePasskeyStore.defaultPath()
+            let path = store ?? StoreOptions.defaultPath()
             let passkeys: [PasskeyMetadata]
             do {
                 passkeys = try FilePasskeyStore.metadata(atPath: path)

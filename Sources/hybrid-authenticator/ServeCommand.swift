@@ -177,7 +177,11 @@ struct ServeCommand: AsyncParsableCommand {
     /// The QR text: decoded from `--qr-image`, else the argument or standard input.
     func readQRCode() async throws -> String {
         if let qrImage { return try QRImageReader().read(contentsOfFile: qrImage) }
-        return try await QRCodeInput.read(argument: qrCode, promptOnTerminal: !json)
+        if let qrCode, qrCode != "-" { return qrCode }
+        if !json && isatty(STDIN_FILENO) == 1 {
+            Console.writeError("Paste the FIDO:/ text of the QR code and press Enter: ")
+        }
+        return try await QRTextInput.readStandardInput()
     }
 
     func run() async throws {

@@ -32,7 +32,14 @@ struct StoreOptions: ParsableArguments {
     var insecureFastStoreKDF = false
 
     /// The store file to use.
-    var path: String { store ?? FilePasskeyStore.defaultPath() }
+    var path: String { store ?? Self.defaultPath() }
+
+    /// The store when `--store` is absent: `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`,
+    /// where an unset, empty or relative `XDG_DATA_HOME` means `~/.local/share`.
+    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        XDGBaseDirectory.data.path(environment: environment, homeDirectory: NSHomeDirectory)
+            + "/hybrid-authenticator/passkeys.json"
+    }
 
     /// Environment variable holding the store passphrase (else it is asked for on the terminal).
     /// It is removed from the environment as soon as it is read, so that no child process

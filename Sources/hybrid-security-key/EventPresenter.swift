@@ -121,14 +121,14 @@ final class EventPresenter: Sendable {
                 members["message"] = error.description
             }
             line(members)
-        case .phoneReachability(let reachability):
-            bluetooth(reachability)
+        case .phoneReachability(let reason):
+            bluetooth(unreachableBecause: reason)
         }
     }
 
     /// The Bluetooth adapter went away or came back: `{"event":"bluetooth","available":…}`.
-    private func bluetooth(_ reachability: PhoneReachability) {
-        if let reason = reachability.unreachableBecause {
+    private func bluetooth(unreachableBecause: String?) {
+        if let reason = unreachableBecause {
             qrImage.removeImage()
             if json {
                 line(["event": "bluetooth", "available": false, "message": reason])

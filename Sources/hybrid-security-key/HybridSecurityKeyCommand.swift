@@ -108,6 +108,16 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             valueName: "path"))
     var knownCredentials: String?
 
+    /// The file of known credential IDs when `--known-credentials` is absent:
+    /// `$XDG_STATE_HOME/hybrid-security-key/known-credentials`, where an unset, empty or relative
+    /// `XDG_STATE_HOME` means `~/.local/state`.
+    static func defaultKnownCredentialsPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        XDGBaseDirectory.state.path(environment: environment, homeDirectory: NSHomeDirectory)
+            + "/hybrid-security-key/known-credentials"
+    }
+
     @Option(
         help: ArgumentHelp(
             "Create the key on this uhid device node directly instead of through the key broker "
@@ -152,8 +162,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             if let (domain, origin) = TunnelOverrideArgument.parse(text) { servers[domain] = origin }
         }
         let options = HybridClientOptions(
-            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)),
-            linger: .milliseconds(Int64(linger * 1000)), additionalCAFile: caFile,
+            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
             tunnelServers: servers)
         let presenter = EventPresenter(
             json: json, qrImage: qrFile.map { QRImageFile(path: $0) } ?? EventPresenter.defaultQRImage(),
@@ -180,7 +189,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         defer { device.remove() }
-        let knownFile = KnownCredentialsFile(path: knownCredentials ?? KnownCredentialsFile.defaultPath())
+        let knownFile = KnownCredentialsFile(path: knownCredentials ?? Self.defaultKnownCredentialsPath())
         var policy = BridgeRequestPolicy()
         do {
             policy = BridgeRequestPolicy(knownCredentials: try knownFile.load())
@@ -195,6 +204,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                     logger.warning("known credential IDs not saved: \(error)")
                 }
             },
+            linger: .milliseconds(Int64(linger * 1000)),
             output: { report in
                 trace?.record(report, fromProgram: false)
                 do { try device.send(report) } catch { logger.warning("\(error)") }
@@ -215,8 +225,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                     // new ones at once; its return lets them through again, without a restart.
                     for await change in AdapterWatch.changes(of: backend) {
                         switch change {
-                        case .vanished(let why): await bridge.phoneReachabilityChanged(.unreachable(why.description))
-                        case .returned: await bridge.phoneReachabilityChanged(.reachable)
+                        case .vanished(let why):
+                            await bridge.phoneReachabilityChanged(unreachableBecause: why.description)
+                        case .returned: await bridge.phoneReachabilityChanged(unreachableBecause: nil)
                         }
                     }
                 }

@@ -35,9 +35,9 @@ final class WindowPresenter: Sendable {
             close(state: "Failed: \(message)", after: .seconds(4))
         case .cancelled:
             close(state: "Cancelled by the program", after: .seconds(1))
-        case .phoneReachability(let reachability):
+        case .phoneReachability(let unreachableBecause):
             // A QR code no phone can answer goes; a refused request's window says why instead.
-            if let reason = reachability.unreachableBecause { close(state: "Failed: \(reason)", after: .seconds(4)) }
+            if let reason = unreachableBecause { close(state: "Failed: \(reason)", after: .seconds(4)) }
         case .answeredLocally, .rewritten, .wink, .tunnelClosed:
             break
         }

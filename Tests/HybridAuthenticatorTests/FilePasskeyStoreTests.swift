@@ -4,6 +4,8 @@ import HybridAuthenticator
 import HybridCore
 import Testing
 
+@testable import hybrid_authenticator
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -244,10 +246,11 @@ import Testing
         #expect(names == [".passkeys.json.lock", "passkeys.json"])
     }
 
-    /// The resolution itself is XDGBaseDirectoryTests'; this is the file's place in it.
+    /// The resolution itself is XDGBaseDirectoryTests'; this is the file's place in it, which the
+    /// executable chooses (the library takes the path it is given).
     @Test func defaultPathIsInTheDataDirectory() {
         #expect(
-            FilePasskeyStore.defaultPath(environment: ["XDG_DATA_HOME": "/data"])
+            StoreOptions.defaultPath(environment: ["XDG_DATA_HOME": "/data"])
                 == "/data/hybrid-authenticator/passkeys.json")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAuthenticator
+import HybridCommandLine
 import TestChildProcess
 import Testing
 
@@ -29,7 +30,7 @@ struct InputLimitTests {
     @Test func theQRLineIsTheFirstNonBlankOneAndNothingAfterItIsConsumed() throws {
         let fd = try Self.pipe(holding: "\n  \r\n\t\n  FIDO:/123456 \r\nnext line\n")
         defer { close(fd) }
-        #expect(try QRCodeInput.firstNonEmptyLine(of: fd, limit: 100) == "FIDO:/123456")
+        #expect(try QRTextInput.firstNonEmptyLine(of: fd, limit: 100) == "FIDO:/123456")
         #expect(try readBoundedLine(fd, limit: 100) == Array("next line".utf8))
         #expect(try readBoundedLine(fd, limit: 100) == nil)
     }
@@ -37,21 +38,21 @@ struct InputLimitTests {
     @Test func endOfInputWithoutALineIsTyped() throws {
         let fd = try Self.pipe(holding: "\n \n")
         defer { close(fd) }
-        #expect(throws: QRCodeInputError.noInput) { try QRCodeInput.firstNonEmptyLine(of: fd, limit: 100) }
+        #expect(throws: QRTextInputError.noInput) { try QRTextInput.firstNonEmptyLine(of: fd, limit: 100) }
     }
 
     /// The cap counts every byte read, blank lines included; a line of exactly the cap still fits.
     @Test func theCapCountsEveryByte() throws {
         let fits = try Self.pipe(holding: String(repeating: "7", count: 64) + "\n")
         defer { close(fits) }
-        #expect(try QRCodeInput.firstNonEmptyLine(of: fits, limit: 64) == String(repeating: "7", count: 64))
+        #expect(try QRTextInput.firstNonEmptyLine(of: fits, limit: 64) == String(repeating: "7", count: 64))
         let long = try Self.pipe(holding: String(repeating: "7", count: 65) + "\n")
         defer { close(long) }
-        #expect(throws: QRCodeInputError.tooLong(limit: 64)) { try QRCodeInput.firstNonEmptyLine(of: long, limit: 64) }
+        #expect(throws: QRTextInputError.tooLong(limit: 64)) { try QRTextInput.firstNonEmptyLine(of: long, limit: 64) }
         let blanks = try Self.pipe(holding: String(repeating: " \n", count: 40) + "FIDO:/1\n")
         defer { close(blanks) }
-        #expect(throws: QRCodeInputError.tooLong(limit: 64)) {
-            try QRCodeInput.firstNonEmptyLine(of: blanks, limit: 64)
+        #expect(throws: QRTextInputError.tooLong(limit: 64)) {
+            try QRTextInput.firstNonEmptyLine(of: blanks, limit: 64)
         }
     }
 
@@ -59,8 +60,8 @@ struct InputLimitTests {
         let zero = open("/dev/zero", O_RDONLY)
         try #require(zero >= 0)
         defer { close(zero) }
-        #expect(throws: QRCodeInputError.tooLong(limit: QRCodeInput.maximumInputBytes)) {
-            try QRCodeInput.firstNonEmptyLine(of: zero, limit: QRCodeInput.maximumInputBytes)
+        #expect(throws: QRTextInputError.tooLong(limit: QRTextInput.maximumInputBytes)) {
+            try QRTextInput.firstNonEmptyLine(of: zero, limit: QRTextInput.maximumInputBytes)
         }
         #expect(throws: LineReadError.tooLong(limit: DeviceTerminal.maximumLineLength)) {
             try readBoundedLine(zero, limit: DeviceTerminal.maximumLineLength)
@@ -97,7 +98,7 @@ struct InputLimitTests {
         let text = String(decoding: await ChildProcess.readToEnd(output.fileHandleForReading), as: UTF8.self)
         #expect(await ChildProcess.exitStatus(of: process) == 1)
         #expect(
-            text.contains("\"event\":\"error\"") && text.contains("first \(QRCodeInput.maximumInputBytes) bytes"),
+            text.contains("\"event\":\"error\"") && text.contains("first \(QRTextInput.maximumInputBytes) bytes"),
             "\(text)")
     }
 

@@ -35,8 +35,8 @@ import Testing
     }
 
     /// INIT on the broadcast channel; the CID in the answer (bytes 8–11 of its payload).
-    static func allocate(_ machine: inout CTAPHIDStateMachine) throws -> UInt32 {
-        let actions = machine.reportReceived(broadcastInit, at: .zero)
+    static func allocate(_ machine: inout CTAPHIDStateMachine, requestInFlight: UInt32? = nil) throws -> UInt32 {
+        let actions = machine.reportReceived(broadcastInit, requestInFlight: requestInFlight, at: .zero)
         guard case .send(let answer)? = actions.first, answer.payload.count == 17 else { throw Failure() }
         let p = answer.payload
         return UInt32(p[8]) << 24 | UInt32(p[9]) << 16 | UInt32(p[10]) << 8 | UInt32(p[11])
@@ -110,16 +110,18 @@ import Testing
         let other = try Self.allocate(&machine)
         #expect(
             machine.reportReceived(Self.report(owner, 0x90, [0x04]), at: .zero) == [
-                .startRequest(id: 1, channel: owner, payload: [0x04])
+                .startRequest(channel: owner, payload: [0x04])
             ])
         // §11.2.9.1.5: CANCEL on a non-active CID SHALL be ignored: nothing cancelled, nothing written.
-        #expect(machine.reportReceived(Self.report(other, 0x91, []), at: .milliseconds(10)).isEmpty)
-        #expect(machine.pendingRequest?.channel == owner)
-        #expect(Self.written(machine.tick(at: .milliseconds(100))) == [Self.report(owner, 0xBB, [0x01])])
         #expect(
-            Self.written(machine.responseReady(id: 1, payload: [0x00], at: .milliseconds(150))) == [
-                Self.report(owner, 0x90, [0x00])
-            ])
+            machine.reportReceived(Self.report(other, 0x91, []), requestInFlight: owner, at: .milliseconds(10))
+                .isEmpty)
+        // The owner's own CANCEL still reaches the request (its KEEPALIVEs and answer are the
+        // core's: SecurityKeyStateMachineTests.aCancelFromAnotherChannelLeavesTheRequestAlone).
+        #expect(
+            Self.written(
+                machine.reportReceived(Self.report(owner, 0x91, []), requestInFlight: owner, at: .milliseconds(20)))
+                == [Self.report(owner, 0x90, [0x2D])])
     }
 
     @Test func initOnTheBroadcastChannelFromAnotherPartyLeavesTransactionsAlone() throws {
@@ -128,10 +130,9 @@ import Testing
         // A request in progress: INIT on the broadcast channel allocates, and cancels nothing (§11.2.5.3
         // aborts only for an INIT on the transaction's own channel).
         _ = machine.reportReceived(Self.report(owner, 0x90, [0x04]), at: .zero)
-        let during = machine.reportReceived(Self.broadcastInit, at: .milliseconds(5))
+        let during = machine.reportReceived(Self.broadcastInit, requestInFlight: owner, at: .milliseconds(5))
         #expect(during.count == 1)
-        #expect(machine.pendingRequest?.channel == owner)
-        #expect(machine.responseReady(id: 1, payload: [0x00], at: .milliseconds(6)).count == 1)
+        #expect(!during.contains(.cancelRequest(reason: .channelResynchronized)))
         // A message half received: INIT on the broadcast channel in between, then the rest arrives.
         let ping = (0..<70).map { UInt8($0) }
         #expect(
@@ -196,10 +197,10 @@ import Testing
         let other = try Self.allocate(&machine)
         _ = machine.reportReceived(Self.report(owner, 0x90, [0x04]), at: .zero)
         #expect(
-            Self.written(machine.reportReceived(Self.report(other, 0x84, [10]), at: .milliseconds(1))) == [
-                Self.report(other, 0xBF, [0x06])
-            ])
-        #expect(machine.pendingRequest?.channel == owner)
+            Self.written(
+                machine.reportReceived(Self.report(other, 0x84, [10]), requestInFlight: owner, at: .milliseconds(1)))
+                == [Self.report(other, 0xBF, [0x06])])
+        #expect(machine.nextDeadline == nil)  // no lock was taken
     }
 
     @Test func beyondTheMaximumTheLeastRecentlyUsedIdleChannelIsForgotten() throws {
@@ -210,14 +211,15 @@ import Testing
         let idle = try Self.allocate(&machine)
         let recent = try Self.allocate(&machine)
         _ = machine.reportReceived(Self.report(busy, 0x90, [0x04]), at: .zero)
-        let fourth = try Self.allocate(&machine)
+        let fourth = try Self.allocate(&machine, requestInFlight: busy)
         // `busy` owns a request, so `idle` (used before `recent`) is the one forgotten.
         #expect(
-            Self.written(machine.reportReceived(Self.report(idle, 0x91, []), at: .zero)) == [
+            Self.written(machine.reportReceived(Self.report(idle, 0x91, []), requestInFlight: busy, at: .zero)) == [
                 Self.report(idle, 0xBF, [0x0B])
             ])
-        #expect(machine.reportReceived(Self.report(recent, 0x91, []), at: .zero).isEmpty)
-        #expect(machine.reportReceived(Self.report(fourth, 0x91, []), at: .zero).isEmpty)
-        #expect(machine.pendingRequest?.channel == busy)
+        #expect(machine.reportReceived(Self.report(recent, 0x91, []), requestInFlight: busy, at: .zero).isEmpty)
+        #expect(machine.reportReceived(Self.report(fourth, 0x91, []), requestInFlight: busy, at: .zero).isEmpty)
+        // `busy` was kept: its CANCEL still reaches its request.
+        #expect(machine.reportReceived(Self.report(busy, 0x91, []), requestInFlight: busy, at: .zero).count == 2)
     }
 }

@@ -3,6 +3,8 @@ import HybridCore
 import HybridSecurityKey
 import Testing
 
+@testable import hybrid_security_key
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -51,10 +53,11 @@ import Testing
                 "\(String(repeating: "01", count: 32)) aabb ccdd\n"))
     }
 
-    /// The resolution itself is XDGBaseDirectoryTests'; this is the file's place in it.
+    /// The resolution itself is XDGBaseDirectoryTests'; this is the file's place in it, which the
+    /// executable chooses (the library takes the path it is given).
     @Test func defaultPathIsInTheStateDirectory() {
         #expect(
-            KnownCredentialsFile.defaultPath(environment: ["XDG_STATE_HOME": "/s"])
+            HybridSecurityKeyCommand.defaultKnownCredentialsPath(environment: ["XDG_STATE_HOME": "/s"])
                 == "/s/hybrid-security-key/known-credentials")
     }
 

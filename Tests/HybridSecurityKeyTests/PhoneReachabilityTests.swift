@@ -36,13 +36,13 @@ import Testing
         await harness.send(.cbor, SecurityKeyBridgeTests.getAssertion(rp: "github.com"), on: channel)
         #expect(await events.next() == .forwarding(command: .getAssertion, rpID: "github.com"))
         #expect(await events.next() == .ceremony(.qr(url: "FIDO:/0")))
-        await harness.bridge.phoneReachabilityChanged(.unreachable(Self.gone))
+        await harness.bridge.phoneReachabilityChanged(unreachableBecause: Self.gone)
         #expect(
             try await harness.nextMessage()
                 == CTAPHIDMessage(channel: channel, command: .cbor, payload: [CTAPStatusCode.other.rawValue]))
         var cancellations = harness.phone.cancellations.makeAsyncIterator()
         #expect(await cancellations.next() != nil)  // the phone ceremony's task was cancelled
-        #expect(await events.next() == .phoneReachability(.unreachable(Self.gone)))
+        #expect(await events.next() == .phoneReachability(unreachableBecause: Self.gone))
         guard case .failed(.getAssertion, .other, let message)? = await events.next() else {
             Issue.record("no failed event for the waiting request")
             return
@@ -54,8 +54,8 @@ import Testing
         let harness = BridgeHarness([.reply(SecurityKeyBridgeTests.phoneReply)])
         let channel = try await harness.allocate()
         var events = harness.events.makeAsyncIterator()
-        await harness.bridge.phoneReachabilityChanged(.unreachable(Self.gone))
-        #expect(await events.next() == .phoneReachability(.unreachable(Self.gone)))
+        await harness.bridge.phoneReachabilityChanged(unreachableBecause: Self.gone)
+        #expect(await events.next() == .phoneReachability(unreachableBecause: Self.gone))
         await harness.send(.cbor, SecurityKeyBridgeTests.makeCredential(), on: channel)
         #expect(
             try await harness.nextMessage()
@@ -73,7 +73,7 @@ import Testing
         #expect(try await harness.nextMessage().payload.first == CTAPStatusCode.ok.rawValue)
 
         // The adapter is back: the next request goes to the phone, without a restart.
-        await harness.bridge.phoneReachabilityChanged(.reachable)
+        await harness.bridge.phoneReachabilityChanged(unreachableBecause: nil)
         await harness.send(.cbor, SecurityKeyBridgeTests.makeCredential(), on: channel)
         #expect(try await harness.nextMessage().payload == SecurityKeyBridgeTests.phoneReply)
         #expect(harness.phone.requests.count == 1)
@@ -83,7 +83,7 @@ import Testing
         let harness = BridgeHarness([.waitForCancel])
         let channel = try await harness.allocate()
         var events = harness.events.makeAsyncIterator()
-        await harness.bridge.phoneReachabilityChanged(.reachable)
+        await harness.bridge.phoneReachabilityChanged(unreachableBecause: nil)
         await harness.send(.cbor, SecurityKeyBridgeTests.getAssertion(), on: channel)
         // The first event is the request's, not a reachability change.
         guard case .forwarding? = await events.next() else {

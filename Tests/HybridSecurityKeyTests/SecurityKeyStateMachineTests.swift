@@ -54,6 +54,8 @@ import Testing
     }
 
     static let getAssertion = SecurityKeyBridgeTests.getAssertion()
+    /// The core's default linger: Chromium's three minutes after the shutdown (protocol.md §7.5).
+    static let linger = Duration.seconds(180)
     static let reply = SecurityKeyBridgeTests.phoneReply
 
     @Test func oneRequestAtThePhoneHasKeepalivesUntilItsAnswer() throws {
@@ -70,12 +72,13 @@ import Testing
         machine.phoneNeedsUser(id: id)
         #expect(machine.nextDeadline == .milliseconds(200))
         #expect(machine.tick(at: .milliseconds(200)) == [Self.keepalive(2, on: channel)])
-        // The answer goes out at once; no deadline is left, the ceremony lingers.
+        // The answer goes out at once; no KEEPALIVE is left, the ceremony lingers until its end.
         let answered = machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(250))
         #expect(answered.last == Self.answer(Self.reply, on: channel))
         #expect(answered.contains(.event(.done(command: .getAssertion, status: .ok))))
-        #expect(machine.nextDeadline == nil && machine.requestInFlight == nil)
+        #expect(machine.nextDeadline == .milliseconds(250) + Self.linger && machine.requestInFlight == nil)
         #expect(machine.lingeringCeremony == id)
+        #expect(machine.tick(at: .seconds(5)).isEmpty)  // the KEEPALIVEs have stopped
         // A late outcome of the same ceremony changes nothing.
         #expect(machine.phoneReplied(id: id, reply: [0x00], at: .milliseconds(260)).isEmpty)
         #expect(
@@ -83,6 +86,45 @@ import Testing
                 id: id, error: HybridClientError.timedOut(stage: .waitingForDevice, after: .seconds(120)),
                 at: .milliseconds(260)
             ).isEmpty)
+    }
+
+    /// CANCEL on the request's channel answers CTAP2_ERR_KEEPALIVE_CANCEL at once and stops the
+    /// ceremony; the phone's late answer is dropped.
+    @Test func aCancelAnswersAtOnceAndDropsThePhonesLateAnswer() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        let cancel = machine.reportReceived(Reports.initReport(channel, 0x11, length: 0, []), at: .milliseconds(30))
+        #expect(
+            cancel == [.cancelCeremony(id: id), .event(.cancelled(.cancelCommand)), Self.answer([0x2D], on: channel)])
+        #expect(machine.requestInFlight == nil && machine.nextDeadline == nil)
+        #expect(machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(40)).isEmpty)
+    }
+
+    /// CANCEL from another channel is ignored (CTAP 2.2 §11.2.9.1.5): the request's KEEPALIVEs and
+    /// its answer still go to its own channel.
+    @Test func aCancelFromAnotherChannelLeavesTheRequestAlone() throws {
+        var (machine, owner) = try Self.machine()
+        let other = try Self.allocate(&machine)
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: owner, into: &machine, at: .zero)))
+        #expect(machine.reportReceived(Reports.initReport(other, 0x11, length: 0, []), at: .milliseconds(10)).isEmpty)
+        #expect(machine.requestInFlight?.channel == owner)
+        #expect(machine.tick(at: .milliseconds(100)) == [Self.keepalive(1, on: owner)])
+        #expect(
+            machine.phoneReplied(id: id, reply: Self.reply, at: .milliseconds(150)).last
+                == Self.answer(Self.reply, on: owner))
+    }
+
+    /// The host closing the device ends the request in flight and its ceremony; nothing is answered.
+    @Test func closingTheDeviceEndsTheRequestInFlight() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        #expect(
+            machine.deviceClosed(at: .milliseconds(10)) == [.cancelCeremony(id: id), .event(.cancelled(.deviceClosed))])
+        #expect(machine.requestInFlight == nil && machine.nextDeadline == nil)
+        #expect(machine.tick(at: .seconds(1)).isEmpty)
     }
 
     @Test func aSecondChannelIsBusyWhileARequestIsInFlight() throws {
@@ -140,6 +182,37 @@ import Testing
         #expect(machine.shutdown() == [.cancelCeremony(id: second.id)])
     }
 
+    /// The linger's end is the core's own deadline: three minutes after the answer it asks for
+    /// the tunnel's close, and that close reads as the linger's expiry, not as a cancellation.
+    @Test func theLingerEndsAtTheCoresDeadline() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        _ = machine.phoneReplied(id: id, reply: Self.reply, at: .seconds(1))
+        #expect(machine.nextDeadline == .seconds(1) + Self.linger)
+        #expect(machine.tick(at: .seconds(180)).isEmpty)
+        #expect(machine.lingeringCeremony == id)
+        #expect(machine.tick(at: .seconds(181)) == [.endLinger(id: id)])
+        #expect(machine.lingeringCeremony == nil && machine.nextDeadline == nil)
+        let closed = machine.phoneTunnelClosed(
+            id: id, end: HybridSessionEnd(reason: .cancelled, lateUpdates: 1), at: .seconds(181))
+        #expect(closed == [.event(.tunnelClosed(HybridSessionEnd(reason: .lingerExpired, lateUpdates: 1)))])
+        // Nothing is left to end on exit.
+        #expect(machine.shutdown().isEmpty)
+    }
+
+    /// A phone that closes before the deadline ends the linger and its deadline.
+    @Test func aPhoneCloseBeforeTheDeadlineEndsTheLinger() throws {
+        var (machine, channel) = try Self.machine()
+        let (id, _) = try #require(
+            Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        _ = machine.phoneReplied(id: id, reply: Self.reply, at: .seconds(1))
+        let end = HybridSessionEnd(reason: .phoneClosed)
+        #expect(machine.phoneTunnelClosed(id: id, end: end, at: .seconds(2)) == [.event(.tunnelClosed(end))])
+        #expect(machine.nextDeadline == nil && machine.lingeringCeremony == nil)
+        #expect(machine.tick(at: .seconds(181)).isEmpty)
+    }
+
     @Test func aRepeatIsAnsweredFromTheCacheWithoutTheLinger() throws {
         var (machine, channel) = try Self.machine()
         let first = try #require(Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
@@ -191,23 +264,35 @@ import Testing
 /// The actor over the core sleeps until the core's next deadline on its injected clock, and
 /// nothing else times the request: the manual clock moves only when the test moves it.
 @Suite(.timeLimit(.minutes(1))) struct SecurityKeyBridgeDeadlineTests {
-    @Test func keepalivesAndTheHoldRunOnTheCoresDeadlines() async throws {
-        let manual = TestManualClock.ManualClock()
-        let clock = SecurityKeyClock(
+    /// The bridge's clock on a manual clock: it sleeps until the test advances past the deadline.
+    static func clock(on manual: TestManualClock.ManualClock) -> SecurityKeyClock {
+        SecurityKeyClock(
             now: { manual.now.offset },
             sleep: { deadline in
                 let now = manual.now
                 try await manual.sleep(until: now.advanced(by: deadline - now.offset), tolerance: nil)
             })
+    }
+
+    /// INIT on the broadcast channel; the channel in the answer's report (bytes 15–18).
+    static func allocate(
+        on bridge: SecurityKeyBridge, reading reports: inout AsyncStream<[UInt8]>.Iterator
+    ) async -> UInt32 {
+        await bridge.reportReceived(
+            CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
+        let initAnswer = await reports.next() ?? []
+        return initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
+    @Test func keepalivesAndTheHoldRunOnTheCoresDeadlines() async throws {
+        let manual = TestManualClock.ManualClock()
+        let clock = Self.clock(on: manual)
         let (reports, output) = AsyncStream<[UInt8]>.makeStream()
         let bridge = SecurityKeyBridge(driver: ScriptedPhone([]), clock: clock, output: { output.yield($0) })
         var received = reports.makeAsyncIterator()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await bridge.runTimers() }
-            await bridge.reportReceived(
-                CTAPHIDStateMachineTests.initReport(0xFFFF_FFFF, 0x06, length: 8, CTAPHIDStateMachineTests.nonce))
-            let initAnswer = await received.next() ?? []
-            let channel = initAnswer[15...18].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let channel = await Self.allocate(on: bridge, reading: &received)
             // authenticatorSelection (0x0B): held.
             await bridge.reportReceived(CTAPHIDStateMachineTests.initReport(channel, 0x10, length: 1, [0x0B]))
             #expect(await bridge.nextDeadline == .milliseconds(100))
@@ -223,6 +308,46 @@ import Testing
             #expect(await bridge.nextDeadline == nil)
             await bridge.shutdown()
             group.cancelAll()
+        }
+    }
+
+    /// A phone that keeps its tunnel open after the answer: the actor sleeps until the core's
+    /// linger deadline, three minutes on the manual clock, then closes the tunnel (cancels the
+    /// phone task), which is reported as the linger's expiry.
+    @Test func theLingerEndsAtTheCoresDeadline() async throws {
+        let manual = TestManualClock.ManualClock()
+        let clock = Self.clock(on: manual)
+        let tunnel = LingeringTunnel()
+        let (reports, output) = AsyncStream<[UInt8]>.makeStream()
+        let (events, eventSink) = AsyncStream<SecurityKeyEvent>.makeStream()
+        let bridge = SecurityKeyBridge(
+            driver: ScriptedPhone([.replyThenLinger(SecurityKeyBridgeTests.phoneReply, tunnel)]), clock: clock,
+            output: { output.yield($0) }, events: { eventSink.yield($0) })
+        var received = reports.makeAsyncIterator()
+        var started = tunnel.started.makeAsyncIterator()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await bridge.runTimers() }
+            defer { group.cancelAll() }
+            let channel = await Self.allocate(on: bridge, reading: &received)
+            let request = CTAPHIDMessage(
+                channel: channel, command: .cbor, payload: SecurityKeyBridgeTests.getAssertion())
+            for report in request.reports { await bridge.reportReceived(report) }
+            #expect(await started.next() != nil)  // answered; the tunnel lingers
+            let deadline = await bridge.nextDeadline
+            #expect(deadline == SecurityKeyStateMachineTests.linger)
+            guard deadline != nil else {
+                await bridge.shutdown()
+                return
+            }
+            await manual.sleeperArrived()
+            manual.advance(by: SecurityKeyStateMachineTests.linger)
+            for await event in events {
+                guard case .tunnelClosed(let end) = event else { continue }
+                #expect(end.reason == .lingerExpired)
+                break
+            }
+            #expect(await bridge.nextDeadline == nil)
+            await bridge.shutdown()
         }
     }
 }

@@ -21,10 +21,10 @@ enum CTAPHIDTargets {
     ///
     /// Oracles, after every step: each report the key sends parses and reassembles to the message
     /// it came from; a whole CBOR message sent on an idle allocated channel is handed to the phone
-    /// byte for byte; request ids are fresh and at most one request is pending; a CANCEL or a
-    /// device close cancels exactly the pending request; an INIT answer echoes the nonce; after
-    /// `tick(at: now)` nothing is overdue (no deadline at or before `now`), and a response to the
-    /// pending request answers it on its channel.
+    /// byte for byte; at most one request starts, and only with none in flight; only a request in
+    /// flight is cancelled; an INIT answer echoes the nonce; after `tick(at: now)` nothing is
+    /// overdue (no deadline at or before `now`). (The request in flight, its KEEPALIVEs and its
+    /// answer are the key's core's, `SecurityKeyStateMachine`, which the model plays here.)
     static func stateMachine(_ input: [UInt8]) {
         var model = CTAPHIDModel()
         var script = CTAPHIDScript(input)
@@ -113,64 +113,49 @@ struct CTAPHIDScript {
 }
 
 /// The state machine with its clock, and what the host has seen: the oracle of ``CTAPHIDTargets/stateMachine(_:)``.
+/// The model plays the key's core, which owns the request in flight: it records the channel of
+/// the request the machine started and passes it with every report, as `SecurityKeyStateMachine` does.
 struct CTAPHIDModel {
     private var machine = CTAPHIDStateMachine()
     private var now = Duration.zero
-    private var lastRequestID: UInt64 = 0
+    /// The channel of the request in flight (started, neither answered nor cancelled).
+    private var inFlight: UInt32?
     /// Channels the key handed out with INIT answers.
     private(set) var channels: [UInt32] = []
 
     mutating func apply(_ step: CTAPHIDStep) {
         switch step {
         case .report(let report):
-            handle(machine.reportReceived(report, at: now), after: nil)
+            handle(machine.reportReceived(report, requestInFlight: inFlight, at: now), after: nil)
         case .message(let message):
-            let before = machine.pendingRequest
+            let before = inFlight
             var actions: [CTAPHIDStateMachine.Action] = []
-            for report in message.reports { actions += machine.reportReceived(report, at: now) }
+            for report in message.reports {
+                actions += machine.reportReceived(report, requestInFlight: inFlight, at: now)
+            }
             handle(actions, after: message)
             if message.command == .cbor, !message.payload.isEmpty, before == nil, channels.contains(message.channel),
                 !actions.contains(where: { if case .reject = $0 { true } else { false } })
             {
-                // A whole CBOR message on an allocated channel with nothing pending reaches the phone intact.
+                // A whole CBOR message on an allocated channel with nothing in flight reaches the phone intact.
                 check(
-                    actions.contains(
-                        .startRequest(id: lastRequestID, channel: message.channel, payload: message.payload)),
+                    actions.contains(.startRequest(channel: message.channel, payload: message.payload)),
                     "CBOR message handed to the phone byte for byte")
             }
         case .advance(let step):
             now += step
             handle(machine.tick(at: now), after: nil)
             if let deadline = machine.nextDeadline { check(deadline > now, "a deadline is overdue after tick") }
-        case .answer(let stale, let payload):
-            guard let pending = machine.pendingRequest else {
-                check(
-                    machine.responseReady(id: lastRequestID, payload: payload, at: now).isEmpty,
-                    "answer with nothing pending")
-                return
-            }
-            let id = stale ? pending.id &- 1 : pending.id
-            let actions = machine.responseReady(id: id, payload: payload, at: now)
-            if stale {
-                check(actions.isEmpty && machine.pendingRequest?.id == pending.id, "a stale answer is dropped")
-            } else {
-                let answer = CTAPHIDMessage(channel: pending.channel, command: .cbor, payload: payload)
-                check(
-                    actions == [.send(answer)] && machine.pendingRequest == nil,
-                    "the answer goes to the request's channel")
-                handle(actions, after: nil)
-            }
+        case .answer(let stale, _):
+            // The core answers its request in flight (a stale answer is dropped); the channel is
+            // then free again.
+            if !stale { inFlight = nil }
         case .userPresenceNeeded:
-            if let pending = machine.pendingRequest {
-                machine.keepaliveStatusChanged(id: pending.id, to: .userPresenceNeeded)
-            }
+            break  // the KEEPALIVE's status is the core's
         case .deviceClosed:
-            let pending = machine.pendingRequest
-            let actions = machine.deviceClosed()
-            check(
-                actions == (pending.map { [.cancelRequest(id: $0.id, reason: .deviceClosed)] } ?? []),
-                "close cancels what is pending")
-            check(machine.pendingRequest == nil && machine.nextDeadline == nil, "nothing left after close")
+            machine.deviceClosed()
+            inFlight = nil
+            check(machine.nextDeadline == nil, "nothing left after close")
         }
     }
 
@@ -191,18 +176,15 @@ struct CTAPHIDModel {
                 }
             case .reject(let rejection):
                 check(Reassembly.message(from: rejection.message.reports) == rejection.message, "an error reassembles")
-            case .startRequest(let id, let channel, let payload):
+            case .startRequest(let channel, let payload):
                 started += 1
                 check(
-                    id > lastRequestID && !payload.isEmpty && channels.contains(channel),
-                    "a fresh request on a known channel")
-                check(
-                    machine.pendingRequest.map { $0.id == id && $0.channel == channel } ?? false,
-                    "the started request is pending")
-                lastRequestID = id
-            case .cancelRequest(let id, _):
-                check(
-                    id <= lastRequestID && machine.pendingRequest?.id != id, "a cancelled request is no longer pending")
+                    inFlight == nil && !payload.isEmpty && channels.contains(channel),
+                    "a request on a known channel, with none in flight")
+                inFlight = channel
+            case .cancelRequest:
+                check(inFlight != nil, "only a request in flight is cancelled")
+                inFlight = nil
             case .wink, .ignore:
                 break
             }

@@ -3,8 +3,8 @@ import Foundation
 import HybridCore
 import HybridLocalFiles
 
-/// A passkey store in one JSON file (format: `StoreFileDocument`), by default
-/// `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`.
+/// A passkey store in one JSON file (format: `StoreFileDocument`), at the path its user chooses
+/// (`hybrid-authenticator` chooses `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`).
 ///
 /// - The file is mode 0600 and its directory, when created here, 0700.
 /// - Every change is a read-modify-write under the store's lock (`StoreLock`): it re-reads and
@@ -50,7 +50,7 @@ public actor FilePasskeyStore: PasskeyStore {
 
     /// Opens the store at `path`, or prepares a new one there (written on the first change).
     /// - Parameters:
-    ///   - path: the store file (``defaultPath(environment:)`` for the usual place).
+    ///   - path: the store file.
     ///   - protection: how the keys are protected: a passphrase, or plaintext for tests.
     ///   - newStoreParameters: scrypt cost for a store created now; an existing file keeps its own.
     ///   - random: salts, nonces and temporary file names.
@@ -168,13 +168,6 @@ public actor FilePasskeyStore: PasskeyStore {
     package var scryptParameters: ScryptParameters? { state.encryption?.parameters }
 
     // MARK: Without unlocking
-
-    /// The default location: `$XDG_DATA_HOME/hybrid-authenticator/passkeys.json`, where an
-    /// unset, empty or relative `XDG_DATA_HOME` means `~/.local/share`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        XDGBaseDirectory.data.path(environment: environment, homeDirectory: NSHomeDirectory)
-            + "/hybrid-authenticator/passkeys.json"
-    }
 
     /// How the store at `path` protects its keys, or `nil` when there is no file.
     package static func storedProtection(atPath path: String) throws(PasskeyStoreError) -> StoredProtection? {

@@ -24,9 +24,10 @@ public struct SimulatedAir: Sendable, Hashable {
     /// The rendezvous directory (created with mode 0700 on first use; must be this user's, 0700).
     public var directory: String
 
-    /// - Parameter directory: where scanners register; by default ``defaultDirectory(environment:)``.
-    public init(directory: String? = nil) {
-        self.directory = directory ?? Self.defaultDirectory()
+    /// - Parameter directory: where scanners register; ``defaultDirectory(environment:)`` is where
+    ///   the command-line tools meet.
+    public init(directory: String) {
+        self.directory = directory
     }
 
     /// `$HYBRID_SIMULATED_AIR_DIR` if set, else `$XDG_RUNTIME_DIR/hybrid-simulated-air`, else

@@ -7,8 +7,8 @@ import Logging
 public struct SimulatedAirAdvertiser: BLEAdvertiser {
     private let runner: AdvertisingRunner
 
-    /// An advertiser into `air` (a fresh, private air by default).
-    public init(air: SimulatedAir = SimulatedAir(), logger: Logger) {
+    /// An advertiser into `air`.
+    public init(air: SimulatedAir, logger: Logger) {
         let registry = SimulatedAirRegistry(directory: air.directory)
         let address = BLEAddress(littleEndian: (0..<6).map { _ in UInt8.random(in: 0...255) })
         runner = AdvertisingRunner(threadName: "simulated-air-advertiser") { advert, activity in

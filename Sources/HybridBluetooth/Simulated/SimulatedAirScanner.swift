@@ -6,8 +6,8 @@ public struct SimulatedAirScanner: BLEScanner {
     private let logger: Logger
     private let runner = ScanRunner(threadName: "simulated-air-scanner")
 
-    /// A scanner of `air` (a fresh, private air by default).
-    public init(air: SimulatedAir = SimulatedAir(), logger: Logger) {
+    /// A scanner of `air`.
+    public init(air: SimulatedAir, logger: Logger) {
         self.air = air
         self.logger = logger
     }

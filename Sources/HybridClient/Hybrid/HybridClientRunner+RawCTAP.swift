@@ -43,8 +43,8 @@ extension HybridClientRunner {
             events: events, onReply: onReply)
     }
 
-    /// `request` carried unchanged on the CTAP layer.
-    private func forward(
+    /// `request` carried unchanged on the CTAP layer, with `setup`'s linger.
+    package func forward(
         ctapRequest request: [UInt8], setup: HybridSessionSetup,
         events: @escaping @Sendable (HybridClientEvent) -> Void, onReply: @escaping @Sendable ([UInt8]) async -> Void
     ) async throws -> HybridSessionEnd {

@@ -9,9 +9,9 @@ import HybridLocalFiles
     import Musl
 #endif
 
-/// Where ``KnownCredentials`` lives between runs: `$XDG_STATE_HOME/hybrid-security-key/known-credentials`
-/// (`~/.local/state/…` when XDG_STATE_HOME is unset, empty or relative), mode 0600 in a 0700
-/// directory. The only I/O around the sans-IO policy: load once at start, save after each change.
+/// Where ``KnownCredentials`` lives between runs, at the path its user chooses
+/// (`hybrid-security-key` chooses `$XDG_STATE_HOME/hybrid-security-key/known-credentials`), mode
+/// 0600 in a 0700 directory. The only I/O around the sans-IO policy: load once at start, save after each change.
 /// The file holds credential IDs and RP ID hashes, nothing that signs or decrypts, but they say
 /// which sites the user signs in to, so they are kept private like everything else.
 package struct KnownCredentialsFile: Sendable {
@@ -23,13 +23,6 @@ package struct KnownCredentialsFile: Sendable {
 
     /// The file at `path` (nothing is read or created yet).
     package init(path: String) { self.path = path }
-
-    /// `$XDG_STATE_HOME/hybrid-security-key/known-credentials`, where an unset, empty or relative
-    /// XDG_STATE_HOME means `~/.local/state`.
-    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        XDGBaseDirectory.state.path(environment: environment, homeDirectory: NSHomeDirectory)
-            + "/hybrid-security-key/known-credentials"
-    }
 
     /// The stored IDs; empty when there is no file yet. Only this user's regular file, not a
     /// symbolic link and not writable by group or others, is read (``PrivateFile/openForReading(_:)``):

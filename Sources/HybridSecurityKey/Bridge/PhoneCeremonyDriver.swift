@@ -7,7 +7,9 @@ import HybridCore
 /// (protocol.md §7.5). ``HybridPhoneDriver`` is the real one; tests script a phone.
 public protocol PhoneCeremonyDriver: Sendable {
     /// Calls `onReply` once with the phone's reply (status byte + CBOR), then returns when the
-    /// tunnel has closed after its linger, with how it ended.
+    /// tunnel has closed after its linger, with how it ended. The bridge ends the linger by
+    /// cancelling the task (its own deadline, the next ceremony, exit), so a driver need not
+    /// time it.
     ///
     /// - Throws: Before the reply only (`onReply` is then not called): `CancellationError` when
     ///   the task is cancelled, any other error for a failed ceremony. Cancelled after the reply,
@@ -20,9 +22,14 @@ public protocol PhoneCeremonyDriver: Sendable {
     ) async throws -> HybridSessionEnd
 }
 
-/// The phone over hybrid: QR code, Bluetooth, tunnel, through `HybridClientRunner`; the linger
-/// is the runner's (`HybridClientOptions/linger`).
+/// The phone over hybrid: QR code, Bluetooth, tunnel, through `HybridClientRunner`. The tunnel
+/// lingers until the bridge ends it (the bridge's `linger`); the runner's `HybridClientOptions/linger`
+/// is not used.
 public struct HybridPhoneDriver: PhoneCeremonyDriver {
+    /// The longest linger on the runner's side, a backstop only: the bridge ends every linger at
+    /// its own deadline, at most the hour `hybrid-security-key --linger` allows.
+    package static let lingerBackstop = Duration.seconds(24 * 3600)
+
     /// The runner that shows the QR code and runs each hybrid ceremony.
     public let runner: HybridClientRunner
 
@@ -37,7 +44,9 @@ public struct HybridPhoneDriver: PhoneCeremonyDriver {
         events: @escaping @Sendable (HybridClientEvent) -> Void,
         onReply: @escaping @Sendable ([UInt8]) async -> Void
     ) async throws -> HybridSessionEnd {
-        try await runner.forward(ctapRequest: request, requestType: requestType, events: events, onReply: onReply)
+        try await runner.forward(
+            ctapRequest: request, setup: HybridSessionSetup(requestType: requestType, linger: Self.lingerBackstop),
+            events: events, onReply: onReply)
     }
 }
 

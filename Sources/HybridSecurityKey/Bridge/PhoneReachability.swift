@@ -2,20 +2,20 @@ import HybridCTAP
 
 /// Whether the key can reach a phone now: what the executable's Bluetooth adapter watch last
 /// reported. The bridge consults it before it starts a phone ceremony (I/O-free: a value, changed
-/// through ``SecurityKeyBridge/phoneReachabilityChanged(_:)``).
+/// through ``SecurityKeyBridge/phoneReachabilityChanged(unreachableBecause:)``).
 ///
 /// While the adapter is gone, a request that needs the phone is refused at once with
 /// CTAP1_ERR_OTHER and the adapter's error as the message, instead of showing a QR code no phone
 /// can answer; a ceremony waiting for the phone when the adapter goes fails the same way.
-public struct PhoneReachability: Sendable, Equatable {
+package struct PhoneReachability: Sendable, Equatable {
     /// Why no phone can be reached (the adapter's error, for a person), or `nil` when one can.
-    public private(set) var unreachableBecause: String?
+    package private(set) var unreachableBecause: String?
 
     /// A phone can be reached (the adapter is there and up).
-    public static let reachable = PhoneReachability(unreachableBecause: nil)
+    package static let reachable = PhoneReachability(unreachableBecause: nil)
 
     /// No phone can be reached, for `reason` (e.g. "Bluetooth adapter hci1 is down: …").
-    public static func unreachable(_ reason: String) -> PhoneReachability {
+    package static func unreachable(_ reason: String) -> PhoneReachability {
         PhoneReachability(unreachableBecause: reason)
     }
 

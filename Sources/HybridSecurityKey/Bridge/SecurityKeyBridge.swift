@@ -10,9 +10,11 @@ import HybridCore
 /// (the key broker's, or `HybridUHID`'s uhid device) or a test feeds it.
 ///
 /// A forwarded request's answer goes to the host as soon as the phone replies; the ceremony's
-/// tunnel then lingers in the background for a late update (the driver's linger, protocol.md
-/// §7.5). At most one tunnel lingers: the next phone ceremony ends it, so a new request never
-/// waits for it and a new QR code never competes with an old tunnel.
+/// tunnel then lingers in the background for a late update (protocol.md §7.5) until the phone
+/// closes it or `linger` has passed on the clock: the linger's end is one of the core's deadlines,
+/// and the actor closes the tunnel (cancels the phone task) when the core says so. At most one
+/// tunnel lingers: the next phone ceremony ends it, so a new request never waits for it and a new
+/// QR code never competes with an old tunnel.
 public actor SecurityKeyBridge {
     private var core: SecurityKeyStateMachine
     private let knownCredentialsChanged: @Sendable (KnownCredentials) -> Void
@@ -33,18 +35,21 @@ public actor SecurityKeyBridge {
     ///   - driver: runs each phone ceremony (``HybridPhoneDriver`` in production).
     ///   - clock: the time the CTAPHID timers and the answer cache run on.
     ///   - configuration: the CTAPHID device's limits and capabilities.
+    ///   - linger: how long a ceremony's tunnel stays open after the answer for a late update
+    ///     (protocol.md §7.5); by default Chromium's three minutes.
     ///   - output: writes one 64-byte input report to the host, in order.
     ///   - events: progress for the user; called from any task.
     public init(
         driver: any PhoneCeremonyDriver,
         clock: SecurityKeyClock = .continuous(),
         configuration: CTAPHIDStateMachine.Configuration = .init(),
+        linger: Duration = HybridClientOptions.defaultLinger,
         output: @escaping @Sendable ([UInt8]) -> Void,
         events: @escaping @Sendable (SecurityKeyEvent) -> Void = { _ in }
     ) {
         self.init(
-            driver: driver, clock: clock, configuration: configuration, policy: BridgeRequestPolicy(), output: output,
-            events: events
+            driver: driver, clock: clock, configuration: configuration, policy: BridgeRequestPolicy(), linger: linger,
+            output: output, events: events
         )
     }
 
@@ -52,6 +57,7 @@ public actor SecurityKeyBridge {
     ///   - policy: the request policy with its remembered credential IDs (loaded by the caller).
     ///   - knownCredentialsChanged: called with the policy's IDs after the phone taught it a new
     ///     one, to persist them (``KnownCredentialsFile``).
+    ///   - linger: how long a ceremony's tunnel stays open after the answer for a late update.
     ///   - output: writes one 64-byte input report to the host, in order.
     ///   - events: progress for the user; called from any task.
     package init(
@@ -61,11 +67,12 @@ public actor SecurityKeyBridge {
         cache: BridgeResponseCache = .init(),
         policy: BridgeRequestPolicy,
         knownCredentialsChanged: @escaping @Sendable (KnownCredentials) -> Void = { _ in },
+        linger: Duration = HybridClientOptions.defaultLinger,
         output: @escaping @Sendable ([UInt8]) -> Void,
         events: @escaping @Sendable (SecurityKeyEvent) -> Void = { _ in }
     ) {
         self.core = SecurityKeyStateMachine(
-            transport: CTAPHIDStateMachine(configuration: configuration), policy: policy, cache: cache)
+            transport: CTAPHIDStateMachine(configuration: configuration), policy: policy, cache: cache, linger: linger)
         self.knownCredentialsChanged = knownCredentialsChanged
         self.driver = driver
         self.clock = clock
@@ -83,8 +90,8 @@ public actor SecurityKeyBridge {
         perform(core.deviceClosed(at: clock.now()))
     }
 
-    /// Sends what is due now (KEEPALIVEs, message timeouts, the end of a hold). ``runTimers()``
-    /// calls this.
+    /// Sends what is due now (KEEPALIVEs, message timeouts, the end of a hold) and closes a
+    /// tunnel whose linger is over. ``runTimers()`` calls this.
     public func tick() {
         perform(core.tick(at: clock.now()))
     }
@@ -124,14 +131,17 @@ public actor SecurityKeyBridge {
         perform(core.cancelledOnThisComputer(at: clock.now()))
     }
 
-    /// The Bluetooth adapter went away or came back (the executable's adapter watch). Going away
-    /// fails every request waiting for the phone at once (CTAP1_ERR_OTHER, the reason in the
+    /// The Bluetooth adapter went away, for `reason` (a person's text, e.g. "Bluetooth adapter
+    /// hci1 is down: …"), or came back (`nil`), as an adapter watch reports it. Going away fails
+    /// every request waiting for the phone at once (CTAP1_ERR_OTHER, the reason in the
     /// ``SecurityKeyEvent/failed(command:status:message:)`` event), and requests that need the
-    /// phone are refused at once until it is back.
-    public func phoneReachabilityChanged(_ next: PhoneReachability) {
+    /// phone are refused at once, without a QR code no phone could answer, until it is back. A
+    /// report of the unchanged state changes nothing.
+    public func phoneReachabilityChanged(unreachableBecause reason: String?) {
+        let next = reason.map(PhoneReachability.unreachable) ?? .reachable
         guard next != reachability else { return }
         reachability = next
-        events(.phoneReachability(next))
+        events(.phoneReachability(unreachableBecause: reason))
         switch next.admission {
         case .start:
             core.phoneReachable()

@@ -26,7 +26,7 @@ public enum SecurityKeyEvent: Sendable, Equatable {
     /// The tunnel of a forwarded request closed after its linger for a late update (protocol.md
     /// §7.5); the program had its answer already.
     case tunnelClosed(HybridSessionEnd)
-    /// The Bluetooth adapter went away (requests that need the phone are refused until it is
-    /// back) or came back.
-    case phoneReachability(PhoneReachability)
+    /// The Bluetooth adapter went away for `unreachableBecause` (requests that need the phone are
+    /// refused until it is back), or came back (`nil`).
+    case phoneReachability(unreachableBecause: String?)
 }

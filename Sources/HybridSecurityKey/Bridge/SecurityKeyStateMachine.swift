@@ -4,9 +4,11 @@ import HybridCore
 
 /// The virtual security key as one sans-IO core: reports from the host, the phone task's
 /// outcomes and clock readings go in, actions come out. It owns the one request in flight (a
-/// key has one user) and every deadline of the key: the CTAPHID layer's (KEEPALIVE every
-/// 100 ms, a stalled message's timeout, a LOCK's end, through ``CTAPHIDStateMachine``, its
-/// framing and channel layer) and its own (the selection hold). ``nextDeadline`` says when to
+/// key has one user: its ID, its CTAPHID channel, the KEEPALIVE every 100 ms that keeps its
+/// program waiting, its answer) and every deadline of the key: its own (KEEPALIVE, the selection
+/// hold, the linger's end) and those of ``CTAPHIDStateMachine``, its framing and channel layer
+/// (a stalled message's timeout, a LOCK's end), which is told the request's channel with each
+/// report and records no request itself. ``nextDeadline`` says when to
 /// call ``tick(at:)``; ``SecurityKeyBridge`` is the thin actor that runs the phone task and
 /// sleeps until then.
 ///
@@ -16,9 +18,9 @@ import HybridCore
 /// ``phoneFailed(id:error:at:)`` or ``phoneTunnelClosed(id:end:at:)``). Every other request is
 /// answered within the input that completes it: getInfo, probes, refusals, the cache
 /// (``BridgeResponseCache``), all decided by ``BridgeRequestPolicy``. After the phone's answer
-/// its tunnel lingers for a late update (protocol.md §7.5) until the driver's own limit; the
-/// core remembers which ceremony lingers, so that the next phone ceremony or ``shutdown()``
-/// ends it (``Action/endLinger(id:)``).
+/// its tunnel lingers for a late update (protocol.md §7.5) until the phone closes it, the linger's
+/// deadline passes, the next phone ceremony starts or ``shutdown()``: the core remembers which
+/// ceremony lingers and until when, and the last three end it (``Action/endLinger(id:)``).
 ///
 /// While the phone is unreachable (``phoneUnreachable(status:reason:at:)``, e.g. no Bluetooth
 /// adapter), a request that needs the phone is refused at once with the given CTAP status, and
@@ -48,7 +50,16 @@ package struct SecurityKeyStateMachine: Sendable {
         var phone: PhoneRequest
     }
 
-    /// The one request in flight.
+    /// The CBOR request being served, from its last report until its answer or cancellation:
+    /// the program on `channel` waits for it, kept waiting by a KEEPALIVE saying `keepalive`.
+    private struct InFlight: Sendable {
+        var id: UInt64
+        var channel: UInt32
+        var keepalive: CTAPHIDKeepaliveStatus
+        var nextKeepalive: Duration
+    }
+
+    /// What the one request in flight waits for.
     private enum State: Sendable {
         case idle
         /// Held for a selection touch until `deadline` (then CTAP2_ERR_USER_ACTION_TIMEOUT).
@@ -74,55 +85,81 @@ package struct SecurityKeyStateMachine: Sendable {
     private var transport: CTAPHIDStateMachine
     private var policy: BridgeRequestPolicy
     private var cache: BridgeResponseCache
+    private var inFlight: InFlight?
+    private var nextRequestID: UInt64 = 1
     private var state: State = .idle
-    /// The ceremony whose answer is out and whose tunnel lingers.
-    private var lingering: UInt64?
+    /// How long a ceremony's tunnel stays open after its answer for a late update.
+    private let linger: Duration
+    /// The ceremony whose answer is out and whose tunnel lingers until `until`.
+    private var lingering: (id: UInt64, until: Duration)?
+    /// The ceremony whose linger this core ended at its deadline: its close is reported as the
+    /// linger's expiry (or as closed at once for a zero linger), not as a cancellation.
+    private var expiredLinger: UInt64?
     private var reachability: PhoneReachability = .reachable
 
     /// - Parameters:
     ///   - transport: the CTAPHID layer (its configuration and channel-ID source).
     ///   - policy: what to do with each request, with its remembered credential IDs.
     ///   - cache: the phone's recent answers.
+    ///   - linger: how long a ceremony's tunnel stays open after the answer for a late update
+    ///     (protocol.md §7.5); by default Chromium's three minutes.
     package init(
         transport: CTAPHIDStateMachine = .init(), policy: BridgeRequestPolicy = .init(),
-        cache: BridgeResponseCache = .init()
+        cache: BridgeResponseCache = .init(), linger: Duration = HybridClientOptions.defaultLinger
     ) {
         self.transport = transport
         self.policy = policy
         self.cache = cache
+        self.linger = linger
     }
 
-    /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout, a lock's end or the end
-    /// of a selection hold.
+    /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout, a lock's end, the end
+    /// of a selection hold or the end of a linger.
     package var nextDeadline: Duration? {
-        guard case .held(_, let deadline) = state else { return transport.nextDeadline }
-        return min(deadline, transport.nextDeadline ?? deadline)
+        var deadlines = [transport.nextDeadline, inFlight?.nextKeepalive, lingering?.until]
+        if case .held(_, let deadline) = state { deadlines.append(deadline) }
+        return deadlines.compactMap { $0 }.min()
     }
 
     /// The request in flight, if any: its ID and CTAPHID channel.
-    package var requestInFlight: (id: UInt64, channel: UInt32)? { transport.pendingRequest }
+    package var requestInFlight: (id: UInt64, channel: UInt32)? { inFlight.map { ($0.id, $0.channel) } }
 
     /// The ceremony whose tunnel lingers after its answer, if any.
-    package var lingeringCeremony: UInt64? { lingering }
+    package var lingeringCeremony: UInt64? { lingering?.id }
 
     // MARK: - Host
 
     /// One output report from the host (64 bytes, without a report-ID byte).
     package mutating func reportReceived(_ report: some Collection<UInt8>, at now: Duration) -> [Action] {
-        transported(transport.reportReceived(report, at: now), at: now)
+        transported(transport.reportReceived(report, requestInFlight: inFlight?.channel, at: now), at: now)
     }
 
     /// The host closed the device: the request in flight ends; a linger goes on.
     package mutating func deviceClosed(at now: Duration) -> [Action] {
-        transported(transport.deviceClosed(), at: now)
+        transport.deviceClosed()
+        return cancelRequest(reason: .deviceClosed)
     }
 
-    /// What is due at `now`: KEEPALIVEs, message timeouts, the end of a selection hold.
+    /// What is due at `now`: KEEPALIVEs, message timeouts, the end of a selection hold, the end
+    /// of a linger (the shell closes that tunnel; ``phoneTunnelClosed(id:end:at:)`` follows).
     package mutating func tick(at now: Duration) -> [Action] {
         var actions = transported(transport.tick(at: now), at: now)
+        if let current = inFlight, now >= current.nextKeepalive {
+            inFlight?.nextKeepalive = now + transport.configuration.keepaliveInterval
+            actions.append(
+                .send(
+                    CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.keepalive.rawValue])
+                )
+            )
+        }
         if case .held(let id, let deadline) = state, now >= deadline {
             state = .idle
             actions += respond(id: id, [CTAPStatusCode.userActionTimeout.rawValue], at: now)
+        }
+        if let current = lingering, now >= current.until {
+            lingering = nil
+            expiredLinger = current.id
+            actions.append(.endLinger(id: current.id))
         }
         return actions
     }
@@ -131,7 +168,7 @@ package struct SecurityKeyStateMachine: Sendable {
 
     /// The ceremony of request `id` showed its QR code: KEEPALIVEs say UPNEEDED from now on.
     package mutating func phoneNeedsUser(id: UInt64) {
-        transport.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
+        if inFlight?.id == id { inFlight?.keepalive = .userPresenceNeeded }
     }
 
     /// The phone answered request `id` (status + CBOR): the host gets it now, the answer is
@@ -139,7 +176,7 @@ package struct SecurityKeyStateMachine: Sendable {
     package mutating func phoneReplied(id: UInt64, reply: [UInt8], at now: Duration) -> [Action] {
         guard case .atPhone(id, let command, let forwarded) = state else { return [] }  // cancelled meanwhile
         state = .idle
-        lingering = id
+        lingering = (id, now + linger)
         cache.store(reply, for: forwarded.host, at: now)
         var actions: [Action] = []
         if policy.phoneReplied(reply, to: forwarded.phone, at: now) {
@@ -159,7 +196,12 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The tunnel of ceremony `id` closed (after its linger, or without a reply, which the host
     /// then gets as a failure).
     package mutating func phoneTunnelClosed(id: UInt64, end: HybridSessionEnd, at now: Duration) -> [Action] {
-        if lingering == id { lingering = nil }
+        var end = end
+        if lingering?.id == id { lingering = nil }
+        if expiredLinger == id {
+            expiredLinger = nil
+            if end.reason == .cancelled { end.reason = linger > .zero ? .lingerExpired : .closedAtOnce }
+        }
         guard case .atPhone(id, _, _) = state else { return [.event(.tunnelClosed(end))] }
         return phoneFailed(id: id, error: HybridClientError.invalidResponse(.noReply), at: now) + [
             .event(.tunnelClosed(end))
@@ -192,7 +234,7 @@ package struct SecurityKeyStateMachine: Sendable {
         var actions: [Action] = []
         if case .atPhone(let id, _, _) = state { actions.append(.cancelCeremony(id: id)) }
         state = .idle
-        if let id = lingering { actions.append(.endLinger(id: id)) }
+        if let current = lingering { actions.append(.endLinger(id: current.id)) }
         lingering = nil
         return actions
     }
@@ -210,12 +252,15 @@ package struct SecurityKeyStateMachine: Sendable {
                 result.append(.send(message))
             case .reject(let rejection):
                 result.append(.send(rejection.message))
-            case .startRequest(let id, _, let payload):
+            case .startRequest(let channel, let payload):
+                let id = nextRequestID
+                nextRequestID += 1
+                inFlight = InFlight(
+                    id: id, channel: channel, keepalive: .processing,
+                    nextKeepalive: now + transport.configuration.keepaliveInterval)
                 result += start(id: id, request: payload, at: now)
-            case .cancelRequest(let id, let reason):
-                if case .atPhone(id, _, _) = state { result.append(.cancelCeremony(id: id)) }
-                if state.id == id { state = .idle }
-                result.append(.event(.cancelled(reason)))
+            case .cancelRequest(let reason):
+                result += cancelRequest(reason: reason)
             case .wink:
                 result.append(.event(.wink))
             case .ignore:
@@ -238,7 +283,7 @@ package struct SecurityKeyStateMachine: Sendable {
             return [.event(.answeredLocally(command: command, status: status, reason: reason))]
                 + respond(id: id, bytes, at: now)
         case .hold:
-            transport.keepaliveStatusChanged(id: id, to: .userPresenceNeeded)
+            inFlight?.keepalive = .userPresenceNeeded
             state = .held(id: id, deadline: now + BridgeRequestPolicy.selectionHoldLimit)
             return []
         case .forward(let phoneRequest):
@@ -247,7 +292,7 @@ package struct SecurityKeyStateMachine: Sendable {
                     + respond(id: id, [status.rawValue], at: now)
             }
             var actions: [Action] = []
-            if let old = lingering { actions.append(.endLinger(id: old)) }
+            if let old = lingering { actions.append(.endLinger(id: old.id)) }
             lingering = nil
             actions.append(.event(.forwarding(command: command, rpID: phoneRequest.relyingPartyID)))
             if !phoneRequest.rewrites.isEmpty {
@@ -267,7 +312,21 @@ package struct SecurityKeyStateMachine: Sendable {
             + respond(id: id, [status.rawValue], at: now)
     }
 
+    /// The answer to request `id` goes to its channel; dropped if the request was cancelled.
     private mutating func respond(id: UInt64, _ payload: [UInt8], at now: Duration) -> [Action] {
-        transported(transport.responseReady(id: id, payload: payload, at: now), at: now)
+        guard let current = inFlight, current.id == id else { return [] }
+        inFlight = nil
+        return [.send(CTAPHIDMessage(channel: current.channel, command: .cbor, payload: payload))]
+    }
+
+    /// The request in flight ends unanswered (the program cancelled it or went away).
+    private mutating func cancelRequest(reason: CTAPHIDCancelReason) -> [Action] {
+        guard let current = inFlight else { return [] }
+        inFlight = nil
+        var actions: [Action] = []
+        if case .atPhone(current.id, _, _) = state { actions.append(.cancelCeremony(id: current.id)) }
+        if state.id == current.id { state = .idle }
+        actions.append(.event(.cancelled(reason)))
+        return actions
     }
 }

@@ -4,15 +4,16 @@ import HybridCore
 /// The CTAPHID side of a security key (CTAP 2.2 §11.2), sans-IO: reports and clock readings go
 /// in, actions come out. It reassembles requests, allocates channels, answers INIT, PING, WINK
 /// and LOCK itself, rejects what is malformed with CTAPHID_ERROR, hands each CBOR request to
-/// the driver (``Action/startRequest(id:channel:payload:)``), keeps the host waiting with
-/// KEEPALIVE while the driver works, and turns CANCEL into CTAP2_ERR_KEEPALIVE_CANCEL at once.
+/// the driver (``Action/startRequest(channel:payload:)``), and turns CANCEL into
+/// CTAP2_ERR_KEEPALIVE_CANCEL at once.
 ///
 /// Time is the caller's: every event carries `now`, a reading of one monotonic clock as a
 /// `Duration` since any fixed origin. ``nextDeadline`` says when to call ``tick(at:)``.
 ///
-/// In the virtual security key it is the framing and channel layer of the key's one core
-/// (`SecurityKeyStateMachine`), which decides each request, owns the request's other deadlines
-/// and merges both into one `nextDeadline`.
+/// It is the framing and channel layer of the key's one core (`SecurityKeyStateMachine`), which
+/// owns the CBOR request in flight: its ID, its channel, its KEEPALIVEs and its answer. This layer
+/// records none of it; each report comes with the channel of the request in flight
+/// (`requestInFlight`), so that it can refuse, cancel or resynchronise around it.
 ///
 /// One CBOR request is served at a time (a key has one user); other channels get
 /// ``CTAPHIDProtocolError/channelBusy`` meanwhile, except INIT, which is always answered.
@@ -31,7 +32,8 @@ public struct CTAPHIDStateMachine: Sendable {
     public struct Configuration: Sendable {
         /// Longest wait for the next continuation packet of a message (then ERR_MSG_TIMEOUT).
         public var messageTimeout: Duration = .milliseconds(500)
-        /// KEEPALIVE period while a CBOR request is pending; CTAP 2.2 asks for at most 100 ms.
+        /// KEEPALIVE period while a CBOR request is in flight (sent by the core that owns the
+        /// request); CTAP 2.2 asks for at most 100 ms.
         public var keepaliveInterval: Duration = .milliseconds(100)
         /// Major, minor and build device version bytes of the INIT response.
         public var deviceVersion: (major: UInt8, minor: UInt8, build: UInt8) = (1, 0, 0)
@@ -52,10 +54,11 @@ public struct CTAPHIDStateMachine: Sendable {
         case send(CTAPHIDMessage)
         /// A request was refused; send ``CTAPHIDRejection/message`` (already typed for logs).
         case reject(CTAPHIDRejection)
-        /// Serve this CTAP2 request (command byte + CBOR) and call ``responseReady(id:payload:at:)``.
-        case startRequest(id: UInt64, channel: UInt32, payload: [UInt8])
-        /// Stop serving request `id`; its answer is no longer wanted (any later one is dropped).
-        case cancelRequest(id: UInt64, reason: CTAPHIDCancelReason)
+        /// Serve this CTAP2 request (command byte + CBOR) on `channel`: it is the request in flight
+        /// until its answer (a CTAPHID_CBOR message on `channel`) or its cancellation.
+        case startRequest(channel: UInt32, payload: [UInt8])
+        /// Stop serving the request in flight; its answer is no longer wanted.
+        case cancelRequest(reason: CTAPHIDCancelReason)
         /// The host asked the key to identify itself (CTAPHID_WINK).
         case wink
         /// A report that is not a CTAPHID packet at all (nothing can be answered).
@@ -71,21 +74,12 @@ public struct CTAPHIDStateMachine: Sendable {
         var deadline: Duration
     }
 
-    private struct Pending: Sendable {
-        var id: UInt64
-        var channel: UInt32
-        var status: CTAPHIDKeepaliveStatus
-        var nextKeepalive: Duration
-    }
-
     /// The configuration the state machine was created with.
     public let configuration: Configuration
     private var random: any RandomNumberGenerator & Sendable
     /// Allocated channels, least recently used first.
     private var channels: [UInt32] = []
-    private var nextRequestID: UInt64 = 1
     private var assembly: Assembly?
-    private var pending: Pending?
     private var lock: (channel: UInt32, until: Duration)?
 
     /// - Parameters:
@@ -100,16 +94,17 @@ public struct CTAPHIDStateMachine: Sendable {
         self.random = random
     }
 
-    /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout or a lock's end.
+    /// When ``tick(at:)`` must run next: a message timeout or a lock's end.
     public var nextDeadline: Duration? {
-        [assembly?.deadline, pending?.nextKeepalive, lock?.until].compactMap { $0 }.min()
+        [assembly?.deadline, lock?.until].compactMap { $0 }.min()
     }
 
-    /// The channel of the CBOR request being served, if any.
-    public var pendingRequest: (id: UInt64, channel: UInt32)? { pending.map { ($0.id, $0.channel) } }
-
-    /// One output report from the host (64 bytes, without a report-ID byte).
-    public mutating func reportReceived(_ report: some Collection<UInt8>, at now: Duration) -> [Action] {
+    /// One output report from the host (64 bytes, without a report-ID byte). `requestInFlight`
+    /// is the channel of the CBOR request being served (started and neither answered nor
+    /// cancelled), if any.
+    public mutating func reportReceived(
+        _ report: some Collection<UInt8>, requestInFlight: UInt32? = nil, at now: Duration
+    ) -> [Action] {
         expireLock(at: now)
         let packet: CTAPHIDPacket
         do {
@@ -122,26 +117,15 @@ public struct CTAPHIDStateMachine: Sendable {
         }
         switch packet {
         case .initialization(let channel, let command, let length, let data):
-            return initializationReceived(channel: channel, command: command, length: length, data: data, at: now)
+            return initializationReceived(
+                channel: channel, command: command, length: length, data: data, requestInFlight: requestInFlight,
+                at: now)
         case .continuation(let channel, let sequence, let data):
             return continuationReceived(channel: channel, sequence: sequence, data: data, at: now)
         }
     }
 
-    /// The answer (CTAP2 status + CBOR) to request `id`. Dropped if the request was cancelled.
-    public mutating func responseReady(id: UInt64, payload: [UInt8], at now: Duration) -> [Action] {
-        guard let current = pending, current.id == id else { return [] }
-        pending = nil
-        return [.send(CTAPHIDMessage(channel: current.channel, command: .cbor, payload: payload))]
-    }
-
-    /// What the KEEPALIVEs for request `id` say from now on.
-    public mutating func keepaliveStatusChanged(id: UInt64, to status: CTAPHIDKeepaliveStatus) {
-        guard pending?.id == id else { return }
-        pending?.status = status
-    }
-
-    /// Sends what is due at `now`: a KEEPALIVE, an ERR_MSG_TIMEOUT for a stalled message.
+    /// Sends what is due at `now`: an ERR_MSG_TIMEOUT for a stalled message.
     public mutating func tick(at now: Duration) -> [Action] {
         expireLock(at: now)
         var actions: [Action] = []
@@ -149,49 +133,42 @@ public struct CTAPHIDStateMachine: Sendable {
             assembly = nil
             actions.append(.reject(CTAPHIDRejection(channel: current.channel, error: .messageTimeout)))
         }
-        if let current = pending, now >= current.nextKeepalive {
-            let interval = configuration.keepaliveInterval
-            pending?.nextKeepalive = now + interval
-            actions.append(
-                .send(CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.status.rawValue]))
-            )
-        }
         return actions
     }
 
-    /// The host closed the device (last hidraw user gone): any request ends, half-sent
-    /// messages and locks are dropped. Channels stay allocated.
-    public mutating func deviceClosed() -> [Action] {
+    /// The host closed the device (last hidraw user gone): half-sent messages and locks are
+    /// dropped (the request in flight is its owner's to end). Channels stay allocated.
+    public mutating func deviceClosed() {
         assembly = nil
         lock = nil
-        guard let current = pending else { return [] }
-        pending = nil
-        return [.cancelRequest(id: current.id, reason: .deviceClosed)]
     }
 
     // MARK: - Packets
 
     private mutating func initializationReceived(
-        channel: UInt32, command: CTAPHIDCommand, length: Int, data: [UInt8], at now: Duration
+        channel: UInt32, command: CTAPHIDCommand, length: Int, data: [UInt8], requestInFlight: UInt32?,
+        at now: Duration
     ) -> [Action] {
         func reject(_ error: CTAPHIDProtocolError) -> [Action] {
             [.reject(CTAPHIDRejection(channel: channel, error: error))]
         }
         guard channel != 0 else { return reject(.invalidChannel(channel)) }
-        if command == .initialize { return initialize(channel: channel, length: length, nonce: data) }
+        if command == .initialize {
+            return initialize(channel: channel, length: length, nonce: data, requestInFlight: requestInFlight)
+        }
         guard channel != CTAPHIDPacket.broadcastChannel, isAllocated(channel) else {
             return reject(.invalidChannel(channel))
         }
         touch(channel)
         // Before the lock: CANCEL from a channel that owns nothing is ignored, never answered.
-        if command == .cancel { return cancel(channel: channel) }
+        if command == .cancel { return cancel(channel: channel, requestInFlight: requestInFlight) }
         if let lock, lock.channel != channel { return reject(.channelBusy) }
         if let current = assembly {
             guard current.channel == channel else { return reject(.channelBusy) }
             assembly = nil
             return reject(.invalidSequence(expected: current.nextSequence, received: nil))
         }
-        guard pending == nil else { return reject(.channelBusy) }
+        guard requestInFlight == nil else { return reject(.channelBusy) }
         if length <= data.count {
             return messageReceived(
                 CTAPHIDMessage(channel: channel, command: command, payload: Array(data.prefix(length))), at: now)
@@ -253,11 +230,7 @@ public struct CTAPHIDStateMachine: Sendable {
             return [reply()]
         case .cbor:
             guard !message.payload.isEmpty else { return reject(.invalidLength(.cbor, length: 0)) }
-            let id = nextRequestID
-            nextRequestID += 1
-            pending = Pending(
-                id: id, channel: channel, status: .processing, nextKeepalive: now + configuration.keepaliveInterval)
-            return [.startRequest(id: id, channel: channel, payload: message.payload)]
+            return [.startRequest(channel: channel, payload: message.payload)]
         default:
             // MSG included: a FIDO2-only key (capability NMSG) answers U2F with ERR_INVALID_CMD.
             return reject(.invalidCommand(message.command))
@@ -267,7 +240,9 @@ public struct CTAPHIDStateMachine: Sendable {
     /// INIT on the broadcast channel allocates a channel and touches no one's transaction; on an
     /// allocated channel it resynchronises that channel only: its half-sent message, its request
     /// and its lock are abandoned (§11.2.5.3). The answer echoes the nonce.
-    private mutating func initialize(channel: UInt32, length: Int, nonce: [UInt8]) -> [Action] {
+    private mutating func initialize(channel: UInt32, length: Int, nonce: [UInt8], requestInFlight: UInt32?)
+        -> [Action]
+    {
         func reject(_ error: CTAPHIDProtocolError) -> [Action] {
             [.reject(CTAPHIDRejection(channel: channel, error: error))]
         }
@@ -275,7 +250,9 @@ public struct CTAPHIDStateMachine: Sendable {
         var actions: [Action] = []
         let assigned: UInt32
         if channel == CTAPHIDPacket.broadcastChannel {
-            guard let allocated = allocateChannel() else { return reject(.channelBusy) }
+            guard let allocated = allocateChannel(requestInFlight: requestInFlight) else {
+                return reject(.channelBusy)
+            }
             assigned = allocated
         } else {
             guard isAllocated(channel) else { return reject(.invalidChannel(channel)) }
@@ -283,10 +260,7 @@ public struct CTAPHIDStateMachine: Sendable {
             touch(channel)
             if assembly?.channel == channel { assembly = nil }
             if lock?.channel == channel { lock = nil }
-            if let current = pending, current.channel == channel {
-                pending = nil
-                actions.append(.cancelRequest(id: current.id, reason: .channelResynchronized))
-            }
+            if requestInFlight == channel { actions.append(.cancelRequest(reason: .channelResynchronized)) }
         }
         let version = configuration.deviceVersion
         let payload =
@@ -296,13 +270,12 @@ public struct CTAPHIDStateMachine: Sendable {
         return actions
     }
 
-    /// CANCEL for the pending request answers it with CTAP2_ERR_KEEPALIVE_CANCEL at once; CANCEL
+    /// CANCEL for the request in flight answers it with CTAP2_ERR_KEEPALIVE_CANCEL at once; CANCEL
     /// for nothing is ignored. CANCEL itself is never answered.
-    private mutating func cancel(channel: UInt32) -> [Action] {
-        guard let current = pending, current.channel == channel else { return [] }
-        pending = nil
+    private func cancel(channel: UInt32, requestInFlight: UInt32?) -> [Action] {
+        guard requestInFlight == channel else { return [] }
         return [
-            .cancelRequest(id: current.id, reason: .cancelCommand),
+            .cancelRequest(reason: .cancelCommand),
             .send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [CTAPStatusCode.keepaliveCancel.rawValue])),
         ]
     }
@@ -310,16 +283,19 @@ public struct CTAPHIDStateMachine: Sendable {
     private func isAllocated(_ channel: UInt32) -> Bool { channels.contains(channel) }
 
     /// Whether `channel` owns the message being received, the request being served or the lock.
-    private func ownsTransaction(_ channel: UInt32) -> Bool {
-        assembly?.channel == channel || pending?.channel == channel || lock?.channel == channel
+    private func ownsTransaction(_ channel: UInt32, requestInFlight: UInt32?) -> Bool {
+        assembly?.channel == channel || requestInFlight == channel || lock?.channel == channel
     }
 
     /// A fresh channel ID from ``random``: not 0, not broadcast, not in use. Forgets the least
     /// recently used idle channel when ``Configuration/maximumChannels`` are in use. `nil` when the
     /// source keeps giving unusable IDs (a broken generator), so INIT is refused, not looped on.
-    private mutating func allocateChannel() -> UInt32? {
+    private mutating func allocateChannel(requestInFlight: UInt32?) -> UInt32? {
         if channels.count >= max(configuration.maximumChannels, 1) {
-            guard let idle = channels.firstIndex(where: { !ownsTransaction($0) }) else { return nil }
+            guard let idle = channels.firstIndex(where: { !ownsTransaction($0, requestInFlight: requestInFlight) })
+            else {
+                return nil
+            }
             channels.remove(at: idle)
         }
         for _ in 0..<16 {
