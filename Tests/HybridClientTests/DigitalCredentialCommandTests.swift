@@ -15,7 +15,8 @@ import Testing
         + #""dcql_query":{"credentials":[{"id":"pid","format":"dc+sd-jwt"}]}}}]}"#
 
     static func parse(_ arguments: [String]) throws -> DigitalCredentialCommand {
-        try #require(try HybridClientCommand.parseAsRoot(["digital-credential"] + arguments) as? DigitalCredentialCommand)
+        let command = try HybridClientCommand.parseAsRoot(["digital-credential"] + arguments)
+        return try #require(command as? DigitalCredentialCommand)
     }
 
     static func file(_ text: String) throws -> String {
