@@ -38,6 +38,25 @@ import Testing
         #expect(report.succeeded, "\(report.humanText())")
     }
 
+    /// The bytes Chromium 156 sent to `hybrid-conformance phone` for a page on
+    /// http://localhost:8000 asking for an mDL's age_over_18 (`ci/run-chromium-interop.sh
+    /// --phone-conformance`, 2026-11-28), after the type byte.
+    static let chromium156 =
+        #"{"origin":"http://localhost:8000","request":{"digital":{"requests":[{"data":{"dcql_query":"#
+        + #"{"credentials":[{"claims":[{"path":["org.iso.18013.5.1","age_over_18"]}],"format":"mso_mdoc","id":"mdl","#
+        + #""meta":{"doctype_value":"org.iso.18013.5.1.mDL"}}]},"nonce":"phone-conformance-nonce","#
+        + #""response_mode":"dc_api","response_type":"vp_token"},"protocol":"openid4vp-v1-unsigned"}]}},"#
+        + #""requestType":"credential.get"}"#
+
+    @Test func chromium156sRequestPassesEveryCheck() throws {
+        #expect(Self.chromium156.utf8.count == 403)
+        let report = try ScriptedClient.run(Self.sending(Self.chromium156), hint: .digitalCredentialPresentation)
+        for check in PhoneChecks.digitalCredentials {
+            let result = report.result(for: check.id)
+            #expect(result?.outcome == .pass, "\(check.id): \(result?.observed ?? "not run")")
+        }
+    }
+
     @Test func aniPhoneOfferingBothTakesEitherRequest() throws {
         let json = try ScriptedClient.run(
             Self.sending(ScriptedClient.digitalCredentialJSON, features: [.ctap, .digitalCredentials]),
