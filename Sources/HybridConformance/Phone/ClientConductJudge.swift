@@ -126,9 +126,13 @@ package struct ClientConductJudge: Sendable {
                 ? "types: \(types.joined(separator: ", "))" : typeProblems.joined(separator: "; "))
         recordRequestChecks(into: &report)
         let count = events.filter { $0 == .request }.count
-        report.expect(
-            PhoneChecks.oneRequest, count == 1,
-            observed: count == 1 ? "one request" : "\(count) requests: \(requests.joined(separator: ", "))")
+        if count == 0, let missing = featureTheQRCodeNeedsAndLacks {
+            report.pass(PhoneChecks.oneRequest, observed: "no request: the phone lacks \(missing) for this QR code")
+        } else {
+            report.expect(
+                PhoneChecks.oneRequest, count == 1,
+                observed: count == 1 ? "one request" : "\(count) requests: \(requests.joined(separator: ", "))")
+        }
         recordShutdown(into: &report)
         recordDigitalCredentialChecks(into: &report)
     }
@@ -204,6 +208,16 @@ package struct ClientConductJudge: Sendable {
             return
         }
         guard let reply = events.firstIndex(of: .reply) else {
+            if let missing = featureTheQRCodeNeedsAndLacks, !events.contains(.request) {
+                // Nothing to ask for: ending the session at once is right (Chromium sends 00).
+                let onlyShutdown = events.allSatisfy { $0 == .shutdown || $0 == .update } && events.count <= 1
+                report.expect(
+                    PhoneChecks.shutdownAfterReply, onlyShutdown,
+                    observed: onlyShutdown
+                        ? "no request, as the phone lacks \(missing); the client ended the session"
+                        : "\(events.count) messages without a request")
+                return
+            }
             let early = events.contains(.shutdown)
             if early {
                 report.fail(PhoneChecks.shutdownAfterReply, observed: "shutdown before the phone replied")
@@ -287,6 +301,15 @@ package struct ClientConductJudge: Sendable {
             typeProblems.append("the client sent an update (02), which only phones send")
             events.append(.update)
         }
+    }
+
+    /// The feature a QR code's request needs that the phone did not offer (`"dc"` for a `dcp` or
+    /// `dci` code to a phone without it), if so: the client then has nothing to send (§7.8).
+    private var featureTheQRCodeNeedsAndLacks: String? {
+        guard revision == .one, hint == .digitalCredentialPresentation || hint == .digitalCredentialIssuance,
+            !features.contains(.digitalCredentials)
+        else { return nil }
+        return "\"dc\""
     }
 
     /// Revision 0 has no type bytes and no features: every request is CTAP (§7.2).

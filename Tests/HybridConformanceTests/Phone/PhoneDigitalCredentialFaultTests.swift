@@ -57,6 +57,24 @@ import Testing
         }
     }
 
+    /// A phone without "dc" for a `dcp` QR code: the client has nothing to send and ends the
+    /// session, as Chromium 156 does (only a shutdown `00`, seen under `--fault withhold-dc`).
+    @Test func shutdownWithoutARequestToAPhoneWithoutDCPasses() throws {
+        var script = ScriptedClient.Script()
+        script.features = [.ctap]
+        script.messages = [[0x00]]
+        let report = try ScriptedClient.run(script, hint: .digitalCredentialPresentation)
+        for check in [PhoneChecks.dcFeatures, PhoneChecks.oneRequest, PhoneChecks.shutdownAfterReply] {
+            let result = report.result(for: check.id)
+            #expect(result?.outcome == .pass, "\(check.id): \(result?.observed ?? "not run")")
+        }
+        #expect(report.succeeded, "\(report.humanText())")
+        // The same silence is still a failure where the phone offered what the QR code needs.
+        script.features = [.digitalCredentials]
+        let silent = try ScriptedClient.run(script, hint: .digitalCredentialPresentation)
+        #expect(silent.result(for: PhoneChecks.oneRequest.id)?.outcome == .fail)
+    }
+
     @Test func aniPhoneOfferingBothTakesEitherRequest() throws {
         let json = try ScriptedClient.run(
             Self.sending(ScriptedClient.digitalCredentialJSON, features: [.ctap, .digitalCredentials]),
