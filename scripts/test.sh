@@ -66,13 +66,13 @@ scripts/tests/install-symlinks-test.sh
 echo "== real Chromium as the hybrid client (chromium-peer): prf, credProps, discoverable ceremonies"
 ci/run-chromium-interop.sh
 
-# --- hybrid-conformance phone judging real Chromium: one create() and one get(), each
-# report printed; fails when a required check fails. Adds about one stack start-up plus two
-# ceremonies (measured: see docs/conformance-phone.md).
-echo "== real Chromium judged by hybrid-conformance phone (one create(), one get())"
+# --- hybrid-conformance phone judging real Chromium: one create(), one get() and one
+# get({digital}), each report printed; fails when a required check fails. Adds about one stack
+# start-up plus three ceremonies (measured: see docs/conformance-phone.md).
+echo "== real Chromium judged by hybrid-conformance phone (one create(), one get(), one get({digital}))"
 ci/run-chromium-conformance.sh
 
-echo "== real Chromium asks our phone's wallet for a digital credential (empty wallet: refused; an mDL: presented, judged by scripts/mdoc_check.py)"
+echo "== real Chromium asks our phone's wallet for digital credentials (empty wallet: refused; an SD-JWT VC claim judged by the sd-jwt library; an mDL element judged by scripts/mdoc_check.py; declined)"
 ci/run-chromium-interop.sh --digital-credentials
 
 # Own scratch path (.build-fuzz-debug), debug build: quicker from scratch than fuzz.sh's release

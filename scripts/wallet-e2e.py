@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mdoc_check import verify_mdoc  # noqa: E402  (the independent mdoc checker, shared with ci/chromium)
+from sd_jwt_check import verify_sd_jwt  # noqa: E402  (the sd-jwt library's verifier, shared with ci/chromium)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ORIGIN = "https://example.com"
@@ -65,14 +66,6 @@ class Wallet:
         # A new session has no controlling terminal: prompts read standard input.
         return subprocess.run(command, input=stdin, capture_output=True, env=self.env, timeout=120,
                               start_new_session=True)
-
-
-def verify_sd_jwt(presentation, issuer_public_pem, nonce, audience):
-    from jwcrypto.jwk import JWK
-    from sd_jwt.verifier import SDJWTVerifier
-    issuer = JWK.from_pem(issuer_public_pem)
-    verifier = SDJWTVerifier(presentation, lambda iss, header: issuer, expected_aud=audience, expected_nonce=nonce)
-    return verifier.get_verified_payload()
 
 
 def judged(function, *args):

@@ -172,13 +172,13 @@ extension ConnectionArguments {
     }
 }
 
-/// Reads `--options FILE|-`.
-func readOptionsFile(_ path: String) throws -> Data {
+/// Reads `--options FILE|-` (or the file of another `argument`, named in the error).
+func readOptionsFile(_ path: String, argument: String = "--options") throws -> Data {
     do {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
         return try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-        throw ValidationError("--options \(path): \(error.localizedDescription)")
+        throw ValidationError("\(argument) \(path): \(error.localizedDescription)")
     }
 }
 

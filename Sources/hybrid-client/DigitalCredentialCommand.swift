@@ -28,7 +28,7 @@ struct DigitalCredentialCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionArguments
 
     func parsedRequest() throws -> DigitalCredentialRequest {
-        try usageErrors { try DigitalCredentialRequest(json: Array(try readOptionsFile(request))) }
+        try usageErrors { try DigitalCredentialRequest(json: Array(try readOptionsFile(request, argument: "REQUEST"))) }
     }
 
     func run() async throws {

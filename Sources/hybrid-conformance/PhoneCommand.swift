@@ -27,12 +27,15 @@ struct PhoneCommand: AsyncParsableCommand {
             domain's tunnel server or the relay of --tunnel-url), advertises over Bluetooth LE, answers the \
             handshake and the client's request with a test authenticator that approves everything (user \
             verified), and judges every client message: handshake layout, padding, message types, canonical \
-            CTAP CBOR, no silent preflight, one request, and a shutdown after the reply.
+            CTAP CBOR, no silent preflight, one request, and a shutdown after the reply. For a "dcp" QR code \
+            the phone offers "dc" and answers the client's JSON request with a placeholder presentation, \
+            judging the features it was sent under and its envelope (strict JSON, Chromium's shape and form).
 
             --profile makes the phone behave like a real variant (strict, android, ios, revision0, \
             old-crypter, late-update: its update comes --late-update-delay seconds after the client's \
             shutdown); --fault makes it misbehave (corrupt-frame, wrong-routing-id, \
-            never-answer, oversized, garbage-after-handshake) and checks that the client ends the session \
+            never-answer, oversized, garbage-after-handshake; for a "dcp" QR code withhold-dc, error-answer, \
+            malformed-answer, wrong-type-answer) and checks that the client ends the session \
             within --fault-limit seconds; closed-l2cap-psm advertises a CTAP 2.3 L2CAP PSM nobody listens on \
             (--ble hci) and checks that the client completes the session over the tunnel instead. Exit \
             status 1 when a check fails.

@@ -3,7 +3,10 @@
 
   phone_conformance.py --peer DIR --conformance BIN --store PATH --out DIR
 
-One create() and one discoverable get(): for each, inject prf-page.js into chromium-peer's page,
+One create(), one discoverable get() and one navigator.credentials.get({digital}) (an mDL's
+age_over_18 over OpenID4VP, a `dcp` QR code; the tool's phone offers "dc" and answers Chromium's
+JSON request with a placeholder presentation, so the phone.dc.* checks judge Chromium's own
+envelope): for each, inject prf-page.js into chromium-peer's page,
 start the ceremony through DevTools with a user gesture, take screenshots of the Xvfb screen until
 zbarimg sees the QR code, and run `hybrid-conformance phone --qr-image <screenshot> --ble bluez`
 in place of our hybrid-authenticator (the fake BlueZ loops its advert back to Chromium; the tunnel
@@ -12,6 +15,7 @@ in full; its exit status must be 0 (no required check failed) and Chromium's pro
 Exits 1 otherwise. $CHROMIUM_PHONE_ARGS adds options to the tool (e.g. `--profile ios`); with a
 `--fault`, Chromium is expected to reject and only the tool's report decides.
 """
+import json
 import os
 import subprocess
 import sys
@@ -31,7 +35,23 @@ STORE = arg('--store')
 OUT = arg('--out')
 EXTRA = os.environ.get('CHROMIUM_PHONE_ARGS', '').split()
 FAULT = '--fault' in EXTRA
-PAGE_JS = open(os.path.join(HERE, 'prf-page.js')).read()
+PAGE_JS = open(os.path.join(HERE, 'prf-page.js')).read() + '''
+window.interopDigital = function (digital) {
+  window.__result = null;
+  navigator.credentials.get({digital: digital}).then((credential) => {
+    window.__result = JSON.stringify({ok: true, protocol: credential.protocol});
+  }, (error) => {
+    window.__result = JSON.stringify({ok: false, error: error.name + ': ' + error.message});
+  });
+  return 'started';
+};
+'''
+# One claim Chromium lets through without its interstitial (an mdoc age_over_NN element).
+DIGITAL = {'requests': [{'protocol': 'openid4vp-v1-unsigned', 'data': {
+    'response_type': 'vp_token', 'response_mode': 'dc_api', 'nonce': 'phone-conformance-nonce',
+    'dcql_query': {'credentials': [{'id': 'mdl', 'format': 'mso_mdoc',
+                                    'meta': {'doctype_value': 'org.iso.18013.5.1.mDL'},
+                                    'claims': [{'path': ['org.iso.18013.5.1', 'age_over_18']}]}]}}}]}
 failures = []
 
 
@@ -72,6 +92,8 @@ def ceremony(label, call):
 def main():
     ceremony('create', 'interopCreate("phone-conformance", null)')
     ceremony('get', 'interopGet(null, null)')
+    if os.environ.get('CHROMIUM_PHONE_DIGITAL', '1') == '1':
+        ceremony('digital-credential', 'interopDigital(%s)' % json.dumps(DIGITAL))
 
 
 if __name__ == '__main__':

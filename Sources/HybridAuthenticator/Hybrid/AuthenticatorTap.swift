@@ -11,6 +11,8 @@ package protocol AuthenticatorTap: Sendable {
     func clientMessage(_ message: TappedClientMessage)
     /// Called before the phone sends a message; returns the messages to send in its place.
     func outgoing(_ kind: PhoneMessageKind, _ bytes: [UInt8]) -> [[UInt8]]
+    /// The JSON answer to send (after the type byte), given the one the wallet's answer encodes to.
+    func jsonReply(_ bytes: [UInt8]) -> [UInt8]
     /// The routing ID the phone advertises, given the one the relay assigned.
     func advertisedRoutingID(_ assigned: RoutingID) -> RoutingID
     /// Adjusts the session: revision, crypter construction, features, update messages.
@@ -37,6 +39,7 @@ package protocol AuthenticatorTap: Sendable {
 extension AuthenticatorTap {
     package func clientMessage(_ message: TappedClientMessage) {}
     package func outgoing(_ kind: PhoneMessageKind, _ bytes: [UInt8]) -> [[UInt8]] { [bytes] }
+    package func jsonReply(_ bytes: [UInt8]) -> [UInt8] { bytes }
     package func advertisedRoutingID(_ assigned: RoutingID) -> RoutingID { assigned }
     package func configureSession(_ configuration: inout AuthenticatorSession.Configuration) {}
     package var hangsUpAfterReply: Bool { false }

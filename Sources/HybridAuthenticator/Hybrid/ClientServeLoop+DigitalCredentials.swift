@@ -52,7 +52,7 @@ extension ClientServeLoop {
         context.emit(.digitalCredentialAnswered(kind))
         context.logger.debug("digital-credential request answered", metadata: ["dc.answer": "\(kind.rawValue)"])
         // The refusal always encodes; a presentation was checked above.
-        let reply = (try? answer.encoded()) ?? []
+        let reply = context.tap.jsonReply((try? answer.encoded()) ?? [])
         return try session.requestCompleted(.json(reply))
     }
 }

@@ -8,7 +8,7 @@ import HybridCore
 /// CTAP request and the session's shape (one request, shutdown after the reply). Sans-IO: the
 /// driver feeds it each client message (with the padded plaintext the phone's session decrypted)
 /// and the moment the reply went out; ``record(into:)`` writes the `phone.handshake.*`,
-/// `phone.transport.*`, `phone.frame.*`, `phone.ctap.*` and `phone.session.*` results.
+/// `phone.transport.*`, `phone.frame.*`, `phone.ctap.*`, `phone.dc.*` and `phone.session.*` results.
 package struct ClientConductJudge: Sendable {
     private enum Event: Sendable, Equatable {
         case request
@@ -21,6 +21,9 @@ package struct ClientConductJudge: Sendable {
     private let revision: HybridProtocolRevision
     private let hint: HybridRequestType?
     private let phoneHangsUp: Bool
+    private var features: [HybridFeature]
+    private var featureProblems: [String] = []
+    private var jsonRequests: [DigitalCredentialRequestConduct] = []
     private var handshake: (bytes: [UInt8], accepted: Bool)?
     private var events: [Event] = []
     private var decryptFailures: [String] = []
@@ -39,11 +42,19 @@ package struct ClientConductJudge: Sendable {
     ///   - revision: the revision the phone speaks (a revision-0 profile has no type bytes).
     ///   - hint: the QR code's request type, if it had one.
     ///   - phoneHangsUp: the phone closes right after its reply, so the client's shutdown cannot be judged.
-    package init(revision: HybridProtocolRevision = .one, hint: HybridRequestType? = nil, phoneHangsUp: Bool = false) {
+    ///   - features: the phone's post-handshake features (key 3), if known already.
+    package init(
+        revision: HybridProtocolRevision = .one, hint: HybridRequestType? = nil, phoneHangsUp: Bool = false,
+        features: [HybridFeature] = [.ctap]
+    ) {
         self.revision = revision
         self.hint = hint
         self.phoneHangsUp = phoneHangsUp
+        self.features = features
     }
+
+    /// The post-handshake features (key 3) the phone offers, once its session is configured.
+    package mutating func phoneOffers(_ features: [HybridFeature]) { self.features = features }
 
     /// One client message. `paddedPlaintext` is what the phone's session decrypted (`nil` for the
     /// handshake message or when it did not authenticate); `accepted` says whether the session took it.
@@ -93,9 +104,11 @@ package struct ClientConductJudge: Sendable {
             return
         }
         guard !events.isEmpty else {
-            for check in Self.checks.dropFirst(2) {
+            for check in Self.checks.dropFirst(2) where !PhoneChecks.digitalCredentials.contains(check) {
                 report.skip(check, because: "the client sent nothing after the handshake")
             }
+            // Sending nothing is what a client must do when the phone lacks the feature it needs.
+            recordDigitalCredentialChecks(into: &report)
             return
         }
         report.expect(
@@ -113,18 +126,31 @@ package struct ClientConductJudge: Sendable {
                 ? "types: \(types.joined(separator: ", "))" : typeProblems.joined(separator: "; "))
         recordRequestChecks(into: &report)
         let count = events.filter { $0 == .request }.count
-        report.expect(
-            PhoneChecks.oneRequest, count == 1,
-            observed: count == 1 ? "one request" : "\(count) requests: \(requests.joined(separator: ", "))")
+        if count == 0, let missing = featureTheQRCodeNeedsAndLacks {
+            report.pass(PhoneChecks.oneRequest, observed: "no request: the phone lacks \(missing) for this QR code")
+        } else {
+            report.expect(
+                PhoneChecks.oneRequest, count == 1,
+                observed: count == 1 ? "one request" : "\(count) requests: \(requests.joined(separator: ", "))")
+        }
         recordShutdown(into: &report)
+        recordDigitalCredentialChecks(into: &report)
     }
 
     private func recordRequestChecks(into report: inout ConformanceReport) {
-        guard !requests.isEmpty else {
-            for check in [
-                PhoneChecks.ctapCanonicalCBOR, PhoneChecks.ctapCommand, PhoneChecks.ctapMatchesHint,
-                PhoneChecks.noSilentPreflight,
-            ] { report.skip(check, because: "no CTAP request arrived") }
+        if hint == nil {
+            report.skip(PhoneChecks.ctapMatchesHint, because: "the QR code has no request type")
+        } else if requests.isEmpty {
+            report.skip(PhoneChecks.ctapMatchesHint, because: "no request arrived")
+        } else {
+            report.expect(
+                PhoneChecks.ctapMatchesHint, hintProblems.isEmpty,
+                observed: hintProblems.isEmpty ? "matches the QR hint" : hintProblems.joined(separator: "; "))
+        }
+        guard requests.count > jsonRequests.count else {
+            for check in [PhoneChecks.ctapCanonicalCBOR, PhoneChecks.ctapCommand, PhoneChecks.noSilentPreflight] {
+                report.skip(check, because: "no CTAP request arrived")
+            }
             return
         }
         let seen = requests.joined(separator: "; ")
@@ -134,16 +160,46 @@ package struct ClientConductJudge: Sendable {
         report.expect(
             PhoneChecks.ctapCommand, commandProblems.isEmpty,
             observed: commandProblems.isEmpty ? seen : commandProblems.joined(separator: "; "))
-        if hint == nil {
-            report.skip(PhoneChecks.ctapMatchesHint, because: "the QR code has no request type")
-        } else {
-            report.expect(
-                PhoneChecks.ctapMatchesHint, hintProblems.isEmpty,
-                observed: hintProblems.isEmpty ? "matches the QR hint" : hintProblems.joined(separator: "; "))
-        }
         report.expect(
             PhoneChecks.noSilentPreflight, preflights.isEmpty,
             observed: preflights.isEmpty ? "no getAssertion with up = false" : preflights.joined(separator: "; "))
+    }
+
+    private func recordDigitalCredentialChecks(into report: inout ConformanceReport) {
+        let offered = "[" + features.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]"
+        if requests.isEmpty {
+            report.pass(PhoneChecks.dcFeatures, observed: "no request sent to a phone that offered \(offered)")
+        } else {
+            report.expect(
+                PhoneChecks.dcFeatures, featureProblems.isEmpty,
+                observed: featureProblems.isEmpty
+                    ? "requests matched the phone's features \(offered)" : featureProblems.joined(separator: "; "))
+        }
+        guard !jsonRequests.isEmpty else {
+            for check in [PhoneChecks.dcJSON, PhoneChecks.dcEnvelope, PhoneChecks.dcCanonical] {
+                report.skip(check, because: "no JSON request arrived")
+            }
+            return
+        }
+        let seen = jsonRequests.map(\.summary).joined(separator: "; ")
+        let invalid = jsonRequests.compactMap(\.json)
+        report.expect(
+            PhoneChecks.dcJSON, invalid.isEmpty, observed: invalid.isEmpty ? seen : invalid.joined(separator: "; "))
+        let readable = jsonRequests.filter { $0.json == nil }
+        guard !readable.isEmpty else {
+            for check in [PhoneChecks.dcEnvelope, PhoneChecks.dcCanonical] {
+                report.skip(check, because: "the JSON request is not valid JSON")
+            }
+            return
+        }
+        let envelope = readable.flatMap(\.envelope)
+        report.expect(
+            PhoneChecks.dcEnvelope, envelope.isEmpty,
+            observed: envelope.isEmpty ? seen : envelope.joined(separator: "; "))
+        let canonical = readable.compactMap(\.canonical)
+        report.expect(
+            PhoneChecks.dcCanonical, canonical.isEmpty,
+            observed: canonical.isEmpty ? "compact, members sorted" : canonical.joined(separator: "; "))
     }
 
     private func recordShutdown(into report: inout ConformanceReport) {
@@ -152,6 +208,16 @@ package struct ClientConductJudge: Sendable {
             return
         }
         guard let reply = events.firstIndex(of: .reply) else {
+            if let missing = featureTheQRCodeNeedsAndLacks, !events.contains(.request) {
+                // Nothing to ask for: ending the session at once is right (Chromium sends 00).
+                let onlyShutdown = events.allSatisfy { $0 == .shutdown || $0 == .update } && events.count <= 1
+                report.expect(
+                    PhoneChecks.shutdownAfterReply, onlyShutdown,
+                    observed: onlyShutdown
+                        ? "no request, as the phone lacks \(missing); the client ended the session"
+                        : "\(events.count) messages without a request")
+                return
+            }
             let early = events.contains(.shutdown)
             if early {
                 report.fail(PhoneChecks.shutdownAfterReply, observed: "shutdown before the phone replied")
@@ -214,11 +280,18 @@ package struct ClientConductJudge: Sendable {
         case .ctap:
             types.append("01")
             events.append(.request)
+            judgeFeature(.ctap)
             judgeRequest(frame.payload)
         case .json:
             types.append("03")
             events.append(.request)
-            requests.append("JSON request (\(frame.payload.count) bytes)")
+            judgeFeature(.digitalCredentials)
+            let conduct = DigitalCredentialRequestConduct(judging: frame.payload, hint: hint)
+            if let hint, hint != .digitalCredentialPresentation, hint != .digitalCredentialIssuance {
+                hintProblems.append("QR hint \(hint.hint), a JSON request")
+            }
+            jsonRequests.append(conduct)
+            requests.append(conduct.summary)
         case .shutdown:
             types.append("00")
             events.append(.shutdown)
@@ -228,6 +301,23 @@ package struct ClientConductJudge: Sendable {
             typeProblems.append("the client sent an update (02), which only phones send")
             events.append(.update)
         }
+    }
+
+    /// The feature a QR code's request needs that the phone did not offer (`"dc"` for a `dcp` or
+    /// `dci` code to a phone without it), if so: the client then has nothing to send (§7.8).
+    private var featureTheQRCodeNeedsAndLacks: String? {
+        guard revision == .one, hint == .digitalCredentialPresentation || hint == .digitalCredentialIssuance,
+            !features.contains(.digitalCredentials)
+        else { return nil }
+        return "\"dc\""
+    }
+
+    /// Revision 0 has no type bytes and no features: every request is CTAP (§7.2).
+    private mutating func judgeFeature(_ feature: HybridFeature) {
+        guard revision == .one, !features.contains(feature) else { return }
+        let kind = feature == .ctap ? "a CTAP request (01)" : "a JSON request (03)"
+        let offered = features.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        featureProblems.append("\(kind) to a phone that offered [\(offered)]")
     }
 
     private mutating func judgeRequest(_ bytes: [UInt8]) {
@@ -268,9 +358,9 @@ package struct ClientConductJudge: Sendable {
                 switch hint {
                 case .makeCredential: .makeCredential
                 case .getAssertion: .getAssertion
-                default: nil
+                case .digitalCredentialPresentation, .digitalCredentialIssuance: nil
                 }
-            if let expected, expected != command { hintProblems.append("QR hint \(hint), request \(name)") }
+            if expected != command { hintProblems.append("QR hint \(hint.hint), request \(name)") }
         }
     }
 
@@ -284,10 +374,11 @@ package struct ClientConductJudge: Sendable {
         return nil
     }
 
-    private static let checks: [ConformanceCheck] = [
-        PhoneChecks.handshakeLayout, PhoneChecks.handshakeAccepted, PhoneChecks.transportDecrypts,
-        PhoneChecks.transportPadding, PhoneChecks.frameType, PhoneChecks.ctapCanonicalCBOR, PhoneChecks.ctapCommand,
-        PhoneChecks.ctapMatchesHint, PhoneChecks.noSilentPreflight, PhoneChecks.oneRequest,
-        PhoneChecks.shutdownAfterReply,
-    ]
+    private static let checks: [ConformanceCheck] =
+        [
+            PhoneChecks.handshakeLayout, PhoneChecks.handshakeAccepted, PhoneChecks.transportDecrypts,
+            PhoneChecks.transportPadding, PhoneChecks.frameType, PhoneChecks.ctapCanonicalCBOR, PhoneChecks.ctapCommand,
+            PhoneChecks.ctapMatchesHint, PhoneChecks.noSilentPreflight, PhoneChecks.oneRequest,
+            PhoneChecks.shutdownAfterReply,
+        ] + PhoneChecks.digitalCredentials
 }

@@ -85,6 +85,29 @@ package enum PhoneChecks {
         title: "after the reply the client sends shutdown (00) and then nothing more",
         reference: "protocol.md §7.3, §7.5")
 
+    // MARK: The JSON (digital-credential) path
+
+    package static let dcFeatures = ConformanceCheck(
+        id: "phone.dc.features",
+        title: "the client sends JSON (03) only to a phone whose post-handshake features include \"dc\", "
+            + "and CTAP (01) only to one whose features include \"ctap\"",
+        reference: "protocol.md §7.2, §7.8")
+    package static let dcJSON = ConformanceCheck(
+        id: "phone.dc.json",
+        title: "the JSON request is one strict UTF-8 JSON document (RFC 8259: no duplicate names, no lone "
+            + "surrogates) within 1 MiB − 64 bytes and 32 levels",
+        reference: "protocol.md §7.8")
+    package static let dcEnvelope = ConformanceCheck(
+        id: "phone.dc.envelope",
+        title: "the JSON request is Chromium's envelope: exactly origin (a serialized origin), requestType "
+            + "(credential.get for \"dcp\") and request {digital: {requests: [{protocol, data}, …]}}",
+        reference: "protocol.md §7.8")
+    package static let dcCanonical = ConformanceCheck(
+        id: "phone.dc.canonical",
+        title: "the JSON request is written as Chromium's base::WriteJson writes it: no whitespace, members "
+            + "sorted by name, its string escapes",
+        reference: "protocol.md §7.8", required: false)
+
     // MARK: How the session ended (one of these per run)
 
     package static let sessionCompleted = ConformanceCheck(
@@ -122,9 +145,14 @@ package enum PhoneChecks {
         noSilentPreflight, oneRequest, shutdownAfterReply,
     ]
 
-    /// Every check of the mode: ``judged``, then the ones that say how a run ended.
+    /// The checks of a JSON (digital-credential) request, judged from the same messages; skipped
+    /// in a session that sent none (except ``dcFeatures``, which every request is judged by).
+    package static let digitalCredentials: [ConformanceCheck] = [dcFeatures, dcJSON, dcEnvelope, dcCanonical]
+
+    /// Every check of the mode: ``judged``, ``digitalCredentials``, then the ones that say how a
+    /// run ended.
     package static let all: [ConformanceCheck] =
-        judged + [
+        judged + digitalCredentials + [
             sessionCompleted, profileTolerated, legacyProfileTolerated, lateUpdate, faultClientFailsCleanly,
             l2capFallback,
         ]

@@ -10,6 +10,8 @@ struct ConformancePhoneTap: AuthenticatorTap {
     var observeClientMessage: @Sendable (TappedClientMessage) -> Void = { _ in }
     /// The messages to send in place of one the phone is about to send.
     var replaceOutgoing: @Sendable (PhoneMessageKind, [UInt8]) -> [[UInt8]] = { [$1] }
+    /// The JSON answer to send in place of the wallet's.
+    var replaceJSONReply: @Sendable ([UInt8]) -> [UInt8] = { $0 }
     /// The routing ID to advertise, given the one the relay assigned.
     var routingIDToAdvertise: @Sendable (RoutingID) -> RoutingID = { $0 }
     /// Adjusts the session: revision, crypter construction, features, update messages.
@@ -25,6 +27,7 @@ struct ConformancePhoneTap: AuthenticatorTap {
 
     func clientMessage(_ message: TappedClientMessage) { observeClientMessage(message) }
     func outgoing(_ kind: PhoneMessageKind, _ bytes: [UInt8]) -> [[UInt8]] { replaceOutgoing(kind, bytes) }
+    func jsonReply(_ bytes: [UInt8]) -> [UInt8] { replaceJSONReply(bytes) }
     func advertisedRoutingID(_ assigned: RoutingID) -> RoutingID { routingIDToAdvertise(assigned) }
     func configureSession(_ configuration: inout AuthenticatorSession.Configuration) { adjustSession(&configuration) }
     func clientClosedBeforeLateUpdate(_ afterShutdown: Duration) { observeClosedBeforeLateUpdate(afterShutdown) }

@@ -82,8 +82,10 @@ package struct PhoneConformanceRun: Sendable {
         let hint = payload.requestTypeHint.map { HybridRequestType(hint: $0) }
         let observed = Observation(
             ClientConductJudge(revision: profile.revision, hint: hint, phoneHangsUp: profile.hangsUpAfterReply))
+        var options = runnerOptions
+        if options.digitalCredentials == nil { options.digitalCredentials = ConformanceWallet() }
         var runner = AuthenticatorRunner(
-            options: runnerOptions, authenticator: authenticator, advertiser: advertiser, logger: logger)
+            options: options, authenticator: authenticator, advertiser: advertiser, logger: logger)
         runner.tap = makeTap(observed)
         if profile == .lateUpdate { runner.clock = clock }
         fault?.apply(to: &runner) {
@@ -106,10 +108,11 @@ package struct PhoneConformanceRun: Sendable {
             let completed = Self.completionCheck(for: profile)
             switch outcome {
             case .success(let summary):
+                var answers = summary.answers.map { "\($0.command?.name ?? "?") answered \($0.status)" }
+                if let kind = summary.digitalCredential { answers.append("JSON request answered: \(kind.rawValue)") }
                 report.expect(
-                    completed, !summary.answers.isEmpty,
-                    observed: summary.answers.map { "\($0.command?.name ?? "?") answered \($0.status)" }
-                        .joined(separator: ", ") + (seen.close.map { ", tunnel \($0)" } ?? ""))
+                    completed, !answers.isEmpty,
+                    observed: answers.joined(separator: ", ") + (seen.close.map { ", tunnel \($0)" } ?? ""))
             case .failure(let error) where lateUpdateLost:
                 report.pass(completed, observed: "request answered; then sending the late update failed: \(error)")
             case .failure(let error):
@@ -154,6 +157,13 @@ package struct PhoneConformanceRun: Sendable {
         }
         fault?.apply(to: &tap) {
             observed.withLock { if $0.faultAt == nil { $0.faultAt = ContinuousClock.now } }
+        }
+        // The judge learns the features the session offers once the profile and fault have set them.
+        let adjust = tap.adjustSession
+        tap.adjustSession = { configuration in
+            adjust(&configuration)
+            let features = configuration.features
+            observed.withLock { $0.judge.phoneOffers(features) }
         }
         return tap
     }

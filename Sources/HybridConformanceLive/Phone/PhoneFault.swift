@@ -18,6 +18,16 @@ package enum PhoneFault: String, Sendable, CaseIterable {
     /// The advert carries an L2CAP PSM (CTAP 2.3) that nobody listens on: a client that offered
     /// L2CAP must fall back to the tunnel and complete the session (protocol.md §3.4, §10.9).
     case closedL2CAPPSM = "closed-l2cap-psm"
+    /// For a `dcp` QR code the phone offers `["ctap"]` without `"dc"`: the client must send no JSON
+    /// request and end the session (protocol.md §7.2, §7.8).
+    case withholdDC = "withhold-dc"
+    /// The JSON answer is the phone's error member, `{"response": {"digital": {"error":
+    /// "NO_CREDENTIAL"}}}`: the client reports it and ends the session.
+    case errorAnswer = "error-answer"
+    /// The JSON answer is cut short (not JSON): the client must fail the request and end the session.
+    case malformedAnswer = "malformed-answer"
+    /// The JSON answer's `response` is an array, not an object: Chromium's `OnComplete` fails it.
+    case wrongTypeAnswer = "wrong-type-answer"
 
     /// Largest WebSocket message a hybrid peer accepts (protocol.md §5.4).
     package static let messageLimit = 1 << 20
@@ -28,12 +38,36 @@ package enum PhoneFault: String, Sendable, CaseIterable {
     /// Whether the client is expected to complete the session despite the fault.
     package var clientCompletes: Bool { self == .closedL2CAPPSM }
 
+    /// The JSON answer each answer fault sends in place of the wallet's (protocol.md §7.8).
+    var jsonAnswer: [UInt8]? {
+        switch self {
+        case .errorAnswer: Array(#"{"response":{"digital":{"error":"NO_CREDENTIAL"}}}"#.utf8)
+        case .malformedAnswer: Array(#"{"response":{"digital":{"data":{"protocol":"#.utf8)
+        case .wrongTypeAnswer: Array(#"{"response":[]}"#.utf8)
+        default: nil
+        }
+    }
+
     /// Applies the fault to the conformance phone's tap. `injected` is called when the fault takes
     /// effect.
     func apply(to tap: inout ConformancePhoneTap, injected: @escaping @Sendable () -> Void) {
         switch self {
         case .closedL2CAPPSM:
             break  // Not a tap fault: it is applied to the runner.
+        case .withholdDC:
+            let adjust = tap.adjustSession
+            tap.adjustSession = { configuration in
+                adjust(&configuration)
+                guard configuration.features.contains(.digitalCredentials) else { return }
+                configuration.features = [.ctap]
+                injected()
+            }
+        case .errorAnswer, .malformedAnswer, .wrongTypeAnswer:
+            let answer = jsonAnswer ?? []
+            tap.replaceJSONReply = { _ in
+                injected()
+                return answer
+            }
         case .wrongRoutingID:
             tap.routingIDToAdvertise = { routingID in
                 injected()

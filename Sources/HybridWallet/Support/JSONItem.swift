@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 
 /// A JSON value as read from a verifier's request or an issuer's payload: the types DCQL and
 /// SD-JWT compare and walk. Integers stay exact (`integer`); other numbers are `number`.
@@ -30,21 +31,56 @@ package indirect enum JSONItem: Hashable, Sendable {
     package enum ParseError: Error, Hashable, Sendable {
         /// Longer than the limit.
         case tooLarge(limit: Int)
-        /// Not JSON (RFC 8259) at byte `offset`.
+        /// Not JSON (RFC 8259) at byte `offset`. An object that names a member twice counts as
+        /// invalid: RFC 8259 §4 leaves the meaning open, and a verifier and this wallet must never
+        /// read one request differently.
         case invalid(offset: Int)
-        /// An object names a member twice (RFC 8259 §4 leaves the meaning open; a verifier and
-        /// this wallet must never read one request differently, so it is refused).
-        case duplicateMember(String)
         /// Nested deeper than ``JSONItem/maximumDepth``.
         case tooDeep
     }
 
     /// Parses `bytes` as exactly one JSON value (RFC 8259), at most `limit` bytes and
-    /// ``maximumDepth`` levels deep, with no member named twice in an object.
+    /// ``maximumDepth`` levels deep, with no member named twice in an object. The reading is the
+    /// core's strict one (``JSONNode``, shared with the hybrid JSON messages); numbers then become
+    /// exact integers where they are written as integers that fit 64 bits.
     package static func parse(_ bytes: some Collection<UInt8>, limit: Int) throws(ParseError) -> JSONItem {
-        guard bytes.count <= limit else { throw .tooLarge(limit: limit) }
-        var parser = JSONParser(bytes: Array(bytes))
-        return try parser.document()
+        let node: JSONNode
+        do {
+            node = try JSONNode(parsing: bytes, maxBytes: limit, maxDepth: maximumDepth)
+        } catch {
+            switch error {
+            case .tooLarge: throw .tooLarge(limit: limit)
+            case .tooDeep: throw .tooDeep
+            case .malformedJSON(let offset): throw .invalid(offset: offset)
+            default: throw .invalid(offset: 0)
+            }
+        }
+        return try JSONItem(node)
+    }
+
+    /// The item for a node the core read; `invalid` for a number outside `Double`'s range.
+    private init(_ node: JSONNode) throws(ParseError) {
+        switch node {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .string(let text): self = .string(text)
+        case .number(let literal):
+            if !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let integer = Int64(literal) {
+                self = .integer(integer)
+            } else if let number = Double(literal), number.isFinite {
+                self = .number(number)
+            } else {
+                throw .invalid(offset: 0)
+            }
+        case .array(let elements):
+            var items: [JSONItem] = []
+            for element in elements { items.append(try JSONItem(element)) }
+            self = .array(items)
+        case .object(let members):
+            var items: [String: JSONItem] = [:]
+            for (name, value) in members { items[name] = try JSONItem(value) }
+            self = .object(items)
+        }
     }
 }
 
@@ -88,190 +124,5 @@ extension JSONItem {
         encoder.outputFormatting = .withoutEscapingSlashes
         // Encoding a string cannot fail.
         out += String(decoding: (try? encoder.encode(text)) ?? Data(#""""#.utf8), as: UTF8.self)
-    }
-}
-
-/// A strict RFC 8259 reader over bytes.
-private struct JSONParser {
-    let bytes: [UInt8]
-    var offset = 0
-
-    mutating func document() throws(JSONItem.ParseError) -> JSONItem {
-        let item = try value(depth: 0)
-        skipSpace()
-        guard offset == bytes.count else { throw .invalid(offset: offset) }
-        return item
-    }
-
-    mutating func skipSpace() {
-        while offset < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[offset]) { offset += 1 }
-    }
-
-    mutating func expect(_ literal: String) throws(JSONItem.ParseError) {
-        let utf8 = Array(literal.utf8)
-        guard bytes.count - offset >= utf8.count, Array(bytes[offset..<offset + utf8.count]) == utf8 else {
-            throw .invalid(offset: offset)
-        }
-        offset += utf8.count
-    }
-
-    mutating func value(depth: Int) throws(JSONItem.ParseError) -> JSONItem {
-        guard depth <= JSONItem.maximumDepth else { throw .tooDeep }
-        skipSpace()
-        guard offset < bytes.count else { throw .invalid(offset: offset) }
-        switch bytes[offset] {
-        case UInt8(ascii: "{"): return try object(depth: depth)
-        case UInt8(ascii: "["):
-            offset += 1
-            var elements: [JSONItem] = []
-            skipSpace()
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-                offset += 1
-                return .array(elements)
-            }
-            while true {
-                elements.append(try value(depth: depth + 1))
-                skipSpace()
-                guard offset < bytes.count else { throw .invalid(offset: offset) }
-                offset += 1
-                if bytes[offset - 1] == UInt8(ascii: "]") { return .array(elements) }
-                guard bytes[offset - 1] == UInt8(ascii: ",") else { throw .invalid(offset: offset - 1) }
-            }
-        case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"):
-            try expect("true")
-            return .bool(true)
-        case UInt8(ascii: "f"):
-            try expect("false")
-            return .bool(false)
-        case UInt8(ascii: "n"):
-            try expect("null")
-            return .null
-        default: return try number()
-        }
-    }
-
-    mutating func object(depth: Int) throws(JSONItem.ParseError) -> JSONItem {
-        offset += 1
-        var members: [String: JSONItem] = [:]
-        skipSpace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-            offset += 1
-            return .object(members)
-        }
-        while true {
-            skipSpace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw .invalid(offset: offset) }
-            let key = try string()
-            skipSpace()
-            try expect(":")
-            guard members[key] == nil else { throw .duplicateMember(key) }
-            members[key] = try value(depth: depth + 1)
-            skipSpace()
-            guard offset < bytes.count else { throw .invalid(offset: offset) }
-            offset += 1
-            if bytes[offset - 1] == UInt8(ascii: "}") { return .object(members) }
-            guard bytes[offset - 1] == UInt8(ascii: ",") else { throw .invalid(offset: offset - 1) }
-        }
-    }
-
-    /// A string starting at the opening quote; escapes decoded, surrogate pairs joined.
-    mutating func string() throws(JSONItem.ParseError) -> String {
-        offset += 1
-        var scalars = String.UnicodeScalarView()
-        var run: [UInt8] = []
-        func flush() throws(JSONItem.ParseError) {
-            guard let text = String(validating: run, as: UTF8.self) else { throw .invalid(offset: offset) }
-            scalars.append(contentsOf: text.unicodeScalars)
-            run.removeAll()
-        }
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            offset += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                try flush()
-                return String(scalars)
-            case UInt8(ascii: "\\"):
-                try flush()
-                scalars.append(try escape())
-            case 0..<0x20:
-                throw .invalid(offset: offset - 1)
-            default:
-                run.append(byte)
-            }
-        }
-        throw .invalid(offset: offset)
-    }
-
-    mutating func escape() throws(JSONItem.ParseError) -> Unicode.Scalar {
-        guard offset < bytes.count else { throw .invalid(offset: offset) }
-        offset += 1
-        switch bytes[offset - 1] {
-        case UInt8(ascii: "\""): return "\""
-        case UInt8(ascii: "\\"): return "\\"
-        case UInt8(ascii: "/"): return "/"
-        case UInt8(ascii: "b"): return "\u{08}"
-        case UInt8(ascii: "f"): return "\u{0C}"
-        case UInt8(ascii: "n"): return "\n"
-        case UInt8(ascii: "r"): return "\r"
-        case UInt8(ascii: "t"): return "\t"
-        case UInt8(ascii: "u"):
-            let unit = try hex4()
-            if (0xD800..<0xDC00).contains(unit) {
-                try expect("\\u")
-                let low = try hex4()
-                guard (0xDC00..<0xE000).contains(low),
-                    let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
-                else { throw .invalid(offset: offset) }
-                return scalar
-            }
-            guard let scalar = Unicode.Scalar(unit) else { throw .invalid(offset: offset) }
-            return scalar
-        default: throw .invalid(offset: offset - 1)
-        }
-    }
-
-    mutating func hex4() throws(JSONItem.ParseError) -> UInt32 {
-        guard bytes.count - offset >= 4,
-            bytes[offset..<offset + 4].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
-            let unit = UInt32(String(decoding: bytes[offset..<offset + 4], as: UTF8.self), radix: 16)
-        else { throw .invalid(offset: offset) }
-        offset += 4
-        return unit
-    }
-
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-    mutating func number() throws(JSONItem.ParseError) -> JSONItem {
-        let start = offset
-        func digits() -> Int {
-            let first = offset
-            while offset < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[offset]) { offset += 1 }
-            return offset - first
-        }
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-        let integerStart = offset
-        let integerDigits = digits()
-        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
-            throw .invalid(offset: start)
-        }
-        var isInteger = true
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
-            offset += 1
-            isInteger = false
-            guard digits() > 0 else { throw .invalid(offset: offset) }
-        }
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
-            offset += 1
-            isInteger = false
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
-                offset += 1
-            }
-            guard digits() > 0 else { throw .invalid(offset: offset) }
-        }
-        let text = String(decoding: bytes[start..<offset], as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
-        guard let number = Double(text), number.isFinite else { throw .invalid(offset: start) }
-        return .number(number)
     }
 }

@@ -104,3 +104,40 @@ struct PhoneLoopback {
         }
     }
 }
+
+extension PhoneLoopback {
+    /// What a page on ``origin`` passes to `navigator.credentials.get({digital})`.
+    static let digitalCredentialRequest =
+        #"{"requests":[{"protocol":"openid4vp-v1-unsigned","data":{"response_type":"vp_token","nonce":"n-1","#
+        + #""dcql_query":{"credentials":[{"id":"pid","format":"dc+sd-jwt","claims":[{"path":["given_name"]}]}]}}}]}"#
+
+    /// Our client's digital-credential request against the phone with `profile` and `fault`.
+    func runDigitalCredential(
+        profile: PhoneProfile = .strict, fault: PhoneFault? = nil
+    ) async throws -> (client: Result<DigitalCredential, any Error>, report: ConformanceReport) {
+        let client = HybridClientRunner(
+            options: HybridClientOptions(
+                bluetooth: .simulated(air), timeout: .seconds(60), tunnelServers: [.google: relay]))
+        var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
+        phoneOptions.tunnelOrigin = relay
+        var phone = PhoneConformanceRun(
+            runnerOptions: phoneOptions,
+            authenticator: CTAPAuthenticator(
+                store: store, userInteraction: AutoApproveUserInteraction(userVerification: true)),
+            logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() }))
+        phone.profile = profile
+        phone.fault = fault
+        let request = try DigitalCredentialRequest(json: Array(Self.digitalCredentialRequest.utf8))
+        let (qrCodes, qrSink) = AsyncStream<String>.makeStream()
+        async let clientResult = capture {
+            try await client.requestDigitalCredential(request, origin: try WebOrigin(Self.origin)) { event in
+                if case .qr(let url) = event { qrSink.yield(url) }
+            }
+        }
+        var iterator = qrCodes.makeAsyncIterator()
+        guard let qr = await iterator.next() else { throw TestFailure("no QR code shown") }
+        let report = await phone.run(qrCode: qr)
+        qrSink.finish()
+        return (await clientResult, report)
+    }
+}

@@ -18,7 +18,19 @@ struct ScriptedClient {
         var messages: [[UInt8]?] = [ScriptedClient.makeCredential, nil, [0x00]]
         /// Pads a plaintext (default: the spec's padding).
         var pad: ([UInt8]) -> [UInt8] = ScriptedClient.pad
+        /// The features the phone offers in its post-handshake message.
+        var features: [HybridFeature] = [.ctap]
     }
+
+    /// `03` + the JSON request Chromium's `RequestToJSONBytes` writes for a page on
+    /// https://example.com asking for one SD-JWT VC claim (protocol.md §7.8): compact, members
+    /// sorted by name.
+    static let digitalCredential: [UInt8] = [0x03] + Array(digitalCredentialJSON.utf8)
+    static let digitalCredentialJSON =
+        #"{"origin":"https://example.com","request":{"digital":{"requests":[{"data":{"dcql_query":"#
+        + #"{"credentials":[{"claims":[{"path":["age_equal_or_over","18"]}],"format":"dc+sd-jwt","id":"pid"}]},"#
+        + #""nonce":"n-0S6_WzA2Mj","response_type":"vp_token"},"protocol":"openid4vp-v1-unsigned"}]}},"#
+        + #""requestType":"credential.get"}"#
 
     /// `01` + makeCredential `01` + a canonical parameter map.
     static let makeCredential: [UInt8] =
@@ -51,10 +63,10 @@ struct ScriptedClient {
             configuration: .init(
                 qrSecret: secret, clientIdentityKey: identity.publicKey,
                 domainID: try require(TunnelDomainID(rawValue: 0)),
-                getInfo: [0xA0]),
+                getInfo: [0xA0], features: script.features),
             advertNonce: try require(AdvertNonce(bytes: [UInt8](repeating: 7, count: 10))),
             ephemeralKey: P256.KeyAgreement.PrivateKey())
-        var judge = ClientConductJudge(hint: hint)
+        var judge = ClientConductJudge(hint: hint, features: script.features)
         _ = try phone.start()
         guard
             case .startAdvertising(let serviceData) = try phone.tunnelOpened(
@@ -88,7 +100,11 @@ struct ScriptedClient {
         for plaintext in script.messages {
             guard let plaintext else {
                 // The phone answers the request it was given.
-                if let reply = try? phone.requestCompleted(.ctap([0x00, 0xA0])), !reply.isEmpty { judge.replySent() }
+                let reply =
+                    (try? phone.requestCompleted(.ctap([0x00, 0xA0])))
+                    ?? (try? phone.requestCompleted(
+                        .json(Array(#"{"response":{"digital":{"error":"NO_CREDENTIAL"}}}"#.utf8))))
+                if let reply, !reply.isEmpty { judge.replySent() }
                 continue
             }
             let nonce = [UInt8](repeating: 0, count: 8) + withUnsafeBytes(of: sequence.bigEndian, Array.init)
