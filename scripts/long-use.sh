@@ -35,6 +35,10 @@ JSON
 
 ceremony() {
     local operation=$1 options=$2
+    # Emptied before the client starts: the client's own redirection runs in the forked child and
+    # may come after the loop below first reads the file, which then still held the previous
+    # ceremony's QR code; the phone answered that one and this client timed out.
+    : >"$work/events"
     "$bin/hybrid-client" "$operation" --options "$options" --origin https://example.com --ble sim --json --timeout 60 \
         --linger 0 --tunnel-server "0=ws://127.0.0.1:$port" >"$work/out.json" 2>"$work/events" &
     local client=$! qr=
