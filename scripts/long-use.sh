@@ -2,8 +2,12 @@
 # Long use of one relay: LONG_USE_N (default 50) ceremonies of hybrid-client against
 # hybrid-authenticator (simulated air, a plaintext phone store, a registration then sign-ins)
 # through one tunnel-relay. Prints the relay's RSS, open descriptors and threads at its start,
-# after the first 10 ceremonies and after N, and fails when a ceremony fails or, from 10 to N,
-# descriptors grow by more than 2, threads by more than 4, or RSS by more than 16 MB.
+# after the first 10 ceremonies, every 100 and after N, and fails when a ceremony fails or, from
+# 10 to N, descriptors grow by more than 2, threads by more than 4, or RSS by more than 16 MB.
+# With /usr/bin/time it also prints the peak RSS of the client and the phone of ceremony 10 and
+# of the last (each ceremony's are new processes: growth there means growing state, such as the
+# phone's store), failing on more than 16 MB of growth; and it fails when scanner sockets are
+# left on the simulated air at the end.
 # Env: LONG_USE_N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +20,12 @@ cleanup() { [ -n "$relay" ] && kill "$relay" 2>/dev/null; wait 2>/dev/null || tr
 trap cleanup EXIT
 export HYBRID_SIMULATED_AIR_DIR="$work/air" HYBRID_ALLOW_SIMULATED_AIR=1
 die() { echo "long-use: FAIL: $*" >&2; exit 1; }
+# Peak RSS (kB) of each ceremony's client and phone, when GNU time is there.
+client_timer=() phone_timer=()
+if [ -x /usr/bin/time ]; then
+    client_timer=(/usr/bin/time -f %M -o "$work/client.peak") phone_timer=(/usr/bin/time -f %M -o "$work/phone.peak")
+fi
+peaks() { [ -x /usr/bin/time ] && echo "$(tail -n 1 "$work/client.peak") $(tail -n 1 "$work/phone.peak")"; }
 
 "$bin/tunnel-relay" --host 127.0.0.1 --port 0 >"$work/relay.out" 2>"$work/relay.err" &
 relay=$!
@@ -35,7 +45,11 @@ JSON
 
 ceremony() {
     local operation=$1 options=$2
-    "$bin/hybrid-client" "$operation" --options "$options" --origin https://example.com --ble sim --json --timeout 60 \
+    # Emptied before the client starts: the client's own redirection runs in the forked child and
+    # may come after the loop below first reads the file, which then still held the previous
+    # ceremony's QR code; the phone answered that one and this client timed out.
+    : >"$work/events"
+    "${client_timer[@]}" "$bin/hybrid-client" "$operation" --options "$options" --origin https://example.com --ble sim --json --timeout 60 \
         --linger 0 --tunnel-server "0=ws://127.0.0.1:$port" >"$work/out.json" 2>"$work/events" &
     local client=$! qr=
     for _ in $(seq 400); do
@@ -43,8 +57,8 @@ ceremony() {
         [ -n "$qr" ] && break
         sleep 0.05
     done
-    [ -n "$qr" ] || { kill $client; die "no QR code: $(cat "$work/events")"; }
-    printf '%s\n' "$qr" | "$bin/hybrid-authenticator" - --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
+    [ -n "$qr" ] || { pkill -P $client; kill $client; die "no QR code: $(cat "$work/events")"; }
+    printf '%s\n' "$qr" | "${phone_timer[@]}" "$bin/hybrid-authenticator" - --tunnel-url "ws://127.0.0.1:$port" --ble sim --yes --json \
         --insecure-plaintext-store --store "$work/passkeys.json" >"$work/phone" 2>&1 &
     local phone=$!
     wait $client || die "ceremony $operation failed: $(tail -n 3 "$work/events"); the phone: $(tail -n 5 "$work/phone")"
@@ -63,6 +77,9 @@ while [ $i -le "$n" ]; do
     if [ $i -eq 10 ]; then
         echo "== relay after 10 ceremonies: $(sample)"
         read -r rss10 threads10 < <(numbers | head -n 1); fds10=$(numbers | tail -n 1)
+        peaks10=$(peaks) || true
+    elif [ $((i % 100)) -eq 0 ] && [ $i -lt "$n" ]; then
+        echo "== relay after $i ceremonies: $(sample)"
     fi
     i=$((i + 1))
 done
@@ -72,5 +89,13 @@ if [ "$n" -ge 10 ]; then
     [ $((fds - fds10)) -le 2 ] || die "the relay's descriptors grew from $fds10 to $fds"
     [ $((threads - threads10)) -le 4 ] || die "the relay's threads grew from $threads10 to $threads"
     [ $((rss - rss10)) -le 16384 ] || die "the relay's RSS grew from $rss10 kB to $rss kB"
+    if [ -n "${peaks10:-}" ]; then
+        read -r client10 phone10 <<<"$peaks10"; read -r client_n phone_n <<<"$(peaks)"
+        echo "== peak RSS of ceremony 10's and ceremony $n's processes: client $client10 kB, $client_n kB; phone $phone10 kB, $phone_n kB"
+        [ $((client_n - client10)) -le 16384 ] || die "the client's peak RSS grew from $client10 kB to $client_n kB"
+        [ $((phone_n - phone10)) -le 16384 ] || die "the phone's peak RSS grew from $phone10 kB to $phone_n kB"
+    fi
 fi
+left=$(find "$work/air" -mindepth 1 | wc -l)
+[ "$left" -eq 0 ] || die "$left scanner sockets left on the simulated air: $(ls "$work/air")"
 echo "long-use: PASS ($n ceremonies through one relay)"

@@ -43,6 +43,10 @@ echo "== passkey export and import (CXF 1.0) through hybrid: py_webauthn and an 
 python3 scripts/cxf-e2e.py "$bin_dir"
 echo "== the wallet: SD-JWT VC and mdoc presentations judged by the sd-jwt reference library and a cbor2/cryptography mdoc verifier"
 python3 scripts/wallet-e2e.py "$bin_dir"
+# About 30 s: a registration and 29 sign-ins through one relay, whose descriptors, threads and RSS
+# must hold from the 10th ceremony on (the 1,000-ceremony run's numbers: docs/security-key.md).
+echo "== long use of one relay: 30 ceremonies of hybrid-client against hybrid-authenticator (scripts/long-use.sh)"
+LONG_USE_N=30 scripts/long-use.sh
 
 echo "== BLE on the kernel's Bluetooth stack (blevm guest)"
 ci/run-ble-proof.sh

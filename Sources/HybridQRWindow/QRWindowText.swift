@@ -33,6 +33,7 @@ package struct QRWindowText: Sendable, Equatable {
     package static func state(for event: HybridClientEvent) -> (text: String, hideQR: Bool)? {
         switch event {
         case .qr, .waitingForDevice: nil
+        case .advertForAnotherQRCode: ("A phone answered another QR code: scan this one", false)
         case .connecting, .connectingL2CAP: ("Phone found; connecting…", true)
         case .channel, .l2capUnavailable: nil
         case .handshake: ("Phone found; securing the connection…", true)

@@ -83,6 +83,7 @@ struct ProgressReporter: Sendable {
         switch event {
         case .qr(let url): line("qr", ["url": url])
         case .waitingForDevice(let timeout): line("waitingForDevice", ["timeoutSeconds": timeout.components.seconds])
+        case .advertForAnotherQRCode: line("advertForAnotherQRCode")
         case .connecting(let domain, let host): line("connecting", ["domain": Int(domain.rawValue), "host": host])
         case .connectingL2CAP(let psm): line("connectingL2CAP", ["psm": Int(psm)])
         case .l2capUnavailable(let why): line("l2capUnavailable", ["reason": why.description])
@@ -101,6 +102,8 @@ struct ProgressReporter: Sendable {
             return picture + "Scan this QR code with your phone's camera (or: \(url))"
         case .waitingForDevice(let timeout):
             return "\(clock) Waiting for your phone… (Bluetooth must be on; gives up after \(Self.seconds(timeout)))"
+        case .advertForAnotherQRCode:
+            return "\(clock) A phone is advertising for another QR code (an older one?); scan the one shown here"
         case .connecting(_, let host): return "\(clock) Phone found; connecting to \(host)"
         case .connectingL2CAP(let psm): return "\(clock) Phone found; connecting over Bluetooth (L2CAP PSM \(psm))"
         case .l2capUnavailable(let why): return "\(clock) Not using Bluetooth L2CAP: \(why)"

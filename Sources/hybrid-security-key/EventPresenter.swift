@@ -197,6 +197,8 @@ final class EventPresenter: Sendable {
                 urgent: true)
         case .waitingForDevice:
             progress("waitingForDevice", "Waiting for your phone (Bluetooth must be on)…")
+        case .advertForAnotherQRCode:
+            progress("advertForAnotherQRCode", "A phone is advertising for another QR code; scan the one shown now")
         case .connecting(_, let host):
             progress("connecting", "Phone found; connecting to \(host)")
             notify("Phone found", "Connecting…")

@@ -7,6 +7,10 @@ public enum HybridClientEvent: Sendable, Hashable {
     case qr(url: String)
     /// Scanning BLE for the phone's advert. `timeout` is the whole call's limit.
     case waitingForDevice(timeout: Duration)
+    /// A FIDO advert arrived that is not for this QR code: a phone that scanned another (older)
+    /// QR code, or another computer's phone nearby. Scanning goes on; said once per ceremony, so
+    /// that a timeout that follows is not read as "no phone advertised at all".
+    case advertForAnotherQRCode
     /// The phone's advert arrived; opening the tunnel it names on `host` (after any test override).
     case connecting(domain: TunnelDomainID, host: String)
     /// The phone's advert offers a BLE L2CAP channel (CTAP 2.3, protocol.md §3.4); connecting to
@@ -31,7 +35,7 @@ public enum HybridClientEvent: Sendable, Hashable {
     /// The stage this event starts, for timeout messages.
     public var stage: HybridClientStage {
         switch self {
-        case .qr, .waitingForDevice: .waitingForDevice
+        case .qr, .waitingForDevice, .advertForAnotherQRCode: .waitingForDevice
         case .connecting, .connectingL2CAP, .l2capUnavailable, .channel: .connecting
         case .handshake: .handshake
         case .waitingForApproval: .waitingForApproval

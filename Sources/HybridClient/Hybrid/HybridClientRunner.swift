@@ -301,9 +301,14 @@ public struct HybridClientRunner: Sendable {
         await emit(.qr(url: qrURL))
         for event in afterQR { await emit(event) }
         await emit(.waitingForDevice(timeout: options.timeout))
+        var saidAnotherQRCode = false
         for try await advert in adverts {
             for action in session.advertReceived(serviceData: advert.serviceData) {
                 if case .connectTunnel(let url, let domain) = action { return (url, domain, advert) }
+            }
+            if !saidAnotherQRCode {
+                saidAnotherQRCode = true
+                await emit(.advertForAnotherQRCode)
             }
         }
         try Task.checkCancellation()
