@@ -319,37 +319,44 @@ def judged(function, *arguments):
         return None, '%s: %s' % (type(error).__name__, error)
 
 
+def presented_token(label, outcome, credential_id):
+    """Checks that our phone presented (consent by --yes) and that the page's promise resolved with
+    one openid4vp-v1-unsigned presentation under vp_token[credential_id]; returns it, or None."""
+    result, code, by_name, log = outcome
+    answer = by_name.get('digitalCredentialAnswered') or {}
+    check('%s: our phone presented (consent by --yes)' % label, answer.get('answer') == 'presented', json.dumps(answer))
+    check('%s: hybrid-authenticator exits 0 (served)' % label, code == 0, str(code))
+    ok = result is not None and result.get('ok')
+    check('%s: the page\'s promise resolves with a DigitalCredential' % label, ok, json.dumps(result))
+    if not ok:
+        return None
+    check('%s: credential.protocol is "openid4vp-v1-unsigned"' % label,
+          result.get('protocol') == 'openid4vp-v1-unsigned', repr(result.get('protocol')))
+    data = result.get('data')
+    if isinstance(data, str):
+        data = json.loads(data)
+    token = ((data or {}).get('vp_token') or {}).get(credential_id)
+    one = isinstance(token, list) and len(token) == 1
+    check('%s: credential.data.vp_token.%s is one presentation' % (label, credential_id), one, json.dumps(data)[:300])
+    return token[0] if one else None
+
+
 def presentation_case(issuer_public):
     """The phone holds a matching mDL: it presents (--yes), and Chromium resolves the page's promise."""
     nonce = 'dc-interop-nonce-2'
     outcome = ceremony('mdl', dc_request(nonce))
     if outcome is None:
         return
-    result, code, by_name, log = outcome
-    answer = by_name.get('digitalCredentialAnswered') or {}
-    check('mdl: our phone presented (consent by --yes)', answer.get('answer') == 'presented', json.dumps(answer))
-    check('mdl: hybrid-authenticator exits 0 (served)', code == 0, str(code))
-    ok = result is not None and result.get('ok')
-    check('mdl: the page\'s promise resolves with a DigitalCredential', ok, json.dumps(result))
-    if not ok:
+    token = presented_token('mdl', outcome, 'mdl')
+    if token is None:
         return
-    check('mdl: credential.protocol is "openid4vp-v1-unsigned"', result.get('protocol') == 'openid4vp-v1-unsigned',
-          repr(result.get('protocol')))
-    data = result.get('data')
-    if isinstance(data, str):
-        data = json.loads(data)
-    token = ((data or {}).get('vp_token') or {}).get('mdl')
-    check('mdl: credential.data.vp_token.mdl is one presentation', isinstance(token, list) and len(token) == 1,
-          json.dumps(data)[:300])
-    if not (isinstance(token, list) and len(token) == 1):
-        return
-    disclosed, error = judged(verify_mdoc, token[0], issuer_public, nonce, ORIGIN)
+    disclosed, error = judged(verify_mdoc, token, issuer_public, nonce, ORIGIN)
     check('mdl: independent checker (scripts/mdoc_check.py): issuer signature, item digests, device signature '
           'over the SessionTranscript of %s and the request\'s nonce' % ORIGIN, error is None, error)
     check('mdl:   ... discloses only org.iso.18013.5.1 age_over_18 = true',
           disclosed == {('org.iso.18013.5.1', 'age_over_18'): True}, repr(disclosed))
-    _, wrong_nonce = judged(verify_mdoc, token[0], issuer_public, 'dc-interop-nonce-1', ORIGIN)
-    _, wrong_origin = judged(verify_mdoc, token[0], issuer_public, nonce, 'https://localhost:8000')
+    _, wrong_nonce = judged(verify_mdoc, token, issuer_public, 'dc-interop-nonce-1', ORIGIN)
+    _, wrong_origin = judged(verify_mdoc, token, issuer_public, nonce, 'https://localhost:8000')
     check('mdl:   ... and the checker rejects it for another nonce or another origin (it can fail)',
           wrong_nonce is not None and wrong_origin is not None)
 
@@ -369,35 +376,23 @@ def sd_jwt_case():
     outcome = ceremony('sd-jwt', dc_request(nonce, SD_JWT_QUERY), interstitial=True)
     if outcome is None:
         return
-    result, code, by_name, log = outcome
-    answer = by_name.get('digitalCredentialAnswered') or {}
-    check('sd-jwt: our phone presented (consent by --yes)', answer.get('answer') == 'presented', json.dumps(answer))
-    check('sd-jwt: hybrid-authenticator exits 0 (served)', code == 0, str(code))
-    ok = result is not None and result.get('ok')
-    check('sd-jwt: the page\'s promise resolves with a DigitalCredential', ok, json.dumps(result))
-    if not ok:
+    token = presented_token('sd-jwt', outcome, 'pid')
+    if token is None:
         return
-    check('sd-jwt: credential.protocol is "openid4vp-v1-unsigned"',
-          result.get('protocol') == 'openid4vp-v1-unsigned', repr(result.get('protocol')))
-    data = result.get('data')
-    if isinstance(data, str):
-        data = json.loads(data)
-    token = ((data or {}).get('vp_token') or {}).get('pid')
-    check('sd-jwt: credential.data.vp_token.pid is one presentation (a string)',
-          isinstance(token, list) and len(token) == 1 and isinstance(token[0], str), json.dumps(data)[:300])
-    if not (isinstance(token, list) and len(token) == 1 and isinstance(token[0], str)):
+    check('sd-jwt: the presentation is a string (SD-JWT compact form)', isinstance(token, str), repr(token)[:300])
+    if not isinstance(token, str):
         return
     audience = 'origin:' + ORIGIN
-    claims, error = sd_jwt_verdict(token[0], nonce, audience)
+    claims, error = sd_jwt_verdict(token, nonce, audience)
     check('sd-jwt: the sd-jwt reference verifier (scripts/sd_jwt_check.py) accepts it: issuer signature, '
           'disclosures, key-binding JWT with nonce %s and aud %s' % (nonce, audience), error is None, error)
     if claims is not None:
         check('sd-jwt:   ... discloses only age_equals_or_over = {"18": true}',
               claims.get('age_equals_or_over') == {'18': True}
               and not any(name in claims for name in PID_CLAIMS_NOT_ASKED), json.dumps(claims)[:300])
-    print('  sd-jwt: %d disclosures and a key-binding JWT' % (len(token[0].split('~')) - 2), flush=True)
-    _, wrong_nonce = sd_jwt_verdict(token[0], 'dc-interop-nonce-1', audience)
-    _, wrong_audience = sd_jwt_verdict(token[0], nonce, 'origin:https://localhost:8000')
+    print('  sd-jwt: %d disclosures and a key-binding JWT' % (len(token.split('~')) - 2), flush=True)
+    _, wrong_nonce = sd_jwt_verdict(token, 'dc-interop-nonce-1', audience)
+    _, wrong_audience = sd_jwt_verdict(token, nonce, 'origin:https://localhost:8000')
     check('sd-jwt:   ... and the verifier rejects it for another nonce or another audience (it can fail)',
           wrong_nonce is not None and wrong_audience is not None, '%s / %s' % (wrong_nonce, wrong_audience))
 

@@ -59,16 +59,7 @@ struct PhoneLoopback {
             tunnelServers: [.google: relay])
         if let clock { clientOptions.clock = clock }
         let client = HybridClientRunner(options: clientOptions)
-        var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
-        phoneOptions.tunnelOrigin = relay
-        phoneOptions.clientWaitTimeout = phoneClientWait
-        var phone = PhoneConformanceRun(
-            runnerOptions: phoneOptions,
-            authenticator: CTAPAuthenticator(
-                store: store, userInteraction: AutoApproveUserInteraction(userVerification: true)),
-            logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() }))
-        phone.profile = profile
-        phone.fault = fault
+        var phone = conformancePhone(profile: profile, fault: fault, clientWait: phoneClientWait)
         if let phoneClock { phone.clock = phoneClock }
         let (qrCodes, qrSink) = AsyncStream<String>.makeStream()
         let (responses, responseSink) = AsyncStream<HybridClientResponse>.makeStream()
@@ -118,15 +109,7 @@ extension PhoneLoopback {
         let client = HybridClientRunner(
             options: HybridClientOptions(
                 bluetooth: .simulated(air), timeout: .seconds(60), tunnelServers: [.google: relay]))
-        var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
-        phoneOptions.tunnelOrigin = relay
-        var phone = PhoneConformanceRun(
-            runnerOptions: phoneOptions,
-            authenticator: CTAPAuthenticator(
-                store: store, userInteraction: AutoApproveUserInteraction(userVerification: true)),
-            logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() }))
-        phone.profile = profile
-        phone.fault = fault
+        let phone = conformancePhone(profile: profile, fault: fault)
         let request = try DigitalCredentialRequest(json: Array(Self.digitalCredentialRequest.utf8))
         let (qrCodes, qrSink) = AsyncStream<String>.makeStream()
         async let clientResult = capture {
@@ -139,5 +122,22 @@ extension PhoneLoopback {
         let report = await phone.run(qrCode: qr)
         qrSink.finish()
         return (await clientResult, report)
+    }
+
+    /// The conformance phone on this loopback's air and relay, approving every request.
+    private func conformancePhone(
+        profile: PhoneProfile, fault: PhoneFault?, clientWait: Duration = .seconds(60)
+    ) -> PhoneConformanceRun {
+        var phoneOptions = AuthenticatorRunner.Options(ble: .simulated(air))
+        phoneOptions.tunnelOrigin = relay
+        phoneOptions.clientWaitTimeout = clientWait
+        var phone = PhoneConformanceRun(
+            runnerOptions: phoneOptions,
+            authenticator: CTAPAuthenticator(
+                store: store, userInteraction: AutoApproveUserInteraction(userVerification: true)),
+            logger: Logger(label: "test-phone", factory: { _ in SwiftLogNoOpLogHandler() }))
+        phone.profile = profile
+        phone.fault = fault
+        return phone
     }
 }
