@@ -235,7 +235,7 @@ def main():
             else:
                 ok, reason = judge.judge(record)
             if "uhid_retry" in record:
-                reason += " (second attempt: the first lost reports in uhid: %s)" % record["uhid_retry"].get("message", "")[:80]
+                reason += " (after a retry: the first attempt lost reports in uhid: %s)" % record["uhid_retry"].get("message", "")[:80]
             passed += ok
             failed += not ok
             table.append((program, record["case"], record["step"], ok, reason, record.get("wall", 0)))
