@@ -5,7 +5,7 @@
 # py_webauthn (an independent relying party) verify them. Every process is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --demo
 
 echo "== building (once)"
 swift build --product tunnel-relay >/dev/null

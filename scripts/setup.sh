@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine with Swift.
+#   scripts/setup.sh --demo   only what scripts/demo.sh needs: the C libraries the products link
+#                             (Package.swift's system-library targets) and py_webauthn
+#   scripts/setup.sh          everything scripts/test.sh needs besides: the independent peers
+#                             (libfido2's tools, Chromium, Firefox ESR, sd-jwt, dbusmock), HAProxy,
+#                             Xvfb, the packaging tools
 # Idempotent: it calls apt-get/pip only for what is missing. Needs root (or sudo) for apt.
 set -euo pipefail
 
-apt_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools
-    libzbar-dev libpng-dev libturbojpeg0-dev libpsl-dev publicsuffix zlib1g-dev fido2-tools openssh-client
-    libgtk-4-dev xvfb xdotool imagemagick x11-utils dpkg-dev lintian help2man patchelf
-    firefox-esr)
+profile=all
+case "${1:-}" in
+    --demo) profile=demo ;;
+    "") ;;
+    *) echo "usage: scripts/setup.sh [--demo]" >&2; exit 2 ;;
+esac
+
+# The system-library targets' packages (Package.swift's providers) and the PSL data.
+build_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev libzbar-dev libpng-dev
+    libturbojpeg0-dev libpsl-dev publicsuffix zlib1g-dev libgtk-4-dev)
+test_packages=(haproxy zbar-tools fido2-tools openssh-client xvfb xdotool imagemagick x11-utils dpkg-dev
+    lintian help2man patchelf firefox-esr)
+apt_packages=("${build_packages[@]}")
+[ "$profile" = demo ] || apt_packages+=("${test_packages[@]}")
 
 # apt_install PACKAGE...: apt-get install, through sudo unless already root.
 apt_install() {
@@ -33,6 +48,8 @@ if ! python3 -c "import webauthn" 2>/dev/null; then
     python3 -m pip install --quiet --disable-pip-version-check webauthn 2>/dev/null ||
         python3 -m pip install --quiet --disable-pip-version-check --break-system-packages webauthn
 fi
+
+[ "$profile" = all ] || exit 0
 
 # The wallet's independent judge and test issuer (scripts/wallet-e2e.py): the SD-JWT reference
 # implementation (it brings jwcrypto).
