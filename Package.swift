@@ -34,7 +34,6 @@ let package = Package(
         .library(name: "HybridCTAP", targets: ["HybridCTAP"]),
         .library(name: "HybridTransport", targets: ["HybridTransport"]),
         .library(name: "HybridBluetooth", targets: ["HybridBluetooth"]),
-        .library(name: "HybridDBus", targets: ["HybridDBus"]),
         .library(name: "TunnelRelay", targets: ["TunnelRelay"]),
         .library(name: "HybridAuthenticator", targets: ["HybridAuthenticator"]),
         .library(name: "HybridClient", targets: ["HybridClient"]),
@@ -327,6 +326,9 @@ let package = Package(
         .testTarget(name: "HybridPresentationTests", dependencies: ["HybridPresentation"]),
         .testTarget(name: "HybridDBusTests", dependencies: ["HybridDBus", "HybridBluetooth", "CDBus"]),
         .testTarget(name: "HybridLocalFilesTests", dependencies: ["HybridLocalFiles", "HybridPresentation"]),
+        .testTarget(
+            name: "HybridFuzzOraclesTests",
+            dependencies: ["HybridFuzzOracles", "HybridCore", "TestSeededRandom", "TestVectorFiles"]),
         .testTarget(name: "TunnelRelayTests", dependencies: relayTestDependencies, exclude: ["Fixtures"]),
         .testTarget(
             name: "HybridBluetoothTests",
