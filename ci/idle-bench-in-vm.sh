@@ -25,10 +25,6 @@ fail() {
     exit 1
 }
 
-# switches PID: voluntary + nonvoluntary context switches of every thread of PID now.
-switches() {
-    cat /proc/$1/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ { s += $2 } END { print s + 0 }'
-}
 # ticks PID: utime + stime (fields 14 and 15 of /proc/PID/stat; the name in field 2 has no spaces).
 ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 threads() { ls /proc/$1/task | wc -l; }
@@ -45,15 +41,17 @@ measure() {
     for_each() { m_f=$1; shift; while [ $# -ge 2 ]; do $m_f "$1" "$2"; shift 2; done; }
     start_one() {
         per_thread $2 >$w/$1.threads0
-        echo "$(switches $2) $(ticks $2) $(threads $2)" >$w/$1.sample0
+        echo "0 $(ticks $2) $(threads $2)" >$w/$1.sample0
     }
     end_one() {
-        echo "$(switches $2) $(ticks $2) $(threads $2)" >$w/$1.sample1
+        echo "0 $(ticks $2) $(threads $2)" >$w/$1.sample1
         per_thread $2 >$w/$1.threads1
         kill -0 $2 2>/dev/null || fail "$1 ($build) died during the window"
         read -r s0 c0 n0 <$w/$1.sample0
         read -r s1 c1 n1 <$w/$1.sample1
-        echo "IDLE-BENCH $build $1 $state wakeups=$((s1 - s0)) per_s=$(awk -v d=$((s1 - s0)) -v t=$window 'BEGIN{printf "%.2f", d/t}') ticks=$((c1 - c0)) threads=$n0->$n1 window=${window}s"
+        # Per thread (a thread that ends in the window takes its count with it; threads=A->B shows it).
+        d=$(awk 'NR == FNR { before[$1] = $3; next } { s += $3 - before[$1] } END { print s + 0 }' $w/$1.threads0 $w/$1.threads1)
+        echo "IDLE-BENCH $build $1 $state wakeups=$d per_s=$(awk -v d=$d -v t=$window 'BEGIN{printf "%.2f", d/t}') ticks=$((c1 - c0)) threads=$n0->$n1 window=${window}s"
         awk 'NR == FNR { before[$1] = $3; next } { printf "IDLE-THREAD %s %s %s %s %s: %d\n", b, p, st, $1, $2, $3 - before[$1] }' \
             b="$build" p="$1" st="$state" $w/$1.threads0 $w/$1.threads1
     }
