@@ -6,8 +6,8 @@
 # BEFORE_DIR (optional): older hybrid-security-key binaries measured in the same run, for a
 # before/after (their failures are reported, not fatal). Fails loudly when blevm is missing.
 # Not in scripts/test.sh yet: with the uhid reader at real-time priority, a component run on a
-# host at load 15 still lost reports in 17 of 20 requests (Benchmarks/RESULTS.md), so the browser
-# proof keeps its retry until this passes.
+# host at load 15 still had 17 of 20 requests arrive incomplete (Benchmarks/RESULTS.md), so the
+# browser proof keeps its retry until this passes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 blevm=${BLEVM_DIR:-Tools/blevm}
