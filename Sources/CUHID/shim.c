@@ -1,6 +1,10 @@
+#define _GNU_SOURCE
 #include "CUHID.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <linux/input.h>
 #include <linux/uhid.h>
 #include <string.h>
@@ -87,3 +91,18 @@ int CUHID_read_event(int fd, int *kind, uint8_t *data, size_t capacity, size_t *
 
 uint16_t CUHID_bus_usb(void) { return BUS_USB; }
 uint16_t CUHID_bus_virtual(void) { return BUS_VIRTUAL; }
+
+int CUHID_raise_thread_priority(int nice) {
+    struct sched_param parameter;
+    memset(&parameter, 0, sizeof(parameter));
+    parameter.sched_priority = 1;
+    /* pid 0: the calling thread (Linux schedules threads, not processes). */
+    if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &parameter) == 0) return 2;
+    if (setpriority(PRIO_PROCESS, (id_t)gettid(), nice) == 0) return 1;
+    return 0;
+}
+
+int CUHID_eventfd(void) {
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    return fd < 0 ? -errno : fd;
+}

@@ -123,7 +123,10 @@ package final class DBusConnection {
                 }
                 dispatch(incoming)
             }
-            guard dbus_connection_read_write(pointer, 100) != 0 else { throw Self.disconnected }
+            // Blocks until something arrives or the reply's deadline, not in slices.
+            let (seconds, attoseconds) = (deadline - .now).components
+            let remaining = max(1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+            guard dbus_connection_read_write(pointer, remaining) != 0 else { throw Self.disconnected }
         }
         throw DBusFailure.refused(
             name: "org.freedesktop.DBus.Error.NoReply",

@@ -56,71 +56,72 @@ public final class UHIDDevice: Sendable {
     public let identity: Identity
     /// The device's events (start, open, output reports, …), in the order /dev/uhid delivered them.
     public let events: AsyncStream<UHIDEvent>
-    private let node: UHIDNode
-    private let state = DeviceState()
+    private let open: OpenNode
+    private let reader: DescriptorDrain<UHIDEvent>
+    private let destroyed = Mutex(false)
+
+    /// How many events the device's own queue holds (the kernel's holds 32). The longest CTAPHID
+    /// message is 129 reports (CTAP 2.2 §11.2.4: 7609 bytes), so this is room for several.
+    package static let queueCapacity = 1024
 
     /// Opens /dev/uhid (or `path`) and creates the device.
-    public init(identity: Identity = .init(), path: String = "/dev/uhid") throws(UHIDError) {
-        let node = try UHIDNode(identity: identity, path: path, nonBlocking: true)
+    /// - Parameter raiseReaderPriority: whether the reader thread raises its scheduling priority
+    ///   (real-time priority 1 when permitted, else nice -10), so that it drains the kernel's
+    ///   32-event queue before a host's burst of reports overflows it, even on a loaded machine.
+    public init(identity: Identity = .init(), path: String = "/dev/uhid", raiseReaderPriority: Bool = false)
+        throws(UHIDError)
+    {
+        let open = OpenNode(try UHIDNode(identity: identity, path: path, nonBlocking: true))
         self.identity = identity
-        self.node = node
-        let (stream, continuation) = AsyncStream<UHIDEvent>.makeStream()
-        self.events = stream
-        let state = self.state
-        let reader = Thread {
-            Self.readLoop(node: node, state: state, continuation: continuation)
-        }
-        reader.name = "uhid-reader"
-        reader.start()
+        self.open = open
+        // The reader's closure keeps the descriptor open until the thread has ended too.
+        reader = try DescriptorDrain(
+            name: "uhid-reader", descriptor: open.node.descriptor, capacity: Self.queueCapacity,
+            raisePriority: raiseReaderPriority, read: { try open.node.readEvent() })
+        events = reader.elements
     }
 
     deinit {
         destroy()
-        node.close()
     }
 
     /// Sends one 64-byte input report to the host.
     public func send(_ report: [UInt8]) throws(UHIDError) {
-        try node.send(report)
+        try open.node.send(report)
     }
 
     /// Removes the device (idempotent) and stops the reader.
     public func destroy() {
-        let first = state.value.withLock { state in
-            defer { state = (true, true) }
-            return !state.destroyed
+        let first = destroyed.withLock { destroyed in
+            defer { destroyed = true }
+            return !destroyed
         }
-        if first { node.destroy() }
+        if first { open.node.destroy() }
+        reader.stop()
     }
+
+    /// Events the device's own queue had no room for (none, unless the key stopped consuming).
+    package var droppedEvents: Int { reader.droppedCount }
+
+    /// How the reader thread's priority was raised (`nil` until it started).
+    package var readerPriority: ReaderPriority? { reader.priority }
 
     /// The /dev/hidrawN node of this device, once the kernel made it (nil before or if unknown).
     public func hidrawPath(sysfs: String = "/sys/class/hidraw") -> String? {
         hidrawNode(uniq: identity.uniq, sysfs: sysfs)?.path
     }
-
-    /// Reads events until ``destroy()``. uhid has no flow control: the host's writes queue in the
-    /// kernel (UHID_BUFSIZE, 32 events) and what does not fit is dropped ("Output queue is full"),
-    /// while a host sends a long request (a 64-ID allow list is ~60 reports) without waiting. So
-    /// after each wake-up the loop drains the queue with non-blocking reads, one syscall per
-    /// event, and polls again only when it is empty.
-    private static func readLoop(node: UHIDNode, state: DeviceState, continuation: AsyncStream<UHIDEvent>.Continuation)
-    {
-        defer { continuation.finish() }
-        while !state.value.withLock({ $0.stop }) {
-            var entry = pollfd(fd: node.descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, 100)
-            if ready < 0 && errno != EINTR { return }
-            guard ready > 0 else { continue }
-            do {
-                while let event = try node.readEvent() { continuation.yield(event) }
-            } catch {
-                return
-            }
-        }
-    }
 }
 
-/// Shared between the device and its reader thread.
-private final class DeviceState: Sendable {
-    let value: Mutex<(destroyed: Bool, stop: Bool)> = Mutex((false, false))
+/// The device's descriptor, closed (which removes the device too) once neither the device nor its
+/// reader thread holds it.
+private final class OpenNode: Sendable {
+    let node: UHIDNode
+
+    init(_ node: UHIDNode) {
+        self.node = node
+    }
+
+    deinit {
+        node.close()
+    }
 }

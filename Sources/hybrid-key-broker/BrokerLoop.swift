@@ -5,14 +5,17 @@ import HybridUHID
     import Glibc
 #endif
 
-/// The broker's I/O: one thread polls the agents' sockets, the uhid devices and the bus, feeds
-/// what happens to ``KeyBrokerPolicy`` and carries out its actions. Nothing here decides who gets
-/// a key.
+/// The broker's I/O: one thread polls the agents' sockets, the uhid devices, the bus and /dev's
+/// inotify events, feeds what happens to ``KeyBrokerPolicy`` and carries out its actions. Nothing
+/// here decides who gets a key.
+///
+/// It blocks until one of them says something: no timer runs while it is idle. logind reports
+/// every change the policy needs as a signal (the match on its name), and a restarted logind
+/// changes the name's owner (NameOwnerChanged, followed by the connection), which asks again; a
+/// new device's hidraw node is looked for when /dev changes, until its deadline.
 final class BrokerLoop {
     /// How long the kernel and udev get to make a new device's hidraw node.
-    static let hidrawDeadline: Duration = .seconds(3)
-    /// logind is asked again this often even without a signal (a restarted logind, a missed signal).
-    static let resyncInterval: Int32 = 5_000
+    static let hidrawDeadline = DeviceNodeWatch.hidrawDeadline
 
     private struct Device {
         var node: UHIDNode
@@ -30,12 +33,18 @@ final class BrokerLoop {
     private var devices: [KeyBrokerPolicy.AgentID: Device] = [:]
     private var nextAgent = 1
     private let log: (String) -> Void
+    /// /dev's changes (nil if inotify is unavailable: then a pending node is looked for every 20 ms).
+    private let nodes: DeviceNodeWatch?
 
     init(listener: Int32, uhidPath: String, logind: LogindSessions?, log: @escaping (String) -> Void) {
         self.listener = listener
         self.uhidPath = uhidPath
         self.logind = logind
         self.log = log
+        do { nodes = try DeviceNodeWatch() } catch {
+            log("cannot watch /dev (\(error)): new hidraw nodes are looked for every 20 ms")
+            nodes = nil
+        }
     }
 
     /// Serves until the bus connection drops (then every key is removed, and the caller exits so
@@ -50,10 +59,10 @@ final class BrokerLoop {
             entries += deviceOrder.map { pollfd(fd: devices[$0]!.node.descriptor, events: Int16(POLLIN), revents: 0) }
             let bus = try logind?.descriptor()
             if let bus { entries.append(pollfd(fd: bus, events: Int16(POLLIN), revents: 0)) }
-            let pending = devices.values.contains { $0.pendingSince != nil }
-            let ready = poll(&entries, nfds_t(entries.count), pending ? 20 : Self.resyncInterval)
+            if let nodes { entries.append(pollfd(fd: nodes.descriptor, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&entries, nfds_t(entries.count), pollTimeout())
             if ready < 0 && errno != EINTR { throw BrokerError.system("poll", errno) }
-            if ready == 0 && !pending { resynchronize() }
+            if let nodes, entries[entries.count - 1].revents != 0 { nodes.drain() }
 
             var index = 1
             for agent in agentOrder {
@@ -75,6 +84,13 @@ final class BrokerLoop {
             if entries[0].revents != 0 { acceptAgents() }
             handOverNewNodes()
         }
+    }
+
+    /// Until the earliest pending node's deadline; forever when no node is awaited.
+    private func pollTimeout() -> Int32 {
+        let deadlines = devices.values.compactMap { $0.pendingSince.map { $0 + Self.hidrawDeadline } }
+        guard let earliest = deadlines.min() else { return -1 }
+        return nodes == nil ? 20 : DeviceNodeWatch.pollMilliseconds(until: earliest)
     }
 
     // MARK: - Events in
@@ -137,7 +153,7 @@ final class BrokerLoop {
                     devices[agent]?.pendingSince = nil
                     log("agent \(agent): key \(path) for uid \(device.uid)")
                     perform(policy.deviceCreated(agent, hidraw: path))
-                } else if ContinuousClock.now - since > Self.hidrawDeadline {
+                } else if ContinuousClock.now - since >= Self.hidrawDeadline {
                     log("agent \(agent): no hidraw node within \(Self.hidrawDeadline) (is hid_generic loaded?)")
                     destroyDevice(agent)
                     perform(policy.deviceFailed(agent))

@@ -182,7 +182,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
         do {
             trace = try traceReports.map { path throws(PrivateFileError) in try ReportTrace(path: path) }
             device =
-                try uhid.map { .direct(try UHIDDevice(path: $0)) }
+                try uhid.map { .direct(try UHIDDevice(path: $0, raiseReaderPriority: true)) }
                 ?? .brokered(try BrokeredKey(socketPath: brokerSocket))
         } catch {
             presenter.fatal("\(error)")

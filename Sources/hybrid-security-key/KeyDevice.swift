@@ -65,12 +65,9 @@ enum KeyDevice: Sendable {
         }
     }
 
-    /// The hidraw node appears just after UHID_START: the kernel gets a second to make it.
+    /// The hidraw node appears just after UHID_START: awaited from /dev's inotify events, for at
+    /// most ``DeviceNodeWatch/hidrawDeadline``.
     private static func hidrawPath(of device: UHIDDevice) async -> String? {
-        for _ in 0..<20 {
-            if let path = device.hidrawPath() { return path }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return device.hidrawPath()
+        await DeviceNodeWatch.hidrawPath(uniq: device.identity.uniq)
     }
 }

@@ -5,6 +5,7 @@ and Alice's c1 active; `switch USER` makes USER's session the seat's active one,
 user switch (the old session's Active goes false, then the seat's ActiveSession changes, each with
 its PropertiesChanged signal); `lock USER` sets LockedHint. Not our code: dbusmock and python3-dbus
 are Debian's."""
+import os
 import subprocess
 import sys
 import time
@@ -23,7 +24,9 @@ def start():
     server = subprocess.Popen([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"],
                               stdout=subprocess.DEVNULL)
     bus = dbus.SystemBus()
-    for _ in range(200):
+    # LOGIND_MOCK_WAIT: seconds the mock gets to start (default 10; python under TCG on a loaded
+    # host can need more).
+    for _ in range(int(float(os.environ.get("LOGIND_MOCK_WAIT", "10")) * 20)):
         if bus.name_has_owner("org.freedesktop.login1"):
             break
         time.sleep(0.05)

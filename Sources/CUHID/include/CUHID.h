@@ -26,6 +26,15 @@ int CUHID_destroy(int fd);
 /* Reads one event (blocking unless fd is non-blocking). For CUHID_EVENT_OUTPUT, copies the
  * report (at most capacity bytes) into data and its size into *size; otherwise *size is 0. */
 int CUHID_read_event(int fd, int *event, uint8_t *data, size_t capacity, size_t *size);
+/* Raises the calling thread's scheduling priority, for a thread that only drains a descriptor:
+ * SCHED_FIFO at the lowest real-time priority (1, with SCHED_RESET_ON_FORK so no child inherits
+ * it) when the thread may (root, CAP_SYS_NICE or RLIMIT_RTPRIO >= 1), else nice `nice` for this
+ * thread alone (CAP_SYS_NICE or RLIMIT_NICE). Returns 2 (real-time), 1 (nice) or 0 (neither was
+ * permitted; the thread keeps its priority). */
+int CUHID_raise_thread_priority(int nice);
+/* eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a descriptor a reader thread polls to be told to stop.
+ * Returns it, or -errno. */
+int CUHID_eventfd(void);
 /* BUS_USB and BUS_VIRTUAL from linux/input.h. */
 uint16_t CUHID_bus_usb(void);
 uint16_t CUHID_bus_virtual(void);

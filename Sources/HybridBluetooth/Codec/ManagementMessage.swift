@@ -1,5 +1,6 @@
 /// The kernel's Bluetooth management protocol (BlueZ `doc/mgmt-api.txt`), as far as the L2CAP
-/// channel needs it: Read Controller Information, which carries the adapter's current settings.
+/// channel and the adapter watch need it: Read Controller Information, which carries the adapter's
+/// current settings, and the events that say a controller came, went or changed its settings.
 /// Every packet is a little-endian header (code, controller index, parameter length) and the
 /// parameters.
 enum ManagementMessage {
@@ -9,6 +10,15 @@ enum ManagementMessage {
     static let commandComplete: UInt16 = 0x0001
     /// Command Status event (0x0002): command code, status.
     static let commandStatus: UInt16 = 0x0002
+
+    /// Status Invalid Index (0x11): no controller has the index the command named.
+    static let invalidIndex: UInt8 = 0x11
+    /// Index Added event (0x0004), no parameters: a controller was registered.
+    static let indexAdded: UInt16 = 0x0004
+    /// Index Removed event (0x0005), no parameters: a controller was removed.
+    static let indexRemoved: UInt16 = 0x0005
+    /// New Settings event (0x0006): Current_Settings (4 octets).
+    static let newSettings: UInt16 = 0x0006
 
     /// The command packet asking for controller `index`'s information.
     static func readInformation(index: UInt16) -> [UInt8] {
@@ -50,6 +60,36 @@ enum ManagementMessage {
         }
         let raw = (0..<4).reduce(UInt32(0)) { $0 | UInt32(parameters[currentSettings + $1]) << (8 * $1) }
         return .settings(ManagementSettings(rawValue: raw))
+    }
+
+    /// An unsolicited event about a controller's presence (mgmt-api.txt, "Index Added Event",
+    /// "Index Removed Event", "New Settings Event"); the kernel sends them to every management
+    /// socket, unprivileged ones included.
+    enum PresenceEvent: Equatable {
+        case indexAdded(index: UInt16)
+        case indexRemoved(index: UInt16)
+        case newSettings(index: UInt16, ManagementSettings)
+    }
+
+    /// Decodes one event read from the management socket: the presence event it is, or `nil` for
+    /// any other event (command replies, other notifications).
+    /// - Throws: ``BluetoothError/malformedReport(_:)`` when the event is shorter than its header,
+    ///   its parameter length says, or a New Settings event's 4 octets.
+    static func presenceEvent(from packet: [UInt8]) throws(BluetoothError) -> PresenceEvent? {
+        guard packet.count >= 6 else { throw .malformedReport(.truncated) }
+        let code = uint16(packet, at: 0)
+        let index = uint16(packet, at: 2)
+        let length = Int(uint16(packet, at: 4))
+        guard packet.count >= 6 + length else { throw .malformedReport(.truncated) }
+        switch code {
+        case indexAdded: return .indexAdded(index: index)
+        case indexRemoved: return .indexRemoved(index: index)
+        case newSettings:
+            guard length >= 4 else { throw .malformedReport(.truncated) }
+            let raw = (0..<4).reduce(UInt32(0)) { $0 | UInt32(packet[6 + $1]) << (8 * $1) }
+            return .newSettings(index: index, ManagementSettings(rawValue: raw))
+        default: return nil
+        }
     }
 
     private static func littleEndian(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }

@@ -25,7 +25,7 @@ extension HCIAdapter {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeoutMilliseconds))
         while ContinuousClock.now < deadline {
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, 100)
+            let ready = poll(&entry, 1, HCIConnection.milliseconds(until: deadline))
             if ready < 0 && errno != EINTR { throw .fromErrno(errno, operation: operation, adapter: name) }
             guard ready > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 512)

@@ -56,7 +56,8 @@ final class HCIConnection {
         }
         let deadline = ContinuousClock.now + .milliseconds(Self.commandTimeoutMilliseconds)
         while ContinuousClock.now < deadline {
-            guard case .packet(let packet) = try read(timeoutMilliseconds: 100, wake: nil) else { continue }
+            let remaining = Self.milliseconds(until: deadline)
+            guard case .packet(let packet) = try read(timeoutMilliseconds: remaining, wake: nil) else { continue }
             guard let event = try? HCIEvent(packet: packet) else {
                 logger.debug("ignored a malformed HCI event", metadata: ["ble.adapter": "\(adapter.name)"])
                 continue
@@ -115,6 +116,12 @@ final class HCIConnection {
         while true {
             if case .woken = try read(timeoutMilliseconds: -1, wake: wake) { return }
         }
+    }
+
+    /// Milliseconds from now until `deadline`, rounded up (0 once it has passed), for `poll(2)`.
+    static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let (seconds, attoseconds) = (deadline - .now).components
+        return max(0, Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
     }
 
     private func read(timeoutMilliseconds: Int32, wake: WakeSignal?) throws -> ReadOutcome {

@@ -1,6 +1,5 @@
 import CBlueZ
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -9,48 +8,108 @@ import Synchronization
 /// Watches the adapter a backend uses and reports when it goes away and comes back, through
 /// ``AdapterPresence``.
 ///
-/// The kernel drives the adapter of both `.hci` and `.bluez` (when the kernel has Bluetooth at
-/// all), so both are watched the same way:
-/// `HCIGETDEVINFO` (an unprivileged ioctl) on a thread of its own, every ``defaultInterval``,
-/// its `HCI_UP` flag or its `errno` fed to ``AdapterPresence``. Powering off (`btmgmt power off`,
-/// `bluetoothctl power off`), rfkill and removing the controller all show there. The simulated
-/// air has no adapter to lose: its stream never reports anything.
+/// `.bluez` is watched through bluetoothd's signals (``watchBluetoothd(_:until:report:)``), and
+/// through the kernel when bluetoothd cannot be reached. `.hci` is watched from the kernel's
+/// management channel
+/// (`HCI_CHANNEL_CONTROL`, BlueZ `doc/mgmt-api.txt`) on a thread of its own that blocks until the
+/// kernel says something: Read Controller Information gives the adapter's state at the start (and
+/// makes the kernel report that controller's power changes to management sockets), then Index
+/// Added, Index Removed and New Settings events say when it comes, goes, or is powered on or off.
+/// bluetoothd's and btmgmt's power changes, `hciconfig down`, rfkill and removing the controller
+/// all show there; an unprivileged socket receives them. Both block until something is said: no
+/// timer runs. The simulated air has no adapter to lose: its stream never reports anything.
 package enum AdapterWatch {
-    /// How often the adapter is looked at: a lost adapter is noticed within this.
-    package static let defaultInterval: Duration = .milliseconds(200)
-
     /// The adapter's changes, until the consumer stops iterating. When the adapter is missing or
     /// down at the start, the first element is ``AdapterPresence/Change/vanished(_:)``.
-    package static func changes(
-        of backend: BLEBackend, every interval: Duration = defaultInterval
-    ) -> AsyncStream<AdapterPresence.Change> {
+    package static func changes(of backend: BLEBackend) -> AsyncStream<AdapterPresence.Change> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: AdapterPresence.Change.self, bufferingPolicy: .unbounded)
-        let name: String?
-        switch backend {
-        case .hci(let adapter): name = adapter
-        case .bluez(let adapter):
-            // bluetoothd may drive an adapter the kernel does not have (a test bluetoothd on the
-            // session bus, a userspace controller): with no kernel Bluetooth to look at there is
-            // nothing this watch can say, and the backend reports its own errors.
-            guard CBlueZ_probeKernel() == 0 else { return stream }
-            name = adapter
-        case .simulated: return stream
-        }
-        let stopped = StopFlag()
-        continuation.onTermination = { _ in stopped.flag.store(true, ordering: .relaxed) }
-        let pause = useconds_t(
-            max(1, interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000))
+        let backend = backend
+        if case .simulated = backend { return stream }
+        guard let stop = try? WakeSignal() else { return stream }
+        continuation.onTermination = { _ in stop.signal() }
         let thread = Thread {
-            var presence = AdapterPresence(adapter: name ?? firstAdapterName())
-            while !stopped.flag.load(ordering: .relaxed) {
-                if let change = presence.observe(look(at: name)) { continuation.yield(change) }
-                usleep(pause)
+            let report = { (change: AdapterPresence.Change) in _ = continuation.yield(change) }
+            switch backend {
+            case .hci(let name):
+                var presence = AdapterPresence(adapter: name ?? firstAdapterName())
+                watch(&presence, until: stop, report: report)
+            case .bluez(let name):
+                if watchBluetoothd(name, until: stop, report: report) { break }
+                // bluetoothd cannot be reached: the kernel's view of the adapter, when the kernel
+                // has Bluetooth (else the backend reports its own errors).
+                guard CBlueZ_probeKernel() == 0 else {
+                    waitForever(on: stop)
+                    break
+                }
+                var presence = AdapterPresence(adapter: name ?? firstAdapterName())
+                watch(&presence, until: stop, report: report)
+            case .simulated: break
             }
+            continuation.finish()
         }
         thread.name = "adapter-watch"
         thread.start()
         return stream
+    }
+
+    /// Feeds what the management channel says about `presence`'s adapter to it until `stop` is
+    /// signalled, blocking in between. Without a management socket (no kernel Bluetooth), one look
+    /// with `HCIGETDEVINFO`, then nothing more to say.
+    private static func watch(
+        _ presence: inout AdapterPresence, until stop: WakeSignal, report: (AdapterPresence.Change) -> Void
+    ) {
+        let adapter = presence.adapter
+        guard adapter.hasPrefix("hci"), let index = UInt16(adapter.dropFirst(3)) else {
+            if let change = presence.observe(.systemCallFailed(errno: ENODEV)) { report(change) }
+            return waitForever(on: stop)
+        }
+        let descriptor = CBlueZ_openManagement()
+        guard descriptor >= 0 else {
+            if let change = presence.observe(look(at: Int32(index))) { report(change) }
+            return waitForever(on: stop)
+        }
+        defer { close(descriptor) }
+        askForInformation(index, on: descriptor)
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            var entries = [
+                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stop.pollDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&entries, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if entries[1].revents != 0 { return }
+            guard entries[0].revents & Int16(POLLIN) != 0 else { return }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count > 0 else { return }
+            let packet = Array(buffer[0..<count])
+            let observation: AdapterPresence.Observation?
+            if let event = try? ManagementMessage.presenceEvent(from: packet) {
+                // A controller registered anew is a new device to the kernel: ask again, so that
+                // its power changes are reported too.
+                if event == .indexAdded(index: index) { askForInformation(index, on: descriptor) }
+                observation = event.observation
+            } else {
+                observation = (try? ManagementMessage.informationReply(to: index, from: packet))?
+                    .observation(index: index)
+            }
+            if let observation, let change = presence.observe(observation) { report(change) }
+        }
+    }
+
+    /// Sends Read Controller Information for `index`; its answer arrives as an event.
+    private static func askForInformation(_ index: UInt16, on descriptor: Int32) {
+        let command = ManagementMessage.readInformation(index: index)
+        _ = command.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    static func waitForever(on stop: WakeSignal) {
+        while !stop.wait(milliseconds: -1) {}
     }
 
     /// Returns the error once the adapter goes away (at once if it is not there now); `nil` if
@@ -82,16 +141,8 @@ package enum AdapterWatch {
         }
     }
 
-    /// One look at adapter `name` (`nil`: the first one that is up, as ``HCIAdapter/resolve(_:)``
-    /// picks). Blocking (ioctl).
-    private static func look(at name: String?) -> AdapterPresence.Observation {
-        guard let name else {
-            if CBlueZ_firstUpDevice() >= 0 { return .deviceInfo(isUp: true) }
-            return HCIAdapter.allIDs().isEmpty ? .systemCallFailed(errno: ENODEV) : .deviceInfo(isUp: false)
-        }
-        guard name.hasPrefix("hci"), let id = Int32(name.dropFirst(3)) else {
-            return .systemCallFailed(errno: ENODEV)
-        }
+    /// One look at adapter `hci<id>` with `HCIGETDEVINFO` (blocking ioctl).
+    private static func look(at id: Int32) -> AdapterPresence.Observation {
         var info = CBlueZ_DeviceInfo()
         guard CBlueZ_deviceInfo(id, &info) == 0 else { return .systemCallFailed(errno: errno) }
         return .deviceInfo(isUp: info.isUp != 0)
@@ -102,10 +153,6 @@ package enum AdapterWatch {
         let up = CBlueZ_firstUpDevice()
         if up >= 0 { return "hci\(up)" }
         return HCIAdapter.allIDs().first.map { "hci\($0)" } ?? "hci0"
-    }
-
-    private final class StopFlag: Sendable {
-        let flag = Atomic<Bool>(false)
     }
 }
 
