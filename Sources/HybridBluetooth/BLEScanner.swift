@@ -18,9 +18,18 @@ public protocol BLEScanner: Sendable {
     /// or its task is cancelled).
     /// - Throws: ``BluetoothError`` if scanning cannot start.
     func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error>
+
+    /// Ends every scan of this scanner and returns once each has finished: scanning is off and its
+    /// socket, descriptors and thread are gone. A scan stops by itself when its stream is dropped,
+    /// but in the background; a caller that must know (a daemon that reports when it is at rest)
+    /// calls this after dropping the stream.
+    func stopScanning() async
 }
 
 extension BLEScanner {
+    /// A scanner without background work: nothing to wait for.
+    public func stopScanning() async {}
+
     /// Scans for the caBLE service UUIDs, 0xFFF9 and 0xFDE2 (protocol.md §3.3: a client must accept both).
     public func scan() async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
         try await scan(for: BLEServiceUUID.cable)

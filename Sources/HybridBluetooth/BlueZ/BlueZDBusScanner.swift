@@ -27,6 +27,12 @@ public struct BlueZDBusScanner: BLEScanner {
     }
 
     /// The adverts under `uuids` that bluetoothd reports, until the stream is dropped.
+    /// Ends every scan of this scanner and returns once each has finished (see
+    /// ``BLEScanner/stopScanning()``).
+    public func stopScanning() async {
+        await runner.stopAll()
+    }
+
     public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
         let (adapter, logger, busAddress) = (self.adapter, self.logger, self.busAddress)
         return try await runner.scan { activity, continuation in

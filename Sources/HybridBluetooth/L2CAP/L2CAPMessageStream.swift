@@ -42,25 +42,37 @@ package struct L2CAPMessageStream {
         let (stream, sink) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         sdus = stream.makeAsyncIterator()
         let readerEnded = readerEnded
+        // The thread takes the channel out of `handOver` and lets go of it before it reports the
+        // end, so that ``closeAndWait()`` knows when only the stream's owners still hold it.
+        let handOver = ChannelHandOver(channel)
         let reader = Thread {
-            defer { readerEnded.fulfil(()) }
-            do {
-                while !stopped.isSet {
-                    guard let sdu = try channel.read(timeoutMilliseconds: 100) else { continue }
-                    if sdu.isEmpty { break }
-                    guard queue.enqueue(sdu.count) else {
-                        channel.shutDown()
-                        throw L2CAPFramingError.receiveQueueFull(limit: queue.limit)
-                    }
-                    sink.yield(sdu)
-                }
-                sink.finish()
-            } catch {
-                sink.finish(throwing: error)
-            }
+            if let channel = handOver.take() { Self.read(channel, into: sink, queue: queue, until: stopped) }
+            readerEnded.fulfil(())
         }
         reader.name = "l2cap-reader"
         reader.start()
+    }
+
+    /// The reader thread's loop: SDUs from `channel` into `sink` until the peer closes, the channel
+    /// fails or is shut down, or `stopped` is set.
+    private static func read(
+        _ channel: L2CAPChannel, into sink: AsyncThrowingStream<[UInt8], any Error>.Continuation,
+        queue: ReceiveQueue, until stopped: StopFlag
+    ) {
+        do {
+            while !stopped.isSet {
+                guard let sdu = try channel.read(timeoutMilliseconds: 100) else { continue }
+                if sdu.isEmpty { break }
+                guard queue.enqueue(sdu.count) else {
+                    channel.shutDown()
+                    throw L2CAPFramingError.receiveQueueFull(limit: queue.limit)
+                }
+                sink.yield(sdu)
+            }
+            sink.finish()
+        } catch {
+            sink.finish(throwing: error)
+        }
     }
 
     /// Sends one message (framed and cut at the send MTU).
@@ -141,6 +153,18 @@ package struct L2CAPMessageStream {
     /// Stops reading and shuts the channel down.
     package func close() { closer() }
 
+    /// Stops reading, shuts the channel down, and returns once the reader thread and every write
+    /// have ended and let go of the channel: from then on only the stream and the caller hold it,
+    /// so its descriptor closes as soon as they drop it. A session that must be over when it
+    /// returns (the security key's `closed` event) closes this way.
+    package func closeAndWait() async {
+        close()
+        await readerEnded.value
+        await withCheckedContinuation { (drained: CheckedContinuation<Void, Never>) in
+            writer.async { drained.resume() }
+        }
+    }
+
     /// ``close()`` as a closure any task may call, for a watchdog that does not own the stream.
     package var closer: @Sendable () -> Void {
         { [stopped, channel] in
@@ -175,6 +199,15 @@ private final class ReceiveQueue: Sendable {
 
     /// Whether the limit was passed.
     var overflowed: Bool { state.withLock { $0.overflowed } }
+}
+
+/// The channel on its way to the reader thread, taken once.
+private final class ChannelHandOver: Sendable {
+    private let slot: Mutex<L2CAPChannel?>
+
+    init(_ channel: L2CAPChannel) { slot = Mutex(channel) }
+
+    func take() -> L2CAPChannel? { slot.withLock { $0.take() } }
 }
 
 /// Set once, read from the reader thread.

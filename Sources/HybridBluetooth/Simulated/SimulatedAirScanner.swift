@@ -14,6 +14,12 @@ public struct SimulatedAirScanner: BLEScanner {
 
     /// Registers in the air's directory and returns once registered: every advert sent after this
     /// returns is received.
+    /// Ends every scan of this scanner and returns once each has finished (see
+    /// ``BLEScanner/stopScanning()``).
+    public func stopScanning() async {
+        await runner.stopAll()
+    }
+
     public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
         let registry = SimulatedAirRegistry(directory: air.directory)
         let logger = self.logger

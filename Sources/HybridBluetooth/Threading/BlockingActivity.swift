@@ -1,5 +1,6 @@
 import Foundation
 import HybridDBus
+import Synchronization
 
 /// Blocking work (HCI sockets, D-Bus, UDP) on its own OS thread, so it never occupies the Swift
 /// cooperative thread pool.
@@ -20,13 +21,19 @@ final class BlockingActivity: Sendable {
     }
 
     /// Starts `body` on a new thread named `name`.
+    ///
+    /// The thread lets go of `body` (and what it captured) and of the activity before it reports
+    /// the body finished, so that whoever holds the activity last closes ``wake`` at a known time,
+    /// not whenever the thread object happens to be freed.
     static func launch(name: String, _ body: @escaping @Sendable (BlockingActivity) -> Void) throws -> BlockingActivity
     {
         let activity = BlockingActivity(wake: try WakeSignal())
+        let work = PendingBody(activity: activity, body: body)
+        let (started, finished) = (activity.started, activity.finished)
         let thread = Thread {
-            body(activity)
-            activity.started.fulfil(.failure(BluetoothError.unavailable(reason: "\(name) ended before it started")))
-            activity.finished.fulfil(())
+            if let pending = work.take() { pending.body(pending.activity) }
+            started.fulfil(.failure(BluetoothError.unavailable(reason: "\(name) ended before it started")))
+            finished.fulfil(())
         }
         thread.name = name
         thread.start()
@@ -75,5 +82,19 @@ final class BlockingActivity: Sendable {
     /// Waits until the body has returned.
     func waitUntilFinished() async {
         await finished.value
+    }
+}
+
+/// The body a thread is to run and its activity, handed over once.
+private final class PendingBody: Sendable {
+    private let slot: Mutex<(activity: BlockingActivity, body: @Sendable (BlockingActivity) -> Void)?>
+
+    init(activity: BlockingActivity, body: @escaping @Sendable (BlockingActivity) -> Void) {
+        slot = Mutex((activity: activity, body: body))
+    }
+
+    /// The activity and body, the first time; `nil` after.
+    func take() -> (activity: BlockingActivity, body: @Sendable (BlockingActivity) -> Void)? {
+        slot.withLock { $0.take() }
     }
 }

@@ -42,4 +42,14 @@ actor ScanRunner {
         }
         return stream
     }
+
+    /// Asks every scan to stop and returns once each body has returned and its descriptors are
+    /// closed (the runner held the last reference to each activity).
+    func stopAll() async {
+        while let activity = activities.first {
+            activity.requestStop()
+            await activity.waitUntilFinished()
+            activities.removeAll { $0 === activity }
+        }
+    }
 }

@@ -143,11 +143,17 @@ extension HybridClientRunner {
             l2capChannel.shutDown()
             throw error
         }
-        defer { stream.close() }
         await emit(.channel(.l2cap))
-        let (reply, postHandshake) = try await exchange(
-            makeRequest, session: &session, over: &stream, observer: observer, emit: emit)
-        try await complete(reply, postHandshake)
+        do {
+            let (reply, postHandshake) = try await exchange(
+                makeRequest, session: &session, over: &stream, observer: observer, emit: emit)
+            try await complete(reply, postHandshake)
+        } catch {
+            await stream.closeAndWait()
+            throw error
+        }
+        // The session ends when the channel's reader and writes have: its caller may then say so.
+        await stream.closeAndWait()
         return HybridSessionEnd(reason: .closedAtOnce)
     }
 }

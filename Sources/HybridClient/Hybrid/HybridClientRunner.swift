@@ -178,9 +178,30 @@ public struct HybridClientRunner: Sendable {
     }
 
     /// The session from the QR code on: `complete` gets the phone's reply while the tunnel is
-    /// still open; then the tunnel lingers (§7.5) or closes.
+    /// still open; then the tunnel lingers (§7.5) or closes. Returns (or throws) once the
+    /// session's scanner has stopped as well, so that when a run ends, every socket and thread of
+    /// its session is gone: a daemon (the security key) is then at rest.
     private func runSession(
         _ setup: HybridSessionSetup,
+        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
+        emit: (HybridClientEvent) async -> Void,
+        complete: (HybridPayload, PostHandshakeMessage) async throws -> Void
+    ) async throws -> HybridSessionEnd {
+        let scanner = options.bluetooth.makeScanner(logger: logger)
+        do {
+            let end = try await runSession(
+                setup, scanner: scanner, makeRequest: makeRequest, emit: emit, complete: complete)
+            await scanner.stopScanning()
+            return end
+        } catch {
+            await scanner.stopScanning()
+            throw error
+        }
+    }
+
+    private func runSession(
+        _ setup: HybridSessionSetup,
+        scanner: any BLEScanner,
         makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
         emit: (HybridClientEvent) async -> Void,
         complete: (HybridPayload, PostHandshakeMessage) async throws -> Void
@@ -215,7 +236,7 @@ public struct HybridClientRunner: Sendable {
         session.followUpRequest = setup.deviations.followUpRequest
         do {
             let (advertURL, domain, advert) = try await scanForAdvert(
-                session: &session, qrURL: payload.url, afterQR: l2capReasons, emit: emit)
+                with: scanner, session: &session, qrURL: payload.url, afterQR: l2capReasons, emit: emit)
             observer.advertMatched(serviceData: advert.serviceData, offeredChannels: channels)
             if case .l2cap(let l2capChannel) = try await openDataChannel(
                 clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, offeredL2CAP: offersL2CAP,
@@ -292,12 +313,13 @@ public struct HybridClientRunner: Sendable {
     /// Starts scanning, shows the QR code, and feeds every advert to the session until one is
     /// for this QR code. Scanning stops when this returns.
     private func scanForAdvert(
+        with scanner: any BLEScanner,
         session: inout ClientSession,
         qrURL: String,
         afterQR: [HybridClientEvent],
         emit: (HybridClientEvent) async -> Void
     ) async throws -> (TunnelURL, TunnelDomainID, BLEAdvertisement) {
-        let adverts = try await options.bluetooth.makeScanner(logger: logger).scan()
+        let adverts = try await scanner.scan()
         await emit(.qr(url: qrURL))
         for event in afterQR { await emit(event) }
         await emit(.waitingForDevice(timeout: options.timeout))
