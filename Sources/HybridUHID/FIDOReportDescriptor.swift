@@ -2,9 +2,9 @@
 /// (FIDO Alliance), usage 0x01 (CTAPHID), one 64-byte input report (usage 0x20, data in) and one
 /// 64-byte output report (usage 0x21, data out), without report IDs. Hosts (libfido2, browsers,
 /// systemd's fido_id) recognise a security key by this descriptor alone.
-public enum FIDOReportDescriptor {
+package enum FIDOReportDescriptor {
     /// The descriptor bytes, as passed to UHID_CREATE2.
-    public static let bytes: [UInt8] = [
+    package static let bytes: [UInt8] = [
         0x06, 0xD0, 0xF1,  // Usage Page (FIDO Alliance)
         0x09, 0x01,  // Usage (CTAPHID)
         0xA1, 0x01,  // Collection (Application)

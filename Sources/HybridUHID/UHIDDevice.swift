@@ -7,14 +7,14 @@ import Synchronization
 #endif
 
 /// Why the uhid device could not be created or used.
-public enum UHIDError: Error, Sendable, CustomStringConvertible {
+package enum UHIDError: Error, Sendable, CustomStringConvertible {
     case open(errno: Int32)
     case create(errno: Int32)
     case write(errno: Int32)
     case read(errno: Int32)
 
     /// A message naming the failed step and the system error, with a hint for EACCES and ENOENT.
-    public var description: String {
+    package var description: String {
         switch self {
         case .open(let code):
             "cannot open the uhid device: \(String(cString: strerror(code)))"
@@ -30,32 +30,32 @@ public enum UHIDError: Error, Sendable, CustomStringConvertible {
 /// A virtual FIDO HID device on /dev/uhid: created with UHID_CREATE2 and the FIDO report
 /// descriptor, removed by ``destroy()`` (also on deinit; closing the descriptor removes it too,
 /// so the kernel cleans up even after a crash). Events arrive on ``events`` from a reader thread.
-public final class UHIDDevice: Sendable {
+package final class UHIDDevice: Sendable {
     /// The device's identity as the host sees it.
-    public struct Identity: Sendable {
+    package struct Identity: Sendable {
         /// The device name hosts show (`HID_NAME`).
-        public var name = "Hybrid security key (your phone, via FIDO hybrid)"
+        package var name = "Hybrid security key (your phone, via FIDO hybrid)"
         /// USB, so that every host's FIDO discovery lists it like a plugged-in key.
-        public var bus: UInt16 = CUHID_bus_usb()
+        package var bus: UInt16 = CUHID_bus_usb()
         /// pid.codes (open-source hardware) vendor, test product 0x0001: no real device's ID.
-        public var vendor: UInt32 = 0x1209
+        package var vendor: UInt32 = 0x1209
         /// The product ID (pid.codes test product 0x0001).
-        public var product: UInt32 = 0x0001
+        package var product: UInt32 = 0x0001
         /// The device version (BCD: 1.00).
-        public var version: UInt32 = 0x0100
+        package var version: UInt32 = 0x0100
         /// Unique per process, so that the hidraw node can be found (`HID_UNIQ`).
-        public var uniq = "hybrid-security-key-\(getpid())"
+        package var uniq = "hybrid-security-key-\(getpid())"
         /// The physical path string (`HID_PHYS`).
-        public var phys = "hybrid-security-key"
+        package var phys = "hybrid-security-key"
 
         /// The default identity (a USB device with the pid.codes test IDs).
-        public init() {}
+        package init() {}
     }
 
     /// The identity the device was created with.
-    public let identity: Identity
+    package let identity: Identity
     /// The device's events (start, open, output reports, …), in the order /dev/uhid delivered them.
-    public let events: AsyncStream<UHIDEvent>
+    package let events: AsyncStream<UHIDEvent>
     private let open: OpenNode
     private let reader: DescriptorDrain<UHIDEvent>
     private let destroyed = Mutex(false)
@@ -68,7 +68,7 @@ public final class UHIDDevice: Sendable {
     /// - Parameter raiseReaderPriority: whether the reader thread raises its scheduling priority
     ///   (real-time priority 1 when permitted, else nice -10), so that it drains the kernel's
     ///   32-event queue before a host's burst of reports overflows it, even on a loaded machine.
-    public init(identity: Identity = .init(), path: String = "/dev/uhid", raiseReaderPriority: Bool = false)
+    package init(identity: Identity = .init(), path: String = "/dev/uhid", raiseReaderPriority: Bool = false)
         throws(UHIDError)
     {
         let open = OpenNode(try UHIDNode(identity: identity, path: path, nonBlocking: true))
@@ -86,12 +86,12 @@ public final class UHIDDevice: Sendable {
     }
 
     /// Sends one 64-byte input report to the host.
-    public func send(_ report: [UInt8]) throws(UHIDError) {
+    package func send(_ report: [UInt8]) throws(UHIDError) {
         try open.node.send(report)
     }
 
     /// Removes the device (idempotent) and stops the reader.
-    public func destroy() {
+    package func destroy() {
         let first = destroyed.withLock { destroyed in
             defer { destroyed = true }
             return !destroyed
@@ -107,7 +107,7 @@ public final class UHIDDevice: Sendable {
     package var readerPriority: ReaderPriority? { reader.priority }
 
     /// The /dev/hidrawN node of this device, once the kernel made it (nil before or if unknown).
-    public func hidrawPath(sysfs: String = "/sys/class/hidraw") -> String? {
+    package func hidrawPath(sysfs: String = "/sys/class/hidraw") -> String? {
         hidrawNode(uniq: identity.uniq, sysfs: sysfs)?.path
     }
 }

@@ -5,7 +5,7 @@ import CUHID
 #endif
 
 /// What /dev/uhid reports about the virtual device.
-public enum UHIDEvent: Sendable, Hashable {
+package enum UHIDEvent: Sendable, Hashable {
     /// The kernel created the HID device (a /dev/hidrawN node follows).
     case start
     case stop
