@@ -372,7 +372,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),
-        .testTarget(name: "HybridWalletTests", dependencies: ["HybridWallet", "HybridCore"] + crypto),
+        .testTarget(
+            name: "HybridWalletTests", dependencies: ["HybridWallet", "HybridCore", "TestChildProcess"] + crypto),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -92,9 +92,12 @@ struct RelayChannelInitializer: Sendable {
 
     /// Closes `channel` unless it is upgraded or answered within the handshake timeout (the gate
     /// cancels the timer when it is removed).
-    static func startHandshakeTimer(_ channel: any Channel, handshake: RelayHandshake, relay: RelayContext) {
+    /// (`limit`: the metrics listener's own idle timeout instead of the handshake timeout.)
+    static func startHandshakeTimer(
+        _ channel: any Channel, handshake: RelayHandshake, relay: RelayContext, limit: Duration? = nil
+    ) {
         handshake.timeout = relay.timers.schedule(
-            on: channel.eventLoop, in: TimeAmount(relay.configuration.handshakeTimeout)
+            on: channel.eventLoop, in: TimeAmount(limit ?? relay.configuration.handshakeTimeout)
         ) {
             channel.pipeline.fireUserInboundEventTriggered(RelayHandshakeTimedOut())
         }

@@ -96,6 +96,15 @@ public struct RelayConfiguration: Sendable {
     public var metricsPort: Int?
     /// Address of the metrics listener: loopback unless an operator opens it wider.
     public var metricsHost: String = "127.0.0.1"
+    /// Most connections open at once on the metrics listener; one more is closed at accept. The
+    /// metrics listener's descriptors come out of the reserve that ``maxConnections`` leaves free
+    /// (``RelayDefaultLimits/reserve``, at least 32), so idle scrapers cannot take the tunnel
+    /// port's connections (before this cap, 260 idle connections under a 256-descriptor limit
+    /// took every descriptor and the tunnel port stopped answering).
+    public var maxMetricsConnections: Int = RelayDefaultLimits.metricsConnections
+    /// How long a metrics connection may stay open without a complete request; then it is closed.
+    /// A scrape sends its request at once, and the answer closes the connection.
+    public var metricsIdleTimeout: Duration = .seconds(5)
     /// Every connection starts with a PROXY protocol v2 header (HAProxy `send-proxy-v2`) naming
     /// the client, and the per-address limits count that client instead of the proxy. A
     /// connection without a valid header is closed, and so is every connection whose peer is not

@@ -9,8 +9,12 @@
 /// no single address can take every descriptor: `/healthz` and other clients keep working while
 /// one abuser sits at its caps.
 public struct RelayDefaultLimits: Sendable, Equatable {
-    /// Descriptors kept free for the listener, the event loops, logging and refusals.
+    /// Descriptors kept free for the listeners, the event loops, logging, refusals and the
+    /// metrics listener's connections (at most ``metricsConnections``).
     public var reserve: Int
+    /// The metrics listener's connection cap (``RelayConfiguration/maxMetricsConnections``): a
+    /// few scrapers at once, well inside the smallest ``reserve`` (32).
+    public static let metricsConnections = 8
     /// Most connections at once (``RelayConfiguration/maxConnections``): the descriptors left
     /// after ``reserve``.
     public var maxConnections: Int

@@ -248,18 +248,27 @@ func buildRelay(
 }
 
 /// The listener of ``RelayConfiguration/metricsPort`` (none without it): `/metrics` and nothing
-/// else, through the same request gate as the tunnel listener; no limits, no TLS, no tracking.
+/// else, through the same request gate as the tunnel listener; no TLS and no per-address limits,
+/// but a budget of its own, apart from the tunnel port's: at most
+/// ``RelayConfiguration/maxMetricsConnections`` open (one more is closed at accept) and each
+/// closed after ``RelayConfiguration/metricsIdleTimeout`` without a request.
 private func bindMetricsListener(relay: RelayContext) async throws -> (any Channel)? {
     let configuration = relay.configuration
     guard configuration.metricsEnabled, let port = configuration.metricsPort else { return nil }
+    let slots = RelayMetricsSlots(limit: configuration.maxMetricsConnections)
     return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
+                guard slots.take(until: channel.closeFuture) else {
+                    channel.close(promise: nil)
+                    return
+                }
                 var conditions = RelayRequestRouter.ConnectionConditions()
                 conditions.metricsListener = true
                 let handshake = RelayHandshake()
-                RelayChannelInitializer.startHandshakeTimer(channel, handshake: handshake, relay: relay)
+                RelayChannelInitializer.startHandshakeTimer(
+                    channel, handshake: handshake, relay: relay, limit: configuration.metricsIdleTimeout)
                 try RelayChannelInitializer.addRequestGate(
                     to: channel, handshake: handshake, relay: relay, conditions: conditions)
             }

@@ -36,7 +36,11 @@ struct CredentialsCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             for passkey in passkeys {
-                Console.writeOutput((json ? Self.json(passkey).text : Self.line(passkey)) + "\n")
+                if json {
+                    Console.writeJSONOutput(Self.json(passkey).text + "\n")
+                } else {
+                    Console.writeOutput(Self.line(passkey) + "\n")
+                }
             }
             if !json && passkeys.isEmpty { Console.writeError("No passkeys in \(path).\n") }
         }

@@ -11,7 +11,7 @@ struct EventPrinter: Sendable {
 
     func print(_ event: AuthenticatorEvent) {
         if json {
-            Console.writeOutput(Self.json(event).text + "\n")
+            Console.writeJSONOutput(Self.json(event).text + "\n")
         } else if case .error(let message) = event {
             Console.writeError("error: \(TerminalText.printable(message))\n")
         } else {
@@ -125,10 +125,4 @@ struct EventPrinter: Sendable {
     private static func hex16(_ value: UInt16) -> String {
         Hex.encode([UInt8(value >> 8), UInt8(value & 0xFF)])
     }
-}
-
-/// Unbuffered writes, so a harness reading a pipe sees each line at once.
-enum Console {
-    static func writeOutput(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
-    static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 }

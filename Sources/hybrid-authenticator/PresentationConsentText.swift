@@ -10,6 +10,9 @@ enum PresentationConsentText {
         let consent = ConsentRequest(
             origin: TerminalText.printable(origin),
             items: credentials.map { (TerminalText.printable($0.name), $0.claims.map(TerminalText.printable)) })
+        guard credentials.allSatisfy(\.available) else {
+            return consent.text + " Nothing in your wallet matches: the request will be refused. Press Enter."
+        }
         return consent.text + " Share?"
     }
 }

@@ -59,6 +59,11 @@ package struct TerminalUserInteraction: UserInteraction {
 
     /// "https://example.com asks for: age over 18, from your PID. Share? [y/N]"; `y` or `yes` shares.
     package func confirmPresentation(origin: String, credentials: [RequestedCredential]) async -> Bool {
+        guard credentials.allSatisfy(\.available) else {
+            await console.write(PresentationConsentText.question(origin: origin, credentials: credentials) + " ")
+            _ = await console.readLine(hidingInput: false)
+            return false
+        }
         await console.write(PresentationConsentText.question(origin: origin, credentials: credentials) + " [y/N] ")
         let answer = await console.readLine(hidingInput: false)?.trimmingWhitespace().lowercased()
         return answer == "y" || answer == "yes"

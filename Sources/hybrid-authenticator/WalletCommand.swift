@@ -71,7 +71,7 @@ struct WalletKeyCommand: AsyncParsableCommand {
                 return (key.publicJWK, true)
             }
         }
-        Console.writeOutput(String(decoding: jwk.json.encodedBytes, as: UTF8.self) + "\n")
+        Console.writeJSONOutput(String(decoding: jwk.json.encodedBytes, as: UTF8.self) + "\n")
     }
 }
 
@@ -230,7 +230,7 @@ struct WalletPresentCommand: AsyncParsableCommand {
         let entry = DigitalCredentialRequestEntry(protocolID: OpenID4VPRequest.unsignedProtocolID, data: data)
         switch await provider.present(origin: origin, entries: [entry]) {
         case .credential(_, let response):
-            Console.writeOutput(String(decoding: response, as: UTF8.self) + "\n")
+            Console.writeJSONOutput(String(decoding: response, as: UTF8.self) + "\n")
         case .refused(let refusal):
             Console.writeError("refused: \(refusal)\n")
             throw ExitCode.failure

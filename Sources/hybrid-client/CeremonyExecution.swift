@@ -3,6 +3,7 @@ import Foundation
 import HybridBluetooth
 import HybridClient
 import HybridCommandLine
+import HybridPresentation
 import HybridQRWindow
 import Logging
 import Synchronization
@@ -35,7 +36,7 @@ struct CeremonyExecution {
                             window?.report($0)
                         } onResponse: { response in
                             // FileHandle writes straight to the descriptor: nothing is left in a buffer.
-                            FileHandle.standardOutput.write(response.json + Data("\n".utf8))
+                            Console.writeJSONOutput(String(decoding: response.json + Data("\n".utf8), as: UTF8.self))
                             printed.value.store(true, ordering: .sequentiallyConsistent)
                         }
                     }

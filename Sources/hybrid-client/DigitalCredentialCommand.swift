@@ -3,6 +3,7 @@ import Foundation
 import HybridClient
 import HybridCommandLine
 import HybridCore
+import HybridPresentation
 import Logging
 
 /// `hybrid-client digital-credential`: ask a phone for a digital credential.
@@ -46,10 +47,10 @@ struct DigitalCredentialCommand: AsyncParsableCommand {
             let credential = try await cancellingOnInterrupt {
                 try await runner.requestDigitalCredential(digitalRequest, origin: origin) { reporter.report($0) }
             }
-            FileHandle.standardOutput.write(Data(Self.output(credential) + [0x0A]))
+            Console.writeJSONOutput(String(decoding: Self.output(credential) + [0x0A], as: UTF8.self))
         } catch let error as HybridClientError {
             if case .digitalCredentialRefused(let code) = error {
-                FileHandle.standardOutput.write(Data(Self.errorOutput(code) + [0x0A]))
+                Console.writeJSONOutput(String(decoding: Self.errorOutput(code) + [0x0A], as: UTF8.self))
             }
             reporter.reportFailure(error.description, kind: ExitStatus.kind(error))
             throw ExitCode(ExitStatus.forError(error))

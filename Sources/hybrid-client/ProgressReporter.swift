@@ -43,6 +43,9 @@ struct ProgressReporter: Sendable {
         }
         if json {
             writeLine(Self.jsonLine(for: event))
+        } else if case .qr(let url) = event {
+            let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
+            Console.writeError(humanText(for: event) + "\n", after: picture)
         } else {
             writeLine(humanText(for: event))
         }
@@ -98,8 +101,7 @@ struct ProgressReporter: Sendable {
     private func humanText(for event: HybridClientEvent) -> String {
         switch event {
         case .qr(let url):
-            let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
-            return picture + "Scan this QR code with your phone's camera (or: \(url))"
+            return "Scan this QR code with your phone's camera (or: \(url))"
         case .waitingForDevice(let timeout):
             return "\(clock) Waiting for your phone… (Bluetooth must be on; gives up after \(Self.seconds(timeout)))"
         case .advertForAnotherQRCode:
@@ -158,6 +160,6 @@ struct ProgressReporter: Sendable {
     }
 
     private func writeLine(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        if json { Console.writeJSONError(text + "\n") } else { Console.writeError(text + "\n") }
     }
 }

@@ -156,11 +156,11 @@ struct ClientProgress: Sendable {
             }
         }
         if jsonOnStderr {
-            Self.writeError(json + "\n")
+            Console.writeJSONError(json + "\n")
         } else if case .qr(let url) = event {
             if showsQRCode {
                 let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
-                Self.writeError(picture + "Scan this QR code with the authenticator under test (or: \(url))\n")
+                Console.writeError("Scan this QR code with the authenticator under test (or: \(url))\n", after: picture)
             } else {
                 Self.writeError(
                     "hybrid-conformance: QR code not shown (stderr is not a terminal; see --qr-file, --print-qr-url)\n")
@@ -186,5 +186,5 @@ struct ClientProgress: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    private static func writeError(_ text: String) { Console.writeError(text) }
 }

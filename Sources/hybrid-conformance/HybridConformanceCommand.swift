@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HybridConformance
+import HybridPresentation
 
 /// `hybrid-conformance`: checks hybrid-transport bytes against published test vectors.
 @main
@@ -33,8 +34,8 @@ struct HybridConformanceCommand: AsyncParsableCommand {
                 return
             }
             let report = runner.run(paths: paths)
-            for failure in report.failures { print(failure) }
-            for error in report.fileErrors { print("ERROR \(error)") }
+            for failure in report.failures { Console.writeOutput("\(failure)\n") }
+            for error in report.fileErrors { Console.writeOutput("ERROR \(error)\n") }
             print("\(report.passed) passed, \(report.failed) failed")
             if !report.succeeded { throw ExitCode.failure }
         }

@@ -136,7 +136,7 @@ struct PhoneCommand: AsyncParsableCommand {
         do {
             text = try readQRCode()
         } catch {
-            FileHandle.standardError.write(Data("hybrid-conformance phone: \(error)\n".utf8))
+            Console.writeError("hybrid-conformance phone: \(error)\n")
             throw ExitCode.failure
         }
         var backend = ble.flatMap { try? BLEBackend(argument: $0, adapter: adapter) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HybridConformance
+import HybridPresentation
 
 /// Output options shared by the live modes.
 struct ReportOptions: ParsableArguments {
@@ -14,10 +15,10 @@ struct ReportOptions: ParsableArguments {
     /// non-zero when a check failed.
     func emit(_ report: ConformanceReport) throws {
         if json {
-            FileHandle.standardOutput.write(try report.jsonData())
-            print()
+            // The report quotes what the implementation under test sent: through Console.
+            Console.writeJSONOutput(String(decoding: try report.jsonData(), as: UTF8.self) + "\n")
         } else {
-            print(report.humanText(), terminator: "")
+            Console.writeOutput(report.humanText())
         }
         if let junit {
             try report.junitXML().write(toFile: junit, atomically: true, encoding: .utf8)

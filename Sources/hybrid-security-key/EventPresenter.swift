@@ -184,9 +184,8 @@ final class EventPresenter: Sendable {
             } else if showsQRCode {
                 let picture = matrix.map { TerminalQRRenderer().render($0) } ?? ""
                 text(
-                    picture
-                        + "A program wants your security key: scan this QR code with your phone (image: \(imagePath ?? "none"); \(url))"
-                )
+                    "A program wants your security key: scan this QR code with your phone (image: \(imagePath ?? "none"); \(url))",
+                    after: picture)
             } else {
                 text(
                     "A program wants your security key: scan the QR code with your phone (image: \(imagePath ?? "none"))"
@@ -236,14 +235,17 @@ final class EventPresenter: Sendable {
         command.name ?? "0x" + String(command.rawValue, radix: 16)
     }
 
-    private func text(_ message: String) {
-        output(message + "\n", false)
+    /// A message for people on stderr, after `picture` (this program's own drawing, kept as is);
+    /// the message passes through ``TerminalText/printableLines(_:)``: it carries RP IDs and
+    /// user names from programs' requests.
+    private func text(_ message: String, after picture: String = "") {
+        output(picture + TerminalText.printableLines(message) + "\n", false)
     }
 
     /// One JSON object per line on stdout, keys sorted, `"event"` among them.
     private func line(_ members: [String: Any]) {
         let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? JSONSerialization.data(withJSONObject: members, options: options) else { return }
-        output(String(decoding: data, as: UTF8.self) + "\n", true)
+        output(TerminalText.jsonEscaped(String(decoding: data, as: UTF8.self)) + "\n", true)
     }
 }

@@ -75,16 +75,18 @@ import Testing
     static let badDocuments: [BadDocument] = {
         let p = passkeyPath
         let appendixDER = Base64URL.decode(appendixKey) ?? []
+        let length = (try? appendixText.utf8.count) ?? 0
+        func invalid(at offset: Int) -> CXFError {
+            .malformedJSON(
+                field: "",
+                reason: "invalid JSON at byte \(offset): bad syntax, a member name repeated in one object, "
+                    + "a lone surrogate or a raw control character")
+        }
         return [
             BadDocument(
-                name: "not JSON", edit: { String($0.prefix(40)) },
-                expected: .malformedJSON(field: "", reason: "invalid JSON")),
-            BadDocument(
-                name: "trailing garbage", edit: { $0 + "x" },
-                expected: .malformedJSON(field: "", reason: "invalid JSON")),
-            BadDocument(
-                name: "a second document after the first", edit: { $0 + "{}" },
-                expected: .malformedJSON(field: "", reason: "invalid JSON")),
+                name: "not JSON", edit: { String($0.prefix(40)) }, expected: invalid(at: 40)),
+            BadDocument(name: "trailing garbage", edit: { $0 + "x" }, expected: invalid(at: length)),
+            BadDocument(name: "a second document after the first", edit: { $0 + "{}" }, expected: invalid(at: length)),
             BadDocument(
                 name: "an array, not an object", edit: { "[" + $0 + "]" },
                 expected: .malformedJSON(field: "", reason: "wrong JSON type")),
@@ -198,6 +200,27 @@ import Testing
     func refusesBadDocument(_ bad: BadDocument) throws {
         let bytes = Array(bad.edit(try Self.appendixText).utf8)
         #expect(throws: bad.expected) { try CXFDocument(bytes: bytes) }
+    }
+
+    /// A member named twice in one object refuses the whole document, as the core's strict JSON
+    /// reader refuses it everywhere else: readers disagree on which one counts (Foundation's
+    /// decoder took the first, jq and Python take the last), so an importer must not pick one.
+    @Test(arguments: [
+        ("rpId", #""rpId": "webauthn.io""#, #""rpId": "webauthn.io", "rpId": "evil.example""#),
+        ("username", #""username": "johndoe""#, #""username": "johndoe", "username": "root""#),
+        ("exporterRpId", #""exporterRpId": "#, #""exporterRpId": "other.example", "exporterRpId": "#),
+        ("a credential's type", #""type": "note""#, #""type": "note", "type": "passkey""#),
+    ])
+    func refusesAMemberNamedTwice(_ name: String, _ member: String, _ twice: String) throws {
+        let text = try Self.appendixText
+        try #require(text.contains(member), "the appendix has \(member)")
+        let bytes = Array(text.replacingOccurrences(of: member, with: twice).utf8)
+        let error = #expect(throws: CXFError.self) { try CXFDocument(bytes: bytes) }
+        guard case .malformedJSON(let field, let reason)? = error else {
+            Issue.record("not refused as malformed JSON: \(String(describing: error))")
+            return
+        }
+        #expect(field.isEmpty && reason.contains("repeated"), "\(reason)")
     }
 
     @Test func refusesADocumentOverTheSizeLimit() throws {

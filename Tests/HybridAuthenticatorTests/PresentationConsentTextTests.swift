@@ -14,5 +14,11 @@ import Testing
         #expect(
             PresentationConsentText.question(origin: "https://e\u{1b}[2J.com", credentials: [])
                 .hasPrefix("https://e?[2J.com asks for"))
+        #expect(
+            PresentationConsentText.question(
+                origin: "https://example.com",
+                credentials: [RequestedCredential(name: "PID", claims: ["age over 18"], available: false)])
+                == "https://example.com asks for: age over 18, from your PID. "
+                + "Nothing in your wallet matches: the request will be refused. Press Enter.")
     }
 }

@@ -68,21 +68,49 @@ import Testing
         let asked = await consent.asked
         #expect(asked.count == 1)
         #expect(asked.first?.0 == "https://example.com")
-        #expect(asked.first?.1 == [RequestedCredential(name: "mobile driving licence", claims: ["family name"])])
+        #expect(
+            asked.first?.1 == [
+                RequestedCredential(
+                    name: "mobile driving licence", claims: ["family name", "issuer", "validity", "device key"])
+            ])
     }
 
-    @Test func declinedAndNoMatchAreRefusalsAndNoMatchAsksNothing() async throws {
+    /// A request whose `values` probe the claim ("is the family name Mustermann?").
+    static func probe(familyName: String) -> DigitalCredentialRequestEntry {
+        DigitalCredentialRequestEntry(
+            protocolID: "openid4vp-v1-unsigned",
+            data: Array(
+                (#"{"response_type": "vp_token", "response_mode": "dc_api", "nonce": "abc", "dcql_query": {"credentials": [{"id": "mdl", "format": "mso_mdoc", "meta": {"doctype_value": "org.iso.18013.5.1.mDL"}, "claims": [{"path": ["org.iso.18013.5.1", "family_name"], "values": [""#
+                    + familyName + #""]}]}]}}"#).utf8))
+    }
+
+    /// A request that matches nothing (another document type, or a `values` probe that misses)
+    /// is refused only after the user has seen it, as one that matches and is declined: a
+    /// verifier cannot tell from the time of the answer whether the phone holds a match.
+    @Test func declinedAndNoMatchAreRefusalsAndNoMatchIsShownFirst() async throws {
         let source = Source(contents: try Self.contents())
         let declining = Consent(answer: false)
         #expect(
             await WalletProvider(source: source, interaction: declining).present(
                 origin: "https://example.com", entries: [Self.entry()]) == .refused(.declined))
+        for (entry, name) in [
+            (Self.entry(doctype: "org.iso.7367.1.mVRC"), "org.iso.7367.1.mVRC"),
+            (Self.probe(familyName: "Mustermann"), "mobile driving licence"),
+        ] {
+            let consent = Consent(answer: true)
+            let provider = WalletProvider(source: source, interaction: consent)
+            #expect(
+                await provider.present(origin: "https://example.com", entries: [entry])
+                    == .refused(.noMatchingCredential))
+            let asked = await consent.asked
+            #expect(asked.count == 1, "\(name): refused without the consent step")
+            #expect(asked.first?.0 == "https://example.com")
+            #expect(asked.first?.1.map(\.name) == [name])
+            #expect(asked.first?.1.map(\.claims) == [["family name"]])
+            #expect(asked.first?.1.map(\.available) == [false])
+        }
         let consent = Consent(answer: true)
         let provider = WalletProvider(source: source, interaction: consent)
-        #expect(
-            await provider.present(origin: "https://example.com", entries: [Self.entry(doctype: "org.iso.7367.1.mVRC")])
-                == .refused(.noMatchingCredential))
-        #expect(await consent.asked.isEmpty)
         #expect(
             await provider.present(origin: "https://example.com", entries: [Self.entry(protocolID: "org-iso-mdoc")])
                 == .refused(.unsupportedProtocol))

@@ -191,6 +191,48 @@ import Testing
         withExtendedLifetime(kept) {}
     }
 
+    /// A stranger that accepts the channel and never says a word: the client waits for the first
+    /// handshake message only so long (on the injected clock), then drops the channel and
+    /// registers over the tunnel, well before the ceremony's own timeout.
+    @Test(.timeLimit(.minutes(1)))
+    func autoFallsBackToTheTunnelWhenTheL2CAPPeerStaysSilent() async throws {
+        let air = try LoopbackCeremony.freshAir()
+        let clock = ManualClock()
+        let kept = LockedValue<L2CAPChannel?>(nil)
+        let outcome = try await LoopbackRelay.with { relay in
+            var options = Self.options(air: air, relay: relay, mode: .auto) { _, _, _ in
+                let (clientEnd, strangerEnd) = try Self.channelPair()
+                kept.set(strangerEnd)  // open, silent
+                return clientEnd
+            }
+            options.clock = clock
+            var phone = FakePhone(relay: relay, air: air)
+            phone.l2capPSM = Self.psm
+            return try await LoopbackCeremony.run(
+                try LoopbackCeremonyTests.registration(), options: options, authenticator: phone
+            ) { event in
+                // The overall timeout and the wait for the stranger's first message sleep on the
+                // clock: then move it past the second (the first is 30 s away).
+                if event == .channel(.l2cap) {
+                    Task {
+                        await clock.sleeperArrived(count: 2)
+                        clock.advance(by: HybridClientOptions.defaultL2CAPTimeout)
+                    }
+                }
+            }
+        }
+        guard case .registration = try outcome.response() else { throw TestFailure("not a registration") }
+        let l2cap = try #require(outcome.events.firstIndex(of: .channel(.l2cap)))
+        let tunnel = try #require(outcome.events.firstIndex(of: .channel(.tunnel)))
+        #expect(l2cap < tunnel)
+        let why = try #require(
+            outcome.events.firstIndex(
+                of: .l2capUnavailable(.noHandshake(limit: HybridClientOptions.defaultL2CAPTimeout))),
+            "\(outcome.events)")
+        #expect(l2cap < why && why < tunnel)
+        withExtendedLifetime(kept) {}
+    }
+
     @Test func l2capModeDoesNotFallBack() async throws {
         let outcome = try await Self.runWithRefusedL2CAP(mode: .l2cap)
         #expect(outcome.clientError == .dataChannel(.l2capUnavailable))

@@ -38,6 +38,34 @@ private typealias Selector = DataChannelSelector<TestInstant>
         #expect(selector.timePassed(TestInstant(milliseconds: 9_000)) == [])
     }
 
+    /// Once the channel is in use, its first message is due within the L2CAP timeout: a silent
+    /// stranger on the advertised PSM is given up for the tunnel (`auto`) or fails (`l2cap`).
+    @Test(arguments: [DataChannelMode.auto, .l2cap])
+    func aSilentL2CAPChannelIsGivenUpAtItsFirstMessageDeadline(mode: DataChannelMode) {
+        var selector = Selector(mode: mode, l2capTimeout: .seconds(3))
+        _ = selector.advertMatched(psm: 130, at: start)
+        #expect(selector.l2capConnected(at: TestInstant(milliseconds: 2_000)) == [.use(.l2cap)])
+        #expect(selector.l2capFirstMessageDeadline == TestInstant(milliseconds: 5_000))
+        #expect(selector.l2capSilent(at: TestInstant(milliseconds: 4_999)) == [])
+        let last: Selector.Action = mode == .auto ? .connectTunnel : .fail(.l2capUnavailable)
+        #expect(
+            selector.l2capSilent(at: TestInstant(milliseconds: 5_000)) == [
+                .abandonL2CAP, .l2capUnavailable(.noHandshake(limit: .seconds(3))), last,
+            ])
+        #expect(selector.l2capSilent(at: TestInstant(milliseconds: 9_000)) == [], "once")
+    }
+
+    /// A channel whose first message came in time keeps going, however long the ceremony takes.
+    @Test func anL2CAPChannelThatSpokeIsKept() {
+        var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
+        _ = selector.advertMatched(psm: 130, at: start)
+        _ = selector.l2capConnected(at: TestInstant(milliseconds: 2_000))
+        selector.l2capMessageReceived()
+        #expect(selector.l2capFirstMessageDeadline == nil)
+        #expect(selector.l2capSilent(at: TestInstant(milliseconds: 60_000)) == [])
+        #expect(selector.chosen == .l2cap)
+    }
+
     @Test func autoFallsBackWhenL2CAPFails() {
         var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))
         _ = selector.advertMatched(psm: 130, at: start)

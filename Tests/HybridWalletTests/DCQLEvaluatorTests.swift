@@ -70,7 +70,9 @@ import Testing
         let prepared = try WalletPresenter.prepare(
             requestData: SDJWTPresentationTests.request(#"[{"path": ["age_equals_or_over", "18"]}]"#),
             origin: "https://example.com", credentials: [TestCredentials.stored(TestCredentials.pid(boundTo: key))])
-        #expect(prepared.consent.text == "https://example.com asks for: age over 18, from your PID.")
+        #expect(
+            prepared.consent.text
+                == "https://example.com asks for: age over 18, device key, issuer, credential type, from your PID.")
         #expect(
             ConsentRequest.claimName([.key("org.iso.18013.5.1"), .key("family_name")]) == "family name")
         #expect(ConsentRequest.claimName([.key("address"), .key("street_address")]) == "street address (address)")

@@ -50,7 +50,10 @@ import Testing
                 .utf8)
         let prepared = try WalletPresenter.prepare(
             requestData: request, origin: "https://example.com", credentials: [stored])
-        #expect(prepared.consent.text == "https://example.com asks for: family name, from your mobile driving licence.")
+        #expect(
+            prepared.consent.text
+                == "https://example.com asks for: family name, issuer, validity, device key, from your mobile driving licence."
+        )
         let response = try JSONItem.parse(
             try WalletPresenter.respond(to: prepared, deviceKey: key, now: Date()), limit: 1 << 20)
         let encoded = try #require(response["vp_token"]?["mdl"]?.arrayValue?.first?.stringValue)

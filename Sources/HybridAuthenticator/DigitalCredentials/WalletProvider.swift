@@ -8,7 +8,9 @@ import HybridWallet
 /// What leaves the phone: nothing unless the user agrees; then only the presentation of the
 /// claims the query selected, bound to the request's nonce and the origin. A decline, no
 /// matching credential, no device key, an unreadable store and a malformed request are all a
-/// ``DigitalCredentialOutcome/refused(_:)``, which the wire maps to one error.
+/// ``DigitalCredentialOutcome/refused(_:)``, which the wire maps to one error. Every well-formed
+/// request is shown to the user before it is answered, one that matches nothing too (see
+/// docs/wallet.md, "Refusals").
 package struct WalletProvider: DigitalCredentialProvider {
     private let source: any IdentityCredentialSource
     private let interaction: any UserInteraction
@@ -29,20 +31,27 @@ package struct WalletProvider: DigitalCredentialProvider {
         guard let entry = entries.first(where: { $0.protocolID == OpenID4VPRequest.unsignedProtocolID }) else {
             return .refused(.unsupportedProtocol)
         }
-        let contents: WalletContents
+        // A malformed request says nothing about the wallet: refused at once.
+        let request: OpenID4VPRequest
         do {
-            contents = try await source.walletContents()
-        } catch {
-            return .refused(.noMatchingCredential)
-        }
-        let prepared: WalletPresenter.Prepared
-        do {
-            prepared = try WalletPresenter.prepare(
-                requestData: entry.data, origin: origin, credentials: contents.credentials)
+            request = try OpenID4VPRequest(data: entry.data)
         } catch {
             return .refused(Self.refusal(error))
         }
-        guard let deviceKey = contents.deviceKey else { return .refused(.noMatchingCredential) }
+        // Every request that could be answered reaches the user, matched or not: a request that
+        // matches nothing (another type, a `values` probe that misses, an empty or unreadable
+        // wallet) is shown as asked, with nothing to share, and refused only after the user has
+        // seen it, so the answer's timing does not tell the verifier what the wallet holds.
+        let contents = try? await source.walletContents()
+        let prepared: WalletPresenter.Prepared? = try? WalletPresenter.prepare(
+            request: request, origin: origin, credentials: contents?.credentials ?? [])
+        guard let prepared, let deviceKey = contents?.deviceKey else {
+            let asked = ConsentRequest(origin: origin, unmatched: request.query).items.map {
+                RequestedCredential(name: $0.credentialName, claims: $0.claimNames, available: false)
+            }
+            _ = await interaction.confirmPresentation(origin: origin, credentials: asked)
+            return .refused(.noMatchingCredential)
+        }
         let consent = prepared.consent
         let requested = consent.items.map { RequestedCredential(name: $0.credentialName, claims: $0.claimNames) }
         guard await interaction.confirmPresentation(origin: origin, credentials: requested) else {

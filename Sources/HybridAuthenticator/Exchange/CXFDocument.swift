@@ -32,6 +32,8 @@ package struct CXFDocument: Sendable {
     static let userHandleLengths = 1...64
     /// CTAP 2.1 §12.5: CredRandomWithUV and CredRandomWithoutUV are 32 bytes each.
     static let hmacSecretLength = 32
+    /// The deepest nesting read: a passkey's `hmacCredentials` is 7 levels down.
+    static let maxDepth = 32
 
     /// The format version ("Header": `version`); this reader takes major version 1.
     package var version: (major: Int, minor: Int)
@@ -65,9 +67,19 @@ package struct CXFDocument: Sendable {
     /// - Throws: ``CXFError``, naming the first member at fault.
     package init(bytes: [UInt8], sizeLimit: Int = defaultSizeLimit) throws(CXFError) {
         guard bytes.count <= sizeLimit else { throw .tooLarge(limit: sizeLimit) }
+        // The core's strict reader first (RFC 8259 as the hybrid JSON messages are read: a member
+        // named twice, a lone surrogate or a raw control character refuses the document), so no
+        // two readers can disagree about which of two same-named members counts; the members are
+        // then taken from its re-encoding, which has each name once.
+        let strict: JSONNode
+        do {
+            strict = try JSONNode(parsing: bytes, maxBytes: sizeLimit, maxDepth: Self.maxDepth)
+        } catch {
+            throw Self.describe(error)
+        }
         let header: CXFWire.Header
         do {
-            header = try JSONDecoder().decode(CXFWire.Header.self, from: Data(bytes))
+            header = try JSONDecoder().decode(CXFWire.Header.self, from: Data(strict.encoded))
         } catch let error as DecodingError {
             throw Self.describe(error)
         } catch {
@@ -116,6 +128,20 @@ package struct CXFDocument: Sendable {
         }
         self.passkeys = passkeys
         self.skipped = skipped
+    }
+
+    private static func describe(_ error: DigitalCredentialEnvelopeError) -> CXFError {
+        switch error {
+        case .tooLarge(_, let limit): .tooLarge(limit: limit)
+        case .tooDeep(let limit): .malformedJSON(field: "", reason: "nested deeper than \(limit) levels")
+        case .malformedJSON(let offset):
+            .malformedJSON(
+                field: "",
+                reason: "invalid JSON at byte \(offset): bad syntax, a member name repeated in one object, "
+                    + "a lone surrogate or a raw control character")
+        case .missingMember, .wrongType, .unsupportedRequestType, .noRequests:
+            .malformedJSON(field: "", reason: "invalid JSON")
+        }
     }
 
     private static func describe(_ error: DecodingError) -> CXFError {

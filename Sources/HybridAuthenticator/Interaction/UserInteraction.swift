@@ -38,9 +38,15 @@ public struct RequestedCredential: Hashable, Sendable {
     /// The requested claims' human names, for example `age over 18`; empty when only the
     /// credential's mandatory contents are asked for.
     public let claims: [String]
+    /// Whether the wallet holds a credential that answers this request. When no credential
+    /// matches, the user is still shown what was asked (and that nothing matches) before the
+    /// refusal, so the time of the answer does not tell the verifier whether one matched.
+    public let available: Bool
 
-    /// A requested credential and its claims.
-    public init(name: String, claims: [String]) { (self.name, self.claims) = (name, claims) }
+    /// A requested credential and its claims; `available` unless nothing in the wallet matches.
+    public init(name: String, claims: [String], available: Bool = true) {
+        (self.name, self.claims, self.available) = (name, claims, available)
+    }
 }
 
 /// How the authenticator tests user presence and verifies the user. Every method may take as
@@ -63,7 +69,10 @@ public protocol UserInteraction: Sendable {
     var canVerifyUser: Bool { get }
 
     /// Asks the user whether to share `credentials` (names and claims) with the verifier at
-    /// `origin`, the origin the browser asserted. Returns whether the user agreed.
+    /// `origin`, the origin the browser asserted. Returns whether the user agreed. When the
+    /// credentials are not ``RequestedCredential/available``, nothing can be shared: the user is
+    /// shown what was asked and that nothing matches, and the request is refused whatever the
+    /// answer, once it is given.
     func confirmPresentation(origin: String, credentials: [RequestedCredential]) async -> Bool
 }
 

@@ -2,13 +2,14 @@ import Foundation
 import HybridBluetooth
 import HybridCore
 import Logging
+import Synchronization
 
 /// The data channel a matched advert leads to.
-enum OpenedDataChannel: Sendable {
+enum OpenedDataChannel<Instant: InstantProtocol>: Sendable where Instant: Sendable, Instant.Duration == Duration {
     /// Use the tunnel the advert names.
     case tunnel
-    /// Use this BLE L2CAP channel to the advertiser.
-    case l2cap(L2CAPChannel)
+    /// Use this BLE L2CAP channel to the advertiser, whose selector waits for its first message.
+    case l2cap(L2CAPChannel, DataChannelSelector<Instant>)
 }
 
 /// How one L2CAP attempt ended.
@@ -49,7 +50,7 @@ extension HybridClientRunner {
     func openDataChannel<C: Clock<Duration>>(
         clock: C, psm: UInt16?, offeredL2CAP: Bool, advert: BLEAdvertisement,
         emit: (HybridClientEvent) async -> Void
-    ) async throws(HybridClientError) -> OpenedDataChannel {
+    ) async throws(HybridClientError) -> OpenedDataChannel<C.Instant> {
         var selector = DataChannelSelector<C.Instant>(
             mode: options.channel, l2capTimeout: options.l2capTimeout, offeredL2CAP: offeredL2CAP)
         var actions = selector.advertMatched(psm: psm, at: clock.now)
@@ -78,7 +79,7 @@ extension HybridClientRunner {
                 return .tunnel
             case .use(.l2cap):
                 guard let connected else { throw .dataChannel(.l2capUnavailable) }
-                return .l2cap(connected)
+                return .l2cap(connected, selector)
             case .fail(let error):
                 throw .dataChannel(error)
             }
@@ -125,18 +126,69 @@ extension HybridClientRunner {
         }
     }
 
+    /// Opens the data channel the matched advert leads to (``openDataChannel(clock:psm:offeredL2CAP:advert:emit:)``)
+    /// and, when it is the phone's L2CAP channel, runs the session over it; `nil` when the tunnel
+    /// is to be used: chosen, or fallen back to under `auto` with `session` as it was.
+    func runOverL2CAPIfChosen<C: Clock<Duration>>(
+        clock: C, psm: UInt16?, offeredL2CAP: Bool, advert: BLEAdvertisement,
+        makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
+        session: inout ClientSession,
+        observer: any HybridSessionObserver,
+        emit: (HybridClientEvent) async -> Void,
+        complete: (HybridPayload, PostHandshakeMessage) async throws -> Void
+    ) async throws -> HybridSessionEnd? {
+        guard
+            case .l2cap(let l2capChannel, let selector) = try await openDataChannel(
+                clock: clock, psm: psm, offeredL2CAP: offeredL2CAP, advert: advert, emit: emit)
+        else { return nil }
+        let beforeL2CAP = session
+        do {
+            return try await runOverL2CAP(
+                l2capChannel, selector: selector, clock: clock, makeRequest: makeRequest, session: &session,
+                observer: observer, emit: emit, complete: complete)
+        } catch {
+            // The advert's PSM suffix is not covered by its tag (§3.4): a stranger can
+            // re-broadcast the phone's advert with a PSM of its own. Nothing has been
+            // revealed before the handshake completes, so `auto` then uses the tunnel, with
+            // the session as it was (msg1 is sent again; only the phone can answer it).
+            guard options.channel == .auto, session.handshakeHash == nil, !(error is CancellationError),
+                !Task.isCancelled
+            else {
+                // `--channel l2cap`: a silent channel is no channel.
+                if let why = error as? L2CAPUnavailableReason {
+                    await emit(.l2capUnavailable(why))
+                    throw HybridClientError.dataChannel(.l2capUnavailable)
+                }
+                throw error
+            }
+            logger.debug(
+                "L2CAP channel failed before the handshake completed; using the tunnel",
+                metadata: ["l2cap.error": "\(error)"])
+            await emit(.l2capUnavailable(error as? L2CAPUnavailableReason ?? .connectFailed(Self.reason(error))))
+            session = beforeL2CAP
+            return nil
+        }
+    }
+
     /// The ceremony over the phone's L2CAP channel: the same handshake and messages as over the
     /// tunnel, framed for L2CAP (§10.9). The channel closes right after the shutdown: a late
     /// update (§7.5) is only awaited on the tunnel.
-    func runOverL2CAP(
+    ///
+    /// The other end must send its first message by `selector`'s
+    /// ``DataChannelSelector/l2capFirstMessageDeadline`` on `clock`; if it has not, the channel is
+    /// shut and this throws ``L2CAPUnavailableReason/noHandshake(limit:)`` (under `auto` the
+    /// caller then uses the tunnel: nothing was revealed before the handshake).
+    func runOverL2CAP<C: Clock<Duration>>(
         _ l2capChannel: L2CAPChannel,
+        selector: DataChannelSelector<C.Instant>,
+        clock: C,
         makeRequest: @Sendable (PostHandshakeMessage, Logger) throws -> HybridPayload,
         session: inout ClientSession,
         observer: any HybridSessionObserver,
         emit: (HybridClientEvent) async -> Void,
         complete: (HybridPayload, PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd {
-        var stream: L2CAPMessageStream
+        let stream: L2CAPMessageStream
         do {
             stream = try L2CAPMessageStream(channel: l2capChannel)
         } catch {
@@ -144,16 +196,77 @@ extension HybridClientRunner {
             throw error
         }
         await emit(.channel(.l2cap))
+        let watch = L2CAPFirstMessageWatch(selector)
+        var watched = FirstMessageWatchedChannel(inner: stream, watch: watch)
+        let result: (reply: HybridPayload, postHandshake: PostHandshakeMessage)
         do {
-            let (reply, postHandshake) = try await exchange(
-                makeRequest, session: &session, over: &stream, observer: observer, emit: emit)
-            try await complete(reply, postHandshake)
+            result = try await withThrowingTaskGroup(of: Void.self) { group in
+                if let deadline = selector.l2capFirstMessageDeadline {
+                    group.addTask {
+                        try await clock.sleep(until: deadline, tolerance: nil)
+                        if watch.deadlinePassed(at: deadline) { l2capChannel.shutDown() }
+                    }
+                }
+                defer { group.cancelAll() }
+                return try await exchange(
+                    makeRequest, session: &session, over: &watched, observer: observer, emit: emit)
+            }
+            try await complete(result.reply, result.postHandshake)
         } catch {
             await stream.closeAndWait()
+            if let why = watch.reason { throw why }
             throw error
         }
         // The session ends when the channel's reader and writes have: its caller may then say so.
         await stream.closeAndWait()
         return HybridSessionEnd(reason: .closedAtOnce)
+    }
+}
+
+/// The L2CAP channel's first-message deadline between the session's task (which sees the
+/// messages) and the task that sleeps until the deadline: ``DataChannelSelector`` decides.
+final class L2CAPFirstMessageWatch<Instant: InstantProtocol>: Sendable
+where Instant: Sendable, Instant.Duration == Duration {
+    private struct State {
+        var selector: DataChannelSelector<Instant>
+        var reason: L2CAPUnavailableReason?
+    }
+
+    private let state: Mutex<State>
+
+    init(_ selector: DataChannelSelector<Instant>) { state = Mutex(State(selector: selector)) }
+
+    /// A message came.
+    func messageReceived() { state.withLock { $0.selector.l2capMessageReceived() } }
+
+    /// The deadline came; `true` when the channel is to be given up (no message yet).
+    func deadlinePassed(at now: Instant) -> Bool {
+        state.withLock { state in
+            for case .l2capUnavailable(let why) in state.selector.l2capSilent(at: now) {
+                state.reason = why
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Why the channel was given up, once it was.
+    var reason: L2CAPUnavailableReason? { state.withLock { $0.reason } }
+}
+
+/// A session channel that tells an ``L2CAPFirstMessageWatch`` when a message arrives.
+struct FirstMessageWatchedChannel<Inner: SessionMessageChannel, Instant: InstantProtocol>: SessionMessageChannel
+where Instant: Sendable, Instant.Duration == Duration {
+    var inner: Inner
+    let watch: L2CAPFirstMessageWatch<Instant>
+
+    func send(_ message: [UInt8]) async throws { try await inner.send(message) }
+
+    mutating func next(expecting shape: L2CAPMessageShape, accepting accept: ([UInt8]) -> Bool) async throws
+        -> [UInt8]?
+    {
+        let message = try await inner.next(expecting: shape, accepting: accept)
+        if message != nil { watch.messageReceived() }
+        return message
     }
 }

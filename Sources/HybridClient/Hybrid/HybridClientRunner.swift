@@ -238,29 +238,12 @@ public struct HybridClientRunner: Sendable {
             let (advertURL, domain, advert) = try await scanForAdvert(
                 with: scanner, session: &session, qrURL: payload.url, afterQR: l2capReasons, emit: emit)
             observer.advertMatched(serviceData: advert.serviceData, offeredChannels: channels)
-            if case .l2cap(let l2capChannel) = try await openDataChannel(
+            if let end = try await runOverL2CAPIfChosen(
                 clock: options.clock, psm: offersL2CAP ? session.advertSuffix?.psm : nil, offeredL2CAP: offersL2CAP,
-                advert: advert, emit: emit)
+                advert: advert, makeRequest: makeRequest, session: &session, observer: observer, emit: emit,
+                complete: complete)
             {
-                let beforeL2CAP = session
-                do {
-                    return try await runOverL2CAP(
-                        l2capChannel, makeRequest: makeRequest, session: &session, observer: observer, emit: emit,
-                        complete: complete)
-                } catch {
-                    // The advert's PSM suffix is not covered by its tag (§3.4): a stranger can
-                    // re-broadcast the phone's advert with a PSM of its own. Nothing has been
-                    // revealed before the handshake completes, so `auto` then uses the tunnel, with
-                    // the session as it was (msg1 is sent again; only the phone can answer it).
-                    guard options.channel == .auto, session.handshakeHash == nil, !(error is CancellationError),
-                        !Task.isCancelled
-                    else { throw error }
-                    logger.debug(
-                        "L2CAP channel failed before the handshake completed; using the tunnel",
-                        metadata: ["l2cap.error": "\(error)"])
-                    await emit(.l2capUnavailable(.connectFailed(Self.reason(error))))
-                    session = beforeL2CAP
-                }
+                return end
             }
             let url = options.tunnelURL(for: advertURL, domain: domain)
             logger.debug(

@@ -9,7 +9,16 @@
 ///                                                                     (auto; l2cap: fail)
 /// l2capConnected (after fallback)    → abandonL2CAP                   (the tunnel stays)
 /// tunnelConnected                    → use(.tunnel)
+/// l2capSilent (no message by ``l2capFirstMessageDeadline``)
+///                                    → abandonL2CAP, l2capUnavailable(.noHandshake), connectTunnel
+///                                                                     (auto; l2cap: fail)
 /// ```
+///
+/// Once the L2CAP channel is in use, the other end has ``l2capTimeout`` to send its first
+/// handshake message: anyone can re-broadcast the phone's advert with a PSM of their own (§3.4),
+/// and a stranger that accepts the channel and stays silent must not hold the ceremony until its
+/// own timeout. Until ``l2capMessageReceived()``, the driver watches
+/// ``l2capFirstMessageDeadline`` and calls ``l2capSilent(at:)`` when it passes.
 ///
 /// `Instant` is whatever clock the driver uses; tests pass their own.
 package struct DataChannelSelector<Instant: InstantProtocol>: Sendable
@@ -48,6 +57,9 @@ where Instant.Duration == Duration, Instant: Sendable {
     /// without a PSM worth a reason (else the reason was given with the QR code).
     package let offeredL2CAP: Bool
     private var state: State = .awaitingAdvert
+    /// When the L2CAP channel in use must have brought its first message; `nil` before the channel
+    /// is used and once a message came.
+    package private(set) var l2capFirstMessageDeadline: Instant?
 
     /// - Parameters:
     ///   - mode: `--channel`.
@@ -94,7 +106,22 @@ where Instant.Duration == Duration, Instant: Sendable {
         }
         guard now < deadline else { return giveUpL2CAP(.timedOut(limit: l2capTimeout)) }
         state = .chosen(.l2cap)
+        l2capFirstMessageDeadline = now.advanced(by: l2capTimeout)
         return [.use(.l2cap)]
+    }
+
+    /// A message came over the L2CAP channel in use: its first-message deadline no longer applies.
+    package mutating func l2capMessageReceived() {
+        l2capFirstMessageDeadline = nil
+    }
+
+    /// The clock reached `now` on the L2CAP channel in use. When it is past
+    /// ``l2capFirstMessageDeadline`` with no message yet, the channel is given up (the tunnel
+    /// under `auto`, else a failure); otherwise nothing.
+    package mutating func l2capSilent(at now: Instant) -> [Action] {
+        guard case .chosen(.l2cap) = state, let deadline = l2capFirstMessageDeadline, now >= deadline else { return [] }
+        l2capFirstMessageDeadline = nil
+        return giveUpL2CAP(.noHandshake(limit: l2capTimeout))
     }
 
     /// The L2CAP connection failed (refused, unreachable, closed before use); `why` is the

@@ -19,6 +19,9 @@ public enum L2CAPUnavailableReason: Error, Sendable, Hashable, CustomStringConve
     case connectFailed(String)
     /// The phone's channel was not open within `limit` (`--l2cap-timeout`).
     case timedOut(limit: Duration)
+    /// The channel opened but the other end sent no handshake message within `limit`
+    /// (`--l2cap-timeout`): a silent stranger on the advertised PSM, or a phone that hung.
+    case noHandshake(limit: Duration)
 
     /// One line for a user: the cause, and what to do about it where something can be done.
     public var description: String {
@@ -35,6 +38,8 @@ public enum L2CAPUnavailableReason: Error, Sendable, Hashable, CustomStringConve
             "connecting to the phone's BLE L2CAP channel failed: \(why)"
         case .timedOut(let limit):
             "the phone's BLE L2CAP channel did not open within \(limit) (--l2cap-timeout)"
+        case .noHandshake(let limit):
+            "the BLE L2CAP channel opened but sent no handshake message within \(limit) (--l2cap-timeout)"
         }
     }
 }

@@ -1,5 +1,7 @@
 /// What the user is asked before anything is shared: the verifier's origin and, for each
-/// credential, its human name and the claims requested from it.
+/// credential, its human name and the names of every claim its presentation reveals (computed
+/// from what is sent, ``WalletPresenter/Prepared/consent``), or, when nothing matches, of the
+/// claims asked for.
 ///
 /// ``text`` reads "https://example.com asks for: age over 18, from your PID." The origin is the
 /// one the browser asserted (the verifier cannot choose another); claim and credential names are
@@ -21,11 +23,14 @@ package struct ConsentRequest: Sendable {
         self.items = items
     }
 
-    /// The consent request for `matches` from `origin`.
-    package init(origin: String, matches: [DCQLEvaluator.Match]) {
+    /// What `query` from `origin` asks for when nothing in the wallet answers it: each credential
+    /// query's type (its first `vct_values` entry or its `doctype_value`) and the names of its
+    /// claims paths, so the user sees what was asked before the refusal.
+    package init(origin: String, unmatched query: DCQLQuery) {
         self.origin = origin
-        items = matches.map { match in
-            (Self.credentialName(match.credential.type), match.claims.map { Self.claimName($0.path) })
+        items = query.credentials.map { credentialQuery in
+            let type = credentialQuery.vctValues?.first ?? credentialQuery.doctypeValue ?? credentialQuery.format
+            return (Self.credentialName(type), (credentialQuery.claims ?? []).map { Self.claimName($0.path) })
         }
     }
 

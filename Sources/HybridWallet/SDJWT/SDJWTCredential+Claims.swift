@@ -69,6 +69,13 @@ extension SDJWTCredential {
         return (disclosures[index].value, [index])
     }
 
+    /// `value` with every disclosure of this SD-JWT inside it applied (RFC 9901 §7.1 step 2):
+    /// what a verifier reads when these are the disclosures it received.
+    package func resolved(_ value: JSONItem) -> JSONItem {
+        var used: Set<Int> = []
+        return resolve(value, revealing: &used)
+    }
+
     /// `value` with every disclosure inside it revealed (RFC 9901 §7.1 step 2), recording which.
     private func resolve(_ value: JSONItem, revealing used: inout Set<Int>) -> JSONItem {
         switch value {

@@ -21,10 +21,24 @@ package enum SDJWTPresentation {
         _ credential: SDJWTCredential, disclosureIndices: Set<Int>, audience: String, nonce: String,
         issuedAt: Date, deviceKey: DeviceKey
     ) -> String {
+        keyBound(
+            disclosedPart(credential, disclosureIndices: disclosureIndices), audience: audience, nonce: nonce,
+            issuedAt: issuedAt, deviceKey: deviceKey)
+    }
+
+    /// The part of the presentation before the KB-JWT: `<issuer JWT>~<selected disclosures>~`,
+    /// the disclosures in stored order.
+    package static func disclosedPart(_ credential: SDJWTCredential, disclosureIndices: Set<Int>) -> String {
         let selected = credential.disclosures.indices.filter(disclosureIndices.contains).map {
             credential.disclosures[$0].encoded
         }
-        let presented = ([credential.issuerJWT] + selected).joined(separator: "~") + "~"
+        return ([credential.issuerJWT] + selected).joined(separator: "~") + "~"
+    }
+
+    /// `presented` (a ``disclosedPart(_:disclosureIndices:)``) with its KB-JWT appended.
+    package static func keyBound(
+        _ presented: String, audience: String, nonce: String, issuedAt: Date, deviceKey: DeviceKey
+    ) -> String {
         let sdHash = Base64URL.encode(Array(SHA256.hash(data: Array(presented.utf8))))
         let keyBinding = ES256.compactJWS(
             header: .object(["alg": "ES256", "typ": "kb+jwt"]),
