@@ -40,6 +40,8 @@ struct FaultyPhone: Sendable {
         case signsSilently
         /// Appends the CTAP 2.3 suffix `{1: 128}` to its advert although the QR code did not offer L2CAP.
         case unrequestedAdvertSuffix
+        /// Advertises a valid EID whose routing ID the relay never handed out, and opens no tunnel.
+        case advertisesUnknownRoutingID
 
         /// The check ID that must fail.
         var caughtBy: String {
@@ -58,6 +60,17 @@ struct FaultyPhone: Sendable {
             case .acceptsUndatedQRCode: "client.qr.undated-refused"
             case .signsSilently: "client.consent.silent-getassertion"
             case .unrequestedAdvertSuffix: "client.advert.suffix-only-when-asked"
+            case .advertisesUnknownRoutingID: "client.advert.routes-to-tunnel"
+            }
+        }
+
+        /// How ``caughtBy`` ends: `fail`, or `warn` for a check that is only advice (serving an
+        /// undated code and signing with up = false are allowed by the rules, protocol.md §1.3, CTAP
+        /// 2.3 §6.2).
+        var outcome: CheckOutcome {
+            switch self {
+            case .acceptsUndatedQRCode, .signsSilently: .warn
+            default: .fail
             }
         }
     }
@@ -94,6 +107,7 @@ struct FaultyPhone: Sendable {
             phone.qrChannels = [.cloudTunnel, .bleL2CAP]
             phone.l2capPSM = 0x0080
         }
+        if fault == .advertisesUnknownRoutingID { phone.behaviour = .advertiseUnknownTunnel }
         phone.answer = { request in await inject(into: handle(request), request: request) }
         _ = try await phone.serve(qrURL: qrURL)
     }
