@@ -217,9 +217,9 @@ private final class CeremonyRecorder: HybridSessionObserver {
 
     func advertMatched(serviceData: [UInt8], offeredChannels: [DataTransferChannel]?) {
         let eidKey = EIDKey(deriving: keys.qrSecret.bytes, salt: nil)
-        let plaintext = Result { () throws(AdvertError) in
+        let plaintext = Result<AdvertPlaintext, AdvertError>(catching: { () throws(AdvertError) -> AdvertPlaintext in
             try eidKey.decrypt(serviceData.prefix(AdvertServiceData.advertByteCount))
-        }
+        })
         state.withLock {
             $0.transcript.advert = (serviceData, offeredChannels)
             $0.transcript.advertPlaintext = plaintext
