@@ -41,7 +41,8 @@ import Testing
     func routing() throws {
         let plaintext = try AdvertPlaintext(bytes: [0] + [UInt8](repeating: 7, count: 10) + [0x2A, 0, 1] + [0, 0])
         var answered = CeremonyTranscript(request: "makeCredential")
-        answered.advert = (try Self.androidAdvert().prefix(20).map { $0 }, nil)
+        let serviceData = Array(try Self.androidAdvert().prefix(20))
+        answered.advert = (serviceData, nil)
         answered.advertPlaintext = .success(plaintext)
         answered.messages = [.message2(nil)]
         let passed = try #require(Self.routingOutcome(answered))

@@ -61,7 +61,9 @@ import Testing
         let result = try #require(report.result(for: fault.caughtBy))
         #expect(
             result.outcome == fault.outcome, "\(fault): \(result.check.id) was \(result.outcome) — \(result.observed)")
-        #expect(report.succeeded == (fault.outcome != .fail))
+        #expect(
+            report.succeeded == (fault.outcome != .fail),
+            "failed: \(report.results(.fail).map { "\($0.check.id): \($0.observed)" })")
     }
 
     private func run(_ fault: FaultyPhone.Fault) async throws -> ConformanceReport {

@@ -2,6 +2,7 @@ import Crypto
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCTAP
+import HybridConformance
 import HybridCore
 import TestFakePhone
 
@@ -117,7 +118,8 @@ struct FaultyPhone: Sendable {
     private func handle(_ request: [UInt8]) async -> [UInt8] {
         guard fault == .signsSilently, request.first == CTAPCommand.getAssertion.rawValue,
             var entries = (try? CBORDecoder.decode(Array(request.dropFirst())))?.mapEntries,
-            entries.contains(where: { $0.key == .int(5) })
+            let options = entries.first(where: { $0.key == .int(5) })?.value,
+            options[textKey: "up"]?.boolValue == false
         else { return await engine.handle(request) }
         entries.removeAll { $0.key == .int(5) }
         let response = await engine.handle([request[0]] + CBOREncoder.encode(.map(entries)))

@@ -66,8 +66,13 @@ import Testing
         #expect(failed == [RelayChecks.methodGetOnly.id])
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("failures=\"1\""))
-        let testcase = try #require(xml.range(of: "name=\"\(RelayChecks.methodGetOnly.id)\">\n      <failure"))
-        #expect(!testcase.isEmpty)
+        // The failing testcase: its level and source properties, then the failure.
+        let start = try #require(xml.range(of: "name=\"\(RelayChecks.methodGetOnly.id)\">"))
+        let testcase = try #require(xml[start.upperBound...].range(of: "</testcase>"))
+        let body = xml[start.upperBound..<testcase.lowerBound]
+        #expect(body.contains("<property name=\"level\" value=\"required\"/>"))
+        #expect(body.contains("<property name=\"source\" value=\"RFC 6455 §4.1"))
+        #expect(body.contains("<failure message="))
     }
 
     @Test func badURLIsAUsageError() async throws {
