@@ -13,6 +13,8 @@ package struct CeremonyTranscript: Sendable {
     package var failure: String?
     /// The authenticator's advert (its service data) and the channels the QR code offered.
     package var advert: (serviceData: [UInt8], offered: [DataTransferChannel]?)?
+    /// That advert decrypted under the QR code's EID key (its first 20 bytes), or why it did not.
+    package var advertPlaintext: Result<AdvertPlaintext, AdvertError>?
 
     package init(request: String) { self.request = request }
 

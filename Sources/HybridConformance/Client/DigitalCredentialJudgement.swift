@@ -28,21 +28,35 @@ package enum DigitalCredentialJudgement {
         id: "client.dc.features",
         title: "a QR code of request type \"dcp\" gets the post-handshake feature \"dc\" (a phone without it is "
             + "never sent JSON)",
-        reference: "protocol.md §7.2, §7.8", required: false)
+        reference: "protocol.md §7.2, §7.8",
+        source: "advice: a phone need not serve digital credentials; Chromium then sends it nothing (protocol.md §7.8)",
+        required: false)
     package static let answer = ConformanceCheck(
         id: "client.dc.answer",
         title: "the JSON request is answered with one type-03 message Chromium reads: "
             + "{\"response\": {\"digital\": {\"data\": {\"protocol\", \"data\"}}}} or {… {\"error\": string}}",
-        reference: "protocol.md §7.8")
+        reference: "protocol.md §7.8",
+        source:
+            "reference behaviour: Chromium's OnComplete reads exactly these shapes and fails the request otherwise "
+            + "(protocol.md §7.8, from cross_device_request_dispatcher.cc); PXP carries the Digital Credentials API's "
+            + "answer (protocol and data)")
     package static let badInput = ConformanceCheck(
         id: "client.dc.bad-input",
         title: "malformed JSON, a wrong requestType and an oversized request get a type-03 error answer or a "
             + "closed tunnel, never a credential",
-        reference: "protocol.md §7.8")
+        reference: "protocol.md §7.8",
+        source:
+            "advice (security): no rule we could read says how a phone answers a request it cannot read, and "
+            + "the oversized request is beyond our 1 MiB − 64 byte bound, not a limit of the protocol; a credential "
+            + "for such a request is one the user was not shown correctly",
+        required: false)
     package static let survives = ConformanceCheck(
         id: "client.dc.survives-bad-input",
         title: "after the bad inputs the phone still answers a valid request",
-        reference: "protocol.md §7.8")
+        reference: "protocol.md §7.8",
+        source: "advice (robustness): each probe is its own session; a phone that stops serving is broken but breaks "
+            + "no rule we could name",
+        required: false)
 
     /// Every check of this judgement.
     package static let all = [features, answer, badInput, survives]

@@ -40,6 +40,9 @@ package struct ConformanceReport: Sendable {
     /// The latest result for a check ID, if it ran.
     package func result(for id: String) -> CheckResult? { results.last { $0.check.id == id } }
 
+    /// How many results are of required checks.
+    package var requiredCount: Int { results.lazy.filter(\.check.required).count }
+
     /// True when no check failed (warnings and skips do not fail a run).
     package var succeeded: Bool { !results.contains { $0.outcome == .fail } }
 }

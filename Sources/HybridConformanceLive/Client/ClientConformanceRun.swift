@@ -87,7 +87,9 @@ package struct ClientConformanceRun: Sendable {
         var report = ConformanceReport(
             mode: "client", subject: "authenticator that scanned the QR codes (RP ID \(rpID))")
         L2CAPJudgement.judgeAdverts(ceremonies, into: &report)
+        AdvertRoutingJudgement.judge(ceremonies, into: &report)
         SessionJudgement.judge(ceremonies, into: &report)
+        UpdateJudgement.judge(ceremonies, into: &report)
         GetInfoJudgement.judge(getInfoBytes, into: &report)
         report.append(contentsOf: registrationReport)
         report.append(contentsOf: assertionReport)
@@ -214,7 +216,14 @@ private final class CeremonyRecorder: HybridSessionObserver {
     }
 
     func advertMatched(serviceData: [UInt8], offeredChannels: [DataTransferChannel]?) {
-        state.withLock { $0.transcript.advert = (serviceData, offeredChannels) }
+        let eidKey = EIDKey(deriving: keys.qrSecret.bytes, salt: nil)
+        let plaintext = Result<AdvertPlaintext, AdvertError>(catching: { () throws(AdvertError) -> AdvertPlaintext in
+            try eidKey.decrypt(serviceData.prefix(AdvertServiceData.advertByteCount))
+        })
+        state.withLock {
+            $0.transcript.advert = (serviceData, offeredChannels)
+            $0.transcript.advertPlaintext = plaintext
+        }
     }
 
     func messageReceived(_ message: [UInt8], advert: AdvertPlaintext) {

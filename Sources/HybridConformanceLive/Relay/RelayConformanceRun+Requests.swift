@@ -24,17 +24,21 @@ extension RelayConformanceRun {
                 guard outcome.upgraded else { return }
 
                 let duplicate = await request(newRequest)
-                record(RelayChecks.newDuplicate, RelayJudge.status(duplicate, expected: 409))
+                record(RelayChecks.newDuplicate, RelayJudge.refused([("second /cable/new", duplicate)]))
+                record(RelayChecks.newDuplicateStatus, RelayJudge.status(duplicate, expected: 409))
                 guard let routingID else { return }
                 var otherBytes = routingID.bytes
                 otherBytes[2] ^= 0x5A
                 let otherRoutingID = RoutingID(bytes: otherBytes)!
                 let unknownRouting = await request(
                     upgradeRequest(TunnelPath.connect(otherRoutingID, tunnelID).canonicalPath))
-                record(RelayChecks.connectUnknownRoutingID, RelayJudge.status(unknownRouting, expected: 404))
+                record(
+                    RelayChecks.connectUnknownRoutingID, RelayJudge.refused([("unknown routing ID", unknownRouting)]))
+                record(RelayChecks.connectUnknownRoutingIDStatus, RelayJudge.status(unknownRouting, expected: 404))
                 let unknownTunnel = await request(
                     upgradeRequest(TunnelPath.connect(routingID, Self.randomTunnelID()).canonicalPath))
-                record(RelayChecks.connectUnknownTunnelID, RelayJudge.status(unknownTunnel, expected: 404))
+                record(RelayChecks.connectUnknownTunnelID, RelayJudge.refused([("unknown tunnel ID", unknownTunnel)]))
+                record(RelayChecks.connectUnknownTunnelIDStatus, RelayJudge.status(unknownTunnel, expected: 404))
             }
         } catch {
             fail([RelayChecks.upgradeValid, RelayChecks.subprotocolEchoed, RelayChecks.routingIDHeader], error)

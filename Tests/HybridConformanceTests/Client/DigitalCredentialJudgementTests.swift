@@ -40,8 +40,9 @@ import Testing
             Probe(name: "valid again", features: [.digitalCredentials], failure: "tunnel closed"),
         ])
         #expect(outcomes["client.dc.answer"] == .fail)
-        #expect(outcomes["client.dc.bad-input"] == .fail)
-        #expect(outcomes["client.dc.survives-bad-input"] == .fail)
+        // Advice: a credential for bad input and a phone that stops serving warn (no rule fixes them).
+        #expect(outcomes["client.dc.bad-input"] == .warn)
+        #expect(outcomes["client.dc.survives-bad-input"] == .warn)
     }
 
     @Test func aPhoneWithoutDCIsSkipped() {

@@ -2,6 +2,7 @@ import Crypto
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCTAP
+import HybridConformance
 import HybridCore
 import TestFakePhone
 
@@ -40,6 +41,8 @@ struct FaultyPhone: Sendable {
         case signsSilently
         /// Appends the CTAP 2.3 suffix `{1: 128}` to its advert although the QR code did not offer L2CAP.
         case unrequestedAdvertSuffix
+        /// Advertises a valid EID whose routing ID the relay never handed out, and opens no tunnel.
+        case advertisesUnknownRoutingID
 
         /// The check ID that must fail.
         var caughtBy: String {
@@ -58,6 +61,17 @@ struct FaultyPhone: Sendable {
             case .acceptsUndatedQRCode: "client.qr.undated-refused"
             case .signsSilently: "client.consent.silent-getassertion"
             case .unrequestedAdvertSuffix: "client.advert.suffix-only-when-asked"
+            case .advertisesUnknownRoutingID: "client.advert.routes-to-tunnel"
+            }
+        }
+
+        /// How ``caughtBy`` ends: `fail`, or `warn` for a check that is only advice (serving an
+        /// undated code and signing with up = false are allowed by the rules, protocol.md §1.3, CTAP
+        /// 2.3 §6.2).
+        var outcome: CheckOutcome {
+            switch self {
+            case .acceptsUndatedQRCode, .signsSilently: .warn
+            default: .fail
             }
         }
     }
@@ -94,6 +108,7 @@ struct FaultyPhone: Sendable {
             phone.qrChannels = [.cloudTunnel, .bleL2CAP]
             phone.l2capPSM = 0x0080
         }
+        if fault == .advertisesUnknownRoutingID { phone.behaviour = .advertiseUnknownTunnel }
         phone.answer = { request in await inject(into: handle(request), request: request) }
         _ = try await phone.serve(qrURL: qrURL)
     }
@@ -103,7 +118,8 @@ struct FaultyPhone: Sendable {
     private func handle(_ request: [UInt8]) async -> [UInt8] {
         guard fault == .signsSilently, request.first == CTAPCommand.getAssertion.rawValue,
             var entries = (try? CBORDecoder.decode(Array(request.dropFirst())))?.mapEntries,
-            entries.contains(where: { $0.key == .int(5) })
+            let options = entries.first(where: { $0.key == .int(5) })?.value,
+            options[textKey: "up"]?.boolValue == false
         else { return await engine.handle(request) }
         entries.removeAll { $0.key == .int(5) }
         let response = await engine.handle([request[0]] + CBOREncoder.encode(.map(entries)))

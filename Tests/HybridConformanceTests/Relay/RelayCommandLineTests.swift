@@ -37,7 +37,11 @@ import Testing
         #expect(status == 0, "\(output)")
         let total = RelayChecks.all.count
         let skipped = RelayChecks.tls.count + RelayChecks.slow.count
-        #expect(output.contains(": \(total - skipped) passed, 0 failed, 0 warnings, \(skipped) skipped"), "\(output)")
+        let required = RelayChecks.all.filter(\.required).count
+        #expect(
+            output.contains(
+                ": \(required) required, \(total - skipped) passed, 0 failed, 0 warnings, \(skipped) skipped"),
+            "\(output)")
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(
             xml.contains(
@@ -62,8 +66,13 @@ import Testing
         #expect(failed == [RelayChecks.methodGetOnly.id])
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("failures=\"1\""))
-        let testcase = try #require(xml.range(of: "name=\"\(RelayChecks.methodGetOnly.id)\">\n      <failure"))
-        #expect(!testcase.isEmpty)
+        // The failing testcase: its level and source properties, then the failure.
+        let start = try #require(xml.range(of: "name=\"\(RelayChecks.methodGetOnly.id)\">"))
+        let testcase = try #require(xml[start.upperBound...].range(of: "</testcase>"))
+        let body = xml[start.upperBound..<testcase.lowerBound]
+        #expect(body.contains("<property name=\"level\" value=\"required\"/>"))
+        #expect(body.contains("<property name=\"source\" value=\"RFC 6455 §4.1"))
+        #expect(body.contains("<failure message="))
     }
 
     @Test func badURLIsAUsageError() async throws {

@@ -19,10 +19,15 @@ final class ScriptedRelay: Sendable {
         case acceptsPOST
         /// `X-caBLE-Routing-ID` carries 4 bytes (8 hex digits).
         case longRoutingIDHeader
-        /// Answers 200 (no upgrade) to `/cable/connect` with an unknown routing ID.
+        /// Answers 200 (no upgrade) to `/cable/connect` with an unknown routing ID: a refusal, with
+        /// another status than our relay's 404.
         case okForUnknownRoutingID
-        /// A duplicate `/cable/new` replaces the pending tunnel instead of getting 409.
+        /// Upgrades `/cable/connect` with a routing ID it did not hand out, joining the tunnel anyway.
+        case upgradesUnknownRoutingID
+        /// A duplicate `/cable/new` replaces the pending tunnel instead of being refused.
         case noConflictOnDuplicate
+        /// Refuses a duplicate `/cable/new` with 400 instead of our relay's 409.
+        case badRequestOnDuplicate
         /// Swaps each pair of messages from `/cable/connect` to `/cable/new`.
         case reordersClientMessages
         /// Drops what `/cable/new` sent before the peer joined.
@@ -161,7 +166,7 @@ final class ScriptedRelay: Sendable {
                 state.tunnels[tunnelID] = Tunnel(routingID: routingID)
                 return routingID
             }
-            guard let routingID else { return .refuse(.conflict) }
+            guard let routingID else { return .refuse(fault == .badRequestOnDuplicate ? .badRequest : .conflict) }
             headers.add(
                 name: TunnelWebSocket.routingIDHeader,
                 value: routingID.hex + (fault == .longRoutingIDHeader ? "00" : ""))
@@ -169,7 +174,7 @@ final class ScriptedRelay: Sendable {
         case .connect(let routingID, let tunnelID):
             let found: Bool? = state.withLock { state in
                 guard let tunnel = state.tunnels[tunnelID], !tunnel.claimed else { return false }
-                guard tunnel.routingID == routingID else { return nil }
+                guard tunnel.routingID == routingID || fault == .upgradesUnknownRoutingID else { return nil }
                 state.tunnels[tunnelID]?.claimed = true
                 return true
             }
