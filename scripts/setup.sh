@@ -6,7 +6,7 @@ set -euo pipefail
 apt_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev haproxy zbar-tools
     libzbar-dev libpng-dev libturbojpeg0-dev libpsl-dev publicsuffix zlib1g-dev fido2-tools openssh-client
     libgtk-4-dev xvfb xdotool imagemagick x11-utils dpkg-dev lintian help2man patchelf
-    firefox-esr)
+    firefox-esr nodejs)
 
 # apt_install PACKAGE...: apt-get install, through sudo unless already root.
 apt_install() {

@@ -66,7 +66,7 @@ function randomID() {
 }
 
 // "Use a phone or tablet" or "a security key or this browser": remembered per origin if asked.
-async function choose(origin, rpId, kind) {
+async function choose(origin, rpId, kind, pageWindowId) {
   const key = "choice:" + origin;
   const stored = (await browser.storage.local.get(key))[key];
   if (stored === "phone" || stored === "browser") return stored;
@@ -79,7 +79,9 @@ async function choose(origin, rpId, kind) {
   const result = await answer;
   browser.windows.onRemoved.removeListener(closed);
   choices.delete(token);
-  browser.windows.remove(created.id).catch(() => {});
+  await browser.windows.remove(created.id).catch(() => {});
+  // Back to the page's window: Firefox's own implementation refuses a page that is not focused.
+  if (pageWindowId !== undefined) await browser.windows.update(pageWindowId, { focused: true }).catch(() => {});
   if (result.remember && (result.choice === "phone" || result.choice === "browser")) {
     await browser.storage.local.set({ [key]: result.choice });
   }
@@ -120,7 +122,7 @@ browser.runtime.onConnect.addListener((page) => {
     if (message.type !== "digital") {
       const rpId = message.type === "create" ? message.options?.rp?.id : message.options?.rpId;
       let choice;
-      try { choice = await choose(origin, rpId || new URL(origin).hostname, message.type); } catch (e) { choice = "cancel"; }
+      try { choice = await choose(origin, rpId || new URL(origin).hostname, message.type, page.sender.tab?.windowId); } catch (e) { choice = "cancel"; }
       if (choice !== "phone") {
         releaseHost();
         page.postMessage(choice === "browser" ? { type: "route", route: "browser" } : { type: "error", name: "NotAllowedError" });

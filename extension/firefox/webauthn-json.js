@@ -52,10 +52,14 @@
     if (typeof value !== "object") return undefined;
     const bytes = bytesOf(value);
     if (bytes) return base64url(bytes);
-    if (Array.isArray(value)) return Array.from(value, (element) => {
-      const converted = toJSONValue(element, depth + 1);
-      return converted === undefined ? null : converted;
-    });
+    if (Array.isArray(value)) {
+      const out = [];
+      for (let i = 0; i < value.length; i++) {
+        const converted = toJSONValue(value[i], depth + 1);
+        out.push(converted === undefined ? null : converted);
+      }
+      return out;
+    }
     const out = {};
     for (const key of Object.keys(value)) {
       const converted = toJSONValue(value[key], depth + 1);
@@ -71,7 +75,12 @@
     const buffers = [["challenge", publicKey.challenge]];
     if (publicKey.user && typeof publicKey.user === "object") buffers.push(["user.id", publicKey.user.id]);
     for (const list of ["excludeCredentials", "allowCredentials"]) {
-      if (Array.isArray(publicKey[list])) publicKey[list].forEach((d, i) => buffers.push([list + "[" + i + "].id", d && d.id]));
+      // An index loop, not forEach: the page's forEach may not call the content script's function.
+      const descriptors = publicKey[list];
+      if (!Array.isArray(descriptors)) continue;
+      for (let i = 0; i < descriptors.length; i++) {
+        buffers.push([list + "[" + i + "].id", descriptors[i] && descriptors[i].id]);
+      }
     }
     for (const [name, value] of buffers) {
       if (!bytesOf(value)) throw new TypeError("publicKey." + name + " must be a BufferSource");

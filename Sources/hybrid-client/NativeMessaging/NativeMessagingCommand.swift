@@ -16,7 +16,7 @@ struct NativeMessagingCommand: AsyncParsableCommand {
             Every ceremony is cancelled when stdin ends (the extension's port closed). Settings: \
             $XDG_CONFIG_HOME/hybrid-client/native-messaging.conf (default ~/.config/…), one connection \
             flag a line (--ble, --adapter, --tunnel-server, --ca-file, --channel, --l2cap-timeout, \
-            --linger, --timeout, --no-window, --print-qr-url, --verbose). See docs/firefox.md.
+            --linger, --timeout, --no-window, --verbose). See docs/firefox.md.
             """
     )
 

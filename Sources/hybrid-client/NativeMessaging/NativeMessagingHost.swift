@@ -3,6 +3,7 @@ import Foundation
 import HybridClient
 import HybridCommandLine
 import HybridCore
+import HybridLocalFiles
 import HybridQRWindow
 import Logging
 import Synchronization
@@ -147,9 +148,9 @@ final class NativeMessagingHost: Sendable {
                 let shownWindow = window
                 let events: @Sendable (HybridClientEvent) -> Void = { event in
                     if case .qr(let url) = event {
-                        if settings.printsQRURL {
-                            FileHandle.standardError.write(
-                                Data((ProgressReporter.line("qr", ["id": id, "url": url]) + "\n").utf8))
+                        if let file = settings.qrURLFile {
+                            let line = ProgressReporter.line("qr", ["id": id, "url": url]) + "\n"
+                            try? PrivateFile.append(Array(line.utf8), to: file)
                         }
                         output.send(.progress(id: id, stage: "qr"))  // Not the answer.
                     }

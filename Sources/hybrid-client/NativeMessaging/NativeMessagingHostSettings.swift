@@ -9,20 +9,23 @@ struct NativeMessagingHostSettings: Hashable {
     static let flagsWithValue: Set<String> = [
         "--ble", "--adapter", "--tunnel-server", "--ca-file", "--linger", "--channel", "--l2cap-timeout", "--timeout",
     ]
-    static let flagsWithoutValue: Set<String> = ["--window", "--no-window", "--print-qr-url", "--verbose"]
+    static let flagsWithoutValue: Set<String> = ["--window", "--no-window", "--verbose"]
+    /// `--qr-url-file FILE`: the host's own flag, for tests only (the URL is the ceremony's
+    /// secret): each QR code's URL is appended to FILE (a new private file, mode 0600) as a JSON
+    /// line `{"event":"qr","id":…,"url":…}`, for a test's phone to scan.
+    static let qrURLFileFlag = "--qr-url-file"
 
     /// Without a settings file: the QR code in the host's own window.
     static let defaults = NativeMessagingHostSettings(arguments: ["--window"])
 
-    /// The flags, in order, defaults first (a later `--no-window` wins).
+    /// The `hybrid-client` flags, in order, defaults first (a later `--no-window` wins).
     let arguments: [String]
+    /// Where QR code URLs are appended (``qrURLFileFlag``), if anywhere.
+    let qrURLFile: String?
 
-    /// Whether the QR code's URL is also printed on stderr (`--print-qr-url`: tests only, it is a
-    /// secret).
-    var printsQRURL: Bool { arguments.contains("--print-qr-url") }
-
-    private init(arguments: [String]) {
+    private init(arguments: [String], qrURLFile: String? = nil) {
         self.arguments = arguments
+        self.qrURLFile = qrURLFile
     }
 
     /// Reads a settings file's text.
@@ -30,11 +33,14 @@ struct NativeMessagingHostSettings: Hashable {
     /// - Throws: ``NativeMessagingSettingsError`` naming the line.
     init(text: String) throws(NativeMessagingSettingsError) {
         var arguments = Self.defaults.arguments
+        var qrURLFile: String?
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             guard let flag = words.first else { continue }
-            if Self.flagsWithoutValue.contains(flag), words.count == 1 {
+            if flag == Self.qrURLFileFlag, words.count == 2, words[1].hasPrefix("/") {
+                qrURLFile = words[1]
+            } else if Self.flagsWithoutValue.contains(flag), words.count == 1 {
                 arguments.append(flag)
             } else if Self.flagsWithValue.contains(flag), words.count == 2 {
                 arguments += words
@@ -43,6 +49,7 @@ struct NativeMessagingHostSettings: Hashable {
             }
         }
         self.arguments = arguments
+        self.qrURLFile = qrURLFile
     }
 }
 
@@ -53,7 +60,9 @@ struct NativeMessagingSettingsError: Error, Hashable, CustomStringConvertible {
 
     var description: String {
         "line \(line) is not one of "
-            + (NativeMessagingHostSettings.flagsWithValue.map { "\($0) VALUE" }
+            + (NativeMessagingHostSettings.flagsWithValue.union([NativeMessagingHostSettings.qrURLFileFlag]).map {
+                "\($0) VALUE"
+            }
             + NativeMessagingHostSettings.flagsWithoutValue).sorted().joined(separator: ", ")
             + ": \(text)"
     }
