@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-from firefox_bidi import FIREFOX_PREFS, BiDi, write_prefs
+from firefox_bidi import FIREFOX_PREFS, BiDi, BrowserProcess, write_prefs
 
 # Attempts of a request that uhid cut short (it drops reports beyond its 32-report queue when the
 # key's reader is not scheduled in time; docs/security-key.md, "A known limit of uhid").
@@ -128,17 +128,6 @@ class Bridge:
 
 
 # ---------------------------------------------------------------- programs
-class BrowserProcess:
-    """A browser started by us; close() ends it (TERM, then KILL after 10 s)."""
-
-    def close(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-
-
 class Firefox(BrowserProcess):
     name = "firefox"
 

@@ -3,6 +3,7 @@ blevm guest) and ci/firefox-extension/proof.py (the extension and its native hos
 """
 import json
 import os
+import subprocess
 import time
 
 
@@ -60,3 +61,14 @@ def write_prefs(profile, prefs):
     with open(os.path.join(profile, "user.js"), "w") as f:
         for key, value in prefs.items():
             f.write("user_pref(%s, %s);\n" % (json.dumps(key), json.dumps(value)))
+
+
+class BrowserProcess:
+    """A browser started by us; close() ends it (TERM, then KILL after 10 s)."""
+
+    def close(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()

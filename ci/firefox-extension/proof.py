@@ -27,7 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "browser-seckey"))
-from firefox_bidi import FIREFOX_PREFS, BiDi, write_prefs  # noqa: E402
+from firefox_bidi import FIREFOX_PREFS, BiDi, BrowserProcess, write_prefs  # noqa: E402
 
 STEP_LIMIT = 60.0
 QR_LINE = re.compile(r'\{"event":"qr","id":"([A-Za-z0-9_-]+)","url":"(FIDO:/[0-9]+)"\}')
@@ -104,7 +104,7 @@ class Phones:
         return True
 
 
-class Firefox:
+class Firefox(BrowserProcess):
     def __init__(self, args, origin, prefs):
         self.origin = origin
         profile = os.path.join(args.work, "profile-%s" % ("nohost" if args.no_host else "host"))
@@ -179,13 +179,6 @@ class Firefox:
                 return value
             time.sleep(0.1)
         fail("getClientCapabilities() did not settle")
-
-    def close(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 def creation(name, extensions=None, rp_id="localhost"):
