@@ -38,7 +38,7 @@ trap 'rm -rf "$work"' EXIT
 toolchain=$(readlink -f "$(dirname "$(readlink -f "$(command -v swift)")")/../..")
 [ -d "$toolchain/usr/lib/swift" ] || die "no Swift toolchain found at $toolchain"
 # The Swift runtime libraries the binary we install links from the toolchain (none when static).
-runtime_libraries=$(ldd "$bin/hybrid-security-key" "$bin/hybrid-key-broker" | awk -v t="$toolchain/" 'index($3, t) == 1 {print $1}' | sort -u)
+runtime_libraries=$(ldd "$bin/hybrid-security-key" "$bin/hybrid-key-broker" "$bin/hybrid-client" | awk -v t="$toolchain/" 'index($3, t) == 1 {print $1}' | sort -u)
 
 # without_toolchain BINARY WHAT: BINARY resolves no library inside the toolchain, and runs --help
 # where the toolchain's directory is hidden (an empty tmpfs over it, in a private mount namespace).
@@ -75,6 +75,10 @@ d 755 /usr
 d 755 /usr/local
 d 755 /usr/local/bin
 d 755 /usr/local/lib
+d 755 /usr/lib
+d 755 /usr/lib/mozilla
+d 755 /usr/lib/mozilla/native-messaging-hosts
+d 755 /usr/local/lib/hybrid-client
 d 755 /usr/local/lib/systemd
 d 755 /usr/local/lib/systemd/system
 d 755 /usr/local/lib/systemd/user
@@ -83,11 +87,14 @@ d 755 /var/lib
 d 755 /var/lib/hybrid-security-key
 f 644 /etc/modules-load.d/hybrid-security-key.conf
 f 644 /etc/udev/rules.d/70-hybrid-security-key.rules
+f 644 /usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json
 f 644 /usr/local/lib/systemd/system/hybrid-key-broker.service
 f 644 /usr/local/lib/systemd/system/hybrid-key-broker.socket
 f 644 /usr/local/lib/systemd/user/hybrid-security-key.service
 f 644 /var/lib/hybrid-security-key/install-manifest
+f 755 /usr/local/bin/hybrid-client
 f 755 /usr/local/bin/hybrid-key-broker
+f 755 /usr/local/lib/hybrid-client/firefox-native-messaging-host
 f 755 /usr/local/bin/hybrid-security-key
 EOF
 # A binary that links the toolchain's runtime brings it along (scripts/bundle-swift-runtime.sh).

@@ -13,7 +13,12 @@
 # browsers; nothing for /dev/uhid), /etc/modules-load.d/hybrid-security-key.conf (loads uhid), the
 # systemd user unit under PREFIX/lib/systemd/user, enabled for that user and bound to
 # graphical-session.target; then reloads udev, loads uhid, starts the broker's socket and runs the
-# self-check as that user (scripts/security-key-self-check.sh).
+# self-check as that user (scripts/security-key-self-check.sh). It also installs the Firefox
+# extension's native messaging host (docs/firefox.md): hybrid-client under PREFIX/bin, its start
+# script PREFIX/lib/hybrid-client/firefox-native-messaging-host, and the host manifest
+# /usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json (where Firefox, and the
+# WebExtensions portal of a snap or Flatpak Firefox, look), allowing only the extension
+# hybrid@swift-hybrid-transport.
 # Every file and directory it creates is listed in the manifest
 # /var/lib/hybrid-security-key/install-manifest, which --uninstall follows (and nothing else).
 # Root never acts on a path in the user's home: the unit's link there (and its directories) is
@@ -167,14 +172,14 @@ swift_command() {
 if [ $build -eq 1 ]; then
     swift=$(swift_command)
     say "building the release binaries with $swift (several minutes)"
-    for product in hybrid-security-key hybrid-key-broker; do
+    for product in hybrid-security-key hybrid-key-broker hybrid-client; do
         (cd "$repo" && run as_builder "$swift" build -c release --static-swift-stdlib --product "$product")
     done
 fi
 if [ -z "$bin_dir" ]; then
     bin_dir=$(cd "$repo" && as_builder "$(swift_command)" build -c release --show-bin-path)
 fi
-for program in hybrid-security-key hybrid-key-broker; do
+for program in hybrid-security-key hybrid-key-broker hybrid-client; do
     [ -x "$bin_dir/$program" ] || [ $dry_run -eq 1 ] || die "$bin_dir/$program not built (drop --no-build)"
 done
 
@@ -212,7 +217,7 @@ unit_path="$prefix/lib/systemd/user/hybrid-security-key.service"
 
 # The binaries, stripped, with the Swift runtime libraries they link, if any (see the header),
 # in one private directory.
-for program in hybrid-security-key hybrid-key-broker; do
+for program in hybrid-security-key hybrid-key-broker hybrid-client; do
     if [ -x "$bin_dir/$program" ]; then
         mkdir -p "$work/bin"
         "$repo/scripts/bundle-swift-runtime.sh" "$bin_dir/$program" "$work/bin/$program" \
@@ -231,6 +236,13 @@ put 644 "$work/unit" "$unit_path"
 broker_units="$prefix/lib/systemd/system"
 put 644 "$repo/deploy/security-key/hybrid-key-broker.socket" "$broker_units/hybrid-key-broker.socket"
 put 644 "$work/broker.service" "$broker_units/hybrid-key-broker.service"
+# The Firefox extension's native messaging host: its start script, and the manifest naming it
+# and our extension's id (the only one Firefox lets connect).
+firefox_host="$prefix/lib/hybrid-client/firefox-native-messaging-host"
+sed "s|@BINDIR@|$prefix/bin|" "$repo/deploy/firefox/native-messaging-host.in" >"$work/firefox-host"
+sed "s|@HOST@|$firefox_host|" "$repo/deploy/firefox/hybrid_transport.json.in" >"$work/firefox-host.json"
+put 755 "$work/firefox-host" "$firefox_host"
+put 644 "$work/firefox-host.json" /usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json
 # The broker's socket, enabled: the link `systemctl enable` makes (a system path, root's).
 if [ -z "$destdir" ]; then
     socket_link=/etc/systemd/system/sockets.target.wants/hybrid-key-broker.socket

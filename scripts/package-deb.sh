@@ -7,7 +7,9 @@
 # key left running after a user switch is removed), a man page made from --help (help2man),
 # copyright and changelog; postinst reloads udev, loads uhid and starts the broker's socket, prerm
 # stops it and disables the units, postrm reloads udev and systemd. The maintainer scripts act only
-# on system paths (/etc/systemd), never in a user's home. The .deb's path is the LAST line of output (stable for harnesses).
+# on system paths (/etc/systemd), never in a user's home. It also carries hybrid-client and the
+# Firefox extension's native messaging host: /usr/lib/hybrid-client/firefox-native-messaging-host
+# and its manifest /usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json (docs/firefox.md). The .deb's path is the LAST line of output (stable for harnesses).
 # Usage: scripts/package-deb.sh [--no-build] [--bin-dir DIR] [--out DIR] [--version V]
 #   default: a release build (several minutes), output in .build/deb. DEBFULLNAME/DEBEMAIL name
 #   the maintainer.
@@ -44,7 +46,7 @@ command -v patchelf >/dev/null || die "patchelf missing (apt install patchelf)"
 cd "$repo"
 if [ $build -eq 1 ]; then
     # Statically linked Swift runtime: see the header.
-    for product in hybrid-security-key hybrid-key-broker; do
+    for product in hybrid-security-key hybrid-key-broker hybrid-client; do
         swift build -c release --static-swift-stdlib --product "$product" >&2 || die "swift build failed"
     done
 fi
@@ -52,6 +54,7 @@ fi
 binary="$bin_dir/hybrid-security-key"
 [ -x "$binary" ] || die "$binary not built"
 [ -x "$bin_dir/hybrid-key-broker" ] || die "$bin_dir/hybrid-key-broker not built"
+[ -x "$bin_dir/hybrid-client" ] || die "$bin_dir/hybrid-client not built"
 
 package=hybrid-security-key
 arch=$(dpkg --print-architecture)
@@ -68,13 +71,21 @@ root="$work/root"
 umask 022
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/udev/rules.d" "$root/usr/lib/modules-load.d" \
     "$root/usr/lib/systemd/user" "$root/usr/lib/systemd/system" "$root/usr/share/man/man1" "$root/usr/share/doc/$package" \
-    "$root/usr/share/lintian/overrides"
+    "$root/usr/share/lintian/overrides" "$root/usr/lib/hybrid-client" "$root/usr/lib/mozilla/native-messaging-hosts"
 # Stripped (lintian wants stripped binaries), with the Swift runtime it links, if any (see the header).
 "$repo/scripts/bundle-swift-runtime.sh" "$binary" "$root/usr/bin/$package" "$root/usr/lib/$package" \
     "\$ORIGIN/../lib/$package" >"$work/bundled" || die "bundling the Swift runtime failed"
 "$repo/scripts/bundle-swift-runtime.sh" "$bin_dir/hybrid-key-broker" "$root/usr/bin/hybrid-key-broker" \
     "$root/usr/lib/$package" "\$ORIGIN/../lib/$package" >>"$work/bundled" || die "bundling the Swift runtime failed"
+"$repo/scripts/bundle-swift-runtime.sh" "$bin_dir/hybrid-client" "$root/usr/bin/hybrid-client" \
+    "$root/usr/lib/$package" "\$ORIGIN/../lib/$package" >>"$work/bundled" || die "bundling the Swift runtime failed"
 sort -u -o "$work/bundled" "$work/bundled"
+# The Firefox extension's native messaging host: the start script and the manifest Firefox reads.
+sed "s|@BINDIR@|/usr/bin|" deploy/firefox/native-messaging-host.in >"$root/usr/lib/hybrid-client/firefox-native-messaging-host"
+chmod 755 "$root/usr/lib/hybrid-client/firefox-native-messaging-host"
+sed "s|@HOST@|/usr/lib/hybrid-client/firefox-native-messaging-host|" deploy/firefox/hybrid_transport.json.in \
+    >"$root/usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json"
+chmod 644 "$root/usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json"
 install -m 644 deploy/security-key/70-hybrid-security-key.rules "$root/lib/udev/rules.d/"
 echo uhid >"$root/usr/lib/modules-load.d/$package.conf"
 sed "s|/usr/local/bin/|/usr/bin/|" deploy/security-key/hybrid-security-key.service >"$root/usr/lib/systemd/user/$package.service"
@@ -94,6 +105,7 @@ man_page() {
     gzip -9n <"$work/$program.1" >"$root/usr/share/man/man1/$program.1.gz"
 }
 man_page "$package" "your phone as a FIDO2 security key"
+man_page hybrid-client "passkeys and digital credentials on a phone over FIDO hybrid (caBLE v2)"
 man_page hybrid-key-broker "the privileged part of hybrid-security-key: one FIDO key per active local session"
 
 cat >"$root/usr/share/doc/$package/copyright" <<EOF
@@ -127,7 +139,7 @@ fi
 # with it (these, found in the private directory, need no package).
 mkdir -p "$work/shlibs/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" >"$work/shlibs/debian/control"
-objects=("$root/usr/bin/$package" "$root/usr/bin/hybrid-key-broker")
+objects=("$root/usr/bin/$package" "$root/usr/bin/hybrid-key-broker" "$root/usr/bin/hybrid-client")
 while read -r name; do objects+=("$root/usr/lib/$package/$name"); done <"$work/bundled"
 depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -l"$root/usr/lib/$package" "${objects[@]/#/-e}" 2>/dev/null |
     sed -n 's/^shlibs:Depends=//p')
@@ -154,6 +166,11 @@ Description: your phone as a FIDO2 security key over FIDO hybrid (caBLE v2)
  hybrid-key-broker, alone opens /dev/uhid: it creates the FIDO key (and
  nothing else) for the user of the active local session, hands its hidraw
  node to that user only, and removes it when the session stops being active.
+ .
+ hybrid-client carries one WebAuthn or Digital Credentials request to the
+ phone; it is also the native messaging host of the Firefox extension
+ hybrid@swift-hybrid-transport, which offers "use a phone or tablet" in
+ navigator.credentials.
 EOF
 cat >"$root/DEBIAN/postinst" <<'EOF'
 #!/bin/sh

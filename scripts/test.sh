@@ -65,6 +65,9 @@ echo "== the security key and its broker at rest: wake-ups and CPU (blevm guest,
 IDLE_BENCH_LIMIT=2 scripts/bench-security-key.sh idle 10
 echo "== the phone as a security key in Firefox ESR, Chromium and python-fido2 2.x (blevm guest, cases 1-7 of ci/browser-seckey/README.md)"
 ci/run-browser-seckey-proof.sh
+# About a minute: two Firefox starts and eight ceremonies on the simulated air.
+echo "== the Firefox extension and its native messaging host in Firefox ESR (ci/run-firefox-extension.sh, docs/firefox.md)"
+ci/run-firefox-extension.sh "$bin_dir"
 # Install proof: DESTDIR staging, the .deb (lintian, dpkg -i, --purge), install.sh
 # --uninstall, the self-check in the blevm guest, the QR window under Xvfb. Packages the debug
 # build above (no release build). About 1-2 minutes, most of it the VM boot.

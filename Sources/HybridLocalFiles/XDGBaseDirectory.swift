@@ -6,6 +6,8 @@ package enum XDGBaseDirectory: Sendable {
     /// `$XDG_STATE_HOME`, by default `~/.local/state`: state that survives restarts but is not
     /// worth backing up (the security key's known credential IDs).
     case state
+    /// `$XDG_CONFIG_HOME`, by default `~/.config`: settings a user writes (the Firefox host's).
+    case config
 
     /// The variable's value when it is an absolute path, else the default under `$HOME` (or
     /// `homeDirectory()` when `HOME` is unset or empty). The specification: "If an implementation
@@ -27,6 +29,7 @@ package enum XDGBaseDirectory: Sendable {
         switch self {
         case .data: "XDG_DATA_HOME"
         case .state: "XDG_STATE_HOME"
+        case .config: "XDG_CONFIG_HOME"
         }
     }
 
@@ -34,6 +37,7 @@ package enum XDGBaseDirectory: Sendable {
         switch self {
         case .data: "/.local/share"
         case .state: "/.local/state"
+        case .config: "/.config"
         }
     }
 }

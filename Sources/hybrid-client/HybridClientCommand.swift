@@ -19,6 +19,9 @@ struct HybridClientCommand: AsyncParsableCommand {
             credential, 4 cancelled in the QR window, 64 usage, 130 interrupted. The digital-credential \
             command asks for an identity credential instead (see its --help).
             """,
-        subcommands: [CreateCommand.self, GetCommand.self, DigitalCredentialCommand.self, ShowQRCommand.self]
+        subcommands: [
+            CreateCommand.self, GetCommand.self, DigitalCredentialCommand.self, ShowQRCommand.self,
+            NativeMessagingCommand.self,
+        ]
     )
 }

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Judges proof.py's records (ci/run-firefox-extension.sh): every credential and assertion is
+verified with py_webauthn against the page's origin and the RP ID; the rest are facts the
+records state (error names, QR codes counted, windows seen). Prints one line per check and
+'N passed, M failed'; exits 1 when a check fails.
+
+  judge.py RECORDS.jsonl ISSUER_KEY.pem
+
+The digital credential's SD-JWT presentation is judged by scripts/sd_jwt_check.py (the `sd-jwt`
+reference library's verifier) against the issuer's key, the request's nonce and the audience
+`origin:<the page's origin>`.
+"""
+import os
+import json
+
+import cbor2
+import sys
+
+from webauthn import verify_authentication_response, verify_registration_response
+from webauthn.helpers import base64url_to_bytes
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from sd_jwt_check import verify_sd_jwt  # noqa: E402  (the sd-jwt library's verifier)
+
+PASSED, FAILED = [], []
+
+
+def check(condition, label):
+    (PASSED if condition else FAILED).append(label)
+    print("%s: %s" % ("ok" if condition else "FAIL", label))
+
+
+def challenge(options):
+    return base64url_to_bytes(options["challenge"])
+
+
+def as_json(credential):
+    """The page's own description (its fields and methods) as RegistrationResponseJSON /
+    AuthenticationResponseJSON, for py_webauthn."""
+    out = {k: credential[k] for k in ("id", "rawId", "type", "authenticatorAttachment")}
+    out["response"] = dict(credential["response"])
+    out["clientExtensionResults"] = credential["clientExtensionResults"]
+    return json.dumps(out)
+
+
+# Firefox's own NotAllowedError message (dom/webauthn): ours is WebAuthn's "The operation either
+# timed out or was not allowed.". This Firefox has no usable authenticator of its own here (no
+# USB key; its soft token is reachable only through WebDriver classic's virtual authenticators,
+# which BiDi does not offer), so its own answer is this refusal.
+FIREFOX_OWN_NOT_ALLOWED = "The request is not allowed by the user agent or the platform in the current context"
+
+
+def reached_firefox(result):
+    if result.get("ok"):
+        return "hybrid" not in result["credential"]["response"].get("transports", [])
+    return result.get("name") == "NotAllowedError" and result.get("message", "").startswith(FIREFOX_OWN_NOT_ALLOWED)
+
+
+def verify_create(entry, label):
+    result = entry["result"]
+    if not result.get("ok"):
+        check(False, "%s: %s %s" % (label, result.get("name"), result.get("message")))
+        return None
+    verified = verify_registration_response(
+        credential=as_json(result["credential"]), expected_challenge=challenge(entry["options"]),
+        expected_origin=entry["origin"], expected_rp_id="localhost")
+    check(True, "%s: verified by py_webauthn (origin %s, RP ID localhost)" % (label, entry["origin"]))
+    return verified
+
+
+def verify_get(entry, registration, label):
+    result = entry["result"]
+    if not result.get("ok"):
+        check(False, "%s: %s %s" % (label, result.get("name"), result.get("message")))
+        return
+    verify_authentication_response(
+        credential=as_json(result["credential"]), expected_challenge=challenge(entry["options"]),
+        expected_origin=entry["origin"], expected_rp_id="localhost",
+        credential_public_key=registration.credential_public_key, credential_current_sign_count=0)
+    check(True, "%s: verified by py_webauthn with the created credential's key" % label)
+
+
+def main():
+    records = {}
+    with open(sys.argv[1]) as f:
+        for line in f:
+            entry = json.loads(line)
+            records[entry["step"]] = entry
+    steps = set(records)
+
+    if "no-host-capabilities" in steps:
+        capabilities = records["no-host-capabilities"]["result"]["capabilities"]
+        check(capabilities.get("hybridTransport") is not True,
+              "without the host: getClientCapabilities() is Firefox's own (hybridTransport %s)"
+              % capabilities.get("hybridTransport", "absent"))
+        entry = records["no-host-create"]
+        check(entry["choiceWindows"] == 0, "without the host: no choice window")
+        check(reached_firefox(entry["result"]), "without the host: create() gets Firefox's own answer (%s: %s)"
+              % (entry["result"].get("name"), entry["result"].get("message")))
+    if "capabilities" not in steps:
+        return finish()
+
+    capabilities = records["capabilities"]["result"]["capabilities"]
+    check(capabilities.get("hybridTransport") is True, "getClientCapabilities() has hybridTransport: true")
+
+    entry = records["browser-create"]
+    check(entry["chose"], "the choice window opened for create() and took \"a security key or this browser\"")
+    check(entry["qrCodes"] == 0, "that choice shows no QR code")
+    check(reached_firefox(entry["result"]), "that choice gets Firefox's own answer (%s: %s)"
+          % (entry["result"].get("name"), entry["result"].get("message")))
+
+    entry = records["phone-create"]
+    check(entry["chose"], "the choice window took \"Use a phone or tablet\", remembered")
+    registration = verify_create(entry, "phone create()")
+    if registration:
+        credential = entry["result"]["credential"]
+        check(credential["authenticatorAttachment"] == "cross-platform", "authenticatorAttachment cross-platform")
+        check(credential["instanceOfPublicKeyCredential"] and credential["responseInstanceOf"],
+              "instanceof PublicKeyCredential and AuthenticatorAttestationResponse")
+        check(credential["response"]["transports"] == ["hybrid"] or "hybrid" in credential["response"]["transports"],
+              "getTransports() %s has hybrid" % credential["response"]["transports"])
+        attestation = cbor2.loads(base64url_to_bytes(credential["response"]["attestationObject"]))
+        check(base64url_to_bytes(credential["response"]["authenticatorData"]) == attestation["authData"],
+              "getAuthenticatorData() is the attestation object's authData")
+        check(credential["response"]["publicKeyAlgorithm"] == -7, "getPublicKeyAlgorithm() -7")
+        check(bool(credential["response"]["publicKey"]), "getPublicKey() gives the SPKI")
+        check(credential["clientExtensionResults"].get("credProps") == {"rk": True}, "credProps {rk: true}")
+        check(credential["clientExtensionResults"].get("prf", {}).get("enabled") is True, "prf enabled at create")
+        check(credential["toJSON"]["id"] == credential["id"] and credential["toJSON"]["response"]["attestationObject"]
+              == credential["response"]["attestationObject"], "toJSON() matches the fields")
+        prf = []
+        for step in ("phone-get-1", "phone-get-2"):
+            entry = records[step]
+            verify_get(entry, registration, "phone get() %s" % step[-1])
+            check(entry["choiceWindows"] == 0, "%s: no choice window (remembered for the site)" % step)
+            results = entry["result"].get("credential", {}).get("clientExtensionResults", {}).get("prf", {}).get("results", {})
+            prf.append(results.get("first"))
+        check(prf[0] is not None and len(base64url_to_bytes(prf[0])) == 32 and prf[0] == prf[1],
+              "prf: the same 32-byte result for the same salt across two gets")
+        for tab in ("a", "b"):
+            verify_get(records["two-tabs-%s" % tab], registration, "two tabs at once: tab %s" % tab)
+        check(records["two-tabs-b"]["qrCodesDuring"] == 2, "two tabs: two QR codes, one per request")
+
+    entry = records["rp-id-not-origins"]
+    check(entry["result"].get("name") == "SecurityError" and entry["result"].get("isDOMException"),
+          "RP ID example.com on localhost: SecurityError (%s)" % entry["result"].get("name"))
+    check(entry["qrCodesDuring"] == 0, "... and no QR code shown")
+
+    entry = records["abort"]
+    check(entry["qrShown"], "abort: the QR code was up")
+    check(entry["result"].get("name") == "AbortError", "abort: the page got AbortError (%s)" % entry["result"].get("name"))
+    check(entry["airEmptied"], "abort: the host's ceremony ended (no live scanner on the simulated air; files: %s)"
+          % entry.get("airLeft"))
+    check(entry["hostExited"], "abort: no host process left under Firefox")
+    probe = entry["pageProbe"]
+    check(probe["browser"] == "undefined" and probe["chrome"] == "undefined",
+          "the page has no extension API to reach the host (browser, chrome undefined)")
+    check(probe["seen"]["messages"] == 0 and probe["seen"]["qrElements"] == 0,
+          "while the QR code was up the page saw no message event and no image, canvas, svg or frame")
+    entry = records["digital"]
+    result = entry["result"]
+    check(entry["choiceWindows"] == 0, "digital: no choice window")
+    check(result.get("ok") and result["credential"].get("protocol") == "openid4vp-v1-unsigned",
+          "digital: the page got a DigitalCredential, protocol openid4vp-v1-unsigned (%s)" % json.dumps(result)[:200])
+    if result.get("ok"):
+        data = result["credential"]["data"]
+        data = json.loads(data) if isinstance(data, str) else data
+        token = (data.get("vp_token") or {}).get("pid") or [None]
+        try:
+            with open(sys.argv[2], "rb") as f:
+                claims = verify_sd_jwt(token[0], f.read(), entry["nonce"], "origin:" + entry["origin"])
+            check(claims.get("age_equals_or_over") == {"18": True} and "given_name" not in claims,
+                  "digital: the sd-jwt reference verifier accepts the presentation (issuer, disclosures, key binding "
+                  "to nonce and origin:%s); only the asked claim" % entry["origin"])
+        except Exception as error:  # the verifier's rejection is the verdict
+            check(False, "digital: the sd-jwt verifier rejects the presentation: %s: %s" % (type(error).__name__, error))
+    probe = records["page-probe"]["result"]["probe"]
+    check(probe["seen"]["messages"] == 0 and probe["seen"]["qrElements"] == 0,
+          "after every ceremony: still no message event and no QR-like element in the page")
+    return finish()
+
+
+def finish():
+    print("%d passed, %d failed" % (len(PASSED), len(FAILED)))
+    sys.exit(1 if FAILED else 0)
+
+
+if __name__ == "__main__":
+    main()
