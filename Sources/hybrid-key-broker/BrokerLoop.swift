@@ -12,7 +12,7 @@ final class BrokerLoop {
     /// How long the kernel and udev get to make a new device's hidraw node.
     static let hidrawDeadline: Duration = .seconds(3)
     /// logind is asked again this often even without a signal (a restarted logind, a missed signal).
-    static let resyncInterval: Int32 = 5_000
+    static let resyncInterval: Duration = .seconds(5)
 
     private struct Device {
         var node: UHIDNode
@@ -29,6 +29,8 @@ final class BrokerLoop {
     private var agents: [KeyBrokerPolicy.AgentID: Int32] = [:]
     private var devices: [KeyBrokerPolicy.AgentID: Device] = [:]
     private var nextAgent = 1
+    /// When logind is asked again without a signal.
+    private var nextResync = ContinuousClock.now
     private let log: (String) -> Void
 
     init(listener: Int32, uhidPath: String, logind: LogindSessions?, log: @escaping (String) -> Void) {
@@ -51,9 +53,11 @@ final class BrokerLoop {
             let bus = try logind?.descriptor()
             if let bus { entries.append(pollfd(fd: bus, events: Int16(POLLIN), revents: 0)) }
             let pending = devices.values.contains { $0.pendingSince != nil }
-            let ready = poll(&entries, nfds_t(entries.count), pending ? 20 : Self.resyncInterval)
+            let wake = min(nextResync, policy.nextDeadline ?? nextResync)
+            let ready = poll(&entries, nfds_t(entries.count), pending ? 20 : Self.milliseconds(until: wake))
             if ready < 0 && errno != EINTR { throw BrokerError.system("poll", errno) }
-            if ready == 0 && !pending { resynchronize() }
+            if nextResync <= .now { resynchronize() }
+            if let deadline = policy.nextDeadline, deadline <= .now { perform(policy.deadlinePassed(at: .now)) }
 
             var index = 1
             for agent in agentOrder {
@@ -77,12 +81,24 @@ final class BrokerLoop {
         }
     }
 
+    /// poll's timeout until `deadline`, rounded up (never early).
+    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let (seconds, attoseconds) = (deadline - .now).components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let milliseconds = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
+    }
+
     // MARK: - Events in
 
     private func resynchronize() {
+        nextResync = .now + Self.resyncInterval
         guard let logind else { return perform(policy.sessionsChanged(nil)) }
         do {
-            perform(policy.sessionsChanged(ActiveLocalSession.select(from: try logind.records())))
+            let snapshot = LogindSnapshot(
+                activeLocalSessions: ActiveLocalSession.select(from: try logind.records()),
+                usersWithSessions: try logind.usersWithSessions())
+            perform(policy.sessionsChanged(snapshot))
         } catch {
             log("logind cannot be asked (\(error)): no session has a key")
             perform(policy.sessionsChanged(nil))
@@ -95,7 +111,7 @@ final class BrokerLoop {
             nextAgent += 1
             agents[agent] = fd
             log("agent \(agent): uid \(uid) connected")
-            perform(policy.agentConnected(agent, uid: uid))
+            perform(policy.agentConnected(agent, uid: uid, at: .now))
         }
     }
 
