@@ -113,7 +113,10 @@ broker_start() {
     echo "broker: $broker_socket (mode $bs_mode), started on the first connection as: umask $broker_umask;" \
         "setpriv $broker_setpriv -- $broker_exec"
     # shellcheck disable=SC2086 # the unit's ExecStart and setpriv's options are word lists
-    util-socket-activate --seqpacket -l "$broker_socket" -- \
+    # systemd-socket-activate, like systemd, gives the service a clean environment: the broker
+    # finds the system bus at its standard path (where blevm_dbus puts it), or where a test's
+    # DBUS_SYSTEM_BUS_ADDRESS says.
+    util-socket-activate --seqpacket -l "$broker_socket" ${DBUS_SYSTEM_BUS_ADDRESS:+-E DBUS_SYSTEM_BUS_ADDRESS} -- \
         /bin/sh -c "umask $broker_umask && exec util-setpriv $broker_setpriv -- $broker_exec" >"$bs_log" 2>&1 &
     broker_pid=$!
     ceremony_wait_line "$bs_log" 's/^\(Listening on\) .*/\1/p' >/dev/null || fail "the broker's socket was not opened: $(cat "$bs_log")"
