@@ -57,7 +57,6 @@ final class BrokerLoop {
             let ready = poll(&entries, nfds_t(entries.count), pending ? 20 : Self.milliseconds(until: wake))
             if ready < 0 && errno != EINTR { throw BrokerError.system("poll", errno) }
             if nextResync <= .now { resynchronize() }
-            if let deadline = policy.nextDeadline, deadline <= .now { perform(policy.deadlinePassed(at: .now)) }
 
             var index = 1
             for agent in agentOrder {
@@ -78,6 +77,8 @@ final class BrokerLoop {
             }
             if entries[0].revents != 0 { acceptAgents() }
             handOverNewNodes()
+            // After the agents' messages: one that asked just in time keeps its connection.
+            if let deadline = policy.nextDeadline, deadline <= .now { perform(policy.deadlinePassed(at: .now)) }
         }
     }
 
