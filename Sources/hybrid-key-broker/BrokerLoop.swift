@@ -29,7 +29,7 @@ final class BrokerLoop {
     private var agents: [KeyBrokerPolicy.AgentID: Int32] = [:]
     private var devices: [KeyBrokerPolicy.AgentID: Device] = [:]
     private var nextAgent = 1
-    /// When logind is asked again without a signal.
+    /// When logind is asked again without a signal: a ``resyncInterval`` after the last event.
     private var nextResync = ContinuousClock.now
     private let log: (String) -> Void
 
@@ -56,7 +56,13 @@ final class BrokerLoop {
             let wake = min(nextResync, policy.nextDeadline ?? nextResync)
             let ready = poll(&entries, nfds_t(entries.count), pending ? 20 : Self.milliseconds(until: wake))
             if ready < 0 && errno != EINTR { throw BrokerError.system("poll", errno) }
-            if nextResync <= .now { resynchronize() }
+            // Asked again after a quiet resyncInterval only (as before the deadlines): while
+            // agents talk, logind's signals keep the sessions current.
+            if ready > 0 {
+                nextResync = .now + Self.resyncInterval
+            } else if !pending && nextResync <= .now {
+                resynchronize()
+            }
 
             var index = 1
             for agent in agentOrder {
