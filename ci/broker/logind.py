@@ -79,6 +79,8 @@ def ssh(first, last):
             "Id": f"ssh{uid}", "Name": f"sub{uid}", "User": dbus.Struct((dbus.UInt32(uid), dbus.ObjectPath(user))),
             "Seat": dbus.Struct(("", dbus.ObjectPath("/")), signature="so"), "Active": True, "Remote": True,
             "LockedHint": False, "Class": "user"}, [])
+        # As logind announces a new session (org.freedesktop.login1.Manager.SessionNew).
+        main.EmitSignal("org.freedesktop.login1.Manager", "SessionNew", "so", [f"ssh{uid}", dbus.ObjectPath(session)])
     print(f"logind.py: SSH sessions for uids {first}..{last}", flush=True)
 
 
