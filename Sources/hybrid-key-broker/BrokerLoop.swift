@@ -29,6 +29,8 @@ final class BrokerLoop {
     private var agents: [KeyBrokerPolicy.AgentID: Int32] = [:]
     private var devices: [KeyBrokerPolicy.AgentID: Device] = [:]
     private var nextAgent = 1
+    /// The users with a logind session at the last look.
+    private var knownUsers: Set<UInt32> = []
     /// When logind is asked again without a signal: a ``resyncInterval`` after the last event.
     private var nextResync = ContinuousClock.now
     private let log: (String) -> Void
@@ -102,10 +104,12 @@ final class BrokerLoop {
         nextResync = .now + Self.resyncInterval
         guard let logind else { return perform(policy.sessionsChanged(nil)) }
         do {
-            let snapshot = LogindSnapshot(
-                activeLocalSessions: ActiveLocalSession.select(from: try logind.records()),
-                usersWithSessions: try logind.usersWithSessions())
-            perform(policy.sessionsChanged(snapshot))
+            // The seats' active sessions first, so that a key whose session went inactive goes at
+            // once; the users with a session (only for admitting connections) after.
+            let active = ActiveLocalSession.select(from: try logind.records())
+            perform(policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
+            knownUsers = try logind.usersWithSessions()
+            perform(policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
         } catch {
             log("logind cannot be asked (\(error)): no session has a key")
             perform(policy.sessionsChanged(nil))
