@@ -371,7 +371,8 @@ let package = Package(
                 "HybridCore", "HybridCTAP", "TestChildProcess", "TestManualClock", "TestSeededRandom", "TestSupport",
             ]
         ),
-        .testTarget(name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom"]),
+        .testTarget(
+            name: "HybridKeyBrokerTests", dependencies: ["HybridKeyBroker", "TestSeededRandom", "TestChildProcess"]),
         .testTarget(
             name: "HybridWalletTests", dependencies: ["HybridWallet", "HybridCore", "TestChildProcess"] + crypto),
     ],

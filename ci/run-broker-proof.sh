@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The security key's privilege split, proven in the blevm guest (ci/broker-in-vm.sh): a root
-# hybrid-key-broker owning /dev/uhid, a fake systemd-logind (python3-dbusmock's logind template)
+# The security key's privilege split, proven in the blevm guest (ci/broker-in-vm.sh): the root
+# hybrid-key-broker owning /dev/uhid, started as deploy/security-key's units start it (their
+# ExecStart, capability bounding and ambient sets, NoNewPrivileges, UMask and socket, read from the
+# unit files by ci/broker/guest-broker.sh: setpriv + systemd-socket-activate), a fake systemd-logind (python3-dbusmock's logind template)
 # on a private system bus, and two unprivileged users whose hybrid-security-key agents ask the
 # broker for a key. libfido2's tools (as the users) and our phone (hybrid-authenticator, simulated
 # air, loopback relay) use the key; a user switch removes it. Fails loudly (never skips) when
@@ -12,7 +14,7 @@ die() { echo "run-broker-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" >/dev/null || die "blevm host setup failed"
 "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-for tool in fido2-token fido2-cred setpriv stat udevadm; do
+for tool in fido2-token fido2-cred setpriv systemd-socket-activate stat udevadm; do
     command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs fido2-tools)"
 done
 /usr/bin/python3 -c "import dbusmock, dbus" 2>/dev/null || die "python3-dbusmock / python3-dbus missing (scripts/setup.sh)"
@@ -33,7 +35,11 @@ BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
     "$blevm/blevm-run" -m 2048 -t 900 -s /usr:/host/usr:ro -s /etc:/host/etc:ro \
     -b "$work/hybrid-key-broker" -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
     -b "$(command -v fido2-token)" -b "$(command -v fido2-cred)" -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" \
-    -f ci/ceremony-in-vm.sh -f ci/broker/logind.py -f ci/broker/probe.py -f deploy/security-key/70-hybrid-security-key.rules \
+    -b "$(command -v systemd-socket-activate):/usr/local/bin/util-socket-activate" \
+    -f ci/ceremony-in-vm.sh -f ci/broker/logind.py -f ci/broker/probe.py -f ci/broker/guest-broker.sh \
+    -f ci/broker/acl.py -f scripts/forget-uhid-acl.sh \
+    -f deploy/security-key/hybrid-key-broker.service -f deploy/security-key/hybrid-key-broker.socket \
+    -f deploy/security-key/70-hybrid-security-key.rules -f deploy/security-key/71-hybrid-security-key-no-uaccess.rules \
     -S ci/broker-in-vm.sh >"$work/vm.log" 2>&1
 rc=$?
 set -e

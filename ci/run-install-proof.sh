@@ -87,6 +87,7 @@ d 755 /var/lib
 d 755 /var/lib/hybrid-security-key
 f 644 /etc/modules-load.d/hybrid-security-key.conf
 f 644 /etc/udev/rules.d/70-hybrid-security-key.rules
+f 644 /etc/udev/rules.d/71-hybrid-security-key-no-uaccess.rules
 f 644 /usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json
 f 644 /usr/local/lib/systemd/system/hybrid-key-broker.service
 f 644 /usr/local/lib/systemd/system/hybrid-key-broker.socket
@@ -132,7 +133,8 @@ dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || die "dpkg -i failed: $(cat "$work/dpkg.
 /usr/bin/hybrid-security-key --help >"$work/help" || die "the installed binary does not run --help"
 grep -q "security key" "$work/help" || die "--help says nothing about a security key"
 without_toolchain /usr/bin/hybrid-security-key ".deb's binary"
-for path in /lib/udev/rules.d/70-hybrid-security-key.rules /usr/lib/modules-load.d/hybrid-security-key.conf \
+for path in /lib/udev/rules.d/70-hybrid-security-key.rules /lib/udev/rules.d/71-hybrid-security-key-no-uaccess.rules \
+    /usr/lib/modules-load.d/hybrid-security-key.conf \
     /usr/lib/systemd/user/hybrid-security-key.service /usr/share/man/man1/hybrid-security-key.1.gz \
     /usr/bin/hybrid-key-broker /usr/lib/systemd/system/hybrid-key-broker.socket \
     /usr/lib/systemd/system/hybrid-key-broker.service /usr/share/man/man1/hybrid-key-broker.1.gz; do

@@ -231,6 +231,8 @@ if [ -s "$work/bundled" ]; then
     while read -r name; do put 644 "$work/lib/$name" "$prefix/lib/hybrid-security-key/$name"; done < <(sort -u "$work/bundled")
 fi
 put 644 "$repo/deploy/security-key/70-hybrid-security-key.rules" /etc/udev/rules.d/70-hybrid-security-key.rules
+put 644 "$repo/deploy/security-key/71-hybrid-security-key-no-uaccess.rules" \
+    /etc/udev/rules.d/71-hybrid-security-key-no-uaccess.rules
 put 644 "$work/modules" /etc/modules-load.d/hybrid-security-key.conf
 put 644 "$work/unit" "$unit_path"
 broker_units="$prefix/lib/systemd/system"
@@ -294,6 +296,9 @@ fi
 try udevadm control --reload
 try modprobe uhid
 try udevadm trigger --subsystem-match=misc --sysname-match=uhid
+# An earlier version tagged /dev/uhid "uaccess": the seat user's ACL entry on it survives the new
+# rules until it is removed.
+try sh "$repo/scripts/forget-uhid-acl.sh" /dev/uhid
 if [ -d /run/systemd/system ]; then
     try systemctl daemon-reload
     try systemctl start hybrid-key-broker.socket
@@ -304,7 +309,8 @@ fi
 uid=$(id -u "$user")
 if [ -S "/run/user/$uid/bus" ]; then
     try sudo -u "$user" XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user daemon-reload
-    try sudo -u "$user" XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user start hybrid-security-key.service
+    # restart, not start: an agent of the earlier version holds /dev/uhid open itself.
+    try sudo -u "$user" XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user restart hybrid-security-key.service
     say "started hybrid-security-key.service for $user (if a graphical session runs; else at the next login)"
 else
     say "$user has no running systemd user session: the key starts at $user's next graphical login"

@@ -87,6 +87,7 @@ sed "s|@HOST@|/usr/lib/hybrid-client/firefox-native-messaging-host|" deploy/fire
     >"$root/usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json"
 chmod 644 "$root/usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json"
 install -m 644 deploy/security-key/70-hybrid-security-key.rules "$root/lib/udev/rules.d/"
+install -m 644 deploy/security-key/71-hybrid-security-key-no-uaccess.rules "$root/lib/udev/rules.d/"
 echo uhid >"$root/usr/lib/modules-load.d/$package.conf"
 sed "s|/usr/local/bin/|/usr/bin/|" deploy/security-key/hybrid-security-key.service >"$root/usr/lib/systemd/user/$package.service"
 sed "s|/usr/local/bin/|/usr/bin/|" deploy/security-key/hybrid-key-broker.service >"$root/usr/lib/systemd/system/hybrid-key-broker.service"
@@ -172,20 +173,31 @@ Description: your phone as a FIDO2 security key over FIDO hybrid (caBLE v2)
  hybrid@swift-hybrid-transport, which offers "use a phone or tablet" in
  navigator.credentials.
 EOF
-cat >"$root/DEBIAN/postinst" <<'EOF'
-#!/bin/sh
-set -e
+{
+    printf '#!/bin/sh\nset -e\nforget_uhid_acl() (\n'
+    sed -e '/^#/d' -e 's/^/    /' scripts/forget-uhid-acl.sh
+    printf ')\n'
+} >"$root/DEBIAN/postinst"
+cat >>"$root/DEBIAN/postinst" <<'EOF'
 if [ "$1" = configure ]; then
     modprobe uhid 2>/dev/null || true
     if [ -d /run/udev ]; then
         udevadm control --reload || true
         udevadm trigger --subsystem-match=misc --sysname-match=uhid || true
     fi
+    # An earlier version tagged /dev/uhid "uaccess": the seat user's ACL entry on it survives the
+    # new rules until it is removed (forget_uhid_acl: scripts/forget-uhid-acl.sh, above).
+    forget_uhid_acl || true
     systemctl --global enable hybrid-security-key.service >/dev/null 2>&1 || true
     systemctl enable hybrid-key-broker.socket >/dev/null 2>&1 || true
     if [ -d /run/systemd/system ]; then
         systemctl daemon-reload >/dev/null 2>&1 || true
         systemctl start hybrid-key-broker.socket >/dev/null 2>&1 || true
+        # Agents of an earlier version hold /dev/uhid open themselves: restart the running ones
+        # (each logged-in user's manager; try-restart starts none that was not running).
+        for user in $(loginctl list-users --no-legend 2>/dev/null | awk '{print $2}'); do
+            systemctl --user --machine="$user@" try-restart hybrid-security-key.service >/dev/null 2>&1 || true
+        done
     fi
 fi
 EOF

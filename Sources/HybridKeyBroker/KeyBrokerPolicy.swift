@@ -1,3 +1,16 @@
+/// What logind says now, as far as the broker's rule needs it.
+package struct LogindSnapshot: Sendable, Equatable {
+    /// The sessions that may hold a key (``ActiveLocalSession/select(from:)``).
+    package var activeLocalSessions: [ActiveLocalSession]
+    /// Every user with a session of any kind (`ListSessions`): other uids are refused at once.
+    package var usersWithSessions: Set<UInt32>
+
+    package init(activeLocalSessions: [ActiveLocalSession], usersWithSessions: Set<UInt32>) {
+        self.activeLocalSessions = activeLocalSessions
+        self.usersWithSessions = usersWithSessions.union(activeLocalSessions.map(\.uid))
+    }
+}
+
 /// The privileged key broker's decisions, sans-IO: agents (peers on its socket, with the uid the
 /// kernel vouches for), logind's active sessions and the devices' results come in; create,
 /// destroy, forward, send and disconnect come out.
@@ -8,6 +21,12 @@
 /// cannot be asked. A key is the FIDO HID device and nothing else: the policy has no action that
 /// could create another descriptor. Agents whose session is not active wait on their connection,
 /// told why, and get the key when their session becomes active again.
+///
+/// Connections are a bounded resource any local user could hold, so: a uid logind knows no session
+/// of is refused at once; a connection that has not asked for a key within ``requestDeadline`` is
+/// closed (the I/O wakes at ``nextDeadline`` and calls ``deadlinePassed(at:)``); and when the
+/// bounds are reached, an agent of a user with an active local session still gets in: the oldest
+/// agent without a key of a user without one makes room.
 package struct KeyBrokerPolicy: Sendable {
     /// The broker's name for one agent connection (the I/O numbers them).
     package typealias AgentID = Int
@@ -27,9 +46,12 @@ package struct KeyBrokerPolicy: Sendable {
         case disconnect(AgentID)
     }
 
+    /// A point on the I/O's monotonic clock (the policy never reads a clock itself).
+    package typealias Instant = ContinuousClock.Instant
+
     private enum AgentState: Sendable {
-        /// Connected; has not asked for a key yet.
-        case connected
+        /// Connected; has not asked for a key yet, and must by `deadline`.
+        case connected(deadline: Instant)
         /// Asked; has no key (told why).
         case waiting
         /// Its device is being created for `session`.
@@ -43,6 +65,13 @@ package struct KeyBrokerPolicy: Sendable {
             case .connected, .waiting: nil
             }
         }
+
+        var deadline: Instant? {
+            switch self {
+            case .connected(let deadline): deadline
+            case .waiting, .creating, .served: nil
+            }
+        }
     }
 
     private struct Agent: Sendable {
@@ -54,14 +83,23 @@ package struct KeyBrokerPolicy: Sendable {
     package let maximumAgents: Int
     /// Most agent connections of one user.
     package let maximumAgentsPerUser: Int
+    /// How long a new connection may stay silent before it must have asked for a key.
+    package let requestDeadline: Duration
     private var agents: [AgentID: Agent] = [:]
     /// `nil` until logind answered, and whenever it cannot be asked: then nobody has a key.
     private var sessions: [ActiveLocalSession]?
+    /// The users logind knows a session of (any: seatless, remote, in the background), or `nil`
+    /// while logind has not answered.
+    private var usersWithSessions: Set<UInt32>?
 
-    package init(maximumAgents: Int = 64, maximumAgentsPerUser: Int = 4) {
+    package init(maximumAgents: Int = 64, maximumAgentsPerUser: Int = 4, requestDeadline: Duration = .seconds(5)) {
         self.maximumAgents = maximumAgents
         self.maximumAgentsPerUser = maximumAgentsPerUser
+        self.requestDeadline = requestDeadline
     }
+
+    /// When the I/O must call ``deadlinePassed(at:)`` next (`nil`: no connection is on a deadline).
+    package var nextDeadline: Instant? { agents.values.compactMap(\.state.deadline).min() }
 
     /// The session whose key `agent` holds, if any (for logs and tests).
     package func session(of agent: AgentID) -> ActiveLocalSession? {
@@ -71,14 +109,32 @@ package struct KeyBrokerPolicy: Sendable {
 
     // MARK: - Agents
 
-    /// An agent connected; `uid` is its `SO_PEERCRED` user.
-    package mutating func agentConnected(_ agent: AgentID, uid: UInt32) -> [Action] {
-        let ofUser = agents.values.count { $0.uid == uid }
-        guard agents.count < maximumAgents, ofUser < maximumAgentsPerUser else {
+    /// An agent connected at `now`; `uid` is its `SO_PEERCRED` user.
+    package mutating func agentConnected(_ agent: AgentID, uid: UInt32, at now: Instant) -> [Action] {
+        if let usersWithSessions, !usersWithSessions.contains(uid) {
+            return [.send(agent, .refused(.noSession)), .disconnect(agent)]
+        }
+        guard agents.values.count(where: { $0.uid == uid }) < maximumAgentsPerUser else {
             return [.send(agent, .refused(.tooManyAgents)), .disconnect(agent)]
         }
-        agents[agent] = Agent(uid: uid, state: .connected)
-        return []
+        var actions: [Action] = []
+        if agents.count >= maximumAgents {
+            guard hasActiveLocalSession(uid), let evicted = oldestEvictable() else {
+                return [.send(agent, .refused(.tooManyAgents)), .disconnect(agent)]
+            }
+            agents[evicted] = nil
+            actions = [.send(evicted, .refused(.tooManyAgents)), .disconnect(evicted)]
+        }
+        agents[agent] = Agent(uid: uid, state: .connected(deadline: now + requestDeadline))
+        return actions
+    }
+
+    /// The I/O's clock reached `now` (at or after ``nextDeadline``): connections that have not
+    /// asked for a key in time are closed.
+    package mutating func deadlinePassed(at now: Instant) -> [Action] {
+        let late = agents.filter { $0.value.state.deadline.map { $0 <= now } ?? false }.keys.sorted()
+        for agent in late { agents[agent] = nil }
+        return late.map { .disconnect($0) }
     }
 
     /// The agent sent `datagram`. A malformed or out-of-turn message ends its connection (and key).
@@ -87,7 +143,7 @@ package struct KeyBrokerPolicy: Sendable {
         let message: AgentMessage
         do { message = try AgentMessage(decoding: datagram) } catch { return drop(agent) }
         switch (message, record.state) {
-        case (.requestKey(let version), .connected):
+        case (.requestKey(let version), .connected(_)):
             guard version == KeyBrokerMessage.version else {
                 agents[agent] = nil
                 return [.send(agent, .refused(.unsupportedVersion)), .disconnect(agent)]
@@ -99,7 +155,7 @@ package struct KeyBrokerPolicy: Sendable {
             return drop(agent)
         case (.inputReport(let report), .served):
             return [.forwardInput(agent, report)]
-        case (.inputReport, .connected):
+        case (.inputReport, .connected(_)):
             return drop(agent)
         case (.inputReport, .waiting), (.inputReport, .creating):
             // Late reports of a key just removed, or early ones: nobody to give them to.
@@ -117,10 +173,12 @@ package struct KeyBrokerPolicy: Sendable {
 
     // MARK: - Sessions
 
-    /// logind's active local sessions now (`nil`: logind cannot be asked). Keys of sessions no
-    /// longer active are destroyed at once; waiting agents of newly active sessions get theirs.
-    package mutating func sessionsChanged(_ sessions: [ActiveLocalSession]?) -> [Action] {
-        self.sessions = sessions
+    /// logind's active local sessions now, and the users with any session (`nil`: logind cannot be
+    /// asked). Keys of sessions no longer active are destroyed at once; waiting agents of newly
+    /// active sessions get theirs.
+    package mutating func sessionsChanged(_ logind: LogindSnapshot?) -> [Action] {
+        self.sessions = logind?.activeLocalSessions
+        self.usersWithSessions = logind?.usersWithSessions
         var actions: [Action] = []
         for agent in agents.keys.sorted() {
             guard let record = agents[agent], let session = record.state.session else { continue }
@@ -176,6 +234,20 @@ package struct KeyBrokerPolicy: Sendable {
     /// ``grant(_:)`` for every waiting agent, oldest connection first.
     private mutating func grantWaiting() -> [Action] {
         agents.keys.sorted().flatMap { grant($0) ?? [] }
+    }
+
+    /// Whether `uid` has the active local session of a seat.
+    private func hasActiveLocalSession(_ uid: UInt32) -> Bool {
+        sessions?.contains { $0.uid == uid } == true
+    }
+
+    /// The oldest connection that may make room: an agent without a key (silent, or waiting) of a
+    /// user without an active local session.
+    private func oldestEvictable() -> AgentID? {
+        agents.keys.sorted().first { agent in
+            guard let record = agents[agent], record.state.session == nil else { return false }
+            return !hasActiveLocalSession(record.uid)
+        }
     }
 
     /// Why `uid`'s agent has no key now.

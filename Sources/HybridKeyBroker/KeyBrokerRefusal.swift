@@ -13,6 +13,8 @@ package enum KeyBrokerRefusal: UInt8, Sendable, CaseIterable, CustomStringConver
     case sessionsUnknown = 5
     /// Too many agents are connected (the broker bounds its connections).
     case tooManyAgents = 6
+    /// logind knows no session of the caller's user (not even a remote or background one).
+    case noSession = 7
 
     package var description: String {
         switch self {
@@ -23,6 +25,7 @@ package enum KeyBrokerRefusal: UInt8, Sendable, CaseIterable, CustomStringConver
         case .unsupportedVersion: "the key broker speaks another protocol version (update both programs)"
         case .sessionsUnknown: "the key broker cannot reach systemd-logind, so no session gets a key"
         case .tooManyAgents: "the key broker serves too many agents"
+        case .noSession: "systemd-logind knows no session of your user: no key"
         }
     }
 }

@@ -19,8 +19,15 @@ enum AgentListener {
         return fd
     }
 
-    /// A new socket bound at `path` (a stale socket there is replaced).
+    /// A new socket bound at `path` (a stale socket there is replaced), mode 0666.
+    ///
+    /// The mode comes from the umask at `bind` (socket(7): the file's mode is 0777 less the umask),
+    /// never from a `chmod` of the path afterwards: a path in a directory others can change could
+    /// by then name another file, which root would make 0666. (`fchmod` on the socket changes the
+    /// socket's own inode, not the file `bind` made.) A directory others may write to (`/tmp`) is
+    /// refused all the same: someone else could replace the socket there.
     static func bind(path: String) throws(BrokerError) -> Int32 {
+        try checkDirectory(of: path)
         let fd = socket(
             AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
@@ -33,15 +40,30 @@ enum AgentListener {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         var status = stat()
         if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
+        let previousMask = umask(0o111)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard bound == 0 else { throw .system("bind \(path)", errno) }
-        guard chmod(path, 0o666) == 0 else { throw .system("chmod \(path)", errno) }
+        let bindError = errno
+        umask(previousMask)
+        guard bound == 0 else { throw .system("bind \(path)", bindError) }
         guard listen(fd, 16) == 0 else { throw .system("listen", errno) }
         return fd
+    }
+
+    /// Refuses a socket path whose directory someone but root and this user could change.
+    private static func checkDirectory(of path: String) throws(BrokerError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var status = stat()
+        guard stat(directory, &status) == 0 else { throw .system("stat \(directory)", errno) }
+        guard (status.st_mode & S_IFMT) == S_IFDIR else { throw .system(directory, ENOTDIR) }
+        let writableByOthers = status.st_mode & (S_IWGRP | S_IWOTH) != 0
+        guard !writableByOthers, status.st_uid == 0 || status.st_uid == getuid() else {
+            throw .unsafeDirectory(directory)
+        }
     }
 
     /// Accepts one agent: its socket and the uid the kernel recorded at connect (`SO_PEERCRED`).
@@ -96,10 +118,14 @@ enum AgentListener {
 /// A failed system call of the broker itself.
 enum BrokerError: Error, CustomStringConvertible {
     case system(String, Int32)
+    /// The socket's directory is writable by others, or owned by someone else.
+    case unsafeDirectory(String)
 
     var description: String {
         switch self {
         case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
+        case .unsafeDirectory(let directory):
+            "\(directory): another user can write to this directory or owns it; choose a directory only root (or you) can change"
         }
     }
 }

@@ -32,6 +32,8 @@ final class BrokerLoop {
     private var agents: [KeyBrokerPolicy.AgentID: Int32] = [:]
     private var devices: [KeyBrokerPolicy.AgentID: Device] = [:]
     private var nextAgent = 1
+    /// The users with a logind session at the last look.
+    private var knownUsers: Set<UInt32> = []
     private let log: (String) -> Void
     /// /dev's changes (nil if inotify is unavailable: then a pending node is looked for every 20 ms).
     private let nodes: DeviceNodeWatch?
@@ -83,14 +85,18 @@ final class BrokerLoop {
             }
             if entries[0].revents != 0 { acceptAgents() }
             handOverNewNodes()
+            // After the agents' messages: one that asked just in time keeps its connection.
+            if let deadline = policy.nextDeadline, deadline <= .now { perform(policy.deadlinePassed(at: .now)) }
         }
     }
 
-    /// Until the earliest pending node's deadline; forever when no node is awaited.
+    /// Until the earliest deadline: a pending node's, or the policy's (a connection that has not
+    /// asked in time); forever when there is none.
     private func pollTimeout() -> Int32 {
-        let deadlines = devices.values.compactMap { $0.pendingSince.map { $0 + Self.hidrawDeadline } }
-        guard let earliest = deadlines.min() else { return -1 }
-        return nodes == nil ? 20 : DeviceNodeWatch.pollMilliseconds(until: earliest)
+        let nodeDeadlines = devices.values.compactMap { $0.pendingSince.map { $0 + Self.hidrawDeadline } }
+        if nodes == nil && !nodeDeadlines.isEmpty { return 20 }
+        guard let earliest = (nodeDeadlines + [policy.nextDeadline].compactMap { $0 }).min() else { return -1 }
+        return DeviceNodeWatch.pollMilliseconds(until: earliest)
     }
 
     // MARK: - Events in
@@ -98,7 +104,12 @@ final class BrokerLoop {
     private func resynchronize() {
         guard let logind else { return perform(policy.sessionsChanged(nil)) }
         do {
-            perform(policy.sessionsChanged(ActiveLocalSession.select(from: try logind.records())))
+            // The seats' active sessions first, so that a key whose session went inactive goes at
+            // once; the users with a session (only for admitting connections) after.
+            let active = ActiveLocalSession.select(from: try logind.records())
+            perform(policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
+            knownUsers = try logind.usersWithSessions()
+            perform(policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
         } catch {
             log("logind cannot be asked (\(error)): no session has a key")
             perform(policy.sessionsChanged(nil))
@@ -111,7 +122,7 @@ final class BrokerLoop {
             nextAgent += 1
             agents[agent] = fd
             log("agent \(agent): uid \(uid) connected")
-            perform(policy.agentConnected(agent, uid: uid))
+            perform(policy.agentConnected(agent, uid: uid, at: .now))
         }
     }
 

@@ -8,6 +8,12 @@ import HybridUHID
 /// Gives the agent's user its key's hidraw node: owner `uid`, mode 0600, so that user's programs
 /// (and no other user's) can open it. /dev is the kernel's devtmpfs, where no user can plant a
 /// link; the node is still checked to be the character device sysfs names before it is changed.
+///
+/// The mode is set first, while root still owns the node, and the owner second: the broker runs
+/// with `CAP_CHOWN` alone (its unit's `CapabilityBoundingSet`), and changing the mode of a node
+/// root no longer owns would need `CAP_FOWNER`. In between the node is root's, mode 0600: nobody
+/// else can open it. (Opening the node to use `fchmod`/`fchown` is not possible: the unit's device
+/// policy admits /dev/uhid alone, and an open would reach the device as a program's open.)
 enum HidrawOwnership {
     /// Finds the hidraw node of the device whose `HID_UNIQ` is `uniq` and hands it to `uid`.
     /// - Returns: its path, or `nil` while the kernel has not made it yet.
@@ -22,8 +28,8 @@ enum HidrawOwnership {
         guard (status.st_mode & S_IFMT) == S_IFCHR, status.st_rdev == expected else {
             throw .system("\(node.path) is not the key's character device", EINVAL)
         }
-        guard chown(node.path, uid_t(uid), 0) == 0 else { throw .system("chown \(node.path)", errno) }
         guard chmod(node.path, 0o600) == 0 else { throw .system("chmod \(node.path)", errno) }
+        guard chown(node.path, uid_t(uid), 0) == 0 else { throw .system("chown \(node.path)", errno) }
         return node.path
     }
 

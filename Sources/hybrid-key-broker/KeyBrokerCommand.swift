@@ -19,7 +19,11 @@ struct KeyBrokerCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Listen here instead of on the socket systemd passes (mode 0666; the policy decides).")
+    @Option(
+        help: """
+            Listen here instead of on the socket systemd passes (mode 0666; the policy decides). \
+            Its directory must be writable by root (or you) alone.
+            """)
     var socket: String?
 
     @Option(help: "The uhid device node.")

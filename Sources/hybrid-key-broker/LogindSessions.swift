@@ -54,6 +54,22 @@ final class LogindSessions {
         return records
     }
 
+    /// Every user logind has a session of, of any kind (`ListSessions`: seatless, remote and
+    /// background sessions included).
+    func usersWithSessions() throws -> Set<UInt32> {
+        let sessions = try call(
+            path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager", member: "ListSessions")
+        var users: Set<UInt32> = []
+        for session in Self.array(sessions.first) {
+            // a(susso): session ID, uid, user name, seat ID, object path.
+            guard case .structure(let fields) = session, fields.count == 5, case .uint32(let uid) = fields[1] else {
+                continue
+            }
+            users.insert(uid)
+        }
+        return users
+    }
+
     private func properties(of path: String, interface: String) throws -> [String: DBusValue] {
         let reply = try call(
             path: path, interface: "org.freedesktop.DBus.Properties", member: "GetAll", arguments: [.string(interface)])

@@ -45,6 +45,31 @@ import Testing
         }
     }
 
+    /// systemd's 60-fido-id.rules + 70-uaccess.rules tag every FIDO hidraw node `uaccess` (an ACL
+    /// for the seat's active user, applied by 73-seat-late.rules). Our second file takes the tag off
+    /// our key's node again, so it must sort after 70-uaccess.rules and before 71-seat.rules (udev
+    /// runs the files of every rules directory in one order, by name). The guest proof checks the
+    /// result with `udevadm test` and the distribution's rules.
+    @Test func theKeysNodeGetsNoSeatACL() throws {
+        let file = Self.rulesFile.deletingLastPathComponent().appendingPathComponent(
+            "71-hybrid-security-key-no-uaccess.rules")
+        let rules = try UdevToken.parseRules(String(contentsOf: file, encoding: .utf8))
+        let identity = UHIDDevice.Identity()
+        let kernels = String(format: "%04X:%04X:%04X.*", identity.bus, identity.vendor, identity.product)
+        #expect(
+            rules == [
+                [
+                    UdevToken(key: "SUBSYSTEM", op: "==", value: "hidraw"),
+                    UdevToken(key: "KERNELS", op: "==", value: kernels),
+                    UdevToken(key: "TAG", op: "-=", value: "uaccess"),
+                ]
+            ])
+        let name = file.lastPathComponent
+        #expect("70-uaccess.rules" < name && name < "71-seat.rules" && name < "73-seat-late.rules")
+        // And the first file, which snapd's rules must see first, still sorts before 70-snap.*.
+        #expect(Self.rulesFile.lastPathComponent < "70-snap.")
+    }
+
     @Test func everyLineParses() throws {
         let rules = try Self.rules()
         #expect(rules.count == 1)

@@ -3,7 +3,8 @@
 bus) for the key broker proof: `start` runs the mock with seat0, Bob's session c2 in the background
 and Alice's c1 active; `switch USER` makes USER's session the seat's active one, as logind does on a
 user switch (the old session's Active goes false, then the seat's ActiveSession changes, each with
-its PropertiesChanged signal); `lock USER` sets LockedHint. Not our code: dbusmock and python3-dbus
+its PropertiesChanged signal); `lock USER` sets LockedHint; `ssh FIRST LAST` gives each uid
+FIRST..LAST a remote, seatless session (an SSH login: a user with a session, never a key). Not our code: dbusmock and python3-dbus
 are Debian's."""
 import os
 import subprocess
@@ -69,6 +70,23 @@ def lock(user, locked):
     print(f"logind.py: {session} LockedHint={locked}", flush=True)
 
 
+def ssh(first, last):
+    bus = dbus.SystemBus()
+    main = mock(bus, BASE)
+    for uid in range(first, last + 1):
+        user = f"{BASE}/user/{uid}"
+        main.AddObject(user, "org.freedesktop.login1.User",
+                       {"UID": dbus.UInt32(uid), "Name": f"sub{uid}", "Sessions": dbus.Array([], signature="(so)")}, [])
+        session = f"{BASE}/session/ssh{uid}"
+        main.AddObject(session, "org.freedesktop.login1.Session", {
+            "Id": f"ssh{uid}", "Name": f"sub{uid}", "User": dbus.Struct((dbus.UInt32(uid), dbus.ObjectPath(user))),
+            "Seat": dbus.Struct(("", dbus.ObjectPath("/")), signature="so"), "Active": True, "Remote": True,
+            "LockedHint": False, "Class": "user"}, [])
+        # As logind announces a new session (org.freedesktop.login1.Manager.SessionNew).
+        main.EmitSignal("org.freedesktop.login1.Manager", "SessionNew", "so", [f"ssh{uid}", dbus.ObjectPath(session)])
+    print(f"logind.py: SSH sessions for uids {first}..{last}", flush=True)
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "start":
@@ -77,5 +95,7 @@ if __name__ == "__main__":
         switch(sys.argv[2])
     elif command in ("lock", "unlock"):
         lock(sys.argv[2], command == "lock")
+    elif command == "ssh":
+        ssh(int(sys.argv[2]), int(sys.argv[3]))
     else:
         sys.exit(f"logind.py: unknown command {command}")
