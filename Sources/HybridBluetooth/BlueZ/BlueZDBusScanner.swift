@@ -26,13 +26,13 @@ public struct BlueZDBusScanner: BLEScanner {
         self.busAddress = busAddress
     }
 
-    /// The adverts under `uuids` that bluetoothd reports, until the stream is dropped.
     /// Ends every scan of this scanner and returns once each has finished (see
     /// ``BLEScanner/stopScanning()``).
     public func stopScanning() async {
         await runner.stopAll()
     }
 
+    /// The adverts under `uuids` that bluetoothd reports, until the stream is dropped.
     public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
         let (adapter, logger, busAddress) = (self.adapter, self.logger, self.busAddress)
         return try await runner.scan { activity, continuation in

@@ -24,13 +24,13 @@ public struct HCIScanner: BLEScanner {
         self.logger = logger
     }
 
-    /// The adverts under `uuids`, until the stream is dropped or the socket fails.
     /// Ends every scan of this scanner and returns once each has finished (see
     /// ``BLEScanner/stopScanning()``).
     public func stopScanning() async {
         await runner.stopAll()
     }
 
+    /// The adverts under `uuids`, until the stream is dropped or the socket fails.
     public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
         let (adapter, family, logger) = (self.adapter, commandFamily, self.logger)
         return try await runner.scan { activity, continuation in

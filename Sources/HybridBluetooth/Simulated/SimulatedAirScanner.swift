@@ -12,14 +12,14 @@ public struct SimulatedAirScanner: BLEScanner {
         self.logger = logger
     }
 
-    /// Registers in the air's directory and returns once registered: every advert sent after this
-    /// returns is received.
     /// Ends every scan of this scanner and returns once each has finished (see
     /// ``BLEScanner/stopScanning()``).
     public func stopScanning() async {
         await runner.stopAll()
     }
 
+    /// Registers in the air's directory and returns once registered: every advert sent after this
+    /// returns is received.
     public func scan(for uuids: Set<UInt16>) async throws -> AsyncThrowingStream<BLEAdvertisement, any Error> {
         let registry = SimulatedAirRegistry(directory: air.directory)
         let logger = self.logger
