@@ -16,6 +16,8 @@ import HybridUHID
 final class BrokerLoop {
     /// How long the kernel and udev get to make a new device's hidraw node.
     static let hidrawDeadline = DeviceNodeWatch.hidrawDeadline
+    /// The most times one wake-up asks logind in a row while its signals keep coming.
+    static let resynchronizationRounds = 8
 
     private struct Device {
         var node: UHIDNode
@@ -104,12 +106,23 @@ final class BrokerLoop {
     private func resynchronize() {
         guard let logind else { return perform(policy.sessionsChanged(nil)) }
         do {
-            // The seats' active sessions first, so that a key whose session went inactive goes at
-            // once; the users with a session (only for admitting connections) after.
-            let active = ActiveLocalSession.select(from: try logind.records())
-            perform(policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
-            knownUsers = try logind.usersWithSessions()
-            perform(policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
+            // A user switch is several signals (the old session inactive, the seat's new active
+            // session, the new session active). Those that come while logind answers are read by
+            // the calls, not by the poll, and may describe a state newer than the answers: so
+            // logind is asked again until a round passes without one (a few rounds at most).
+            for _ in 0..<Self.resynchronizationRounds {
+                _ = logind.takeSignal()
+                // The seats' active sessions first, so that a key whose session went inactive goes
+                // at once; the users with a session (only for admitting connections) after.
+                let active = ActiveLocalSession.select(from: try logind.records())
+                perform(
+                    policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
+                knownUsers = try logind.usersWithSessions()
+                perform(
+                    policy.sessionsChanged(LogindSnapshot(activeLocalSessions: active, usersWithSessions: knownUsers)))
+                _ = try logind.drain()  // what libdbus read behind the last reply
+                guard logind.takeSignal() else { break }
+            }
         } catch {
             log("logind cannot be asked (\(error)): no session has a key")
             perform(policy.sessionsChanged(nil))

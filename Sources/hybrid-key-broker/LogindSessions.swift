@@ -8,6 +8,10 @@ import HybridKeyBroker
 final class LogindSessions {
     private static let name = "org.freedesktop.login1"
     private let connection: DBusConnection
+    /// Whether logind said something since ``takeSignal()`` last looked, wherever it was read: a
+    /// signal that arrives while a method call waits for its reply is read (and dispatched) there,
+    /// and never makes the socket readable again.
+    private var signalled = false
 
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` if set) and subscribes to every
     /// signal logind sends (seat and session property changes, new and removed sessions, locks).
@@ -15,6 +19,13 @@ final class LogindSessions {
         connection = try DBusConnection()
         try connection.addMatch("type='signal',sender='\(Self.name)'")
         try connection.followOwner(of: Self.name)
+        connection.onIncoming = { [weak self] _ in self?.signalled = true }
+    }
+
+    /// Whether logind sent anything since the last call (and forgets it).
+    func takeSignal() -> Bool {
+        defer { signalled = false }
+        return signalled
     }
 
     /// The bus socket, to poll.
