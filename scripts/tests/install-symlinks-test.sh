@@ -38,6 +38,7 @@ mkdir -p "$work/home" "$work/bin" "$work/etc-systemd-user" "$work/elsewhere"
 useradd -m -d "$home" -s /usr/sbin/nologin "$name"
 cp /bin/true "$work/bin/hybrid-security-key"
 cp /bin/true "$work/bin/hybrid-key-broker"
+cp /bin/true "$work/bin/hybrid-client"
 
 passed=0 failed=0
 check() {  # check DESCRIPTION COMMAND...: one test, counted.
