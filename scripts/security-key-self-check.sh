@@ -30,8 +30,12 @@ mkfifo "$work/events"
 pid=$!
 exec 7<"$work/events"
 ready=""
-# The first line is the ready event (or an error); bounded so a hung start fails.
-IFS= read -r -t 20 ready <&7 || die "no ready event from $binary: $(cat "$work/stderr")"
+# The ready event (or an error), after any report of the Bluetooth adapter's state (the key
+# says at start whether its adapter is there); bounded so a hung start fails.
+while :; do
+    IFS= read -r -t 20 ready <&7 || die "no ready event from $binary: $(cat "$work/stderr")"
+    [[ "$ready" == *'"event":"bluetooth"'* ]] || break
+done
 hidraw=$(printf '%s' "$ready" | sed -n 's/.*"hidraw":"\([^"]*\)".*/\1/p')
 if [ -z "$hidraw" ] && [[ "$ready" == *'"event":"unavailable"'*"already has the key"* ]]; then
     # Your session's key is already served by your running agent (the user unit): check that one.
