@@ -11,7 +11,7 @@
 #                  HYBRID_BLE_PROOF=bluez runs KernelBlueZTests.
 #   4. ceremony over bluetoothd: the same ceremony with --ble bluez on both ends.
 # Optional argument: the phases to run, from `hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez`
-# (default: all).
+# (default: all), or `repeat-bluez-l2cap` (a flake hunt: BLE_PROOF_REPEAT runs, BLE_PROOF_LOAD).
 # Prints a GUEST-MARK line after each step (run-ble-proof.sh turns the gaps between them into
 # durations with host timestamps: the guest clock under TCG can jump while the kernel recalibrates
 # its TSC) and the tests' TIMING lines; exits non-zero if either phase fails.
@@ -134,10 +134,46 @@ if [ $rc_ceremony_bluez -eq 0 ]; then
 fi
 [ $rc_ceremony_bluez -eq 0 ] || { echo "---- bluetoothd log" >&2; cat /tmp/bluetoothd.log >&2; }
 ;; esac
+# ---- repeat-bluez-l2cap: the bluetoothd L2CAP ceremony BLE_PROOF_REPEAT times (not in CI) ---
+# For a flake hunt: each run's air is recorded by btmon; a failing run prints its events, the
+# tail of its decoded trace and bluetoothd's log. BLE_PROOF_LOAD=1 adds a busy loop per core.
+rc_repeat=0
+case " $phases " in *" repeat-bluez-l2cap "*)
+bluez_stack
+hogs=
+if [ -n "${BLE_PROOF_LOAD:-}" ]; then
+    for core in $(grep '^processor' /proc/cpuinfo | cut -d: -f2); do (while :; do :; done) & hogs="$hogs $!"; done
+fi
+passed=0 failed=0 run=1
+while [ $run -le "${BLE_PROOF_REPEAT:-50}" ]; do
+    btmon -w /tmp/repeat.snoop >/dev/null 2>&1 &
+    monitor=$!
+    if CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay bluez-l2cap >/tmp/repeat.out 2>&1; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "---- repeat $run FAILED: ceremony output"
+        cat /tmp/repeat.out
+        echo "---- repeat $run: btmon trace (last 400 lines)"
+        kill $monitor 2>/dev/null; wait $monitor 2>/dev/null; monitor=
+        btmon -r /tmp/repeat.snoop 2>&1 | tail -n 400
+        echo "---- repeat $run: bluetoothd log (last 100 lines)"
+        tail -n 100 /tmp/bluetoothd.log
+    fi
+    [ -n "$monitor" ] && { kill $monitor 2>/dev/null; wait $monitor 2>/dev/null; }
+    grep -h CEREMONY-TIME /tmp/repeat.out | sed "s/^/repeat $run: /"
+    mark "repeat $run: $passed passed, $failed failed"
+    run=$((run + 1))
+done
+[ -n "$hogs" ] && kill $hogs 2>/dev/null
+echo "REPEAT-RESULT bluez-l2cap: $passed of $((passed + failed)) passed${BLE_PROOF_LOAD:+ (a busy loop on every core)}"
+[ $failed -eq 0 ] || rc_repeat=1
+;; esac
+
 [ -n "${BLE_PROOF_VERBOSE:-}" ] && [ -f /tmp/bluetoothd.log ] && { echo "---- bluetoothd log"; cat /tmp/bluetoothd.log; }
 
 echo "ble-in-vm: raw HCI exit $rc_hci, ceremony over HCI exit $rc_ceremony_hci, L2CAP exit $rc_l2cap," \
     "ceremony over L2CAP exit $rc_ceremony_l2cap, bluetoothd exit $rc_bluez," \
     "ceremony over bluetoothd exit $rc_ceremony_bluez"
 [ $rc_hci -eq 0 ] && [ $rc_ceremony_hci -eq 0 ] && [ $rc_l2cap -eq 0 ] && [ $rc_ceremony_l2cap -eq 0 ] &&
-    [ $rc_bluez -eq 0 ] && [ $rc_ceremony_bluez -eq 0 ]
+    [ $rc_bluez -eq 0 ] && [ $rc_ceremony_bluez -eq 0 ] && [ $rc_repeat -eq 0 ]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The phone as a security key, proven in the blevm guest (see ci/seckey-in-vm.sh): libfido2's
-# fido2-token/-cred/-assert and OpenSSH's ssh-keygen use the uhid device of hybrid-security-key,
-# whose requests our hybrid-authenticator answers over BLE (btvirt) and a loopback relay.
+# fido2-token/-cred/-assert and OpenSSH's ssh-keygen, as an ordinary user, use the key that
+# hybrid-key-broker (started as its units start it, ci/broker/guest-broker.sh) made for that user's
+# hybrid-security-key agent, whose requests our hybrid-authenticator answers over BLE (btvirt)
+# and a loopback relay.
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Prints the duration of
 # each guest step (host clock) and the whole run.
 # Env: BLEVM_DIR (default Tools/blevm), SECKEY_PROOF_TIMEOUT (default 1800 s),
@@ -14,26 +16,32 @@ die() { echo "run-seckey-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" || die "blevm host setup failed"
 "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-for tool in fido2-token fido2-cred fido2-assert ssh-keygen /usr/lib/openssh/ssh-sk-helper; do
+for tool in fido2-token fido2-cred fido2-assert ssh-keygen /usr/lib/openssh/ssh-sk-helper setpriv stat \
+  systemd-socket-activate; do
   command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs fido2-tools and openssh-client)"
 done
+/usr/bin/python3 -c "import dbusmock, dbus" 2>/dev/null || die "python3-dbusmock / python3-dbus missing (scripts/setup.sh)"
 
-swift build --product hybrid-security-key >/dev/null || die "swift build failed"
-swift build --product hybrid-authenticator >/dev/null || die "swift build failed"
-swift build --product tunnel-relay >/dev/null || die "swift build failed"
+for product in hybrid-key-broker hybrid-security-key hybrid-authenticator tunnel-relay; do
+  swift build --product "$product" >/dev/null || die "swift build --product $product failed"
+done
 bin="$(swift build --show-bin-path)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/seckey-proof.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-for program in hybrid-security-key hybrid-authenticator tunnel-relay; do
+for program in hybrid-key-broker hybrid-security-key hybrid-authenticator tunnel-relay; do
   strip --strip-debug -o "$work/$program" "$bin/$program"
 done
 
 start=$EPOCHREALTIME
 set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
-  "$blevm/blevm-run" -v -m 2048 -t "${SECKEY_PROOF_TIMEOUT:-1800}" \
+  "$blevm/blevm-run" -v -m 2048 -t "${SECKEY_PROOF_TIMEOUT:-1800}" -s /usr:/host/usr:ro -s /etc:/host/etc:ro \
   -e "SECKEY_PROOF_STORE=${SECKEY_PROOF_STORE:-encrypted}" -e "SECKEY_CEREMONY_TIMEOUT=${SECKEY_CEREMONY_TIMEOUT:-600}" \
-  -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
+  -b "$work/hybrid-key-broker" -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
+  -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" \
+  -b "$(command -v systemd-socket-activate):/usr/local/bin/util-socket-activate" \
+  -f ci/broker/logind.py -f ci/broker/guest-broker.sh \
+  -f deploy/security-key/hybrid-key-broker.service -f deploy/security-key/hybrid-key-broker.socket \
   -b "$(command -v fido2-token)" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
   -b "$(command -v ssh-keygen)" -b /usr/lib/openssh/ssh-sk-helper:/usr/lib/openssh/ssh-sk-helper \
   -f ci/ceremony-in-vm.sh -S ci/seckey-in-vm.sh 2>&1 |

@@ -256,7 +256,11 @@ private func bindMetricsListener(relay: RelayContext) async throws -> (any Chann
     let configuration = relay.configuration
     guard configuration.metricsEnabled, let port = configuration.metricsPort else { return nil }
     let slots = RelayMetricsSlots(limit: configuration.maxMetricsConnections)
-    return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    // One event loop for the listener and its connections: each child is set up on the loop that
+    // accepted it, at once, so the cap goes by the order of arrival (with a group, a later
+    // connection's set-up on an idle loop could take the slot of an earlier one still queued).
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
+    return try await ServerBootstrap(group: loop)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {

@@ -73,8 +73,11 @@ struct RelayMetricsLimitTests {
                     // Both are accepted (and held) before the third one comes.
                     try await first.send("GET /metr")
                     try await second.send("GET /metr")
-                    let third = try await RawConnection.with(port: metricsPort) { raw async throws in
-                        await raw.readToEnd()
+                    // Bounded: a third connection let in would wait for the hour-long timeout.
+                    let third = try await Self.within(.seconds(30), "the third connection's close at accept") {
+                        try await RawConnection.with(port: metricsPort) { raw async throws in
+                            await raw.readToEnd()
+                        }
                     }
                     #expect(third.isEmpty)
                     try await first.send("ics HTTP/1.1\r\nHost: x\r\n\r\n")
