@@ -34,6 +34,9 @@ import sys
 
 from webauthn import verify_authentication_response, verify_registration_response
 
+# How long after a cancel the phone process may take to end (case 6).
+PHONE_CANCEL_LIMIT = 5.0
+
 
 def unb64u(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
@@ -154,8 +157,12 @@ class Judge:
                 return False, "timing error: an end before the cancel (key %s s, phone %s s)" % (bridge, phone)
             if bridge is None or bridge > 1.0:
                 return False, "the key reported the cancel %s s after it" % bridge
-            if phone is None or phone > 1.0:
-                return False, "the phone process ended %s s after the cancel" % phone
+            # The phone waits for a consent that never comes: without the cancel it would end only
+            # at its own timeout (minutes). Its exit is a whole process ending in the TCG guest
+            # (tunnel close, BLE off, teardown): 1.10 s was seen on a loaded CI host, so the
+            # bound is 5 s (PHONE_CANCEL_LIMIT), well apart from the no-cancel case.
+            if phone is None or phone > PHONE_CANCEL_LIMIT:
+                return False, "the phone process ended %s s after the cancel (limit %.0f s)" % (phone, PHONE_CANCEL_LIMIT)
             return True, "key %.2f s, phone %.2f s after the cancel" % (bridge, phone)
         return False, "unknown expectation %s" % expect
 

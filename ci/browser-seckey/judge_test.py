@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The judge's rule for case 7's repeat ("cached"), on synthetic records: with the same
-clientDataJSON as the program's previous step the key must answer from its cache (no ceremony);
+"""The judge's rules for case 6's cancel and case 7's repeat ("cached"), on synthetic records.
+Case 7: with the same clientDataJSON as the program's previous step the key must answer from its
+cache (no ceremony);
 with another (Chromium's random "other_keys_can_be_added_here" member) it must run one new
 ceremony. py_webauthn's verification is replaced: these records carry no signatures.
 
@@ -53,6 +54,27 @@ class CachedRepeat(unittest.TestCase):
         j.judge(record("get from program/tab B", "ok", PLAIN, 1, program="firefox"))
         j.judge(record("get from program/tab B", "ok", EXTRA, 1, program="chromium"))
         self.assertTrue(j.judge(record("same request again from B (cache)", "cached", PLAIN, 0, program="firefox"))[0])
+
+
+class Cancel(unittest.TestCase):
+    """Case 6: the key reports the cancel within 1 s; the phone, which would otherwise wait for a
+    consent until its own timeout, ends within judge.PHONE_CANCEL_LIMIT (5 s)."""
+
+    def judged(self, bridge, phone):
+        aborted = {"program": "chromium", "case": "6", "step": "get cancelled", "kind": "get", "expect": "aborted",
+                   "aborted_at": 10.0, "bridge_cancel_after_abort": bridge, "phone_exit_after_abort": phone,
+                   "result": {"ok": False, "name": "AbortError"}}
+        return judge.Judge("http://localhost:8000").judge(aborted)[0]
+
+    def test_the_phone_may_take_seconds_to_end_but_not_until_its_timeout(self):
+        self.assertTrue(self.judged(0.2, 1.10))  # seen on a loaded CI host
+        self.assertTrue(self.judged(0.2, 4.9))
+        self.assertFalse(self.judged(0.2, 5.5))
+        self.assertFalse(self.judged(0.2, None))  # never ended
+
+    def test_the_key_reports_the_cancel_within_a_second(self):
+        self.assertFalse(self.judged(1.5, 0.5))
+        self.assertFalse(self.judged(None, 0.5))
 
 
 if __name__ == "__main__":
