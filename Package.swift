@@ -143,7 +143,8 @@ let package = Package(
         .target(
             name: "HybridPresentation",
             dependencies: [
-                "HybridCore", "HybridDBus", "HybridLocalFiles", "CDBus", "CQREncode", "CZBar", "CPNG", "CTurboJPEG",
+                "HybridCore", "HybridClient", "HybridDBus", "HybridLocalFiles", "CDBus", "CQREncode", "CZBar", "CPNG",
+                "CTurboJPEG",
             ]
         ),
 
@@ -323,7 +324,9 @@ let package = Package(
         ),
         .testTarget(name: "HybridQRWindowTests", dependencies: ["HybridQRWindow", "HybridClient", "HybridCore"]),
         .testTarget(name: "HybridUHIDTests", dependencies: ["HybridUHID"]),
-        .testTarget(name: "HybridPresentationTests", dependencies: ["HybridPresentation"]),
+        .testTarget(
+            name: "HybridPresentationTests",
+            dependencies: ["HybridPresentation", "HybridClient", "HybridCore", "HybridLocalFiles"]),
         .testTarget(name: "HybridDBusTests", dependencies: ["HybridDBus", "HybridBluetooth", "CDBus"]),
         .testTarget(name: "HybridLocalFilesTests", dependencies: ["HybridLocalFiles", "HybridPresentation"]),
         .testTarget(

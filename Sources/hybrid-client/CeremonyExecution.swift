@@ -20,7 +20,9 @@ struct CeremonyExecution {
         logger.logLevel = arguments.verbose ? .debug : .warning
         let runner = HybridClientRunner(options: options, logger: logger)
         let reporter = ProgressReporter(
-            json: arguments.json, qrFile: arguments.qrFile, timeout: options.timeout, printQRURL: arguments.printQRURL)
+            json: arguments.json,
+            qr: QRDisplay(image: arguments.qrFile.map { QRImageFile(path: $0) }, printQRURL: arguments.printQRURL),
+            timeout: options.timeout)
         // Success, failure, timeout and Ctrl-C / SIGTERM (both cancel) all come through here.
         defer { reporter.finish() }
         let printed = PrintedFlag()

@@ -160,7 +160,7 @@ extension ConnectionArguments {
         do {
             ceremony = try await OptionsDeadline.run(within: limit, parse)
         } catch let error as OptionsDeadline.TimedOut {
-            ProgressReporter(json: json, qrFile: nil, timeout: limit).reportFailure(error.description, kind: "timeout")
+            ProgressReporter(json: json, timeout: limit).reportFailure(error.description, kind: "timeout")
             throw ExitCode(ExitStatus.timedOut)
         }
         let (hybridRequest, optionsTimeout) = request(ceremony)

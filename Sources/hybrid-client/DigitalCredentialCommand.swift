@@ -40,8 +40,9 @@ struct DigitalCredentialCommand: AsyncParsableCommand {
         logger.logLevel = connection.verbose ? .debug : .warning
         let runner = HybridClientRunner(options: options, logger: logger)
         let reporter = ProgressReporter(
-            json: connection.json, qrFile: connection.qrFile, timeout: options.timeout,
-            printQRURL: connection.printQRURL)
+            json: connection.json,
+            qr: QRDisplay(image: connection.qrFile.map { QRImageFile(path: $0) }, printQRURL: connection.printQRURL),
+            timeout: options.timeout)
         defer { reporter.finish() }
         do {
             let credential = try await cancellingOnInterrupt {

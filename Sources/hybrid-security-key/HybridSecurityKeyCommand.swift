@@ -165,9 +165,10 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
             tunnelServers: servers)
         let presenter = EventPresenter(
-            json: json, qrImage: qrFile.map { QRImageFile(path: $0) } ?? EventPresenter.defaultQRImage(),
-            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"),
-            printQRURL: printQRURL)
+            json: json,
+            qr: QRDisplay(
+                image: qrFile.map { QRImageFile(path: $0) } ?? EventPresenter.defaultQRImage(), printQRURL: printQRURL),
+            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"))
 
         let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
         // A key killed earlier (SIGKILL, a crash) could not delete its QR image: do it now.

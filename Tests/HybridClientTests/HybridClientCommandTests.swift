@@ -96,21 +96,6 @@ import Testing
         #expect(throws: (any Error).self) {
             try HybridClientCommand.parseAsRoot(["get", "--origin", "https://example.com", "--channel", "usb"])
         }
-        #expect(ProgressReporter.jsonLine(for: .channel(.l2cap)) == #"{"event":"channel","channel":"l2cap"}"#)
-        #expect(ProgressReporter.jsonLine(for: .channel(.tunnel)) == #"{"event":"channel","channel":"tunnel"}"#)
-        #expect(ProgressReporter.jsonLine(for: .connectingL2CAP(psm: 130)) == #"{"event":"connectingL2CAP","psm":130}"#)
-    }
-
-    @Test func lingeringAndTheTunnelsEndAreReportedAsEvents() {
-        #expect(
-            ProgressReporter.jsonLine(for: .lingering(limit: .seconds(180)))
-                == #"{"event":"lingering","limitSeconds":180}"#)
-        #expect(
-            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .lingerExpired, lateUpdates: 2))
-                == #"{"event":"closed","lateUpdates":2,"reason":"lingerExpired"}"#)
-        #expect(
-            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .failed(.session(.tunnelClosedEarly))))
-                .hasPrefix(#"{"event":"closed","lateUpdates":0,"message":"#))
     }
 
     @Test func exitStatusesSeparateCTAPErrorsTimeoutsAndFailures() {
@@ -133,19 +118,5 @@ import Testing
         #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x19)) == .credentialExcluded)
         #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x2F)) == .authenticatorTimedOut)
         #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x02)) == .authenticatorFailed(.invalidParameter))
-    }
-
-    @Test func firstJSONEventCarriesTheQRString() throws {
-        let line = ProgressReporter.jsonLine(for: .qr(url: "FIDO:/0123"))
-        #expect(line == #"{"event":"qr","url":"FIDO:/0123"}"#)
-    }
-}
-
-extension HybridClientCommandTests {
-    @Test func jsonEventsStartWithTheEventName() throws {
-        let line = ProgressReporter.jsonLine(for: .connecting(domain: .apple, host: "127.0.0.1:80"))
-        #expect(line == #"{"event":"connecting","domain":1,"host":"127.0.0.1:80"}"#)
-        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        #expect(object?["host"] as? String == "127.0.0.1:80")
     }
 }
