@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridBluetooth
 import HybridClient
+import HybridCommandLine
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
@@ -26,16 +27,7 @@ struct ClientCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        help:
-            ArgumentHelp(
-                "Bluetooth backend: hci, bluez, or sim (the simulated air of $HYBRID_SIMULATED_AIR_DIR). "
-                    + "Default: bluez if bluetoothd runs, else hci.")
-    )
-    var ble: String?
-
-    @Option(help: "Bluetooth adapter, e.g. hci0. Default: the first one.")
-    var adapter: String?
+    @OptionGroup var bluetooth: BluetoothOptions
 
     @Option(
         help:
@@ -59,16 +51,7 @@ struct ClientCommand: AsyncParsableCommand {
     )
     var refusalWait: Double = 30
 
-    @Option(
-        help:
-            "Also write each QR code to this new PNG file (mode 0600, replaced by the next ceremony, deleted at the end)."
-    )
-    var qrFile: String?
-
-    @Flag(
-        name: .customLong("print-qr-url"),
-        help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal.")
-    var printQRURL = false
+    @OptionGroup var qr: QROutputOptions
 
     @Flag(
         help: """
@@ -87,11 +70,6 @@ struct ClientCommand: AsyncParsableCommand {
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
-        if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
-                throw ValidationError(error.description)
-            }
-        }
         if let tunnelURL, (try? TunnelServerOrigin(parsing: tunnelURL)) == nil {
             throw ValidationError("--tunnel-url must be ws://host[:port] or wss://host[:port]")
         }
@@ -104,12 +82,7 @@ struct ClientCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let backend: BLEBackend
-        if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) {
-            backend = named
-        } else {
-            backend = await BLEBackend.automatic(adapter: adapter)
-        }
+        let backend = await bluetooth.backend()
         var overrides: [TunnelDomainID: TunnelServerOrigin] = [:]
         if let tunnelURL, let origin = try? TunnelServerOrigin(parsing: tunnelURL) {
             overrides = [.google: origin, .apple: origin]
@@ -118,8 +91,7 @@ struct ClientCommand: AsyncParsableCommand {
             bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
             tunnelServers: overrides)
         let progress = ClientProgress(
-            jsonOnStderr: jsonEvents, eventsFile: eventsFile,
-            qr: QRDisplay(image: qrFile.map { QRImageFile(path: $0) }, printQRURL: printQRURL))
+            jsonOnStderr: jsonEvents, eventsFile: eventsFile, qr: qr.display())
         defer { progress.qr.removeAll() }
         var run = ClientConformanceRun(
             rpID: rpID, clientOptions: options, refusalWait: .milliseconds(Int64(refusalWait * 1000)))

@@ -18,11 +18,11 @@ import Testing
         let get = try #require(command as? GetCommand)
         #expect(get.options == "-")
         #expect(get.connection.json)
-        #expect(get.connection.qrFile == "qr.svg")
-        #expect(get.connection.timeout == 7.5)
-        #expect(get.connection.linger == 180)  // protocol.md §7.5: up to 3 minutes
+        #expect(get.connection.qr.qrFile == "qr.svg")
+        #expect(get.connection.times.timeout == 7.5)
+        #expect(get.connection.times.linger == 180)  // protocol.md §7.5: up to 3 minutes
         #expect(
-            try get.connection.tunnelServerMap() == [
+            try get.connection.tunnel.tunnelServerMap() == [
                 .google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080),
                 .apple: TunnelServerOrigin(scheme: .ws, host: "::1", port: 9),
             ])
