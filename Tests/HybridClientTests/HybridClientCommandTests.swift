@@ -119,4 +119,26 @@ import Testing
         #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x2F)) == .authenticatorTimedOut)
         #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x02)) == .authenticatorFailed(.invalidParameter))
     }
+
+    /// The shared option groups (HybridCommandLine) check what they checked here before, in the
+    /// same words as hybrid-security-key (SecurityKeyCommandTests).
+    @Test func sharedOptionsKeepTheirChecksAndMessages() {
+        let base = ["get", "--origin", "https://example.com"]
+        for (arguments, message) in [
+            (["--timeout", "0"], "--timeout must be between 0 and 3600 seconds"),
+            (["--timeout", "3601"], "--timeout must be between 0 and 3600 seconds"),
+            (["--linger", "3601"], "--linger must be between 0 and 3600 seconds"),
+            (
+                ["--tunnel-server", "2=ws://127.0.0.1:8080"],
+                "--tunnel-server 2=ws://127.0.0.1:8080: expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]"
+            ),
+        ] {
+            do {
+                _ = try HybridClientCommand.parseAsRoot(base + arguments)
+                Issue.record("\(arguments) was accepted")
+            } catch {
+                #expect(HybridClientCommand.message(for: error) == message)
+            }
+        }
+    }
 }
