@@ -143,7 +143,8 @@ let package = Package(
         .target(
             name: "HybridPresentation",
             dependencies: [
-                "HybridCore", "HybridDBus", "HybridLocalFiles", "CDBus", "CQREncode", "CZBar", "CPNG", "CTurboJPEG",
+                "HybridCore", "HybridClient", "HybridDBus", "HybridLocalFiles", "CDBus", "CQREncode", "CZBar", "CPNG",
+                "CTurboJPEG",
             ]
         ),
 
@@ -197,8 +198,11 @@ let package = Package(
         ),
 
         // Command-line support, for the executables only: Ctrl-C / SIGTERM as task cancellation, the
-        // QR text read from standard input, the `--tunnel-server ID=URL` form.
-        .target(name: "HybridCommandLine", dependencies: ["HybridCore"]),
+        // QR text read from standard input, and the option groups the programs share (Bluetooth,
+        // tunnel servers, QR output, ceremony times) with their range checks.
+        .target(
+            name: "HybridCommandLine",
+            dependencies: ["HybridCore", "HybridBluetooth", "HybridClient", "HybridPresentation", argumentParser]),
 
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
         // side that runs GTK on its own thread. Only the executables link it; the libraries stay GTK-free.
@@ -323,7 +327,9 @@ let package = Package(
         ),
         .testTarget(name: "HybridQRWindowTests", dependencies: ["HybridQRWindow", "HybridClient", "HybridCore"]),
         .testTarget(name: "HybridUHIDTests", dependencies: ["HybridUHID"]),
-        .testTarget(name: "HybridPresentationTests", dependencies: ["HybridPresentation"]),
+        .testTarget(
+            name: "HybridPresentationTests",
+            dependencies: ["HybridPresentation", "HybridClient", "HybridCore", "HybridLocalFiles"]),
         .testTarget(name: "HybridDBusTests", dependencies: ["HybridDBus", "HybridBluetooth", "CDBus"]),
         .testTarget(name: "HybridLocalFilesTests", dependencies: ["HybridLocalFiles", "HybridPresentation"]),
         .testTarget(

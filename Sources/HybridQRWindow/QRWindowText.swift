@@ -1,4 +1,5 @@
 import HybridClient
+import HybridPresentation
 
 /// What the QR window says, decided from the request alone (sans-IO, so tests read it).
 package struct QRWindowText: Sendable, Equatable {
@@ -28,17 +29,16 @@ package struct QRWindowText: Sendable, Equatable {
         }
     }
 
-    /// The state line for a ceremony event, and whether the QR code is spent from then on; nil
-    /// for events that change nothing on screen.
+    /// The state line for a ceremony event (its sentence, ``ClientEventPresentation``), and whether
+    /// the QR code is spent from then on; nil for events that change nothing on screen.
     package static func state(for event: HybridClientEvent) -> (text: String, hideQR: Bool)? {
+        let hideQR: Bool
         switch event {
-        case .qr, .waitingForDevice: nil
-        case .advertForAnotherQRCode: ("A phone answered another QR code: scan this one", false)
-        case .connecting, .connectingL2CAP: ("Phone found; connecting…", true)
-        case .channel, .l2capUnavailable: nil
-        case .handshake: ("Phone found; securing the connection…", true)
-        case .waitingForApproval: ("Approve on your phone…", true)
-        case .done, .lingering: ("Done", true)
+        case .qr, .waitingForDevice, .channel, .l2capUnavailable: return nil
+        case .advertForAnotherQRCode: hideQR = false
+        case .connecting, .connectingL2CAP, .handshake, .waitingForApproval, .done: hideQR = true
+        case .lingering: return state(for: .done)  // the window's part is over
         }
+        return (ClientEventPresentation(event).sentence, hideQR)
     }
 }

@@ -19,8 +19,7 @@ struct CeremonyExecution {
         var logger = Logger(label: "hybrid-client") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = arguments.verbose ? .debug : .warning
         let runner = HybridClientRunner(options: options, logger: logger)
-        let reporter = ProgressReporter(
-            json: arguments.json, qrFile: arguments.qrFile, timeout: options.timeout, printQRURL: arguments.printQRURL)
+        let reporter = ProgressReporter(json: arguments.json, qr: arguments.qr.display(), timeout: options.timeout)
         // Success, failure, timeout and Ctrl-C / SIGTERM (both cancel) all come through here.
         defer { reporter.finish() }
         let printed = PrintedFlag()

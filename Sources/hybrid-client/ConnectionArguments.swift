@@ -10,53 +10,21 @@ struct ConnectionArguments: ParsableArguments {
     @Option(help: "The web origin the request comes from, e.g. https://example.com.")
     var origin: String
 
-    @Option(
-        help:
-            "Bluetooth backend: hci (raw HCI, root), bluez (bluetoothd), or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci."
-    )
-    var ble: String?
-
-    @Option(help: "Bluetooth adapter, e.g. hci0. Default: the first one.")
-    var adapter: String?
+    @OptionGroup var bluetooth: BluetoothOptions
 
     @Flag(help: "Progress as JSON lines on stderr (the first is {\"event\": \"qr\", \"url\": …}).")
     var json = false
 
-    @Option(
-        help:
-            "Also write the QR code to this new file (.svg for SVG, else PNG), mode 0600; it is deleted when the ceremony ends."
-    )
-    var qrFile: String?
-
-    @Flag(
-        name: .customLong("print-qr-url"),
-        help:
-            "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs)."
-    )
-    var printQRURL = false
+    @OptionGroup var qr: QROutputOptions
 
     @Flag(
         inversion: .prefixedNo,
         help: "Show the QR code in a window (with a Cancel button) when DISPLAY or WAYLAND_DISPLAY is set.")
     var window = false
 
-    @Option(help: "Seconds to wait for the whole ceremony. Default: the options' timeout, else 120.")
-    var timeout: Double?
+    @OptionGroup var times: CeremonyTimeOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Seconds to keep the tunnel open after the answer for a late update from the phone, "
-                + "unless it closes first (0: close at once).",
-            valueName: "seconds"))
-    var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
-
-    @Option(
-        name: .customLong("tunnel-server"),
-        help: ArgumentHelp(
-            "Use your own relay for a tunnel domain: connect to URL (e.g. wss://relay.example.com) when the phone "
-                + "names tunnel domain ID (0 Google, 1 Apple, 256-65535 hashed). Repeatable.",
-            valueName: "ID=URL"))
-    var tunnelServers: [String] = []
+    @OptionGroup var tunnel: TunnelServerOptions
 
     @Option(
         help: ArgumentHelp(
@@ -71,31 +39,16 @@ struct ConnectionArguments: ParsableArguments {
     )
     var l2capTimeout: Double = Double(HybridClientOptions.defaultL2CAPTimeout.components.seconds)
 
-    @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
-    var caFile: String?
-
     @Flag(help: "Log debug details to stderr (never secrets).")
     var verbose = false
 
     func validate() throws {
         _ = try webOrigin()
-        _ = try tunnelServerMap()
-        if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
-                throw ValidationError(error.description)
-            }
-        }
-        if let timeout, !(timeout > 0 && timeout <= 3600) {
-            throw ValidationError("--timeout must be between 0 and 3600 seconds")
-        }
         guard DataChannelMode(rawValue: channel) != nil else {
             throw ValidationError("--channel must be auto, tunnel or l2cap, not \"\(channel)\"")
         }
         guard l2capTimeout > 0 && l2capTimeout <= 600 else {
             throw ValidationError("--l2cap-timeout must be between 0 and 600 seconds")
-        }
-        guard linger >= 0 && linger <= 3600 else {
-            throw ValidationError("--linger must be between 0 and 3600 seconds")
         }
     }
 
@@ -107,39 +60,15 @@ struct ConnectionArguments: ParsableArguments {
         }
     }
 
-    /// The `--tunnel-server ID=URL` mappings.
-    func tunnelServerMap() throws -> [TunnelDomainID: TunnelServerOrigin] {
-        var map: [TunnelDomainID: TunnelServerOrigin] = [:]
-        for text in tunnelServers {
-            guard let (domain, origin) = TunnelOverrideArgument.parse(text) else {
-                throw ValidationError(
-                    "--tunnel-server \(text): expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]"
-                )
-            }
-            map[domain] = origin
-        }
-        return map
-    }
-
     /// The runner options: the timeout from `--timeout`, else `optionsTimeout` (milliseconds, from
     /// the WebAuthn options), else the default.
     func runnerOptions(optionsTimeout: UInt32?) async throws -> HybridClientOptions {
-        let backend: BLEBackend
-        if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) {
-            backend = named
-        } else {
-            backend = await BLEBackend.automatic(adapter: adapter)
-        }
-        let timeout: Duration =
-            if let timeout { .milliseconds(Int64(timeout * 1000)) } else if let optionsTimeout {
-                .milliseconds(Int64(optionsTimeout))
-            } else { HybridClientOptions.defaultTimeout }
         var options = HybridClientOptions(
-            bluetooth: backend,
-            timeout: timeout,
-            linger: .milliseconds(Int64(linger * 1000)),
-            additionalCAFile: caFile,
-            tunnelServers: try tunnelServerMap()
+            bluetooth: await bluetooth.backend(),
+            timeout: times.timeoutDuration(requestTimeout: optionsTimeout.map { .milliseconds(Int64($0)) }),
+            linger: times.lingerDuration,
+            additionalCAFile: tunnel.caFile,
+            tunnelServers: try tunnel.tunnelServerMap()
         )
         options.channel = DataChannelMode(rawValue: channel) ?? .auto
         options.l2capTimeout = .milliseconds(Int64(l2capTimeout * 1000))
@@ -155,17 +84,17 @@ extension ConnectionArguments {
         request: (Ceremony) -> (HybridClientRequest, optionsTimeout: UInt32?)
     ) async throws {
         let started = ContinuousClock.now
-        let limit = timeout.map { Duration.milliseconds(Int64($0 * 1000)) } ?? HybridClientOptions.defaultTimeout
+        let limit = times.timeoutDuration()
         let ceremony: Ceremony
         do {
             ceremony = try await OptionsDeadline.run(within: limit, parse)
         } catch let error as OptionsDeadline.TimedOut {
-            ProgressReporter(json: json, qrFile: nil, timeout: limit).reportFailure(error.description, kind: "timeout")
+            ProgressReporter(json: json, timeout: limit).reportFailure(error.description, kind: "timeout")
             throw ExitCode(ExitStatus.timedOut)
         }
         let (hybridRequest, optionsTimeout) = request(ceremony)
         var options = try await runnerOptions(optionsTimeout: optionsTimeout)
-        if timeout != nil {
+        if times.timeout != nil {
             options.timeout = max(limit - (ContinuousClock.now - started), .milliseconds(1))
         }
         try await CeremonyExecution(arguments: self, options: options).run(hybridRequest)

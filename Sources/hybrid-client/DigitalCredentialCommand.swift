@@ -39,9 +39,7 @@ struct DigitalCredentialCommand: AsyncParsableCommand {
         var logger = Logger(label: "hybrid-client") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = connection.verbose ? .debug : .warning
         let runner = HybridClientRunner(options: options, logger: logger)
-        let reporter = ProgressReporter(
-            json: connection.json, qrFile: connection.qrFile, timeout: options.timeout,
-            printQRURL: connection.printQRURL)
+        let reporter = ProgressReporter(json: connection.json, qr: connection.qr.display(), timeout: options.timeout)
         defer { reporter.finish() }
         do {
             let credential = try await cancellingOnInterrupt {

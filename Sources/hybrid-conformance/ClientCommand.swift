@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridBluetooth
 import HybridClient
+import HybridCommandLine
 import HybridConformance
 import HybridConformanceLive
 import HybridCore
@@ -26,16 +27,7 @@ struct ClientCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        help:
-            ArgumentHelp(
-                "Bluetooth backend: hci, bluez, or sim (the simulated air of $HYBRID_SIMULATED_AIR_DIR). "
-                    + "Default: bluez if bluetoothd runs, else hci.")
-    )
-    var ble: String?
-
-    @Option(help: "Bluetooth adapter, e.g. hci0. Default: the first one.")
-    var adapter: String?
+    @OptionGroup var bluetooth: BluetoothOptions
 
     @Option(
         help:
@@ -59,16 +51,7 @@ struct ClientCommand: AsyncParsableCommand {
     )
     var refusalWait: Double = 30
 
-    @Option(
-        help:
-            "Also write each QR code to this new PNG file (mode 0600, replaced by the next ceremony, deleted at the end)."
-    )
-    var qrFile: String?
-
-    @Flag(
-        name: .customLong("print-qr-url"),
-        help: "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal.")
-    var printQRURL = false
+    @OptionGroup var qr: QROutputOptions
 
     @Flag(
         help: """
@@ -87,11 +70,6 @@ struct ClientCommand: AsyncParsableCommand {
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
-        if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
-                throw ValidationError(error.description)
-            }
-        }
         if let tunnelURL, (try? TunnelServerOrigin(parsing: tunnelURL)) == nil {
             throw ValidationError("--tunnel-url must be ws://host[:port] or wss://host[:port]")
         }
@@ -104,12 +82,7 @@ struct ClientCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let backend: BLEBackend
-        if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) {
-            backend = named
-        } else {
-            backend = await BLEBackend.automatic(adapter: adapter)
-        }
+        let backend = await bluetooth.backend()
         var overrides: [TunnelDomainID: TunnelServerOrigin] = [:]
         if let tunnelURL, let origin = try? TunnelServerOrigin(parsing: tunnelURL) {
             overrides = [.google: origin, .apple: origin]
@@ -118,9 +91,8 @@ struct ClientCommand: AsyncParsableCommand {
             bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
             tunnelServers: overrides)
         let progress = ClientProgress(
-            jsonOnStderr: jsonEvents, eventsFile: eventsFile, qrImage: qrFile.map { QRImageFile(path: $0) },
-            showsQRCode: printQRURL || isatty(STDERR_FILENO) != 0)
-        defer { progress.qrImage?.removeAll() }
+            jsonOnStderr: jsonEvents, eventsFile: eventsFile, qr: qr.display())
+        defer { progress.qr.removeAll() }
         var run = ClientConformanceRun(
             rpID: rpID, clientOptions: options, refusalWait: .milliseconds(Int64(refusalWait * 1000)))
         run.includesDigitalCredentials = digitalCredentials
@@ -129,62 +101,37 @@ struct ClientCommand: AsyncParsableCommand {
     }
 }
 
-/// Shows the client mode's progress: the QR code in the terminal and as a private PNG
-/// (``QRImageFile``, written before the event is announced), and JSON lines on stderr and in a
-/// private file (``PrivateFile``: 0600, this user's). The QR code is the session's secret: in
-/// text mode it is shown only on a terminal (or with `--print-qr-url`).
+/// Shows the client mode's progress as every program shows a client's events
+/// (``ClientEventPresentation``): the QR code through ``QRDisplay`` (a private PNG, written before
+/// the event is announced; the terminal picture only where its secrecy rule allows), and JSON lines
+/// on stderr and in a private file (``PrivateFile``: 0600, this user's).
 struct ClientProgress: Sendable {
     let jsonOnStderr: Bool
     let eventsFile: String?
-    let qrImage: QRImageFile?
-    let showsQRCode: Bool
+    let qr: QRDisplay
 
     func show(_ event: HybridClientEvent) {
-        if case .qr(let url) = event, let qrImage {
-            do {
-                _ = try qrImage.write(try QRCodeMatrix(encoding: url))
-            } catch {
-                Self.writeError("hybrid-conformance: cannot write the QR code image: \(error)\n")
-            }
+        let presentation = ClientEventPresentation(event)
+        var image = QRDisplay.ImageOutcome.none
+        if case .qr(let url) = event {
+            image = qr.writeImage(of: url)
+            if case .failed(let message) = image { Console.writeError("hybrid-conformance: \(message)\n") }
         }
-        let json = Self.jsonLine(event)
+        let json = presentation.line.text
         if let eventsFile {
             do {
                 try PrivateFile.append(Array((json + "\n").utf8), to: eventsFile)
             } catch {
-                Self.writeError("hybrid-conformance: --events-file: \(error)\n")
+                Console.writeError("hybrid-conformance: --events-file: \(error)\n")
             }
         }
         if jsonOnStderr {
             Console.writeJSONError(json + "\n")
         } else if case .qr(let url) = event {
-            if showsQRCode {
-                let picture = (try? QRCodeMatrix(encoding: url)).map { TerminalQRRenderer().render($0) } ?? ""
-                Console.writeError("Scan this QR code with the authenticator under test (or: \(url))\n", after: picture)
-            } else {
-                Self.writeError(
-                    "hybrid-conformance: QR code not shown (stderr is not a terminal; see --qr-file, --print-qr-url)\n")
-            }
+            let (picture, message) = qr.text(url: url, image: image)
+            Console.writeError(message + "\n", after: picture)
         } else {
-            Self.writeError("hybrid-conformance: \(event.stage.rawValue)\n")
+            Console.writeError("hybrid-conformance: \(presentation.sentence)\n")
         }
     }
-
-    /// `{"event":"qr","url":"FIDO:/…"}`, or `{"event":"<stage>"}` for the other events.
-    static func jsonLine(_ event: HybridClientEvent) -> String {
-        var members: [(String, String)] = []
-        if case .qr(let url) = event { members.append(("url", url)) }
-        let name = if case .qr = event { "qr" } else { event.stage.rawValue }
-        return "{" + ([("event", name)] + members).map { "\(quoted($0.0)):\(quoted($0.1))" }.joined(separator: ",")
-            + "}"
-    }
-
-    private static func quoted(_ text: String) -> String {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes]))
-            ?? Data("\"\"".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private static func writeError(_ text: String) { Console.writeError(text) }
 }

@@ -57,14 +57,7 @@ struct PhoneCommand: AsyncParsableCommand {
     @Option(help: "Tunnel domain to use and advertise: 0 (Google), 1 (Apple) or a hashed ID 256-65535.")
     var domainID: UInt16 = 0
 
-    @Option(
-        help: ArgumentHelp(
-            "Bluetooth backend: bluez, hci or sim (default: bluez when bluetoothd runs, else hci).",
-            valueName: "backend"))
-    var ble: String?
-
-    @Option(help: ArgumentHelp("Bluetooth adapter for hci or bluez.", valueName: "hciN"))
-    var adapter: String?
+    @OptionGroup var bluetooth: BluetoothOptions
 
     @Option(
         help: ArgumentHelp(
@@ -110,11 +103,6 @@ struct PhoneCommand: AsyncParsableCommand {
         }
         guard PhoneProfile(rawValue: profile) != nil else { throw ValidationError("unknown --profile \(profile)") }
         if let fault, PhoneFault(rawValue: fault) == nil { throw ValidationError("unknown --fault \(fault)") }
-        if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
-                throw ValidationError(error.description)
-            }
-        }
         guard clientTimeout > 0, timeout > 0, faultLimit > 0 else {
             throw ValidationError("time limits must be positive")
         }
@@ -139,10 +127,7 @@ struct PhoneCommand: AsyncParsableCommand {
             Console.writeError("hybrid-conformance phone: \(error)\n")
             throw ExitCode.failure
         }
-        var backend = ble.flatMap { try? BLEBackend(argument: $0, adapter: adapter) }
-        if backend == nil { backend = await BLEBackend.automatic(adapter: adapter) }
-        guard let backend else { throw ExitCode.failure }
-        var options = AuthenticatorRunner.Options(ble: backend)
+        var options = AuthenticatorRunner.Options(ble: await bluetooth.backend())
         options.domainID = domainID
         options.tunnelOrigin = tunnelURL.flatMap { try? TunnelServerOrigin(parsing: $0) }
         options.caFile = caFile

@@ -8,34 +8,30 @@ import HybridSecurityKey
 import Synchronization
 
 /// Shows the bridge's events where the user is: JSON lines on stdout (`--json`), otherwise text
-/// on stderr; the QR code also as a private PNG file (``QRImageFile``, deleted when the ceremony
-/// ends and when the key is removed) and, on a desktop, as a notification that follows the
-/// ceremony's progress.
-///
-/// The QR code is the ceremony's only secret: in text mode its picture and `FIDO:/` URL go to
-/// stderr only when stderr is a terminal or `--print-qr-url` asks (under the systemd user unit
-/// stderr is the journal, readable by `adm` / `systemd-journal`). `--json` asks for it on stdout.
+/// on stderr; the phone ceremony's events as every program shows them (``ClientEventPresentation``);
+/// the QR code through ``QRDisplay`` (a private PNG file, deleted when the ceremony ends and when
+/// the key is removed, and the terminal picture only where its secrecy rule allows: under the
+/// systemd user unit stderr is the journal, readable by `adm` / `systemd-journal`) and, on a
+/// desktop, as a notification that follows the ceremony's progress. `--json` asks for the QR
+/// code on stdout.
 final class EventPresenter: Sendable {
     let json: Bool
-    let qrImage: QRImageFile
+    let qr: QRDisplay
     let notifications: DesktopNotifications?
-    /// Whether text mode may show the QR code on stderr.
-    let showsQRCode: Bool
     /// Whether a phone ceremony is running (so a cancellation is reported as its end).
     private let ceremonyRunning = Mutex(false)
     private let output: @Sendable (_ text: String, _ toStdout: Bool) -> Void
 
+    /// A presenter showing the QR code through `qr` (``QROutputOptions/display(defaultImage:)``).
     init(
-        json: Bool, qrImage: QRImageFile, notifications: DesktopNotifications?, printQRURL: Bool = false,
-        stderrIsTerminal: Bool = isatty(STDERR_FILENO) != 0,
+        json: Bool, qr: QRDisplay, notifications: DesktopNotifications?,
         output: @escaping @Sendable (_ text: String, _ toStdout: Bool) -> Void = {
             EventPresenter.standardOutput($0, toStdout: $1)
         }
     ) {
         self.json = json
-        self.qrImage = qrImage
+        self.qr = qr
         self.notifications = notifications
-        self.showsQRCode = printQRURL || stderrIsTerminal
         self.output = output
     }
 
@@ -52,7 +48,7 @@ final class EventPresenter: Sendable {
 
     func ready(hidraw path: String?, backend: String) {
         if json {
-            line(["event": "ready", "hidraw": path ?? NSNull()])
+            line("ready", [("hidraw", .optional(path))])
         } else {
             text("Security key ready\(path.map { " at \($0)" } ?? "") (Bluetooth: \(backend)). Waiting for programs…")
         }
@@ -64,9 +60,9 @@ final class EventPresenter: Sendable {
         case .forwarding: break  // the QR event follows (WindowPresenter names the RP ID)
         case .done(let command, let status):
             ceremonyRunning.withLock { $0 = false }
-            qrImage.removeImage()
+            qr.removeImage()
             if json {
-                line(["event": "done", "command": Self.name(command), "status": Int(status.rawValue)])
+                line("done", [("command", .string(Self.name(command))), ("status", .int(Int(status.rawValue)))])
             } else {
                 text(
                     status.isSuccess
@@ -76,35 +72,45 @@ final class EventPresenter: Sendable {
             notify("Security key", status.isSuccess ? "Done" : "The phone declined: \(status)")
         case .failed(let command, let status, let message):
             ceremonyRunning.withLock { $0 = false }
-            qrImage.removeImage()
+            qr.removeImage()
             if json {
-                line([
-                    "event": "error", "command": Self.name(command), "status": Int(status.rawValue), "message": message,
-                ])
+                line(
+                    "error",
+                    [
+                        ("command", .string(Self.name(command))), ("status", .int(Int(status.rawValue))),
+                        ("message", .string(message)),
+                    ])
             } else {
                 text("Failed: \(message)")
             }
             notify("Security key: failed", message, urgent: true)
         case .answeredLocally(let command, let status, let reason):
             if json {
-                line([
-                    "event": "local", "command": Self.name(command), "status": Int(status.rawValue), "reason": reason,
-                ])
+                line(
+                    "local",
+                    [
+                        ("command", .string(Self.name(command))), ("status", .int(Int(status.rawValue))),
+                        ("reason", .string(reason)),
+                    ])
             }
         case .rewritten(let command, let rewrites):
-            if json { line(["event": "rewritten", "command": Self.name(command), "rewrites": rewrites]) }
+            if json {
+                line(
+                    "rewritten",
+                    [("command", .string(Self.name(command))), ("rewrites", .array(rewrites.map { .string($0) }))])
+            }
         case .cancelled(let reason):
             let wasRunning = ceremonyRunning.withLock { running in
                 defer { running = false }
                 return running
             }
-            qrImage.removeImage()
+            qr.removeImage()
             let message = "cancelled by the program (\(reason))"
             if json {
                 if wasRunning {
-                    line(["event": "error", "message": message])
+                    line("error", [("message", .string(message))])
                 } else {
-                    line(["event": "cancelled", "reason": "\(reason)"])
+                    line("cancelled", [("reason", .string("\(reason)"))])
                 }
             } else {
                 text("Request \(message)")
@@ -115,12 +121,7 @@ final class EventPresenter: Sendable {
         case .tunnelClosed(let end):
             // The program has its answer already; only JSON consumers hear how the tunnel ended.
             guard json else { return }
-            var members: [String: Any] = ["event": "closed", "lateUpdates": end.lateUpdates, "reason": "\(end.reason)"]
-            if case .failed(let error) = end.reason {
-                members["reason"] = "failed"
-                members["message"] = error.description
-            }
-            line(members)
+            write(ClientEventPresentation.line(for: end))
         case .phoneReachability(let reason):
             bluetooth(unreachableBecause: reason)
         }
@@ -129,22 +130,22 @@ final class EventPresenter: Sendable {
     /// The Bluetooth adapter went away or came back: `{"event":"bluetooth","available":…}`.
     private func bluetooth(unreachableBecause: String?) {
         if let reason = unreachableBecause {
-            qrImage.removeImage()
+            qr.removeImage()
             if json {
-                line(["event": "bluetooth", "available": false, "message": reason])
+                line("bluetooth", [("available", .bool(false)), ("message", .string(reason))])
             } else {
                 text("Bluetooth is not available, requests are refused until it is back: \(reason)")
             }
             notify("Security key: no Bluetooth", reason, urgent: true)
         } else {
-            if json { line(["event": "bluetooth", "available": true]) } else { text("Bluetooth is back.") }
+            if json { line("bluetooth", [("available", .bool(true))]) } else { text("Bluetooth is back.") }
             notify("Security key", "Bluetooth is back")
         }
     }
 
     func fatal(_ message: String) {
-        qrImage.removeAll()
-        if json { line(["event": "error", "message": message]) }
+        qr.removeAll()
+        if json { line("error", [("message", .string(message))]) }
         text("hybrid-security-key: \(message)")
     }
 
@@ -152,9 +153,9 @@ final class EventPresenter: Sendable {
     /// lock screen, a remote session. Requests in flight were cancelled; the key comes back with
     /// another ``ready(hidraw:backend:)`` when the session is active again.
     func unavailable(_ reason: String, removed: Bool) {
-        qrImage.removeAll()
+        qr.removeAll()
         if json {
-            line(["event": removed ? "removed" : "unavailable", "reason": reason])
+            line(removed ? "removed" : "unavailable", [("reason", .string(reason))])
         } else {
             text(removed ? "Security key removed: \(reason)." : "No security key for now: \(reason).")
         }
@@ -162,68 +163,37 @@ final class EventPresenter: Sendable {
 
     /// The key is gone (Ctrl-C, SIGTERM): the QR image and its directory go too.
     func stopped() {
-        qrImage.removeAll()
-        if json { line(["event": "stopped"]) } else { text("Security key removed.") }
+        qr.removeAll()
+        if json { line("stopped") } else { text("Security key removed.") }
     }
 
     private func ceremony(_ event: HybridClientEvent) {
+        let presentation = ClientEventPresentation(event)
         switch event {
         case .qr(let url):
             ceremonyRunning.withLock { $0 = true }
-            let matrix = try? QRCodeMatrix(encoding: url)
-            var imagePath: String?
-            if let matrix {
-                do {
-                    imagePath = try qrImage.write(matrix)
-                } catch {
-                    text("cannot write the QR code image: \(error)")
-                }
-            }
+            let image = qr.writeImage(of: url)
+            if case .failed(let message) = image { text(message) }
             if json {
-                line(["event": "qr", "url": url, "image": imagePath ?? NSNull()])
-            } else if showsQRCode {
-                let picture = matrix.map { TerminalQRRenderer().render($0) } ?? ""
-                text(
-                    "A program wants your security key: scan this QR code with your phone (image: \(imagePath ?? "none"); \(url))",
-                    after: picture)
+                write(.event(presentation.name, presentation.members + [("image", .optional(image.path))]))
             } else {
-                text(
-                    "A program wants your security key: scan the QR code with your phone (image: \(imagePath ?? "none"))"
-                )
+                let (picture, message) = qr.text(url: url, image: image)
+                text("A program wants your security key. " + message, after: picture)
             }
             notify(
-                "Scan with your phone", "A program on this computer wants your security key.", image: imagePath,
+                "Scan with your phone", "A program on this computer wants your security key.", image: image.path,
                 urgent: true)
-        case .waitingForDevice:
-            progress("waitingForDevice", "Waiting for your phone (Bluetooth must be on)…")
-        case .advertForAnotherQRCode:
-            progress("advertForAnotherQRCode", "A phone is advertising for another QR code; scan the one shown now")
-        case .connecting(_, let host):
-            progress("connecting", "Phone found; connecting to \(host)")
-            notify("Phone found", "Connecting…")
-        case .connectingL2CAP:
-            progress("connecting", "Phone found; connecting over Bluetooth")
-            notify("Phone found", "Connecting…")
-        case .l2capUnavailable(let why):
-            if json {
-                line(["event": "progress", "stage": "l2capUnavailable", "reason": why.description])
-            } else {
-                text("Not using Bluetooth L2CAP: \(why)")
-            }
-        case .channel(let kind):
-            progress("channel", "Using the \(kind == .l2cap ? "Bluetooth L2CAP channel" : "tunnel")")
-        case .handshake:
-            progress("handshake", "Connected; securing the session")
-        case .waitingForApproval:
-            progress("waitingForApproval", "Approve on your phone…")
-            notify("Approve on your phone", "Confirm the request on your phone.")
+            return
         case .done, .lingering:
-            break  // reported as .done(command:status:); the linger ends with .tunnelClosed
+            return  // reported as .done(command:status:); the linger ends with .tunnelClosed
+        case .connecting, .connectingL2CAP:
+            notify("Phone found", "Connecting…")
+        case .waitingForApproval:
+            notify("Approve on your phone", "Confirm the request on your phone.")
+        case .waitingForDevice, .advertForAnotherQRCode, .l2capUnavailable, .channel, .handshake:
+            break
         }
-    }
-
-    private func progress(_ stage: String, _ message: String) {
-        if json { line(["event": "progress", "stage": stage]) } else { text(message) }
+        if json { write(presentation.line) } else { text(presentation.sentence) }
     }
 
     private func notify(_ summary: String, _ body: String, image: String? = nil, urgent: Bool = false) {
@@ -242,10 +212,13 @@ final class EventPresenter: Sendable {
         output(picture + TerminalText.printableLines(message) + "\n", false)
     }
 
-    /// One JSON object per line on stdout, keys sorted, `"event"` among them.
-    private func line(_ members: [String: Any]) {
-        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? JSONSerialization.data(withJSONObject: members, options: options) else { return }
-        output(TerminalText.jsonEscaped(String(decoding: data, as: UTF8.self)) + "\n", true)
+    /// An event line on stdout: `{"event":NAME,…members}` (``JSONLine/event(_:_:)``).
+    private func line(_ name: String, _ members: [(String, JSONLine)] = []) {
+        write(.event(name, members))
+    }
+
+    /// One JSON line on stdout, escaped for a terminal (``TerminalText/jsonEscaped(_:)``).
+    private func write(_ line: JSONLine) {
+        output(TerminalText.jsonEscaped(line.text) + "\n", true)
     }
 }

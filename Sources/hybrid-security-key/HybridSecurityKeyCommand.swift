@@ -21,8 +21,9 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             ecdsa-sk), pam_u2f and every libfido2 program see it like a plugged-in key. Each \
             registration or sign-in they send is carried to your phone over FIDO hybrid: a QR code \
             appears (in a window naming the site when a display is present, unless --no-window; in \
-            this terminal; as a desktop notification and as an image file); scan it \
-            with the phone's camera and approve there. Runs until Ctrl-C or SIGTERM, then removes \
+            this terminal; as a desktop notification and as an image file: --qr-file, else \
+            $XDG_RUNTIME_DIR/hybrid-security-key-qr-PID.png when that directory is yours and private, \
+            else a new private directory under $TMPDIR); scan it with the phone's camera and approve there. Runs until Ctrl-C or SIGTERM, then removes \
             the device.
 
             The key itself is made by the key broker (hybrid-key-broker.socket, a small system \
@@ -38,53 +39,22 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
             for a request answered without the phone, {"event":"rewritten",…} for one changed on its \
             way to the phone (see docs/security-key.md, "What the key does with each request"). After the answer the \
             phone's tunnel stays open for a late update (--linger); {"event":"closed",…} tells how it \
-            ended. The next request that needs the phone ends a lingering tunnel.
+            ended. The next request that needs the phone ends a lingering tunnel. The phone \
+            ceremony's progress uses hybrid-client's event names ({"event":"waitingForApproval"}, \
+            docs/client.md, "Events").
             """
     )
 
-    @Option(
-        help:
-            "Bluetooth backend: bluez (bluetoothd), hci (raw HCI, root) or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci."
-    )
-    var ble: String?
-
-    @Option(help: "Bluetooth adapter, e.g. hci1. Default: the first one.")
-    var adapter: String?
+    @OptionGroup var bluetooth: BluetoothOptions
 
     @Flag(help: "Events as JSON lines on stdout.")
     var json = false
 
-    @Option(
-        name: .customLong("tunnel-server"),
-        help: ArgumentHelp(
-            "Use your own relay for tunnel domain ID, as hybrid-client does. Repeatable.", valueName: "ID=URL"))
-    var tunnelServers: [String] = []
+    @OptionGroup var tunnel: TunnelServerOptions
 
-    @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
-    var caFile: String?
+    @OptionGroup var times: CeremonyTimeOptions
 
-    @Option(help: "Seconds one phone ceremony may take, from the QR code to the answer.")
-    var timeout: Double = 120
-
-    @Option(
-        help: ArgumentHelp(
-            "Seconds to keep the phone's tunnel open after the answer for a late update, "
-                + "unless the phone closes first (0: close at once). The answer is never held back.",
-            valueName: "seconds"))
-    var linger: Double = Double(HybridClientOptions.defaultLinger.components.seconds)
-
-    @Option(
-        help:
-            "Where to write the QR code image (PNG), mode 0600, deleted when the request ends. Default: $XDG_RUNTIME_DIR/hybrid-security-key-qr-PID.png when that directory is yours and private, else a new private directory under $TMPDIR."
-    )
-    var qrFile: String?
-
-    @Flag(
-        name: .customLong("print-qr-url"),
-        help:
-            "Print the QR code and its FIDO:/ URL on stderr even when stderr is not a terminal (it is a secret: keep it out of logs and the journal)."
-    )
-    var printQRURL = false
+    @OptionGroup var qr: QROutputOptions
 
     @Flag(help: "Do not show desktop notifications.")
     var noNotifications = false
@@ -131,47 +101,21 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     @Flag(help: "Log debug details to stderr (never secrets or payloads).")
     var verbose = false
 
-    func validate() throws {
-        if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
-                throw ValidationError(error.description)
-            }
-        }
-        for text in tunnelServers where TunnelOverrideArgument.parse(text) == nil {
-            throw ValidationError(
-                "--tunnel-server \(text): expected ID=URL with ID 0, 1 or 256-65535 and a ws:// or wss:// URL")
-        }
-        guard timeout > 0 && timeout <= 3600 else {
-            throw ValidationError("--timeout must be between 0 and 3600 seconds")
-        }
-        guard linger >= 0 && linger <= 3600 else {
-            throw ValidationError("--linger must be between 0 and 3600 seconds")
-        }
-    }
-
     func run() async throws {
         var configured = Logger(label: "hybrid-security-key")
         configured.logLevel = verbose ? .debug : .warning
         let logger = configured
-        let backend: BLEBackend =
-            if let ble, let named = try? BLEBackend(argument: ble, adapter: adapter) { named } else {
-                await BLEBackend.automatic(adapter: adapter)
-            }
-        var servers: [TunnelDomainID: TunnelServerOrigin] = [:]
-        for text in tunnelServers {
-            if let (domain, origin) = TunnelOverrideArgument.parse(text) { servers[domain] = origin }
-        }
+        let backend = await bluetooth.backend()
         let options = HybridClientOptions(
-            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
-            tunnelServers: servers)
+            bluetooth: backend, timeout: times.timeoutDuration(), additionalCAFile: tunnel.caFile,
+            tunnelServers: try tunnel.tunnelServerMap())
         let presenter = EventPresenter(
-            json: json, qrImage: qrFile.map { QRImageFile(path: $0) } ?? EventPresenter.defaultQRImage(),
-            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"),
-            printQRURL: printQRURL)
+            json: json, qr: qr.display(defaultImage: EventPresenter.defaultQRImage()),
+            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"))
 
         let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
         // A key killed earlier (SIGKILL, a crash) could not delete its QR image: do it now.
-        if qrFile == nil {
+        if qr.qrFile == nil {
             for path in StaleQRImages.remove(prefix: "hybrid-security-key-qr-") {
                 logger.notice("removed the QR image of a key that no longer runs: \(path)")
             }
@@ -204,7 +148,7 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                     logger.warning("known credential IDs not saved: \(error)")
                 }
             },
-            linger: .milliseconds(Int64(linger * 1000)),
+            linger: times.lingerDuration,
             output: { report in
                 trace?.record(report, fromProgram: false)
                 do { try device.send(report) } catch { logger.warning("\(error)") }

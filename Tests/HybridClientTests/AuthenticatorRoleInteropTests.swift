@@ -24,7 +24,10 @@ import Testing
         for (index, url) in urls.enumerated() {
             let path = directory.appendingPathComponent("qr-\(index).png").path
             // What `hybrid-client create --qr-file PATH` does when the QR code is shown.
-            ProgressReporter(json: true, qrFile: path, timeout: .seconds(1)).report(.qr(url: url))
+            ProgressReporter(
+                json: true, qr: QRDisplay(image: QRImageFile(path: path), printQRURL: false), timeout: .seconds(1)
+            )
+            .report(.qr(url: url))
             #expect(try QRImageReader().read(contentsOfFile: path) == url)
         }
     }

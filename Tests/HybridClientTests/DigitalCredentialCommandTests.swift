@@ -33,7 +33,7 @@ import Testing
         #expect(command.request == "request.json")
         #expect(try command.connection.webOrigin().serialization == "https://verifier.example")
         #expect(command.connection.json)
-        #expect(command.connection.timeout == 30)
+        #expect(command.connection.times.timeout == 30)
         #expect(try Self.parse(["-", "--origin", "https://verifier.example"]).request == "-")
     }
 

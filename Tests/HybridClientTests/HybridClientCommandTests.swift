@@ -18,11 +18,11 @@ import Testing
         let get = try #require(command as? GetCommand)
         #expect(get.options == "-")
         #expect(get.connection.json)
-        #expect(get.connection.qrFile == "qr.svg")
-        #expect(get.connection.timeout == 7.5)
-        #expect(get.connection.linger == 180)  // protocol.md §7.5: up to 3 minutes
+        #expect(get.connection.qr.qrFile == "qr.svg")
+        #expect(get.connection.times.timeout == 7.5)
+        #expect(get.connection.times.linger == 180)  // protocol.md §7.5: up to 3 minutes
         #expect(
-            try get.connection.tunnelServerMap() == [
+            try get.connection.tunnel.tunnelServerMap() == [
                 .google: TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080),
                 .apple: TunnelServerOrigin(scheme: .ws, host: "::1", port: 9),
             ])
@@ -96,21 +96,6 @@ import Testing
         #expect(throws: (any Error).self) {
             try HybridClientCommand.parseAsRoot(["get", "--origin", "https://example.com", "--channel", "usb"])
         }
-        #expect(ProgressReporter.jsonLine(for: .channel(.l2cap)) == #"{"event":"channel","channel":"l2cap"}"#)
-        #expect(ProgressReporter.jsonLine(for: .channel(.tunnel)) == #"{"event":"channel","channel":"tunnel"}"#)
-        #expect(ProgressReporter.jsonLine(for: .connectingL2CAP(psm: 130)) == #"{"event":"connectingL2CAP","psm":130}"#)
-    }
-
-    @Test func lingeringAndTheTunnelsEndAreReportedAsEvents() {
-        #expect(
-            ProgressReporter.jsonLine(for: .lingering(limit: .seconds(180)))
-                == #"{"event":"lingering","limitSeconds":180}"#)
-        #expect(
-            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .lingerExpired, lateUpdates: 2))
-                == #"{"event":"closed","lateUpdates":2,"reason":"lingerExpired"}"#)
-        #expect(
-            ProgressReporter.jsonLine(for: HybridSessionEnd(reason: .failed(.session(.tunnelClosedEarly))))
-                .hasPrefix(#"{"event":"closed","lateUpdates":0,"message":"#))
     }
 
     @Test func exitStatusesSeparateCTAPErrorsTimeoutsAndFailures() {
@@ -135,17 +120,25 @@ import Testing
         #expect(HybridClientError(status: CTAPStatusCode(rawValue: 0x02)) == .authenticatorFailed(.invalidParameter))
     }
 
-    @Test func firstJSONEventCarriesTheQRString() throws {
-        let line = ProgressReporter.jsonLine(for: .qr(url: "FIDO:/0123"))
-        #expect(line == #"{"event":"qr","url":"FIDO:/0123"}"#)
-    }
-}
-
-extension HybridClientCommandTests {
-    @Test func jsonEventsStartWithTheEventName() throws {
-        let line = ProgressReporter.jsonLine(for: .connecting(domain: .apple, host: "127.0.0.1:80"))
-        #expect(line == #"{"event":"connecting","domain":1,"host":"127.0.0.1:80"}"#)
-        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        #expect(object?["host"] as? String == "127.0.0.1:80")
+    /// The shared option groups (HybridCommandLine) check what they checked here before, in the
+    /// same words as hybrid-security-key (SecurityKeyCommandTests).
+    @Test func sharedOptionsKeepTheirChecksAndMessages() {
+        let base = ["get", "--origin", "https://example.com"]
+        for (arguments, message) in [
+            (["--timeout", "0"], "--timeout must be between 0 and 3600 seconds"),
+            (["--timeout", "3601"], "--timeout must be between 0 and 3600 seconds"),
+            (["--linger", "3601"], "--linger must be between 0 and 3600 seconds"),
+            (
+                ["--tunnel-server", "2=ws://127.0.0.1:8080"],
+                "--tunnel-server 2=ws://127.0.0.1:8080: expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]"
+            ),
+        ] {
+            do {
+                _ = try HybridClientCommand.parseAsRoot(base + arguments)
+                Issue.record("\(arguments) was accepted")
+            } catch {
+                #expect(HybridClientCommand.message(for: error) == message)
+            }
+        }
     }
 }

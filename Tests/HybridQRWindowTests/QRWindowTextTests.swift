@@ -23,6 +23,11 @@ import Testing
         #expect(QRWindowText.state(for: .qr(url: "FIDO:/1")) == nil)
         #expect(QRWindowText.state(for: .connecting(domain: .google, host: "x"))?.hideQR == true)
         #expect(QRWindowText.state(for: .waitingForApproval)?.text == "Approve on your phone…")
+        // The window says what every program says for the event (docs/client.md, "Events").
+        #expect(
+            QRWindowText.state(for: .advertForAnotherQRCode)?.text
+                == "A phone is advertising for another QR code (an older one?); scan the one shown now")
+        #expect(QRWindowText.state(for: .lingering(limit: .seconds(1)))?.text == "Done")
     }
 
     @Test func pixelsHaveAQuietZoneAndWholeModules() throws {

@@ -29,8 +29,8 @@ import Testing
         let output = Output()
         let image = QRImageFile(privateFileNamed: "qr.png", environment: ["TMPDIR": temporary])
         let presenter = EventPresenter(
-            json: json, qrImage: image, notifications: nil, printQRURL: printQRURL, stderrIsTerminal: terminal,
-            output: { output.write($0, toStdout: $1) })
+            json: json, qr: QRDisplay(image: image, printQRURL: printQRURL, stderrIsTerminal: terminal),
+            notifications: nil, output: { output.write($0, toStdout: $1) })
         return (presenter, output, image)
     }
 
@@ -42,8 +42,8 @@ import Testing
 
     /// The QR image path the presenter wrote for the last QR event (from its own text).
     static func imagePath(in stderr: String) -> String? {
-        guard let start = stderr.range(of: "(image: ")?.upperBound else { return nil }
-        return String(stderr[start...].prefix { $0 != ")" && $0 != ";" })
+        guard let start = stderr.range(of: "it is in ")?.upperBound else { return nil }
+        return String(stderr[start...].prefix { $0 != " " })
     }
 
     @Test(arguments: [
@@ -97,6 +97,26 @@ import Testing
                 #expect(!stderr.contains(Self.url) || terminal || asked)
                 presenter.stopped()
             }
+        }
+    }
+
+    /// `--json` names a phone ceremony's events as hybrid-client does (docs/client.md, "Events"),
+    /// not `{"event":"progress","stage":…}`; the key's own events keep `"event"` first too.
+    @Test func jsonUsesTheClientsEventNames() throws {
+        try Self.withTemporaryDirectory { temporary in
+            let (presenter, output, _) = Self.presenter(json: true, temporary: temporary)
+            presenter.report(.ceremony(.connectingL2CAP(psm: 128)))
+            presenter.report(.ceremony(.waitingForApproval))
+            presenter.report(.done(command: .getAssertion, status: .ok))
+            let stdout = output.text.withLock { $0.stdout }
+            #expect(
+                stdout == """
+                    {"event":"connectingL2CAP","psm":128}
+                    {"event":"waitingForApproval"}
+                    {"event":"done","command":"getAssertion","status":0}
+
+                    """)
+            presenter.stopped()
         }
     }
 }

@@ -4,6 +4,7 @@ import HybridClient
 import HybridCommandLine
 import HybridCore
 import HybridLocalFiles
+import HybridPresentation
 import HybridQRWindow
 import Logging
 import Synchronization
@@ -149,7 +150,7 @@ final class NativeMessagingHost: Sendable {
                 let events: @Sendable (HybridClientEvent) -> Void = { event in
                     if case .qr(let url) = event {
                         if let file = settings.qrURLFile {
-                            let line = ProgressReporter.line("qr", ["id": id, "url": url]) + "\n"
+                            let line = JSONLine.event("qr", [("id", .string(id)), ("url", .string(url))]).text + "\n"
                             try? PrivateFile.append(Array(line.utf8), to: file)
                         }
                         output.send(.progress(id: id, stage: "qr"))  // Not the answer.

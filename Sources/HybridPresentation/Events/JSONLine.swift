@@ -1,5 +1,11 @@
-/// A JSON value with object keys in the order given, so every line starts with `"event"`.
-enum JSONLine: Equatable {
+/// The executables' one JSON-line writer: a JSON value whose object members keep the order given,
+/// written compactly on one line.
+///
+/// Every event line is ``event(_:_:)``: `"event"` first, then the members sorted by key, so that
+/// `hybrid-client`, `hybrid-security-key` and `hybrid-conformance` write one dialect
+/// (docs/client.md, "Events"). Lines reach a terminal through ``Console/writeJSONOutput(_:)`` or
+/// ``Console/writeJSONError(_:)``.
+package enum JSONLine: Equatable, Sendable {
     case string(String)
     case int(Int)
     case bool(Bool)
@@ -7,8 +13,13 @@ enum JSONLine: Equatable {
     case array([JSONLine])
     case object([(String, JSONLine)])
 
+    /// An event line: `{"event":NAME,…}` with `members` after it, sorted by key.
+    package static func event(_ name: String, _ members: [(String, JSONLine)] = []) -> JSONLine {
+        .object([("event", .string(name))] + members.sorted { $0.0 < $1.0 })
+    }
+
     /// Compact JSON text on one line (control characters escaped, so never a raw newline).
-    var text: String {
+    package var text: String {
         switch self {
         case .string(let value): return Self.quoted(value)
         case .int(let value): return String(value)
@@ -21,7 +32,7 @@ enum JSONLine: Equatable {
     }
 
     /// `value`, or `null` when it is nil.
-    static func optional(_ value: String?) -> JSONLine { value.map(JSONLine.string) ?? .null }
+    package static func optional(_ value: String?) -> JSONLine { value.map(JSONLine.string) ?? .null }
 
     private static func quoted(_ value: String) -> String {
         var out = "\""
@@ -43,5 +54,5 @@ enum JSONLine: Equatable {
         return out + "\""
     }
 
-    static func == (lhs: JSONLine, rhs: JSONLine) -> Bool { lhs.text == rhs.text }
+    package static func == (lhs: JSONLine, rhs: JSONLine) -> Bool { lhs.text == rhs.text }
 }
