@@ -13,8 +13,9 @@
 #  - Firefox ESR with widget.use-xdg-desktop-portal.native-messaging = 1 and
 #    DBUS_SESSION_BUS_ADDRESS naming the private bus: getClientCapabilities, create and two gets
 #    verified by py_webauthn (judge.py --portal), an abort, Firefox quitting mid-ceremony; every
-#    host the portal spawned must be gone with its session (SIGTERM on Close, as Ubuntu's portal
-#    patch does; a host alive 10 s later fails);
+#    host the portal spawned must be gone with its session; run twice: SIGTERM on Close (Ubuntu's
+#    earlier portal patch: the host must end by itself, a host alive 10 s later fails), then
+#    SIGKILL (upstream xdg-desktop-portal);
 #  - a second portal whose manifest's allowed_extensions lacks our id refuses GetManifest: the page
 #    gets Firefox's own behaviour, and the portal spawned nothing.
 # Usage: ci/run-firefox-portal.sh BIN_DIR XPI WORK RELAY_PORT STAGE
@@ -43,8 +44,8 @@ bus_pid=$(cat "$work/portal/bus.pid")
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/portal/bus"
 
 # The portal as a user's session starts it: the session's environment, not Firefox's.
-start_portal() {  # LOG [VAR=VALUE...]
-    local log=$1; shift
+start_portal() {  # LOG TERM|KILL [VAR=VALUE...]
+    local log=$1 close_signal=$2; shift 2
     : >"$work/portal/ready"
     (cd / && exec env -i HOME="$work/home" USER=root LOGNAME=root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
         DBUS_SESSION_BUS_ADDRESS="$DBUS_SESSION_BUS_ADDRESS" HYBRID_SIMULATED_AIR_DIR="$work/air" \
@@ -56,19 +57,24 @@ start_portal() {  # LOG [VAR=VALUE...]
             mount -t overlay overlay -o lowerdir="$1/usr/local":/usr/local /usr/local
             shift
             exec "$@"' sh "$stage" /usr/bin/python3 "$OLDPWD/ci/firefox-extension/portal.py" --log "$log" \
-            --close-signal TERM) >"$work/portal/ready" 2>>"$work/portal/portal.err" &
+            --close-signal "$close_signal") >"$work/portal/ready" 2>>"$work/portal/portal.err" &
     portal_pid=$!
     for _ in $(seq 200); do grep -q ready "$work/portal/ready" && return; sleep 0.05; done
     die "the stand-in portal did not start: $(cat "$work/portal/portal.err")"
 }
 
-echo "== Firefox ESR through the WebExtensions portal (a stand-in on a private session bus)"
-start_portal "$work/portal/granted.jsonl"
-records="$work/portal-records.jsonl"
-/usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --relay-port "$port" --work "$work" \
-    --out "$records" --portal "$work/portal/granted.jsonl" ||
-    { tail -n 30 "$work/firefox-portal-host.log" "$work/portal/portal.err" 2>/dev/null; die "the portal run's driver failed"; }
-stop
+judged=()
+for close_signal in TERM KILL; do
+    echo "== Firefox ESR through the WebExtensions portal (a stand-in on a private session bus; SIG$close_signal on Close)"
+    log="$work/portal/granted-$close_signal.jsonl" records="$work/portal/records-$close_signal.jsonl"
+    start_portal "$log" "$close_signal"
+    /usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --relay-port "$port" --work "$work" \
+        --out "$records" --portal "$log" ||
+        { tail -n 30 "$work/firefox-portal-granted-$close_signal.log" "$work/portal/portal.err" 2>/dev/null
+          die "the portal run's driver failed (SIG$close_signal)"; }
+    stop
+    judged+=("$records" "$log")
+done
 
 echo "== Firefox ESR through the portal, allowed_extensions without our id (the portal refuses)"
 mkdir -p "$work/portal/refusing"
@@ -80,12 +86,12 @@ manifest["allowed_extensions"] = ["someone-else@example.org"]
 json.dump(manifest, open(sys.argv[2], "w"))
 PY
 # The real portal's own override of its search path (XDG_DESKTOP_PORTAL_WEB_EXTENSIONS_PATH).
-start_portal "$work/portal/refused.jsonl" XDG_DESKTOP_PORTAL_WEB_EXTENSIONS_PATH="$work/portal/refusing"
-/usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --work "$work" --out "$records" \
-    --portal "$work/portal/refused.jsonl" --no-host ||
-    { tail -n 30 "$work/firefox-portal-nohost.log" "$work/portal/portal.err" 2>/dev/null; die "the refused run's driver failed"; }
+start_portal "$work/portal/refused.jsonl" KILL XDG_DESKTOP_PORTAL_WEB_EXTENSIONS_PATH="$work/portal/refusing"
+/usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --work "$work" \
+    --out "$work/portal/records-refused.jsonl" --portal "$work/portal/refused.jsonl" --no-host ||
+    { tail -n 30 "$work/firefox-portal-refused.log" "$work/portal/portal.err" 2>/dev/null; die "the refused run's driver failed"; }
 stop
+judged+=("$work/portal/records-refused.jsonl" "$work/portal/refused.jsonl")
 
-python3 ci/firefox-extension/judge.py "$records" --portal "$work/portal/granted.jsonl" "$work/portal/refused.jsonl" ||
-    { tail -n 30 "$work"/firefox-portal-*.log; die "the judge failed"; }
+python3 ci/firefox-extension/judge.py --portal "${judged[@]}" || { tail -n 30 "$work"/firefox-portal-*.log; die "the judge failed"; }
 echo "run-firefox-portal: PASS"

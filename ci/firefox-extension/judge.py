@@ -5,11 +5,13 @@ records state (error names, QR codes counted, windows seen). Prints one line per
 'N passed, M failed'; exits 1 when a check fails.
 
   judge.py RECORDS.jsonl ISSUER_KEY.pem
-  judge.py RECORDS.jsonl --portal GRANTED_LOG REFUSED_LOG   (ci/run-firefox-portal.sh)
+  judge.py --portal RECORDS.jsonl PORTAL_LOG.jsonl [RECORDS PORTAL_LOG ...]   (ci/run-firefox-portal.sh)
 
-With --portal, the records are the portal run's (proof.py --portal) and the logs are the stand-in
-portal's (portal.py): the credentials are verified the same way, and the logs must show what
-Firefox called and that every host the portal spawned ended with its session.
+With --portal, each pair is one portal run: proof.py --portal's records and the stand-in portal's
+log (portal.py). A run where the portal granted: the credentials verified the same way, the log
+showing what Firefox called and every host the portal spawned ended with its session (SIGTERM:
+by itself, within the portal's 10 s; SIGKILL: killed). A run where it refused (records no-host-*):
+Firefox's own behaviour, and nothing spawned.
 
 The digital credential's SD-JWT presentation is judged by scripts/sd_jwt_check.py (the `sd-jwt`
 reference library's verifier) against the issuer's key, the request's nonce and the audience
@@ -86,13 +88,9 @@ def verify_get(entry, registration, label):
 
 
 def main():
-    records = {}
-    with open(sys.argv[1]) as f:
-        for line in f:
-            entry = json.loads(line)
-            records[entry["step"]] = entry
-    if sys.argv[2] == "--portal":
-        return judge_portal(records, sys.argv[3], sys.argv[4])
+    if sys.argv[1] == "--portal":
+        return judge_portal(list(zip(sys.argv[2::2], sys.argv[3::2])))
+    records = load_records(sys.argv[1])
     steps = set(records)
 
     if "no-host-capabilities" in steps:
@@ -201,12 +199,31 @@ def sessions_of(log):
     return sessions
 
 
-def judge_portal(records, granted_path, refused_path):
-    def load(path):
-        with open(path) as f:
-            return [json.loads(line) for line in f if line.strip()]
-    granted, refused = load(granted_path), load(refused_path)
+def load_records(path):
+    records = {}
+    with open(path) as f:
+        for line in f:
+            entry = json.loads(line)
+            records[entry["step"]] = entry
+    return records
 
+
+def judge_portal(pairs):
+    for records_path, log_path in pairs:
+        records = load_records(records_path)
+        with open(log_path) as f:
+            log = [json.loads(line) for line in f if line.strip()]
+        if "no-host-capabilities" in records:
+            judge_portal_refused(records, log)
+        else:
+            judge_portal_granted(records, log)
+    return finish()
+
+
+def judge_portal_granted(records, granted):
+    ready = next(e for e in granted if e["event"] == "ready")
+    close_signal = ready["closeSignal"]
+    print("== the portal grants, SIG%s on Close" % close_signal)
     capabilities = records["capabilities"]["result"]["capabilities"]
     check(capabilities.get("hybridTransport") is True,
           "portal: getClientCapabilities() has hybridTransport: true (the host answered through the portal)")
@@ -250,13 +267,21 @@ def judge_portal(records, granted_path, refused_path):
     ended = {e["pid"]: e for e in granted if e["event"] == "host-ended"}
     exited = {e["pid"] for e in granted if e["event"] == "host-exited"}
     check(all(e["pid"] in ended or e["pid"] in exited for e in spawned),
-          "portal: every host ended with its session (%d on Close/SIGTERM, %d by itself)" % (len(ended), len(exited)))
-    slow = [e for e in ended.values() if e["forcedAfter10s"] or e["exitStatus"] is False and e["exitedBySignal"] != 15]
-    check(not slow, "portal: each host ended on SIGTERM on its own, within %.2f s at most (%s)"
-          % (max([e["seconds"] for e in ended.values()] or [0]), slow))
+          "portal: every host ended with its session (%d at Close or the caller's exit: SIG%s, %d by itself)"
+          % (len(ended), close_signal, len(exited)))
+    if close_signal == "TERM":
+        slow = [e for e in ended.values() if e["forcedAfter10s"] or e["exitStatus"] is False and e["exitedBySignal"] != 15]
+        check(not slow, "portal: each host ended on SIGTERM on its own, within %.2f s at most (%s)"
+              % (max([e["seconds"] for e in ended.values()] or [0]), slow))
+    else:
+        check(all(e["exitedBySignal"] == 9 or e["exitStatus"] is not False for e in ended.values()),
+              "portal: each host still running at Close was killed (SIGKILL), the others had exited")
     closes = sorted({e["why"] for e in granted if e["event"] == "session-closed"})
     print("portal: sessions ended by: %s" % ", ".join(closes))
 
+
+def judge_portal_refused(records, refused):
+    print("== the portal refuses (allowed_extensions without our id)")
     capabilities = records["no-host-capabilities"]["result"]["capabilities"]
     check(capabilities.get("hybridTransport") is not True,
           "portal refusing: getClientCapabilities() is Firefox's own (hybridTransport %s)"
@@ -270,7 +295,6 @@ def judge_portal(records, granted_path, refused_path):
           and all(EXTENSION_ID in e["reason"] for e in skipped),
           "portal refusing: GetManifest refused, the manifest skipped (%s)" % (skipped[0]["reason"] if skipped else None))
     check(not any(e["event"] in ("Start", "host-spawned") for e in refused), "portal refusing: no Start, no host spawned")
-    return finish()
 
 
 def finish():

@@ -116,11 +116,13 @@ class Phones:
 class Firefox(BrowserProcess):
     def __init__(self, args, origin, prefs):
         self.origin = origin
-        label = ("portal-" if args.portal else "") + ("nohost" if args.no_host else "host")
+        label = "nohost" if args.no_host else "host"
+        port = {"nohost": 9340, "host": 9341}[label] + (2 if args.portal else 0)
+        if args.portal:  # one profile per portal run: portal-NAME of the portal's log NAME.jsonl
+            label = "portal-" + os.path.splitext(os.path.basename(args.portal))[0]
         profile = os.path.join(args.work, "profile-%s" % label)
         write_prefs(profile, prefs)
         self.log_path = os.path.join(args.work, "firefox-%s.log" % label)
-        port = {"nohost": 9340, "host": 9341, "portal-nohost": 9342, "portal-host": 9343}[label]
         if args.portal:
             # A confined Firefox: its own HOME (no native-messaging-hosts, no host settings), none
             # of the host's variables; it reaches the host only through the portal on the bus.
