@@ -16,8 +16,9 @@
 #    host the portal spawned must be gone with its session; run twice: SIGTERM on Close (Ubuntu's
 #    earlier portal patch: the host must end by itself, a host alive 10 s later fails), then
 #    SIGKILL (upstream xdg-desktop-portal);
-#  - a second portal whose manifest's allowed_extensions lacks our id refuses GetManifest: the page
-#    gets Firefox's own behaviour, and the portal spawned nothing.
+#  - a second portal whose manifest's allowed_extensions lacks our id refuses GetManifest, and a
+#    third answers Start as a user's "Don't allow" does (Response 1): each time the page gets
+#    Firefox's own behaviour, and the portal spawned nothing.
 # Usage: ci/run-firefox-portal.sh BIN_DIR XPI WORK RELAY_PORT STAGE
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,8 +45,8 @@ bus_pid=$(cat "$work/portal/bus.pid")
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/portal/bus"
 
 # The portal as a user's session starts it: the session's environment, not Firefox's.
-start_portal() {  # LOG TERM|KILL [VAR=VALUE...]
-    local log=$1 close_signal=$2; shift 2
+start_portal() {  # LOG TERM|KILL yes|no [VAR=VALUE...]
+    local log=$1 close_signal=$2 grant=$3; shift 3
     : >"$work/portal/ready"
     (cd / && exec env -i HOME="$work/home" USER=root LOGNAME=root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
         DBUS_SESSION_BUS_ADDRESS="$DBUS_SESSION_BUS_ADDRESS" HYBRID_SIMULATED_AIR_DIR="$work/air" \
@@ -57,7 +58,7 @@ start_portal() {  # LOG TERM|KILL [VAR=VALUE...]
             mount -t overlay overlay -o lowerdir="$1/usr/local":/usr/local /usr/local
             shift
             exec "$@"' sh "$stage" /usr/bin/python3 "$OLDPWD/ci/firefox-extension/portal.py" --log "$log" \
-            --close-signal "$close_signal") >"$work/portal/ready" 2>>"$work/portal/portal.err" &
+            --close-signal "$close_signal" --grant "$grant") >"$work/portal/ready" 2>>"$work/portal/portal.err" &
     portal_pid=$!
     for _ in $(seq 200); do grep -q ready "$work/portal/ready" && return; sleep 0.05; done
     die "the stand-in portal did not start: $(cat "$work/portal/portal.err")"
@@ -67,7 +68,7 @@ judged=()
 for close_signal in TERM KILL; do
     echo "== Firefox ESR through the WebExtensions portal (a stand-in on a private session bus; SIG$close_signal on Close)"
     log="$work/portal/granted-$close_signal.jsonl" records="$work/portal/records-$close_signal.jsonl"
-    start_portal "$log" "$close_signal"
+    start_portal "$log" "$close_signal" yes
     /usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --relay-port "$port" --work "$work" \
         --out "$records" --portal "$log" ||
         { tail -n 30 "$work/firefox-portal-granted-$close_signal.log" "$work/portal/portal.err" 2>/dev/null
@@ -86,12 +87,20 @@ manifest["allowed_extensions"] = ["someone-else@example.org"]
 json.dump(manifest, open(sys.argv[2], "w"))
 PY
 # The real portal's own override of its search path (XDG_DESKTOP_PORTAL_WEB_EXTENSIONS_PATH).
-start_portal "$work/portal/refused.jsonl" KILL XDG_DESKTOP_PORTAL_WEB_EXTENSIONS_PATH="$work/portal/refusing"
+start_portal "$work/portal/refused.jsonl" KILL yes XDG_DESKTOP_PORTAL_WEB_EXTENSIONS_PATH="$work/portal/refusing"
 /usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --work "$work" \
     --out "$work/portal/records-refused.jsonl" --portal "$work/portal/refused.jsonl" --no-host ||
     { tail -n 30 "$work/firefox-portal-refused.log" "$work/portal/portal.err" 2>/dev/null; die "the refused run's driver failed"; }
 stop
 judged+=("$work/portal/records-refused.jsonl" "$work/portal/refused.jsonl")
+
+echo "== Firefox ESR through the portal, the user answering \"Don't allow\" (Response 1)"
+start_portal "$work/portal/denied.jsonl" KILL no
+/usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --work "$work" \
+    --out "$work/portal/records-denied.jsonl" --portal "$work/portal/denied.jsonl" --no-host ||
+    { tail -n 30 "$work/firefox-portal-denied.log" "$work/portal/portal.err" 2>/dev/null; die "the denied run's driver failed"; }
+stop
+judged+=("$work/portal/records-denied.jsonl" "$work/portal/denied.jsonl")
 
 python3 ci/firefox-extension/judge.py --portal "${judged[@]}" || { tail -n 30 "$work"/firefox-portal-*.log; die "the judge failed"; }
 echo "run-firefox-portal: PASS"

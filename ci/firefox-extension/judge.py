@@ -281,15 +281,22 @@ def judge_portal_granted(records, granted):
 
 
 def judge_portal_refused(records, refused):
-    print("== the portal refuses (allowed_extensions without our id)")
+    denied = not next(e for e in refused if e["event"] == "ready")["grant"]
+    label = "portal denying" if denied else "portal refusing"
+    print("== the portal %s" % ("denies: the user's \"Don't allow\"" if denied else "refuses (allowed_extensions without our id)"))
     capabilities = records["no-host-capabilities"]["result"]["capabilities"]
     check(capabilities.get("hybridTransport") is not True,
-          "portal refusing: getClientCapabilities() is Firefox's own (hybridTransport %s)"
-          % capabilities.get("hybridTransport", "absent"))
+          "%s: getClientCapabilities() is Firefox's own (hybridTransport %s)"
+          % (label, capabilities.get("hybridTransport", "absent")))
     entry = records["no-host-create"]
     check(entry["choiceWindows"] == 0 and reached_firefox(entry["result"]),
-          "portal refusing: create() gets Firefox's own answer, no window of ours (%s: %s)"
-          % (entry["result"].get("name"), entry["result"].get("message")))
+          "%s: create() gets Firefox's own answer, no window of ours (%s: %s)"
+          % (label, entry["result"].get("name"), entry["result"].get("message")))
+    if denied:
+        responses = [e["response"] for e in refused if e["event"] == "Response"]
+        check(responses and set(responses) == {1} and not any(e["event"] == "host-spawned" for e in refused),
+              "portal denying: GetManifest answered, Start's Response 1 (%d), no host spawned" % len(responses))
+        return
     skipped = [e for e in refused if e["event"] == "manifest-skipped"]
     check(any(e["event"] == "GetManifest-refused" for e in refused) and skipped
           and all(EXTENSION_ID in e["reason"] for e in skipped),
