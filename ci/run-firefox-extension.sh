@@ -14,7 +14,9 @@
 #    (--qr-url-file: Firefox does not pass a host's stderr on).
 # ci/firefox-extension/proof.py drives Firefox (the cases are listed in judge.py), judge.py
 # verifies every credential with py_webauthn against the page's origin. A second Firefox run
-# outside the namespace (no host manifest anywhere) must get Firefox's own behaviour.
+# outside the namespace (no host manifest anywhere) must get Firefox's own behaviour. Then
+# ci/run-firefox-portal.sh: the host started by a stand-in WebExtensions portal, as a snap or
+# Flatpak Firefox has it started.
 # Usage: ci/run-firefox-extension.sh [BIN_DIR]   (default: builds the products, debug)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +26,8 @@ command -v firefox-esr >/dev/null || die "firefox-esr missing (scripts/setup.sh)
 command -v node >/dev/null || die "nodejs missing (scripts/setup.sh)"
 /usr/bin/python3 -c "import websocket" 2>/dev/null || die "python3-websocket missing (scripts/setup.sh)"
 python3 -c "import webauthn, cbor2" 2>/dev/null || die "py_webauthn / cbor2 missing (scripts/setup.sh)"
+/usr/bin/python3 -c "from gi.repository import Gio, GLib" 2>/dev/null || die "python3-gi missing (scripts/setup.sh)"
+command -v dbus-daemon >/dev/null || die "dbus-daemon missing (scripts/setup.sh)"
 bin="${1:-}"
 if [ -z "$bin" ]; then
     for product in hybrid-client hybrid-security-key hybrid-key-broker tunnel-relay hybrid-authenticator; do
@@ -94,4 +98,6 @@ echo "== Firefox ESR with the extension and no host"
 /usr/bin/python3 ci/firefox-extension/proof.py --bin "$bin" --xpi "$xpi" --work "$work" --out "$records" --no-host ||
     die "the no-host run failed"
 python3 ci/firefox-extension/judge.py "$records" "$work/issuer.pem" || { tail -n 30 "$work"/firefox-*.log; die "the judge failed"; }
+# The same host started by the WebExtensions portal (a stand-in), as a snap or Flatpak Firefox does.
+ci/run-firefox-portal.sh "$bin" "$xpi" "$work" "$port" "$work/stage" || die "the portal run failed"
 echo "run-firefox-extension: PASS"

@@ -145,4 +145,18 @@ import Testing
         #expect(throws: NativeMessagingSettingsError.self) { try NativeMessagingHostSettings(text: "--ble") }
         #expect(throws: NativeMessagingSettingsError.self) { try NativeMessagingHostSettings(text: "--json") }
     }
+
+    /// Firefox starts the host in the manifest path's directory, the WebExtensions portal in its
+    /// own working directory: a file named in the settings must not depend on which.
+    @Test func settingsFilesAreAbsolutePaths() throws {
+        #expect(
+            try NativeMessagingHostSettings(text: "--ca-file /etc/hybrid/ca.pem").arguments
+                == ["--window", "--ca-file", "/etc/hybrid/ca.pem"])
+        #expect(throws: NativeMessagingSettingsError(line: 2, text: "--ca-file ca.pem")) {
+            try NativeMessagingHostSettings(text: "--ble sim\n--ca-file ca.pem")
+        }
+        #expect(throws: NativeMessagingSettingsError.self) {
+            try NativeMessagingHostSettings(text: "--ca-file ./certs/ca.pem")
+        }
+    }
 }

@@ -5,6 +5,13 @@ records state (error names, QR codes counted, windows seen). Prints one line per
 'N passed, M failed'; exits 1 when a check fails.
 
   judge.py RECORDS.jsonl ISSUER_KEY.pem
+  judge.py --portal RECORDS.jsonl PORTAL_LOG.jsonl [RECORDS PORTAL_LOG ...]   (ci/run-firefox-portal.sh)
+
+With --portal, each pair is one portal run: proof.py --portal's records and the stand-in portal's
+log (portal.py). A run where the portal granted: the credentials verified the same way, the log
+showing what Firefox called and every host the portal spawned ended with its session (SIGTERM:
+by itself, within the portal's 10 s; SIGKILL: killed). A run where it refused (records no-host-*):
+Firefox's own behaviour, and nothing spawned.
 
 The digital credential's SD-JWT presentation is judged by scripts/sd_jwt_check.py (the `sd-jwt`
 reference library's verifier) against the issuer's key, the request's nonce and the audience
@@ -81,11 +88,9 @@ def verify_get(entry, registration, label):
 
 
 def main():
-    records = {}
-    with open(sys.argv[1]) as f:
-        for line in f:
-            entry = json.loads(line)
-            records[entry["step"]] = entry
+    if sys.argv[1] == "--portal":
+        return judge_portal(list(zip(sys.argv[2::2], sys.argv[3::2])))
+    records = load_records(sys.argv[1])
     steps = set(records)
 
     if "no-host-capabilities" in steps:
@@ -178,6 +183,125 @@ def main():
     check(probe["seen"]["messages"] == 0 and probe["seen"]["qrElements"] == 0,
           "after every ceremony: still no message event and no QR-like element in the page")
     return finish()
+
+
+HOST_START = "/usr/local/lib/hybrid-client/firefox-native-messaging-host"
+HOST_MANIFEST = "/usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json"
+EXTENSION_ID = "hybrid@swift-hybrid-transport"
+
+
+def sessions_of(log):
+    """The portal's log grouped by session, in order of creation: each a list of events."""
+    sessions = {}
+    for event in log:
+        if event.get("session"):
+            sessions.setdefault(event["session"], []).append(event)
+    return sessions
+
+
+def load_records(path):
+    records = {}
+    with open(path) as f:
+        for line in f:
+            entry = json.loads(line)
+            records[entry["step"]] = entry
+    return records
+
+
+def judge_portal(pairs):
+    for records_path, log_path in pairs:
+        records = load_records(records_path)
+        with open(log_path) as f:
+            log = [json.loads(line) for line in f if line.strip()]
+        if "no-host-capabilities" in records:
+            judge_portal_refused(records, log)
+        else:
+            judge_portal_granted(records, log)
+    return finish()
+
+
+def judge_portal_granted(records, granted):
+    ready = next(e for e in granted if e["event"] == "ready")
+    close_signal = ready["closeSignal"]
+    print("== the portal grants, SIG%s on Close" % close_signal)
+    capabilities = records["capabilities"]["result"]["capabilities"]
+    check(capabilities.get("hybridTransport") is True,
+          "portal: getClientCapabilities() has hybridTransport: true (the host answered through the portal)")
+    entry = records["phone-create"]
+    check(entry["chose"], "portal: the choice window took \"Use a phone or tablet\", remembered")
+    registration = verify_create(entry, "portal: phone create()")
+    if registration:
+        check(entry["result"]["credential"]["clientExtensionResults"].get("credProps") == {"rk": True},
+              "portal: credProps {rk: true}")
+        prf = []
+        for step in ("phone-get-1", "phone-get-2"):
+            verify_get(records[step], registration, "portal: phone get() %s" % step[-1])
+            results = records[step]["result"].get("credential", {}).get("clientExtensionResults", {})
+            prf.append(results.get("prf", {}).get("results", {}).get("first"))
+        check(prf[0] is not None and prf[0] == prf[1], "portal: prf gives the same result for the same salt")
+    check(records["sessions-closed"]["result"]["ok"],
+          "portal: after the ceremonies every host the portal spawned has ended (%s)" % records["sessions-closed"]["hosts"])
+    entry = records["abort"]
+    check(entry["qrShown"] and entry["result"].get("name") == "AbortError",
+          "portal: abort while the QR code is up gives AbortError (%s)" % entry["result"].get("name"))
+    check(entry["hostExited"], "portal: after the abort the host has ended (%s)" % entry["hosts"])
+    entry = records["firefox-quit"]
+    check(entry["qrShown"] and entry["runningAtQuit"], "portal: a host was running a ceremony when Firefox quit (%s)"
+          % entry["runningAtQuit"])
+    check(entry["result"]["ok"], "portal: Firefox quit mid-ceremony: no host left (%s)" % entry["hosts"])
+
+    sessions = sessions_of(granted)
+    spawned = [e for e in granted if e["event"] == "host-spawned"]
+    check(len(spawned) >= 6, "portal: one session and one host per port of the extension (%d hosts)" % len(spawned))
+    first = [e["event"] for e in next(iter(sessions.values()), [])]
+    print("portal: the first session, as the portal saw it: %s" % " -> ".join(first))
+    complete = all([e["event"] for e in events][:6] == ["CreateSession", "GetManifest", "Start", "host-spawned",
+                                                       "Response", "GetPipes"]
+                   for events in sessions.values() if any(e["event"] == "host-spawned" for e in events))
+    check(complete, "portal: Firefox called CreateSession, GetManifest, Start (Response 0), GetPipes in that order")
+    check(all(e["argv"] == [HOST_START, HOST_MANIFEST, EXTENSION_ID] for e in spawned),
+          "portal: the host started as the portal starts it: %s" % (spawned[0]["argv"] if spawned else None))
+    check(all(e["cwd"] == "/" and "DISPLAY" not in e["environment"] for e in spawned),
+          "portal: ... with the portal's working directory / and its environment (%s)"
+          % (" ".join(spawned[0]["environment"]) if spawned else None))
+    ended = {e["pid"]: e for e in granted if e["event"] == "host-ended"}
+    exited = {e["pid"] for e in granted if e["event"] == "host-exited"}
+    check(all(e["pid"] in ended or e["pid"] in exited for e in spawned),
+          "portal: every host ended with its session (%d at Close or the caller's exit: SIG%s, %d by itself)"
+          % (len(ended), close_signal, len(exited)))
+    if close_signal == "TERM":
+        slow = [e for e in ended.values() if e["forcedAfter10s"] or e["exitStatus"] is False and e["exitedBySignal"] != 15]
+        check(not slow, "portal: each host ended on SIGTERM on its own, within %.2f s at most (%s)"
+              % (max([e["seconds"] for e in ended.values()] or [0]), slow))
+    else:
+        check(all(e["exitedBySignal"] == 9 or e["exitStatus"] is not False for e in ended.values()),
+              "portal: each host still running at Close was killed (SIGKILL), the others had exited")
+    closes = sorted({e["why"] for e in granted if e["event"] == "session-closed"})
+    print("portal: sessions ended by: %s" % ", ".join(closes))
+
+
+def judge_portal_refused(records, refused):
+    denied = not next(e for e in refused if e["event"] == "ready")["grant"]
+    label = "portal denying" if denied else "portal refusing"
+    print("== the portal %s" % ("denies: the user's \"Don't allow\"" if denied else "refuses (allowed_extensions without our id)"))
+    capabilities = records["no-host-capabilities"]["result"]["capabilities"]
+    check(capabilities.get("hybridTransport") is not True,
+          "%s: getClientCapabilities() is Firefox's own (hybridTransport %s)"
+          % (label, capabilities.get("hybridTransport", "absent")))
+    entry = records["no-host-create"]
+    check(entry["choiceWindows"] == 0 and reached_firefox(entry["result"]),
+          "%s: create() gets Firefox's own answer, no window of ours (%s: %s)"
+          % (label, entry["result"].get("name"), entry["result"].get("message")))
+    if denied:
+        responses = [e["response"] for e in refused if e["event"] == "Response"]
+        check(responses and set(responses) == {1} and not any(e["event"] == "host-spawned" for e in refused),
+              "portal denying: GetManifest answered, Start's Response 1 (%d), no host spawned" % len(responses))
+        return
+    skipped = [e for e in refused if e["event"] == "manifest-skipped"]
+    check(any(e["event"] == "GetManifest-refused" for e in refused) and skipped
+          and all(EXTENSION_ID in e["reason"] for e in skipped),
+          "portal refusing: GetManifest refused, the manifest skipped (%s)" % (skipped[0]["reason"] if skipped else None))
+    check(not any(e["event"] in ("Start", "host-spawned") for e in refused), "portal refusing: no Start, no host spawned")
 
 
 def finish():

@@ -12,6 +12,15 @@ host's --qr-url-file setting), as a camera would read it. Every step writes one 
 FILE; hard failures of the browser or the protocol exit non-zero at once. With --no-host, no
 host manifest is installed (the caller runs this outside the mount namespace): the page must get
 Firefox's own behaviour.
+
+  proof.py ... --portal PORTAL_LOG [--no-host]
+
+The portal run (ci/run-firefox-portal.sh): Firefox with widget.use-xdg-desktop-portal.native-messaging
+= 1 and DBUS_SESSION_BUS_ADDRESS naming a private bus where portal.py (a stand-in for
+xdg-desktop-portal's WebExtensions portal, logging to PORTAL_LOG) starts the host; Firefox itself
+sees no host manifest and has its own HOME. The cases: getClientCapabilities, the phone's create
+and two gets, an abort, and Firefox quitting during a ceremony (the host must end with the
+session). With --no-host, the portal refuses the manifest: Firefox's own behaviour.
 """
 import argparse
 import base64
@@ -107,12 +116,25 @@ class Phones:
 class Firefox(BrowserProcess):
     def __init__(self, args, origin, prefs):
         self.origin = origin
-        profile = os.path.join(args.work, "profile-%s" % ("nohost" if args.no_host else "host"))
+        label = "nohost" if args.no_host else "host"
+        port = {"nohost": 9340, "host": 9341}[label] + (2 if args.portal else 0)
+        if args.portal:  # one profile per portal run: portal-NAME of the portal's log NAME.jsonl
+            label = "portal-" + os.path.splitext(os.path.basename(args.portal))[0]
+        profile = os.path.join(args.work, "profile-%s" % label)
         write_prefs(profile, prefs)
-        self.log_path = os.path.join(args.work, "firefox-%s.log" % ("nohost" if args.no_host else "host"))
-        port = 9340 if args.no_host else 9341
-        env = dict(os.environ, HOME=os.path.join(args.work, "home"), MOZ_HEADLESS="1", MOZ_CRASHREPORTER_DISABLE="1",
-                   HYBRID_SIMULATED_AIR_DIR=os.path.join(args.work, "air"), HYBRID_ALLOW_SIMULATED_AIR="1")
+        self.log_path = os.path.join(args.work, "firefox-%s.log" % label)
+        if args.portal:
+            # A confined Firefox: its own HOME (no native-messaging-hosts, no host settings), none
+            # of the host's variables; it reaches the host only through the portal on the bus.
+            home = os.path.join(args.work, "home-firefox")
+            os.makedirs(home, exist_ok=True)
+            env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRID_")}
+            env.update(HOME=home, MOZ_HEADLESS="1", MOZ_CRASHREPORTER_DISABLE="1")
+            assert env.get("DBUS_SESSION_BUS_ADDRESS"), "the portal run needs DBUS_SESSION_BUS_ADDRESS"
+        else:
+            env = dict(os.environ, HOME=os.path.join(args.work, "home"), MOZ_HEADLESS="1",
+                       MOZ_CRASHREPORTER_DISABLE="1", HYBRID_SIMULATED_AIR_DIR=os.path.join(args.work, "air"),
+                       HYBRID_ALLOW_SIMULATED_AIR="1")
         self.process = subprocess.Popen(
             ["firefox-esr", "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", str(port),
              "about:blank"], stdout=open(self.log_path, "wb"), stderr=subprocess.STDOUT, env=env)
@@ -227,6 +249,61 @@ def wait_until(predicate, limit):
     return True
 
 
+def portal_log(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def spawned_hosts(path):
+    """The pids the stand-in portal spawned, and whether each still runs."""
+    return {e["pid"]: os.path.exists("/proc/%d" % e["pid"]) for e in portal_log(path) if e["event"] == "host-spawned"}
+
+
+def portal_run(args, firefox, record):
+    """The host through the stand-in portal: the ceremonies, then the session ends."""
+    phones = Phones(args, os.path.join(args.work, "qr-urls.jsonl"))
+    record("capabilities", None, {"ok": True, "capabilities": json.loads(firefox.capabilities())})
+    options = creation("portal-alice", {"credProps": True, "prf": {}})
+    firefox.start("create", options)
+    chose = firefox.choose("phone", remember=True)
+    created = firefox.result()
+    record("phone-create", options, created, chose=chose, qrCodes=phones.count())
+    if not created.get("ok"):
+        fail("the phone's create through the portal failed")
+    credential_id = created["credential"]["id"]
+    salt = b64u(b"the proof's prf salt".ljust(32, b"."))
+    for step in ("phone-get-1", "phone-get-2"):
+        options = request(credential_id, {"prf": {"eval": {"first": salt}}})
+        firefox.start("get", options)
+        record(step, options, firefox.result(), choiceWindows=len(firefox.choice_windows()))
+    # Every session so far ended with its host (the extension closes the port when no request
+    # runs; Firefox then closes the portal session).
+    settled = wait_until(lambda: not any(spawned_hosts(args.portal).values()), 20)
+    record("sessions-closed", None, {"ok": settled}, hosts=spawned_hosts(args.portal))
+
+    # Abort while the QR code is up: AbortError, the ceremony cancelled, the host gone.
+    phones.hold = True
+    before = phones.count()
+    options = request(credential_id)
+    firefox.start("get", options)
+    shown = phones.wait_for(before + 1, 30)
+    firefox.evaluate("abort()")
+    result = firefox.result()
+    host_gone = wait_until(lambda: not any(spawned_hosts(args.portal).values()), 20)
+    record("abort", options, result, qrShown=shown, hostExited=host_gone, hosts=spawned_hosts(args.portal))
+
+    # Firefox quits while a ceremony runs (the QR code up): the session ends, so does the host.
+    before = phones.count()
+    options = request(credential_id)
+    firefox.start("get", options)
+    shown = phones.wait_for(before + 1, 30)
+    running = [pid for pid, alive in spawned_hosts(args.portal).items() if alive]
+    firefox.close()
+    host_gone = wait_until(lambda: not any(spawned_hosts(args.portal).values()), 20)
+    record("firefox-quit", options, {"ok": host_gone}, qrShown=shown, runningAtQuit=running,
+           hosts=spawned_hosts(args.portal))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -235,6 +312,7 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--no-host", action="store_true")
+    parser.add_argument("--portal", help="the stand-in portal's log: Firefox asks the portal for the host")
     args = parser.parse_args()
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=HERE))
@@ -252,7 +330,16 @@ def main():
     # Firefox's own soft token: what "a security key or this browser" must reach.
     prefs = dict(FIREFOX_PREFS, **{"security.webauth.webauthn_enable_softtoken": True,
                                    "security.webauth.webauthn_enable_usbtoken": False})
+    if args.portal:
+        prefs["widget.use-xdg-desktop-portal.native-messaging"] = 1
     firefox = Firefox(args, origin, prefs)
+    if args.portal and not args.no_host:
+        try:
+            portal_run(args, firefox, record)
+        finally:
+            firefox.close()
+            out.close()
+        return
     try:
         if args.no_host:
             record("no-host-capabilities", None, {"ok": True, "capabilities": json.loads(firefox.capabilities())})

@@ -10,6 +10,12 @@ struct NativeMessagingHostSettings: Hashable {
         "--ble", "--adapter", "--tunnel-server", "--ca-file", "--linger", "--channel", "--l2cap-timeout", "--timeout",
     ]
     static let flagsWithoutValue: Set<String> = ["--window", "--no-window", "--verbose"]
+    /// The flags whose value is a file: it must be an absolute path. The host's working directory
+    /// is not its own to rely on: Firefox starts it in the directory of the manifest's `path`, the
+    /// WebExtensions portal (snap and Flatpak Firefox) in the portal's own (the user's home under
+    /// `systemd --user`, `/` under plain D-Bus activation), so a relative path would name
+    /// different files, or none, depending on who started the host.
+    static let flagsWithPath: Set<String> = ["--ca-file"]
     /// `--qr-url-file FILE`: the host's own flag, for tests only (the URL is the ceremony's
     /// secret): each QR code's URL is appended to FILE (a new private file, mode 0600) as a JSON
     /// line `{"event":"qr","id":…,"url":…}`, for a test's phone to scan.
@@ -42,7 +48,9 @@ struct NativeMessagingHostSettings: Hashable {
                 qrURLFile = words[1]
             } else if Self.flagsWithoutValue.contains(flag), words.count == 1 {
                 arguments.append(flag)
-            } else if Self.flagsWithValue.contains(flag), words.count == 2 {
+            } else if Self.flagsWithValue.contains(flag), words.count == 2,
+                !Self.flagsWithPath.contains(flag) || words[1].hasPrefix("/")
+            {
                 arguments += words
             } else {
                 throw NativeMessagingSettingsError(line: index + 1, text: String(line))
@@ -64,6 +72,6 @@ struct NativeMessagingSettingsError: Error, Hashable, CustomStringConvertible {
                 "\($0) VALUE"
             }
             + NativeMessagingHostSettings.flagsWithoutValue).sorted().joined(separator: ", ")
-            + ": \(text)"
+            + " (files as absolute paths): \(text)"
     }
 }
