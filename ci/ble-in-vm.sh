@@ -136,7 +136,8 @@ fi
 ;; esac
 # ---- repeat-bluez-l2cap: the bluetoothd L2CAP ceremony BLE_PROOF_REPEAT times (not in CI) ---
 # For a flake hunt: each run's air is recorded by btmon; a failing run prints its events, the
-# tail of its decoded trace and bluetoothd's log. BLE_PROOF_LOAD=1 adds a busy loop per core.
+# tail of its decoded trace and bluetoothd's log. BLE_PROOF_LOAD=1 adds a busy loop per core;
+# BLE_PROOF_REPEAT_AS_CI=1 runs the tunnel ceremony before each, as the proof does.
 rc_repeat=0
 case " $phases " in *" repeat-bluez-l2cap "*)
 bluez_stack
@@ -148,7 +149,10 @@ passed=0 failed=0 run=1
 while [ $run -le "${BLE_PROOF_REPEAT:-50}" ]; do
     btmon -w /tmp/repeat.snoop >/dev/null 2>&1 &
     monitor=$!
-    if CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay bluez-l2cap >/tmp/repeat.out 2>&1; then
+    # BLE_PROOF_REPEAT_AS_CI=1: each L2CAP ceremony after a tunnel ceremony on the same bluetoothd,
+    # in the order the proof runs them.
+    if { [ -z "${BLE_PROOF_REPEAT_AS_CI:-}" ] || CEREMONY_CLIENT_ARGS="--channel tunnel" ceremony_run bluez; } >/tmp/repeat.out 2>&1 &&
+        CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay bluez-l2cap >>/tmp/repeat.out 2>&1; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))

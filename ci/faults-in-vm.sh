@@ -1,8 +1,10 @@
 # Guest half of the fault proof (busybox sh), started by ci/run-fault-proof.sh through
 # `blevm-run -S`: the phone as a security key through the faults of daily use. btvirt (hci0 +
-# hci1), tunnel-relay on a fixed loopback port, `hybrid-security-key --uhid /dev/uhid --ble hci
-# --adapter hci1 --json`, our phone (`hybrid-authenticator --ble hci --adapter hci0`, plaintext
-# store) answering the QR codes it is told to, libfido2's fido2-cred / fido2-assert as callers.
+# hci1), tunnel-relay on a fixed loopback port, the key as installed: hybrid-key-broker started as
+# its units start it (ci/broker/guest-broker.sh) with a fake logind naming uid 1001's session the
+# active one, and uid 1001's agent `hybrid-security-key --broker-socket ... --ble hci --adapter hci1
+# --json`; our phone (`hybrid-authenticator --ble hci --adapter hci0`, plaintext store) answering
+# the QR codes it is told to, libfido2's fido2-cred / fido2-assert as uid 1001 as callers.
 #
 #   1  the phone SIGKILLed after the handshake (over the tunnel, then over BLE L2CAP)
 #   2  the relay restarted mid-ceremony (SIGTERM, SIGKILL after 3 s, started again)
@@ -21,10 +23,11 @@ rm -rf "$w" && mkdir -p "$w"
 port=28080
 # ceremony_wait_line FILE SED-EXPRESSION (waits up to 60 s), shared with the ceremony proof.
 . /blevm/work/ceremony-in-vm.sh
+. /blevm/work/guest-broker.sh
 
 fail() {
     echo "faults-in-vm: FAIL: $*" >&2
-    for f in key.out key.err relay.err phone.log caller.err; do
+    for f in broker.log key.out key.err relay.err phone.log caller.err; do
         [ -f "$w/$f" ] && { echo "---- $f (last 40 lines)" >&2; tail -n 40 "$w/$f" | sed 's/^/   /' >&2; }
     done
     exit 1
@@ -75,6 +78,15 @@ for index in 0 1; do
     blevm_nostdin btmgmt --index $index le on >/dev/null || fail "btmgmt le on (hci$index)"
 done
 [ -e /dev/uhid ] || fail "/dev/uhid missing (boot with BLEVM_KARGS=blevm.modules=uhid,hid_generic)"
+# As udev leaves it with our rule: root's alone. The broker, as its units start it, hands the key
+# to the active session's user; the callers run as that user (uid 1001), whose files live in $w.
+chown 0:0 /dev/uhid && chmod 600 /dev/uhid
+broker_chroot /chroot
+broker_logind /chroot
+broker_start "$w/broker.log"
+broker_user 1001 "$w"
+chown 1001:1001 "$w"
+as_user() { broker_as 1001 "$@"; }
 
 relay_start() {
     /usr/local/bin/tunnel-relay --host 127.0.0.1 --port $port >"$w/relay.out" 2>>"$w/relay.err" &
@@ -84,15 +96,19 @@ relay_start() {
 
 readies=0
 key_start() {
-    /usr/local/bin/hybrid-security-key --uhid /dev/uhid --ble hci --adapter hci1 --json --no-notifications \
-        --timeout "${FAULTS_CEREMONY_TIMEOUT:-90}" --linger 0 --tunnel-server "0=ws://127.0.0.1:$port" \
-        >>"$w/key.out" 2>>"$w/key.err" &
-    key=$!
+    # Raw HCI needs CAP_NET_RAW/NET_ADMIN (bluetoothd's on a desktop, where the agent uses --ble
+    # bluez). No runtime directory: the QR image goes to a private directory under /tmp, where
+    # case 4 looks for a dead key's stale one.
+    BROKER_AGENT_CAPS=+net_raw,+net_admin BROKER_AGENT_RUNTIME_DIR= broker_agent 1001 "$w" key --ble hci \
+        --adapter hci1 --json --no-notifications --no-window --timeout "${FAULTS_CEREMONY_TIMEOUT:-90}" --linger 0 \
+        --tunnel-server "0=ws://127.0.0.1:$port"
+    key=$agent_pid
     readies=$((readies + 1))
     wait_count '"event":"ready"' "$w/key.out" $readies 60 || fail "the key did not report ready"
     dev=$(sed -n 's/.*"hidraw":"\([^"]*\)".*/\1/p' "$w/key.out" | tail -n 1)
     [ -n "$dev" ] || fail "the key named no hidraw node"
     ks_ticks=0; while [ ! -e "$dev" ]; do ks_ticks=$((ks_ticks + 1)); [ $ks_ticks -gt 100 ] && fail "$dev did not appear"; sleep 0.1; done
+    [ "$(util-stat -c '%u %a' "$dev")" = "1001 600" ] || fail "$dev is not uid 1001's with mode 600: $(util-stat -c '%u %a' "$dev")"
 }
 
 # The phone for the next QR code the key shows (qr events are numbered from 1, in order).
@@ -125,7 +141,7 @@ assert_start() {
     printf '%s\n%s\n%s\n' "$(cdh)" "faults.example" "$(sed -n 5p "$w/cred.out")" >"$w/$1.in"
     rm -f "$w/$1.status" "$w/$1.ended"
     {
-        fido2-assert -G -i "$w/$1.in" -o "$w/$1.out" "$dev" 2>"$w/$1.err"
+        as_user fido2-assert -G -i "$w/$1.in" -o "$w/$1.out" "$dev" 2>"$w/$1.err"
         st=$?
         now >"$w/$1.ended"
         echo $st >"$w/$1.status"
@@ -138,7 +154,7 @@ assert_wait() {
     while [ ! -s "$w/$1.status" ]; do aw_ticks=$((aw_ticks + 1)); [ $aw_ticks -gt $((${2:-120} * 10)) ] && return 124; sleep 0.1; done
     return "$(cat "$w/$1.status")"
 }
-assert_verified() { fido2-assert -V -i "$w/$1.out" "$w/cred.pub" es256; }
+assert_verified() { as_user fido2-assert -V -i "$w/$1.out" "$w/cred.pub" es256; }
 # signin NAME [phone flags]: one sign-in answered by the phone; fails the proof otherwise. Returns
 # once the key is at rest: its `closed` event says that the phone session has ended and every
 # descriptor and thread of it is released (the caller has its answer before that).
@@ -159,10 +175,10 @@ relay_start
 key_start
 step "a credential (fido2-cred -M, answered by the phone)"
 printf '%s\n%s\n%s\n%s\n' "$(cdh)" "faults.example" "alice" "$(head -c 16 /dev/urandom | base64)" >"$w/cred.in"
-{ fido2-cred -M -i "$w/cred.in" -o "$w/cred.out" "$dev" es256 2>"$w/cred.err"; echo $? >"$w/cred.status"; } &
+{ as_user fido2-cred -M -i "$w/cred.in" -o "$w/cred.out" "$dev" es256 2>"$w/cred.err"; echo $? >"$w/cred.status"; } &
 phone_answer
 assert_wait cred || fail "fido2-cred -M failed: $(cat "$w/cred.err")"
-fido2-cred -V -i "$w/cred.out" -o "$w/cred.pub" es256 || fail "fido2-cred -V rejected the credential"
+as_user fido2-cred -V -i "$w/cred.out" -o "$w/cred.pub" es256 || fail "fido2-cred -V rejected the credential"
 signin first
 
 # 1. The phone disappears after the handshake: over the tunnel, then over its L2CAP channel.
@@ -366,7 +382,8 @@ sample() {
     rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$key/status)
     threads=$(sed -n 's/^Threads:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$key/status)
     fds=$(ls /proc/$key/fd | wc -l)
-    echo "$rss $fds $threads"
+    pss=$(awk '$1 == "Pss:" { print $2 }' /proc/$key/smaps_rollup)
+    echo "$rss $fds $threads $pss"
 }
 # key_resources: what the key holds, for a failure message (descriptor targets, thread names).
 key_resources() {
@@ -386,12 +403,13 @@ while [ $signins -le $n ]; do
     if [ $signins -eq 1 ]; then signin long-$signins --no-l2cap; else signin long-$signins; fi
     channels="$channels $(sed -n 's/.*"channel":"\([a-z0-9]*\)".*/\1/p' "$w/phone.$qrs.log" | tail -n 1)"
     rm -f "$w/long-$signins".* "$w/phone.$qrs.log"
-    [ $signins -eq 10 ] && { set -- $(sample); rss10=$1 fds10=$2 threads10=$3; }
-    [ $((signins % 10)) -eq 0 ] && echo "   after $signins sign-ins ($(since $t0) s): key RSS, fds, threads: $(sample)"
+    [ $signins -eq 10 ] && { set -- $(sample); rss10=$1 fds10=$2 threads10=$3 pss10=$4; }
+    [ $((signins % 10)) -eq 0 ] && echo "   after $signins sign-ins ($(since $t0) s): key RSS, fds, threads, PSS: $(sample)"
     signins=$((signins + 1))
 done
 set -- $(sample)
-timing "6 long use: $n sign-ins in $(since $t0) s ($(echo $channels | tr ' ' '\n' | grep -c '^tunnel$') over the tunnel, $(echo $channels | tr ' ' '\n' | grep -c '^l2cap$') over L2CAP); key at rest after 10: RSS ${rss10} kB, ${fds10} fds, ${threads10} threads; after $n: RSS $1 kB, $2 fds, $3 threads"
+timing "6 long use: $n sign-ins in $(since $t0) s ($(echo $channels | tr ' ' '\n' | grep -c '^tunnel$') over the tunnel, $(echo $channels | tr ' ' '\n' | grep -c '^l2cap$') over L2CAP); key at rest after 10: RSS ${rss10} kB (PSS ${pss10} kB), ${fds10} fds, ${threads10} threads; after $n: RSS $1 kB (PSS $4 kB), $2 fds, $3 threads"
+timing "6 long use: the broker after $n sign-ins and one key restart: RSS $(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$broker_pid/status) kB, PSS $(awk '$1 == "Pss:" { print $2 }' /proc/$broker_pid/smaps_rollup) kB, $(ls /proc/$broker_pid/fd | wc -l) fds"
 [ $n -lt 10 ] || {
     [ $(($2 - fds10)) -le 2 ] || fail "open fds grew from $fds10 to $2: $(key_resources)"
     [ $(($3 - threads10)) -le 4 ] || fail "threads grew from $threads10 to $3: $(key_resources)"

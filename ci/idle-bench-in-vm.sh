@@ -59,6 +59,16 @@ measure() {
     sleep "$window"
     for_each end_one "$@"
 }
+# memory BUILD NAME PID: the process's RSS and PSS (kB), and the mappings that take most of its PSS
+# (each file, anonymous memory as [anon]), from /proc/PID/status, smaps_rollup and smaps.
+memory() {
+    mem_rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$3/status)
+    mem_pss=$(awk '$1 == "Pss:" { print $2 }' /proc/$3/smaps_rollup)
+    echo "IDLE-MEMORY $1 $2 rss_kB=$mem_rss pss_kB=$mem_pss"
+    awk '$1 ~ /^[0-9a-f]+-[0-9a-f]+$/ { m = ($6 == "" ? "[anon]" : $6); next } $1 == "Pss:" { p[m] += $2 }
+        END { for (k in p) print p[k], k }' /proc/$3/smaps | sort -rn | head -n 10 |
+        while read -r mem_kb mem_map; do echo "IDLE-MAP $1 $2 $mem_kb kB $mem_map"; done
+}
 # waiting_request DEVICE AS-USER: a makeCredential the phone never answers, in the background.
 waiting_request() {
     printf '%s\n%s\n%s\n%s\n' "$(head -c 32 /dev/urandom | base64)" idle.example alice "$(head -c 16 /dev/urandom | base64)" >$w/cred.in
@@ -100,6 +110,7 @@ for build in ${IDLE_BUILDS:-.}; do
             fail "the key ($build) did not report ready"
         sleep 1
         measure "$build" idle key-direct $key
+        memory "$build" key-direct $key
         waiting_request "$dev" root
         ceremony_wait_line $w/key.out 's/.*"event":"\(qr\)".*/\1/p' >/dev/null || fail "the key ($build) showed no QR code"
         sleep 1
@@ -120,6 +131,7 @@ for build in ${IDLE_BUILDS:-.}; do
     dev=$(ceremony_wait_line $w/agent.out 's/^created \(.*\)/\1/p') || fail "the stand-in agent ($build) got no key"
     sleep 1
     measure "$build" idle broker $broker
+    memory "$build" broker $broker
     waiting_request "$dev" 1001
     ceremony_wait_line $w/agent.out 's/^\(output report\) 1$/\1/p' >/dev/null || fail "the broker ($build) forwarded no request"
     sleep 1

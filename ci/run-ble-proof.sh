@@ -18,7 +18,8 @@
 # to run (hci, ceremony-hci, l2cap, ceremony-l2cap, bluez, ceremony-bluez; default all).
 # Env: BLEVM_DIR (default Tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
 #      BLE_PROOF_VERBOSE=1 (print bluetoothd's log from the guest); for the phase
-#      repeat-bluez-l2cap: BLE_PROOF_REPEAT (runs, default 50), BLE_PROOF_LOAD=1 (busy loops).
+#      repeat-bluez-l2cap: BLE_PROOF_REPEAT (runs, default 50), BLE_PROOF_LOAD=1 (busy loops),
+#      BLE_PROOF_REPEAT_AS_CI=1 (each after a tunnel ceremony, as the proof runs them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 blevm=${BLEVM_DIR:-Tools/blevm}
@@ -77,6 +78,7 @@ extra=()
 [ -n "${BLE_PROOF_VERBOSE:-}" ] && extra=(-e BLE_PROOF_VERBOSE=1)
 [ -n "${BLE_PROOF_REPEAT:-}" ] && extra+=(-e "BLE_PROOF_REPEAT=$BLE_PROOF_REPEAT")
 [ -n "${BLE_PROOF_LOAD:-}" ] && extra+=(-e BLE_PROOF_LOAD=1)
+[ -n "${BLE_PROOF_REPEAT_AS_CI:-}" ] && extra+=(-e BLE_PROOF_REPEAT_AS_CI=1)
 start=$EPOCHREALTIME
 set +e
 # Every guest line gets the host's elapsed time since the VM was started.

@@ -3,9 +3,11 @@
 # ci/faults-in-vm.sh): the phone killed after the handshake, the relay restarted mid-ceremony,
 # the Bluetooth adapter powered off (and rfkill'd) while the key waits, hybrid-client and
 # hybrid-authenticator losing their adapter, two callers at once, the key SIGKILLed and
-# restarted, and FAULTS_LONG_USE sign-ins in a row with the key's RSS, fds and threads. libfido2's
-# fido2-cred / fido2-assert are the callers, our hybrid-authenticator the phone over kernel BLE
-# (btvirt) and a loopback relay. Prints each FAULT-TIME (fault -> caller's error, fault -> next
+# restarted, and FAULTS_LONG_USE sign-ins in a row with the key's RSS, fds and threads. The key is
+# uid 1001's agent, its device made and handed over by hybrid-key-broker started as its units
+# start it (ci/broker/guest-broker.sh, a fake logind); libfido2's fido2-cred / fido2-assert as
+# uid 1001 are the callers, our hybrid-authenticator the phone over kernel BLE (btvirt) and a
+# loopback relay. Prints each FAULT-TIME (fault -> caller's error, fault -> next
 # success). Fails loudly (never skips) when blevm is missing or the VM cannot start.
 # Env: BLEVM_DIR (default Tools/blevm), FAULTS_LONG_USE (sign-ins in a row, default 20),
 #      FAULT_PROOF_TIMEOUT (default 1800 s).
@@ -16,11 +18,12 @@ die() { echo "run-fault-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" >/dev/null || die "blevm host setup failed"
 "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-for tool in fido2-cred fido2-assert; do
+for tool in fido2-cred fido2-assert setpriv stat systemd-socket-activate; do
     command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs fido2-tools)"
 done
+/usr/bin/python3 -c "import dbusmock, dbus" 2>/dev/null || die "python3-dbusmock / python3-dbus missing (scripts/setup.sh)"
 
-programs="hybrid-security-key hybrid-authenticator hybrid-client tunnel-relay"
+programs="hybrid-key-broker hybrid-security-key hybrid-authenticator hybrid-client tunnel-relay"
 for product in $programs; do
     swift build --product "$product" >/dev/null || die "swift build --product $product failed"
 done
@@ -37,7 +40,12 @@ start=$EPOCHREALTIME
 set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
     "$blevm/blevm-run" -m 2048 -t "${FAULT_PROOF_TIMEOUT:-1800}" -e "FAULTS_LONG_USE=${FAULTS_LONG_USE:-20}" \
+    -s /usr:/host/usr:ro -s /etc:/host/etc:ro \
     "${binaries[@]}" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
+    -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" \
+    -b "$(command -v systemd-socket-activate):/usr/local/bin/util-socket-activate" \
+    -f ci/broker/logind.py -f ci/broker/guest-broker.sh \
+    -f deploy/security-key/hybrid-key-broker.service -f deploy/security-key/hybrid-key-broker.socket \
     -f ci/ceremony-in-vm.sh -S ci/faults-in-vm.sh >"$work/vm.log" 2>&1
 rc=$?
 set -e

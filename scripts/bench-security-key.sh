@@ -53,10 +53,12 @@ if [ "${1:-}" = idle ]; then
         -f ci/ceremony-in-vm.sh -f ci/broker/logind.py -f ci/broker/hold_key.py -S ci/idle-bench-in-vm.sh >"$work/vm.log" 2>&1
     rc=$?
     set -e
-    grep -E "^IDLE-(BENCH|THREAD) |idle-bench: " "$work/vm.log" || cat "$work/vm.log"
+    grep -E "^IDLE-(BENCH|THREAD|MEMORY|MAP) |idle-bench: " "$work/vm.log" || cat "$work/vm.log"
     [ $rc -eq 0 ] || die "the guest run failed (exit $rc)"
     echo "== wake-ups a second (anchor: a hardware key, 0) and CPU ticks over ${2:-30} s"
     awk '/^IDLE-BENCH / { b = ($2 == "." ? "now" : $2); printf "   %-7s %-10s %-8s %s %s %s\n", b, $3, $4, $6, $7, $8 }' "$work/vm.log"
+    echo "== memory at rest (kB; debug builds; anchor: a hardware key takes none of its host's)"
+    awk '/^IDLE-MEMORY / { b = ($2 == "." ? "now" : $2); printf "   %-7s %-10s %s %s\n", b, $3, $4, $5 }' "$work/vm.log"
     if [ -n "${IDLE_BENCH_LIMIT:-}" ]; then
         awk -v limit="$IDLE_BENCH_LIMIT" '/^IDLE-BENCH \. (key-direct|broker) idle / {
             split($6, rate, "="); if (rate[2] + 0 > limit + 0) { print "   above " limit "/s: " $0; bad = 1 } }
