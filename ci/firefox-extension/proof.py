@@ -259,23 +259,32 @@ def spawned_hosts(path):
     return {e["pid"]: os.path.exists("/proc/%d" % e["pid"]) for e in portal_log(path) if e["event"] == "host-spawned"}
 
 
+def phone_create_and_gets(firefox, phones, record, user, failure):
+    """The phone chosen and remembered for the site: a create with credProps and prf, then two
+    gets with the same prf salt (steps phone-create, phone-get-1, phone-get-2). Returns the
+    credential's id."""
+    options = creation(user, {"credProps": True, "prf": {}})
+    firefox.start("create", options)
+    chose = firefox.choose("phone", remember=True)
+    log("chose the phone: %s" % chose)
+    created = firefox.result()
+    record("phone-create", options, created, chose=chose, qrCodes=phones.count())
+    if not created.get("ok"):
+        fail(failure)
+    salt = b64u(b"the proof's prf salt".ljust(32, b"."))
+    for step in ("phone-get-1", "phone-get-2"):
+        options = request(created["credential"]["id"], {"prf": {"eval": {"first": salt}}})
+        firefox.start("get", options)
+        record(step, options, firefox.result(), choiceWindows=len(firefox.choice_windows()))
+    return created["credential"]["id"]
+
+
 def portal_run(args, firefox, record):
     """The host through the stand-in portal: the ceremonies, then the session ends."""
     phones = Phones(args, os.path.join(args.work, "qr-urls.jsonl"))
     record("capabilities", None, {"ok": True, "capabilities": json.loads(firefox.capabilities())})
-    options = creation("portal-alice", {"credProps": True, "prf": {}})
-    firefox.start("create", options)
-    chose = firefox.choose("phone", remember=True)
-    created = firefox.result()
-    record("phone-create", options, created, chose=chose, qrCodes=phones.count())
-    if not created.get("ok"):
-        fail("the phone's create through the portal failed")
-    credential_id = created["credential"]["id"]
-    salt = b64u(b"the proof's prf salt".ljust(32, b"."))
-    for step in ("phone-get-1", "phone-get-2"):
-        options = request(credential_id, {"prf": {"eval": {"first": salt}}})
-        firefox.start("get", options)
-        record(step, options, firefox.result(), choiceWindows=len(firefox.choice_windows()))
+    credential_id = phone_create_and_gets(
+        firefox, phones, record, "portal-alice", "the phone's create through the portal failed")
     # Every session so far ended with its host (the extension closes the port when no request
     # runs; Firefox then closes the portal session).
     settled = wait_until(lambda: not any(spawned_hosts(args.portal).values()), 20)
@@ -357,22 +366,8 @@ def main():
         record("browser-create", options, firefox.result(), chose=chose, qrCodes=phones.count())
 
         # The phone, remembered for this site: create with credProps and prf.
-        options = creation("alice", {"credProps": True, "prf": {}})
-        firefox.start("create", options)
-        chose = firefox.choose("phone", remember=True)
-        log("chose the phone: %s" % chose)
-        created = firefox.result()
-        record("phone-create", options, created, chose=chose, qrCodes=phones.count())
-        if not created.get("ok"):
-            fail("the phone's create failed")
-        credential_id = created["credential"]["id"]
-
-        # Two gets with the same prf salt: no choice window (remembered), the same results.
-        salt = b64u(b"the proof's prf salt".ljust(32, b"."))
-        for step in ("phone-get-1", "phone-get-2"):
-            options = request(credential_id, {"prf": {"eval": {"first": salt}}})
-            firefox.start("get", options)
-            record(step, options, firefox.result(), choiceWindows=len(firefox.choice_windows()))
+        # Then two gets with the same prf salt: no choice window (remembered), the same results.
+        credential_id = phone_create_and_gets(firefox, phones, record, "alice", "the phone's create failed")
 
         # An RP ID that is not the origin's: SecurityError, and no QR code.
         before = phones.count()
