@@ -108,7 +108,7 @@ key_start() {
     dev=$(sed -n 's/.*"hidraw":"\([^"]*\)".*/\1/p' "$w/key.out" | tail -n 1)
     [ -n "$dev" ] || fail "the key named no hidraw node"
     ks_ticks=0; while [ ! -e "$dev" ]; do ks_ticks=$((ks_ticks + 1)); [ $ks_ticks -gt 100 ] && fail "$dev did not appear"; sleep 0.1; done
-    [ "$(util-stat -c '%u %a' "$dev")" = "1001 600" ] || fail "$dev is not uid 1001's with mode 600: $(util-stat -c '%u %a' "$dev")"
+    broker_owned "$dev" 1001
 }
 
 # The phone for the next QR code the key shows (qr events are numbered from 1, in order).

@@ -14,10 +14,11 @@ die() { echo "run-broker-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" >/dev/null || die "blevm host setup failed"
 "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-for tool in fido2-token fido2-cred setpriv systemd-socket-activate stat udevadm; do
+for tool in fido2-token fido2-cred udevadm; do
     command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs fido2-tools)"
 done
-/usr/bin/python3 -c "import dbusmock, dbus" 2>/dev/null || die "python3-dbusmock / python3-dbus missing (scripts/setup.sh)"
+. ci/broker/host-args.sh
+broker_host_check
 
 for product in hybrid-key-broker hybrid-security-key hybrid-authenticator tunnel-relay; do
     swift build --product "$product" >/dev/null || die "swift build --product $product failed"
@@ -32,13 +33,10 @@ done
 start=$EPOCHREALTIME
 set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
-    "$blevm/blevm-run" -m 2048 -t 900 -s /usr:/host/usr:ro -s /etc:/host/etc:ro \
+    "$blevm/blevm-run" -m 2048 -t 900 "${broker_vm_args[@]}" \
     -b "$work/hybrid-key-broker" -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
-    -b "$(command -v fido2-token)" -b "$(command -v fido2-cred)" -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" \
-    -b "$(command -v systemd-socket-activate):/usr/local/bin/util-socket-activate" \
-    -f ci/ceremony-in-vm.sh -f ci/broker/logind.py -f ci/broker/probe.py -f ci/broker/guest-broker.sh \
-    -f ci/broker/acl.py -f scripts/forget-uhid-acl.sh \
-    -f deploy/security-key/hybrid-key-broker.service -f deploy/security-key/hybrid-key-broker.socket \
+    -b "$(command -v fido2-token)" -b "$(command -v fido2-cred)" \
+    -f ci/ceremony-in-vm.sh -f ci/broker/probe.py -f ci/broker/acl.py -f scripts/forget-uhid-acl.sh \
     -f deploy/security-key/70-hybrid-security-key.rules -f deploy/security-key/71-hybrid-security-key-no-uaccess.rules \
     -S ci/broker-in-vm.sh >"$work/vm.log" 2>&1
 rc=$?

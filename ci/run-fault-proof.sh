@@ -18,10 +18,11 @@ die() { echo "run-fault-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" >/dev/null || die "blevm host setup failed"
 "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-for tool in fido2-cred fido2-assert setpriv stat systemd-socket-activate; do
+for tool in fido2-cred fido2-assert; do
     command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs fido2-tools)"
 done
-/usr/bin/python3 -c "import dbusmock, dbus" 2>/dev/null || die "python3-dbusmock / python3-dbus missing (scripts/setup.sh)"
+. ci/broker/host-args.sh
+broker_host_check
 
 programs="hybrid-key-broker hybrid-security-key hybrid-authenticator hybrid-client tunnel-relay"
 for product in $programs; do
@@ -40,12 +41,7 @@ start=$EPOCHREALTIME
 set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
     "$blevm/blevm-run" -m 2048 -t "${FAULT_PROOF_TIMEOUT:-1800}" -e "FAULTS_LONG_USE=${FAULTS_LONG_USE:-20}" \
-    -s /usr:/host/usr:ro -s /etc:/host/etc:ro \
-    "${binaries[@]}" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
-    -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" \
-    -b "$(command -v systemd-socket-activate):/usr/local/bin/util-socket-activate" \
-    -f ci/broker/logind.py -f ci/broker/guest-broker.sh \
-    -f deploy/security-key/hybrid-key-broker.service -f deploy/security-key/hybrid-key-broker.socket \
+    "${broker_vm_args[@]}" "${binaries[@]}" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
     -f ci/ceremony-in-vm.sh -S ci/faults-in-vm.sh >"$work/vm.log" 2>&1
 rc=$?
 set -e

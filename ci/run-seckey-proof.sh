@@ -16,11 +16,11 @@ die() { echo "run-seckey-proof: FAIL: $*" >&2; exit 1; }
 [ -x "$blevm/blevm-run" ] || die "blevm not found at $blevm (set BLEVM_DIR)"
 "$blevm/setup-host.sh" || die "blevm host setup failed"
 "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
-for tool in fido2-token fido2-cred fido2-assert ssh-keygen /usr/lib/openssh/ssh-sk-helper setpriv stat \
-  systemd-socket-activate; do
+for tool in fido2-token fido2-cred fido2-assert ssh-keygen /usr/lib/openssh/ssh-sk-helper; do
   command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs fido2-tools and openssh-client)"
 done
-/usr/bin/python3 -c "import dbusmock, dbus" 2>/dev/null || die "python3-dbusmock / python3-dbus missing (scripts/setup.sh)"
+. ci/broker/host-args.sh
+broker_host_check
 
 for product in hybrid-key-broker hybrid-security-key hybrid-authenticator tunnel-relay; do
   swift build --product "$product" >/dev/null || die "swift build --product $product failed"
@@ -35,13 +35,9 @@ done
 start=$EPOCHREALTIME
 set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
-  "$blevm/blevm-run" -v -m 2048 -t "${SECKEY_PROOF_TIMEOUT:-1800}" -s /usr:/host/usr:ro -s /etc:/host/etc:ro \
+  "$blevm/blevm-run" -v -m 2048 -t "${SECKEY_PROOF_TIMEOUT:-1800}" "${broker_vm_args[@]}" \
   -e "SECKEY_PROOF_STORE=${SECKEY_PROOF_STORE:-encrypted}" -e "SECKEY_CEREMONY_TIMEOUT=${SECKEY_CEREMONY_TIMEOUT:-600}" \
   -b "$work/hybrid-key-broker" -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
-  -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" \
-  -b "$(command -v systemd-socket-activate):/usr/local/bin/util-socket-activate" \
-  -f ci/broker/logind.py -f ci/broker/guest-broker.sh \
-  -f deploy/security-key/hybrid-key-broker.service -f deploy/security-key/hybrid-key-broker.socket \
   -b "$(command -v fido2-token)" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
   -b "$(command -v ssh-keygen)" -b /usr/lib/openssh/ssh-sk-helper:/usr/lib/openssh/ssh-sk-helper \
   -f ci/ceremony-in-vm.sh -S ci/seckey-in-vm.sh 2>&1 |

@@ -48,8 +48,7 @@ BROKER_AGENT_CAPS=+net_raw,+net_admin broker_agent 1001 "$w" bridge --ble hci --
     --no-window --timeout "${SECKEY_CEREMONY_TIMEOUT:-600}" --tunnel-server "0=ws://127.0.0.1:$port"
 bridge=$agent_pid
 dev=$(broker_key "$w/bridge.out") || fail "the agent did not report ready with a hidraw node"
-owner=$(util-stat -c '%u %a' "$dev")
-[ "$owner" = "1001 600" ] || fail "$dev is owned/moded '$owner', expected '1001 600' (the broker's hand-over)"
+broker_owned "$dev" 1001
 grep -q "^CapEff:[[:space:]]*0000000000000001" /proc/$broker_pid/status ||
     fail "the broker's effective capabilities are not CAP_CHOWN alone: $(grep ^Cap /proc/$broker_pid/status | tr '\n' ' ')"
 mark "the broker handed uid 1001 $dev (owner 1001, mode 600)"

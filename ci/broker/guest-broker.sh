@@ -14,6 +14,7 @@
 #                             UID's hybrid-security-key asking the broker for a key (its events
 #                             appended to DIR/NAME.out, its log to DIR/NAME.err); sets agent_pid
 #   broker_key FILE           waits for the agent's "ready" event in FILE and prints its hidraw node
+#   broker_owned DEV UID      fails unless DEV is UID's alone (owner UID, mode 600): the hand-over
 #
 # The broker's restrictions come from deploy/security-key/hybrid-key-broker.service (copied into
 # the guest as /blevm/work/hybrid-key-broker.service) and its socket from hybrid-key-broker.socket:
@@ -159,6 +160,11 @@ broker_agent() {
         /usr/local/bin/hybrid-security-key --broker-socket "$broker_socket" "$@" \
         >>"${BROKER_AGENT_STDOUT:-$ag_dir/$ag_name.out}" 2>>"$ag_dir/$ag_name.err" &
     agent_pid=$!
+}
+
+broker_owned() {
+    bo_owner=$(util-stat -c '%u %a' "$1")
+    [ "$bo_owner" = "$2 600" ] || fail "$1 is owned/moded '$bo_owner', expected '$2 600' (the broker's hand-over)"
 }
 
 broker_key() {
