@@ -9,7 +9,7 @@
 # a key that fido2-token -L (as alice) lists, owned by her, 0600, that bob cannot open and that
 # completes a makeCredential through our phone (hybrid-authenticator as alice, simulated air, a
 # loopback relay); the udev properties and tags of the node (udevadm test with our rules); bob's
-# agent is refused; switching the seat to bob removes alice's key within a second, her agent
+# agent is refused; switching the seat to bob removes alice's key within 2 s (TCG), her agent
 # reports it, and bob's agent gets a key; bob's lock screen (LockedHint) removes his, the unlock
 # returns it; a uid without any session is refused at once; 16 uids with an SSH session each keep
 # 4 silent connections open (reconnecting when dropped) and bob's agent still gets his key, while
@@ -152,7 +152,7 @@ ceremony_wait_line $w/bob.out 's/.*"event":"unavailable".*"reason":"\([^"]*\)".*
 echo "bob: refused: $(cat $w/bob-refusal)"
 grep -q "not the active local session" $w/bob-refusal || fail "bob's refusal does not say why"
 
-# The user switch: alice's key must be gone within a second, her agent told; bob gets his.
+# The user switch: alice's key must be gone at once (see the limit below), her agent told; bob gets his.
 chroot $r /usr/bin/python3 /proof/logind.py switch bob >$w/switch.out 2>&1 &
 switcher=$!
 # Poll for the removal of alice's HID device (every 20 ms, 10 s at most: python starts slowly under
@@ -167,13 +167,17 @@ cat $w/switch.out
 switched=$(sed -n 's/.*switching at uptime \([0-9.]*\).*/\1/p' $w/switch.out)
 [ -n "$switched" ] || fail "logind.py did not say when it switched"
 took=$(awk -v a="$switched" -v b="$gone" 'BEGIN{printf "%.2f", b-a}')
-awk -v t="$took" 'BEGIN{exit !(t < 1.0)}' || fail "alice's key disappeared $took s after the switch (limit 1 s)"
+# Limit 2 s: the time is mostly the fake logind (python3-dbusmock under TCG) sending the switch's
+# signals and answering the broker's calls: 0.91 s with the guest alone on the host, 1.00 s with a
+# second guest beside it (that run failed the old 1-s limit). A key left until a periodic
+# resynchronisation (main's was every 5 s) still fails it.
+awk -v t="$took" 'BEGIN{exit !(t < 2.0)}' || fail "alice's key disappeared $took s after the switch (limit 2 s)"
 echo "switch to bob: alice's $dev ($alice_hid) gone after $took s"
 ceremony_wait_line $w/alice.out 's/.*"event":"removed".*"reason":"\([^"]*\)".*/\1/p' >$w/alice-removed || fail "alice's agent did not report the removal"
 echo "alice: removed: $(cat $w/alice-removed)"
 bobdev=$(ceremony_wait_line $w/bob.out 's/.*"event":"ready".*"hidraw":"\([^"]*\)".*/\1/p; s/.*"hidraw":"\([^"]*\)".*"event":"ready".*/\1/p') ||
     fail "bob's agent got no key after the switch"
-[ "$(util-stat -c '%u %a' "$bobdev")" = "1002 600" ] || fail "bob's $bobdev is not his alone"
+broker_owned "$bobdev" 1002
 as 1001 sh -c "exec 3<>$bobdev" 2>/dev/null && fail "alice opened bob's $bobdev"
 echo "bob: key $bobdev (owner 1002, 0600); alice cannot open it"
 mark "user switch"
