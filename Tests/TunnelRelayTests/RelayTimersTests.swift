@@ -44,6 +44,27 @@ struct RelayTimersTests {
         if let failure { throw failure }
     }
 
+    /// A wheel without timers is not ticked (an idle relay sleeps); a timer starts the ticks, and
+    /// the tick that finds the wheel empty stops them, also when the other timers were cancelled.
+    @Test func theWheelIsTickedOnlyWhileItHoldsATimer() async throws {
+        try await Self.withTimers { group, timers in
+            let loop = group.next()
+            #expect(try await loop.submit { timers.isTicking(on: loop) }.get() == false)
+            let far = try await loop.submit {
+                let far = timers.schedule(on: loop, in: .hours(1)) {}
+                #expect(timers.isTicking(on: loop))
+                return far
+            }.get()
+            far.cancel()
+            // The tick that fires this one finds the wheel empty (the hour-long timer is gone).
+            #expect(try await Self.fired(on: loop, timers: timers, delays: [0], cancelled: []) == [0])
+            #expect(try await loop.submit { timers.isTicking(on: loop) }.get() == false)
+            // And a new timer starts them again.
+            #expect(try await Self.fired(on: loop, timers: timers, delays: [10, 30], cancelled: []) == [0, 1])
+            #expect(try await loop.submit { timers.isTicking(on: loop) }.get() == false)
+        }
+    }
+
     @Test func cancelledTimersNeverFire() async throws {
         try await Self.withTimers { group, timers in
             let fired = try await Self.fired(

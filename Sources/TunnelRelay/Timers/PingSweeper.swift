@@ -22,6 +22,8 @@ final class PingSweeper {
     private var groups: [[ObjectIdentifier: Member]]
     private var nextGroup = 0
     private var current = 0
+    /// Connections in all groups.
+    private(set) var memberCount = 0
 
     init(slices: Int) {
         groups = Array(repeating: [:], count: max(slices, 1))
@@ -30,30 +32,33 @@ final class PingSweeper {
     /// Adds `handler` to the next group; returns the group, for ``remove(_:group:)``.
     func add(_ handler: RelayTunnelHandler, context: ChannelHandlerContext) -> Int {
         let group = nextGroup
-        groups[group][ObjectIdentifier(handler)] = (handler, context)
+        if groups[group].updateValue((handler, context), forKey: ObjectIdentifier(handler)) == nil { memberCount += 1 }
         nextGroup = (nextGroup + 1) % groups.count
         return group
     }
 
     func remove(_ handler: RelayTunnelHandler, group: Int) {
         guard groups.indices.contains(group) else { return }
-        groups[group][ObjectIdentifier(handler)] = nil
+        if groups[group].removeValue(forKey: ObjectIdentifier(handler)) != nil { memberCount -= 1 }
     }
 
-    fileprivate func tick() {
+    /// Ticks the next group; returns whether any connection is left to sweep.
+    fileprivate func tick() -> Bool {
         let members = groups[current].values
         current = (current + 1) % groups.count
         for (handler, context) in members { handler.pingTick(context: context) }
+        return memberCount > 0
     }
 
     /// One whole interval at once: every group ticks (for tests, which drive the sweeper instead
     /// of waiting for its timer).
     fileprivate func tickAllGroups() {
-        for _ in groups.indices { tick() }
+        for _ in groups.indices { _ = tick() }
     }
 }
 
-/// The sweepers of all event loops, started with the relay and stopped at shutdown.
+/// The sweepers of all event loops, made with the relay and stopped at shutdown; a loop's sweeper
+/// ticks only while it has connections.
 struct PingSweepers: Sendable {
     private let ticker: PerLoopTicker<PingSweeper>
 
@@ -63,9 +68,24 @@ struct PingSweepers: Sendable {
         ticker = PerLoopTicker(group: group, every: tick, make: { PingSweeper(slices: slices) }, tick: { $0.tick() })
     }
 
-    /// The sweeper of `eventLoop`; call only on that loop.
-    func sweeper(on eventLoop: any EventLoop) -> PingSweeper? {
-        ticker.box(on: eventLoop)?.value
+    /// Adds `handler` to its loop's sweeper, whose ticks start if they were idle; returns its
+    /// group, for ``remove(_:group:context:)`` (`nil` on a loop outside the relay's group). Call
+    /// on the handler's loop.
+    func add(_ handler: RelayTunnelHandler, context: ChannelHandlerContext) -> Int? {
+        guard let sweeper = ticker.box(on: context.eventLoop)?.value else { return nil }
+        let group = sweeper.add(handler, context: context)
+        ticker.wake(on: context.eventLoop)
+        return group
+    }
+
+    /// Takes `handler` out of its loop's sweeper. Call on the handler's loop.
+    func remove(_ handler: RelayTunnelHandler, group: Int, context: ChannelHandlerContext) {
+        ticker.box(on: context.eventLoop)?.value.remove(handler, group: group)
+    }
+
+    /// Whether `eventLoop`'s sweeper is ticking (tests).
+    func isTicking(on eventLoop: any EventLoop) -> Bool {
+        ticker.isTicking(on: eventLoop)
     }
 
     /// Ticks every connection on every loop once, as a whole ping interval would; returns when

@@ -2,7 +2,8 @@ import NIOCore
 
 /// The relay's per-connection and per-tunnel timers (handshake timeout, pending-tunnel TTL,
 /// paired-tunnel lifetime, close timeout): one ``DeadlineWheel`` per event loop, ticked every
-/// ``resolution`` by one repeated task, instead of one SwiftNIO scheduled task each. SwiftNIO
+/// ``resolution`` by one repeated task while it holds a timer (none while the relay is idle),
+/// instead of one SwiftNIO scheduled task each. SwiftNIO
 /// cancels a scheduled task by searching its loop's heap of them, so with N open tunnels (each
 /// with its lifetime timer) every cancelled timer cost O(N); here it costs a dictionary removal.
 ///
@@ -21,8 +22,10 @@ struct RelayTimers: Sendable {
                 slotWidth: UInt64(RelayTimers.resolution.nanoseconds), now: NIODeadline.now().uptimeNanoseconds)
         }
 
-        fileprivate func tick() {
+        /// Runs what is due; returns whether timers remain.
+        fileprivate func tick() -> Bool {
             for action in deadlines.takeDue(at: NIODeadline.now().uptimeNanoseconds) { action() }
+            return deadlines.count > 0
         }
     }
 
@@ -42,12 +45,20 @@ struct RelayTimers: Sendable {
             return RelayTimer(.scheduled(eventLoop.scheduleTask(in: delay) { task.value() }))
         }
         let deadline = NIODeadline.now().uptimeNanoseconds + UInt64(max(delay.nanoseconds, 0))
-        return RelayTimer(.wheel(wheel, wheel.value.deadlines.add(action, deadline: deadline)))
+        let handle = wheel.value.deadlines.add(action, deadline: deadline)
+        ticker.wake(on: eventLoop)
+        return RelayTimer(.wheel(wheel, handle))
     }
 
     /// Timers waiting on `eventLoop`'s wheel (tests). Call on `eventLoop`.
     func waitingCount(on eventLoop: any EventLoop) -> Int {
         ticker.box(on: eventLoop)?.value.deadlines.count ?? 0
+    }
+
+    /// Whether `eventLoop`'s wheel is being ticked (tests): only while it holds a timer, and
+    /// until the tick after the last one fired or was cancelled.
+    func isTicking(on eventLoop: any EventLoop) -> Bool {
+        ticker.isTicking(on: eventLoop)
     }
 
     /// Stops the ticks (at shutdown, once every connection is closed).

@@ -37,7 +37,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        links.pingGroup = relay.pingSweepers.sweeper(on: context.eventLoop)?.add(self, context: context)
+        links.pingGroup = relay.pingSweepers.add(self, context: context)
         lookUpPeer(context: context, closeIfEnded: true)
         if machine.side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
@@ -127,7 +127,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
     private func leavePingSweeper(context: ChannelHandlerContext) {
         guard let group = links.pingGroup else { return }
         links.pingGroup = nil
-        relay.pingSweepers.sweeper(on: context.eventLoop)?.remove(self, group: group)
+        relay.pingSweepers.remove(self, group: group, context: context)
     }
 
     // MARK: Actions
