@@ -18,13 +18,13 @@
 #
 # The broker's restrictions come from deploy/security-key/hybrid-key-broker.service (copied into
 # the guest as /blevm/work/hybrid-key-broker.service) and its socket from hybrid-key-broker.socket:
-# ExecStart, User (must be root), CapabilityBoundingSet, AmbientCapabilities, NoNewPrivileges and
-# UMask become a setpriv command line; ListenSequentialPacket and SocketMode become
+# ExecStart, User (must be root), CapabilityBoundingSet, AmbientCapabilities, NoNewPrivileges,
+# UMask and Nice become a nice + setpriv command line; ListenSequentialPacket and SocketMode become
 # systemd-socket-activate's socket (LISTEN_FDS, the fd the unit's broker gets). A directive of
 # those in a form this reader does not know fails the proof: the unit and the proof cannot drift.
 # Not applied here (they need systemd as PID 1): the mount, device, namespace and system-call
-# sandbox lines (ProtectSystem, DevicePolicy, SystemCallFilter, ...). Needs util-setpriv and
-# util-socket-activate (the host's setpriv and systemd-socket-activate) in /usr/local/bin.
+# sandbox lines (ProtectSystem, DevicePolicy, SystemCallFilter, ...). Needs util-setpriv, util-nice
+# and util-socket-activate (the host's setpriv, nice and systemd-socket-activate) in /usr/local/bin.
 
 broker_unit=/blevm/work/hybrid-key-broker.service
 broker_socket_unit=/blevm/work/hybrid-key-broker.socket
@@ -82,6 +82,11 @@ broker_restrictions() {
     esac
     broker_umask=$(unit_values "$broker_unit" Service UMask)
     [ -n "$broker_umask" ] || broker_umask=0022 # systemd's default for services
+    broker_nice=$(unit_values "$broker_unit" Service Nice)
+    case ${broker_nice:-0} in
+        -[0-9] | -1[0-9] | -20 | [0-9] | 1[0-9]) ;;
+        *) fail "Nice=$broker_nice not understood" ;;
+    esac
 }
 
 broker_chroot() {
@@ -112,13 +117,13 @@ broker_start() {
     [ -n "$broker_socket" ] && [ -n "$bs_mode" ] || fail "the socket unit names no ListenSequentialPacket / SocketMode"
     mkdir -p "$(dirname "$broker_socket")" && chmod "${bs_dir_mode:-0755}" "$(dirname "$broker_socket")"
     echo "broker: $broker_socket (mode $bs_mode), started on the first connection as: umask $broker_umask;" \
-        "setpriv $broker_setpriv -- $broker_exec"
+        "nice -n ${broker_nice:-0} setpriv $broker_setpriv -- $broker_exec"
     # shellcheck disable=SC2086 # the unit's ExecStart and setpriv's options are word lists
     # systemd-socket-activate, like systemd, gives the service a clean environment: the broker
     # finds the system bus at its standard path (where blevm_dbus puts it), or where a test's
     # DBUS_SYSTEM_BUS_ADDRESS says.
     util-socket-activate --seqpacket -l "$broker_socket" ${DBUS_SYSTEM_BUS_ADDRESS:+-E DBUS_SYSTEM_BUS_ADDRESS} -- \
-        /bin/sh -c "umask $broker_umask && exec util-setpriv $broker_setpriv -- $broker_exec" >"$bs_log" 2>&1 &
+        /bin/sh -c "umask $broker_umask && exec util-nice -n ${broker_nice:-0} util-setpriv $broker_setpriv -- $broker_exec" >"$bs_log" 2>&1 &
     broker_pid=$!
     ceremony_wait_line "$bs_log" 's/^\(Listening on\) .*/\1/p' >/dev/null || fail "the broker's socket was not opened: $(cat "$bs_log")"
     # SocketMode: systemd sets it on the socket it binds; systemd-socket-activate leaves 0644.

@@ -2,13 +2,13 @@
 # (sourced by ci/run-broker-proof.sh, ci/run-seckey-proof.sh, ci/run-fault-proof.sh; bash).
 #   broker_host_check     dies (die() of the caller) unless the host has what the guest borrows
 #   broker_vm_args        blevm-run arguments for ci/broker/guest-broker.sh: the host's /usr and
-#                         /etc for the chroot (python3-dbusmock's fake logind), setpriv, stat and
-#                         systemd-socket-activate as util-*, the fake logind, the guest library and
+#                         /etc for the chroot (python3-dbusmock's fake logind), setpriv, stat, nice
+#                         and systemd-socket-activate as util-*, the fake logind, the guest library and
 #                         the broker's two unit files
 
 broker_host_check() {
     local tool
-    for tool in setpriv stat systemd-socket-activate; do
+    for tool in setpriv stat nice systemd-socket-activate; do
         command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh)"
     done
     /usr/bin/python3 -c "import dbusmock, dbus" 2>/dev/null || die "python3-dbusmock / python3-dbus missing (scripts/setup.sh)"
@@ -16,7 +16,7 @@ broker_host_check() {
 
 broker_vm_args=(
     -s /usr:/host/usr:ro -s /etc:/host/etc:ro
-    -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat"
+    -b "$(command -v setpriv):/usr/local/bin/util-setpriv" -b "$(command -v stat):/usr/local/bin/util-stat" -b "$(command -v nice):/usr/local/bin/util-nice"
     -b "$(command -v systemd-socket-activate):/usr/local/bin/util-socket-activate"
     -f ci/broker/logind.py -f ci/broker/guest-broker.sh
     -f deploy/security-key/hybrid-key-broker.service -f deploy/security-key/hybrid-key-broker.socket
