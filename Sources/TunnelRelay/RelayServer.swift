@@ -46,11 +46,7 @@ public final class RelayServer: Service, Sendable {
 
     /// Whether a timer wheel or ping sweeper of this relay ticks on any event loop (tests: an idle
     /// relay must not wake up at all).
-    var isTicking: Bool {
-        MultiThreadedEventLoopGroup.singleton.makeIterator().contains { loop in
-            relay.timers.isTicking(on: loop) || relay.pingSweepers.isTicking(on: loop)
-        }
-    }
+    var isTicking: Bool { relay.timers.isTicking || relay.pingSweepers.isTicking }
 
     /// Runs one whole ping interval at once on every connection (tests, with a long interval).
     func tickPingSweepers() async throws {

@@ -49,19 +49,19 @@ struct RelayTimersTests {
     @Test func theWheelIsTickedOnlyWhileItHoldsATimer() async throws {
         try await Self.withTimers { group, timers in
             let loop = group.next()
-            #expect(try await loop.submit { timers.isTicking(on: loop) }.get() == false)
+            #expect(try await loop.submit { timers.isTicking }.get() == false)
             let far = try await loop.submit {
                 let far = timers.schedule(on: loop, in: .hours(1)) {}
-                #expect(timers.isTicking(on: loop))
+                #expect(timers.isTicking)
                 return far
             }.get()
             far.cancel()
             // The tick that fires this one finds the wheel empty (the hour-long timer is gone).
             #expect(try await Self.fired(on: loop, timers: timers, delays: [0], cancelled: []) == [0])
-            #expect(try await loop.submit { timers.isTicking(on: loop) }.get() == false)
+            #expect(try await loop.submit { timers.isTicking }.get() == false)
             // And a new timer starts them again.
             #expect(try await Self.fired(on: loop, timers: timers, delays: [10, 30], cancelled: []) == [0, 1])
-            #expect(try await loop.submit { timers.isTicking(on: loop) }.get() == false)
+            #expect(try await loop.submit { timers.isTicking }.get() == false)
         }
     }
 

@@ -23,7 +23,7 @@ final class PingSweeper {
     private var nextGroup = 0
     private var current = 0
     /// Connections in all groups.
-    private(set) var memberCount = 0
+    private var memberCount = 0
 
     init(slices: Int) {
         groups = Array(repeating: [:], count: max(slices, 1))
@@ -83,10 +83,8 @@ struct PingSweepers: Sendable {
         ticker.box(on: context.eventLoop)?.value.remove(handler, group: group)
     }
 
-    /// Whether `eventLoop`'s sweeper is ticking (tests).
-    func isTicking(on eventLoop: any EventLoop) -> Bool {
-        ticker.isTicking(on: eventLoop)
-    }
+    /// Whether a sweeper is ticking (tests).
+    var isTicking: Bool { ticker.isTicking }
 
     /// Ticks every connection on every loop once, as a whole ping interval would; returns when
     /// done. Tests use it with a ping interval too long for the timer ever to fire.

@@ -55,11 +55,9 @@ struct RelayTimers: Sendable {
         ticker.box(on: eventLoop)?.value.deadlines.count ?? 0
     }
 
-    /// Whether `eventLoop`'s wheel is being ticked (tests): only while it holds a timer, and
-    /// until the tick after the last one fired or was cancelled.
-    func isTicking(on eventLoop: any EventLoop) -> Bool {
-        ticker.isTicking(on: eventLoop)
-    }
+    /// Whether a wheel is being ticked (tests): only while it holds a timer, and until the tick
+    /// after the last one fired or was cancelled.
+    var isTicking: Bool { ticker.isTicking }
 
     /// Stops the ticks (at shutdown, once every connection is closed).
     func stop() {
