@@ -38,6 +38,9 @@ STEP_LIMIT = float(os.environ.get("SECKEY_STEP_LIMIT", "60"))
 # dismisses it (the promise never settles headless): the driver waits this long after the key's
 # answer, then aborts, and the judge reads the key's answer (see judge.py).
 SHEET_GRACE = 5.0
+# How long one poll for a step's result waits (the page's resultWithin, python-fido2's thread):
+# between two polls the driver checks for its own cancels (case 6, Chromium's error sheet).
+POLL_WAIT = 2.0
 # The key's status bytes for "already registered" and "no such credential".
 STATUS_NAMES = {0x19: "CREDENTIAL_EXCLUDED", 0x2E: "NO_CREDENTIALS"}
 
@@ -153,12 +156,12 @@ class Firefox(BrowserProcess):
         self.bidi.call("browsingContext.navigate", {"context": context, "url": self.origin + "/page.html", "wait": "complete"})
         return context
 
-    def evaluate(self, expression, tab=0, gesture=False):
+    def evaluate(self, expression, tab=0, gesture=False, await_promise=False):
         if self.contexts[tab] is None:
             self.contexts[tab] = self.new_window()
         result = self.bidi.call("script.evaluate", {
             "expression": expression, "target": {"context": self.contexts[tab]},
-            "awaitPromise": False, "userActivation": gesture})
+            "awaitPromise": await_promise, "userActivation": gesture})
         if result.get("type") != "success":
             raise RuntimeError("script.evaluate: %s" % json.dumps(result)[:500])
         return result["result"].get("value")
@@ -236,10 +239,11 @@ class Chromium(BrowserProcess):
             time.sleep(0.2)
         return cdp
 
-    def evaluate(self, expression, tab=0, gesture=False):
+    def evaluate(self, expression, tab=0, gesture=False, await_promise=False):
         if self.tabs[tab] is None:
             self.tabs[tab] = self.new_tab()
-        result = self.tabs[tab].call("Runtime.evaluate", {"expression": expression, "userGesture": gesture, "returnByValue": True})
+        result = self.tabs[tab].call("Runtime.evaluate", {"expression": expression, "userGesture": gesture,
+                                                          "returnByValue": True, "awaitPromise": await_promise})
         if "exceptionDetails" in result:
             raise RuntimeError("Runtime.evaluate: %s" % json.dumps(result["exceptionDetails"])[:500])
         return result["result"].get("value")
@@ -247,7 +251,7 @@ class Chromium(BrowserProcess):
 
 
 class BrowserRunner:
-    """start() on the page, then poll window.__result; abort() for case 6."""
+    """start() on the page, then resultWithin() (the page's long poll); abort() for case 6."""
 
     def __init__(self, browser):
         self.browser = browser
@@ -258,9 +262,8 @@ class BrowserRunner:
             raise RuntimeError("start() returned %r" % started)
 
     def poll(self, tab):
-        text = self.browser.evaluate("JSON.stringify(window.__result)", tab)
-        value = json.loads(text) if text else None
-        return value
+        text = self.browser.evaluate("resultWithin(%d)" % (POLL_WAIT * 1000), tab, await_promise=True)
+        return json.loads(text) if text else None
 
     def abort(self, tab):
         self.browser.evaluate("abort()", tab)
@@ -299,6 +302,7 @@ class Fido2Runner:
         self.clients = [self.make_client(), None]
         self.results = [None, None]
         self.events = [None, None]
+        self.settled = [threading.Event(), threading.Event()]
 
     def start(self, kind, options, tab):
         if self.clients[tab] is None:
@@ -307,6 +311,7 @@ class Fido2Runner:
         event = threading.Event()
         self.events[tab] = event
         self.results[tab] = None
+        settled = self.settled[tab] = threading.Event()
         started = time.monotonic()
 
         def run():
@@ -322,10 +327,12 @@ class Fido2Runner:
                           "code": str(getattr(error, "code", "")), "message": "%s (cause: %r)" % (error, cause)}
             result["ms"] = (time.monotonic() - started) * 1000
             self.results[tab] = result
+            settled.set()
 
         threading.Thread(target=run, daemon=True).start()
 
     def poll(self, tab):
+        self.settled[tab].wait(POLL_WAIT)
         return self.results[tab]
 
     def abort(self, tab):
@@ -439,9 +446,7 @@ class Session:
                         self.runner.abort(tab)
                         record["sheet_abort_at"] = uptime() - begin
                         record["key_answer"] = {"at": answer[0] - begin, "status": answer[1]}
-                result = self.runner.poll(tab)
-                if result is None:
-                    time.sleep(0.2)
+                result = self.runner.poll(tab)  # waits up to POLL_WAIT for the result
             if result is None:
                 result = {"ok": False, "name": "HarnessTimeout", "message": "no result within %.0f s" % STEP_LIMIT}
                 if hasattr(self.runner, "abort"):
