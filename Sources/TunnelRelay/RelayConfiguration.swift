@@ -67,7 +67,9 @@ public struct RelayConfiguration: Sendable {
     public var connectionBurstPerIP: Int = 100
     /// Time from TCP accept to a completed WebSocket upgrade or HTTP response (slowloris guard).
     public var handshakeTimeout: Duration = .seconds(10)
-    /// Read silence after which the relay pings; a second silent interval closes the connection.
+    /// Read silence after which the relay pings (one to two intervals: each connection is ticked
+    /// once an interval, and the upgrade request counts as heard); a second silent interval closes
+    /// the connection.
     public var pingInterval: Duration = .seconds(20)
     /// Most pings a client may send per ``pingInterval``; one more closes it with
     /// ``RelayCloseCode/limitExceeded`` and stops reading from it (a ping flood costs the relay a

@@ -57,7 +57,11 @@ extension RelayConnectionStateMachine {
             case pinged
         }
 
-        var silence = Silence.quiet
+        /// `heard` at first: the client has just sent its upgrade request. So a connection is pinged
+        /// only after a whole tick of silence, however soon after the upgrade its first tick comes
+        /// (a loop's sweeper starts ticking when its first connection arrives, and that connection's
+        /// group is the one ticked first).
+        var silence = Silence.heard
         /// Pings received since the last tick (``Limits/maxPingsPerInterval``).
         var pingsSinceTick = 0
         /// A pong is being written (at most one at a time).
