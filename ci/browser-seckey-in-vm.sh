@@ -122,7 +122,8 @@ chroot $r /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 --directory /pro
 # bounding set, so no program below has it), a priority change fails as it does for a user.
 for program in ${SECKEY_PROGRAMS:-firefox chromium fido2}; do
     mark "$program: start"
-    chroot $r /usr/bin/setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice -- /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home XDG_RUNTIME_DIR=/tmp/xdg LANG=C.UTF-8 \
+    chroot $r /usr/bin/setpriv --bounding-set=-sys_nice -- \
+        /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home XDG_RUNTIME_DIR=/tmp/xdg LANG=C.UTF-8 \
         SECKEY_DIR=/run/seckey SECKEY_HIDRAW="$dev" PYTHONPATH=/opt/pyfido2 SECKEY_STEP_LIMIT=150 \
         ${SECKEY_UNKNOWN_COUNT:+SECKEY_UNKNOWN_COUNT=$SECKEY_UNKNOWN_COUNT} \
         /usr/bin/python3 /proof/driver.py "$program" --out /out/records.jsonl || echo "driver $program exited $?"
