@@ -121,6 +121,36 @@ struct AuthenticatorRunnerL2CAPTests {
         }
     }
 
+    /// A phone whose advert takes long to stop (bluetoothd answers UnregisterAdvertisement only
+    /// after up to its D-Bus timeout on a busy machine) still answers the handshake at once: the
+    /// client's L2CAP channel gives the first message a deadline (--l2cap-timeout). Here the stop
+    /// returns only once the client has read msg2; a phone that stops the advert before it
+    /// answers waits until its own time limit (40 s here: "gave up after 40 s").
+    @Test(.timeLimit(.minutes(1))) func theHandshakeIsAnsweredWhileTheAdvertIsStillStopping() async throws {
+        let harness = try RunnerHarness()
+        defer { harness.cleanUp() }
+        let source = try SocketPairSource(psm: 0x0088)
+        let handshakeRead = AsyncStream<Void>.makeStream()
+        let advertiser = StopAwaitingAdvertiser(
+            SimulatedAirAdvertiser(air: harness.air, logger: quietLogger), until: handshakeRead.stream)
+        var runner = AuthenticatorRunner(
+            options: harness.options(relay: try TunnelServerOrigin(parsing: "ws://127.0.0.1:1")),
+            authenticator: CTAPAuthenticator(
+                store: InMemoryPasskeyStore(), userInteraction: ScriptedUser(), logger: quietLogger),
+            advertiser: advertiser, logger: quietLogger)
+        runner.listenL2CAP = { _ in source }
+        let client = TestClient(channels: [.cloudTunnel, .bleL2CAP])
+        let adverts = try await SimulatedAirScanner(air: harness.air, logger: quietLogger).scan()
+        async let outcome = client.runOverL2CAP(
+            request: .ctap(Fixtures.makeCredential().encoded), adverts: adverts, source: source,
+            handshakeDone: { handshakeRead.continuation.finish() })
+        let summary = try await runner.run(qrCode: client.qrCode(), onEvent: { _ in })
+        let (response, _) = try await outcome
+        #expect(summary.served)
+        #expect(response.first == 0x00)
+        #expect(advertiser.stopsBegun == 1)
+    }
+
     private static func readUntilShut(_ channel: L2CAPChannel) throws {
         do {
             while let sdu = try channel.read(timeoutMilliseconds: -1), !sdu.isEmpty {}
@@ -277,6 +307,33 @@ final class SocketPairSource: L2CAPChannelSource {
     }
 }
 
+/// An advertiser whose stop returns only once `release` ends (a slow bluetoothd), counting the
+/// stops begun.
+final class StopAwaitingAdvertiser: BLEAdvertiser {
+    private let inner: any BLEAdvertiser
+    private let release: AsyncStream<Void>
+    private let begun = Mutex(0)
+
+    init(_ inner: any BLEAdvertiser, until release: AsyncStream<Void>) {
+        self.inner = inner
+        self.release = release
+    }
+
+    func startAdvertising(_ advert: BLEServiceDataAdvert) async throws { try await inner.startAdvertising(advert) }
+
+    func stopAdvertising() async {
+        let first = begun.withLock { count in
+            count += 1
+            return count == 1
+        }
+        // Only the first stop waits (the run's cleanup stops again).
+        if first { for await _ in release {} }
+        await inner.stopAdvertising()
+    }
+
+    var stopsBegun: Int { begun.withLock { $0 } }
+}
+
 extension EventLog {
     /// The service data of every advert the run put on the air.
     var advertisedServiceData: [[UInt8]] {
@@ -290,8 +347,10 @@ extension EventLog {
 extension TestClient {
     /// Waits for our advert, takes the PSM from its suffix, opens the channel through `source`
     /// and runs the session over it (CRLF framing, §10.9). Returns the CTAP response and the PSM.
+    /// `handshakeDone` is called once msg2 has been read.
     func runOverL2CAP(
-        request: HybridPayload, adverts: AsyncThrowingStream<BLEAdvertisement, any Error>, source: SocketPairSource
+        request: HybridPayload, adverts: AsyncThrowingStream<BLEAdvertisement, any Error>, source: SocketPairSource,
+        handshakeDone: @Sendable () -> Void = {}
     ) async throws -> (response: [UInt8], psm: UInt16) {
         var session = ClientSession(
             configuration: .init(identityKey: identityKey, qrSecret: secret, acceptsAdvertSuffix: true),
@@ -316,6 +375,8 @@ extension TestClient {
                         return (try? trial.messageReceived(candidate)) != nil
                     })
             else { throw TestFailure("the phone closed the channel early") }
+            let handshaking = session.handshakeHash == nil
+            defer { if handshaking, session.handshakeHash != nil { handshakeDone() } }
             for action in try session.messageReceived(message) {
                 switch action {
                 case .send(let bytes): try await stream.send(bytes)

@@ -120,6 +120,20 @@ struct SessionPair {
         #expect(pair.client.isFinished && pair.phone.isFinished)
     }
 
+    /// The phone answers msg1 before it switches its advert off: stopping can take a round trip
+    /// through bluetoothd, and the client's L2CAP channel gives the first message a deadline
+    /// (Chromium's phone writes msg2 at once as well).
+    @Test func thePhoneAnswersTheHandshakeBeforeItStopsAdvertising() throws {
+        var pair = SessionPair()
+        try pair.connect()
+        let message1 = try #require(pair.toPhone.first)
+        let actions = try pair.phone.messageReceived(message1)
+        let sends = actions.indices.filter { if case .send = actions[$0] { true } else { false } }
+        let stops = actions.indices.filter { if case .stopAdvertising = actions[$0] { true } else { false } }
+        #expect(sends.count >= 2, "msg2 and the post-handshake message at least: \(actions)")
+        #expect(stops == [actions.count - 1], "one stop, after every message: \(actions)")
+    }
+
     @Test func requestSentAfterHandshakeIsNotQueued() throws {
         var pair = SessionPair()
         try pair.connect()

@@ -9,7 +9,7 @@ import Crypto
 /// ```
 /// start()                       → openTunnel(/cable/new/<tunnel ID>)
 /// tunnelOpened(routingID:)      → startAdvertising(20-byte service data)
-/// messageReceived(msg1)         → stopAdvertising, send(msg2), send(post-handshake), send(update)
+/// messageReceived(msg1)         → send(msg2), send(post-handshake), send(update), stopAdvertising
 /// messageReceived(request)      → deliverRequest
 /// requestCompleted(response)    → send(response)
 /// messageReceived(shutdown)     → finish
@@ -265,7 +265,11 @@ public struct AuthenticatorSession: Sendable {
         if configuration.construction != crypter.construction {
             crypter = crypter.restarted(with: configuration.construction)
         }
-        var actions: [Action] = [.stopAdvertising, .send(message2)]
+        // The answers go out before the advert is switched off: stopping it can take a round trip
+        // through bluetoothd (up to its D-Bus timeout), and the client must not wait for that
+        // (its L2CAP channel gives the first message a deadline). Chromium's phone, too, answers
+        // at once and leaves the advert to the platform.
+        var actions: [Action] = [.send(message2)]
         do {
             // Without "ctap" there is no getInfo to send (Chromium's phone omits key 1 then).
             let offersCTAP = configuration.revision == .zero || configuration.features.contains(.ctap)
@@ -279,6 +283,7 @@ public struct AuthenticatorSession: Sendable {
         if sendsUpdate, !configuration.sendsUpdateLate {
             actions.append(.send(try update(crypter: &crypter, handshakeHash: result.handshakeHash)))
         }
+        actions.append(.stopAdvertising)
         state = .ready(crypter)
         return actions
     }
