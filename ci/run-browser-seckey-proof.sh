@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The phone as a security key in real programs (a proof in .ci/run): Firefox ESR,
-# Chromium and python-fido2 2.x from PyPI use hybrid-security-key's uhid device in the blevm guest,
-# our hybrid-authenticator answering as the phone over kernel BLE (btvirt) and a loopback relay.
+# Chromium and python-fido2 2.x from PyPI, run as an ordinary user (uid 1001), use the key as
+# installed in the blevm guest: hybrid-key-broker under its unit's restrictions creates the device
+# for that user's hybrid-security-key agent and hands the user its node; our hybrid-authenticator
+# answers as the phone over kernel BLE (btvirt) and a loopback relay.
 # Guest half: ci/browser-seckey-in-vm.sh; the programs run in a chroot of the host's /usr and /etc
 # (9p, read-only), driven by ci/browser-seckey/driver.py. Cases 1-7 of ci/browser-seckey/README.md per
 # program.
@@ -25,20 +27,26 @@ done
 /usr/bin/python3 -c "import websocket, cbor2" 2>/dev/null || die "python3-websocket / python3-cbor2 missing (scripts/setup.sh)"
 python3 -c "import webauthn" 2>/dev/null || die "py_webauthn missing (scripts/setup.sh)"
 python3 ci/browser-seckey/judge_test.py >/dev/null 2>&1 || die "the judge's own tests fail (python3 ci/browser-seckey/judge_test.py)"
+. ci/broker/host-args.sh
+broker_host_check
 
+swift build --product hybrid-key-broker >/dev/null || die "swift build failed"
 swift build --product hybrid-security-key >/dev/null || die "swift build failed"
 swift build --product hybrid-authenticator >/dev/null || die "swift build failed"
 swift build --product tunnel-relay >/dev/null || die "swift build failed"
 bin="$(swift build --show-bin-path)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/browser-seckey.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-for program in hybrid-security-key hybrid-authenticator tunnel-relay; do
+for program in hybrid-key-broker hybrid-security-key hybrid-authenticator tunnel-relay; do
     strip --strip-debug -o "$work/$program" "$bin/$program"
 done
 
 # python-fido2: the current 2.x release from PyPI, unpatched (Debian's 0.9.1 never probes). Its
 # one dependency, cryptography, comes from Debian's python3-cryptography in the chroot.
 mkdir -p "$work/pyfido2" "$work/out"
+# The programs run as uid 1001 in the guest and write their records here (over 9p, whose
+# security_model=none checks the host's mode): open to all, inside $work, which is root's alone.
+chmod 777 "$work/out"
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 && pip=(/usr/bin/python3 -m pip) || pip=(python3 -m pip)
 "${pip[@]}" install --quiet --disable-pip-version-check --no-deps --target "$work/pyfido2" "fido2>=2,<3" ||
     die "pip could not install python-fido2 2.x"
@@ -54,8 +62,8 @@ BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic clockso
   "$blevm/blevm-run" -v -m 3072 -c 2 -t "${BROWSER_SECKEY_TIMEOUT:-2700}" -l "$work/out/console.log" \
   -e "SECKEY_PROGRAMS=${SECKEY_PROGRAMS:-firefox chromium fido2}" -e "SECKEY_PHONE_STORE=${SECKEY_PHONE_STORE:-encrypted}" \
   ${SECKEY_UNKNOWN_COUNT:+-e SECKEY_UNKNOWN_COUNT=$SECKEY_UNKNOWN_COUNT} \
-  -s /usr:/host/usr:ro -s /etc:/host/etc:ro -s "$work/pyfido2:/opt/pyfido2:ro" -s "$work/out:/out" \
-  -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
+  "${broker_vm_args[@]}" -s "$work/pyfido2:/opt/pyfido2:ro" -s "$work/out:/out" \
+  -b "$work/hybrid-key-broker" -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
   -f ci/ceremony-in-vm.sh -f ci/browser-seckey -S ci/browser-seckey-in-vm.sh 2>&1 |
   while IFS= read -r line; do
     printf '[+%6.1fs] %s\n' "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN{print b-a}')" "$line"
