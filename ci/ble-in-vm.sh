@@ -28,6 +28,25 @@ mark "guest userspace ready"
 phases=${*:-hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez}
 rc_hci=0 rc_bluez=0 rc_ceremony_hci=0 rc_ceremony_bluez=0 rc_l2cap=0 rc_ceremony_l2cap=0
 
+# air_recorded NAME COMMAND...: COMMAND with btmon recording every controller's traffic; when it
+# fails, the tail of the decoded record follows (did the SDU cross the air, who stopped?).
+air_recorded() {
+    ar_name=$1
+    shift
+    btmon -w "/tmp/air-$ar_name.snoop" >/dev/null 2>&1 &
+    ar_monitor=$!
+    "$@"
+    ar_status=$?
+    kill $ar_monitor 2>/dev/null
+    wait $ar_monitor 2>/dev/null
+    if [ $ar_status -ne 0 ]; then
+        echo "---- $ar_name: btmon record (last 300 lines)"
+        btmon -r "/tmp/air-$ar_name.snoop" 2>&1 | tail -n 300
+    fi
+    rm -f "/tmp/air-$ar_name.snoop"
+    return $ar_status
+}
+
 # Fresh btvirt (hci0 + hci1) with both controllers up, no daemons.
 fresh_air() {
     blevm_btvirt_stop 2>/dev/null
@@ -95,7 +114,7 @@ mark "L2CAP channel tests"
 case " $phases " in *" ceremony-l2cap "*)
 fresh_air_le
 mark "btvirt + mgmt LE on"
-CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay l2cap
+CEREMONY_CLIENT_ARGS="--channel l2cap" air_recorded l2cap ceremony_run_without_relay l2cap
 rc_ceremony_l2cap=$?
 # Fallback: a relay runs, and hybrid-conformance's phone advertises a PSM it closed at once
 # (--fault closed-l2cap-psm): the client (--channel auto) must give up on L2CAP within
@@ -129,7 +148,7 @@ rc_ceremony_bluez=$?
 # Then over L2CAP with no relay: bluetoothd places the phone's "peripheral" advert with the
 # suffix, and the kernel carries the channel as with raw HCI.
 if [ $rc_ceremony_bluez -eq 0 ]; then
-    CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay bluez-l2cap
+    CEREMONY_CLIENT_ARGS="--channel l2cap" air_recorded bluez-l2cap ceremony_run_without_relay bluez-l2cap
     rc_ceremony_bluez=$?
 fi
 [ $rc_ceremony_bluez -eq 0 ] || { echo "---- bluetoothd log" >&2; cat /tmp/bluetoothd.log >&2; }
@@ -152,7 +171,8 @@ while [ $run -le "${BLE_PROOF_REPEAT:-50}" ]; do
     # BLE_PROOF_REPEAT_AS_CI=1: each L2CAP ceremony after a tunnel ceremony on the same bluetoothd,
     # in the order the proof runs them.
     if { [ -z "${BLE_PROOF_REPEAT_AS_CI:-}" ] || CEREMONY_CLIENT_ARGS="--channel tunnel" ceremony_run bluez; } >/tmp/repeat.out 2>&1 &&
-        CEREMONY_CLIENT_ARGS="--channel l2cap" ceremony_run_without_relay bluez-l2cap >>/tmp/repeat.out 2>&1; then
+        CEREMONY_CLIENT_ARGS="--channel l2cap --verbose" CEREMONY_PHONE_ARGS="--log-level debug" \
+            ceremony_run_without_relay bluez-l2cap >>/tmp/repeat.out 2>&1; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))

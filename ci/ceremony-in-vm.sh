@@ -95,11 +95,14 @@ ceremony_once() {
         printf '%s\n' "$qr" | /usr/local/bin/hybrid-conformance phone - --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
             --adapter hci0 --fault "$CEREMONY_PHONE_FAULT" >"$work/$operation.authenticator" 2>&1 &
     else
+        # The phone's lines get the guest's uptime in front as well (its exit status goes to a file).
         # shellcheck disable=SC2086
-        printf '%s\n' "$qr" | HYBRID_AUTHENTICATOR_PASSPHRASE="ceremony-$name" HYBRID_ALLOW_INSECURE_FAST_KDF=1 \
-            /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
-            --adapter hci0 --yes --json --insecure-fast-store-kdf --store "$work/passkeys.json" ${CEREMONY_PHONE_ARGS:-} \
-            >"$work/$operation.authenticator" 2>&1 &
+        {
+            printf '%s\n' "$qr" | HYBRID_AUTHENTICATOR_PASSPHRASE="ceremony-$name" HYBRID_ALLOW_INSECURE_FAST_KDF=1 \
+                /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble "$backend" \
+                --adapter hci0 --yes --json --insecure-fast-store-kdf --store "$work/passkeys.json" ${CEREMONY_PHONE_ARGS:-}
+            echo $? >"$work/$operation.authenticator-status"
+        } 2>&1 | ceremony_stamp >"$work/$operation.authenticator" &
     fi
     authenticator=$!
     wait $client
@@ -112,6 +115,14 @@ ceremony_once() {
 
     wait $authenticator
     authenticator_status=$?
+    [ -f "$work/$operation.authenticator-status" ] && authenticator_status=$(cat "$work/$operation.authenticator-status")
+    # The phone's side, from its stamped events: the client's first message to the advert off and
+    # to the handshake done (its answers written).
+    awk -v name="$name" -v op="$operation" '
+        /"event":"connected"/ && !connected { connected = $1 } /"event":"advertisingStopped"/ && !off { off = $1 }
+        /"event":"handshakeDone"/ && !done { done = $1 }
+        END { if (connected && done) printf "CEREMONY-TIME %s %s phone: connected to advert off %.2f s, to handshake done %.2f s\n",
+              name, op, off - connected, done - connected }' "$work/$operation.authenticator"
     echo "---- $name $operation: hybrid-client events (exit $client_status)"
     sed 's/^/   /' "$work/$operation.events"
     echo "---- $name $operation: hybrid-authenticator events (exit $authenticator_status)"
