@@ -91,9 +91,10 @@ struct ScriptedClient {
             psk: secret.psk(eidPlaintext: advert), ephemeralKey: P256.KeyAgreement.PrivateKey())
         let answer = deliver(script.message1(initiator.makeMessage1()))
         // msg2 is the first message the phone sends back.
-        guard let message2 = answer.lazy.compactMap({ action -> [UInt8]? in
+        let sent = answer.compactMap { action -> [UInt8]? in
             if case .send(let bytes) = action { bytes } else { nil }
-        }).first else {
+        }
+        guard let message2 = sent.first else {
             var report = ConformanceReport(mode: "phone", subject: "scripted client")
             judge.record(into: &report)
             return report
