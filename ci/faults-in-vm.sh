@@ -24,10 +24,12 @@ port=28080
 # ceremony_wait_line FILE SED-EXPRESSION (waits up to 60 s), shared with the ceremony proof.
 . /blevm/work/ceremony-in-vm.sh
 . /blevm/work/guest-broker.sh
+# count, wait_count, wait_gone
+. /blevm/work/guest-wait.sh
 
 fail() {
     echo "faults-in-vm: FAIL: $*" >&2
-    for f in broker.log key.out key.err relay.err phone.log caller.err; do
+    for f in broker.log key.out key.err relay.err phone.log caller.err client.on.err phone.adapter.log; do
         [ -f "$w/$f" ] && { echo "---- $f (last 40 lines)" >&2; tail -n 40 "$w/$f" | sed 's/^/   /' >&2; }
     done
     exit 1
@@ -36,23 +38,6 @@ now() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN{printf "%.2f", b-a}'; }
 timing() { echo "FAULT-TIME $*"; }
 step() { echo "---- $*"; }
-
-# count PATTERN FILE: matching lines (0 when the file is missing).
-count() { grep -c "$1" "$2" 2>/dev/null || true; }
-# wait_count PATTERN FILE N [SECONDS]: until FILE has at least N lines matching PATTERN.
-wait_count() {
-    wc_ticks=0
-    while [ "$(count "$1" "$2")" -lt "$3" ]; do
-        wc_ticks=$((wc_ticks + 1)); [ $wc_ticks -gt $((${4:-60} * 10)) ] && return 1; sleep 0.1
-    done
-}
-# wait_gone PID [SECONDS]: until the process has ended.
-wait_gone() {
-    wg_ticks=0
-    while kill -0 "$1" 2>/dev/null; do
-        wg_ticks=$((wg_ticks + 1)); [ $wg_ticks -gt $((${2:-60} * 10)) ] && return 1; sleep 0.1
-    done
-}
 
 blevm_btvirt 2 || fail "btvirt did not create hci0 and hci1"
 blevm_up hci0 hci1 || fail "hci0/hci1 did not come up"
@@ -278,6 +263,7 @@ timing "3 hybrid-client, hci1 off while scanning: exit $st after $(since $t0) s:
 [ "$st" -ne 0 ] || fail "hybrid-client succeeded although its adapter went away"
 # The phone on hci0 for that (abandoned) QR code: it advertises for a client that never comes.
 qr=$(sed -n 's/.*"url":"\(FIDO:\\\{0,1\}\/[0-9]*\)".*/\1/p' "$w/client.on.err" | head -n 1 | tr -d '\\')
+[ -n "$qr" ] || fail "no QR code in hybrid-client's output"
 printf '%s\n' "$qr" | /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$port" --ble hci --adapter hci0 \
     --yes --json --insecure-plaintext-store --store "$w/passkeys.json" >"$w/phone.adapter.log" 2>&1 &
 lone=$!

@@ -21,6 +21,7 @@ die() { echo "run-fault-proof: FAIL: $*" >&2; exit 1; }
 for tool in fido2-cred fido2-assert; do
     command -v "$tool" >/dev/null || die "$tool missing (scripts/setup.sh installs fido2-tools)"
 done
+busybox sh ci/tests/guest-wait-test.sh || die "the guest's wait helpers (ci/guest-wait.sh) fail their test"
 . ci/broker/host-args.sh
 broker_host_check
 
@@ -42,7 +43,7 @@ set +e
 BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic" \
     "$blevm/blevm-run" -m 2048 -t "${FAULT_PROOF_TIMEOUT:-1800}" -e "FAULTS_LONG_USE=${FAULTS_LONG_USE:-20}" \
     "${broker_vm_args[@]}" "${binaries[@]}" -b "$(command -v fido2-cred)" -b "$(command -v fido2-assert)" \
-    -f ci/ceremony-in-vm.sh -S ci/faults-in-vm.sh >"$work/vm.log" 2>&1
+    -f ci/ceremony-in-vm.sh -f ci/guest-wait.sh -S ci/faults-in-vm.sh >"$work/vm.log" 2>&1
 rc=$?
 set -e
 cat "$work/vm.log"
