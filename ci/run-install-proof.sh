@@ -7,10 +7,13 @@
 #  3. `scripts/install.sh --user root` then `--uninstall` leaves those lists as before;
 #  in 1-3 the installed binary needs no Swift toolchain: `ldd` names nothing under the toolchain's
 #  directory and it runs --help in a mount namespace where that directory is an empty tmpfs;
-#  4. in the blevm guest, where /dev/uhid exists, the .deb's binary in a chroot of the host's /usr
-#     and /etc without /opt (ci/install-proof-in-vm.sh, ci/install-window-in-chroot.sh): the
-#     self-check (scripts/security-key-self-check.sh) reports the key's hidraw node and its getInfo
-#     answer; then the key's own QR window under Xvfb in the guest: fido2-cred -M's request opens
+#  4. in the blevm guest, where /dev/uhid exists: the .deb's hybrid-key-broker started as the
+#     .deb's units start it (ci/broker/guest-broker.sh, a fake logind naming uid 1001's session the
+#     active one), and the .deb's hybrid-security-key as uid 1001 in a chroot of the host's /usr and
+#     /etc without /opt, its key from the broker (ci/install-proof-in-vm.sh,
+#     ci/install-window-in-chroot.sh): the self-check (scripts/security-key-self-check.sh) reports
+#     the key's hidraw node and its getInfo answer; then the key's own QR window under Xvfb in the
+#     guest (the node uid 1001's alone, mode 600): fido2-cred -M's request opens
 #     it (title names the RP ID), the screenshot decodes to exactly the key's qr event URL, its
 #     Cancel gives fido2-cred FIDO_ERR_KEEPALIVE_CANCEL within 1 s, and the window goes away;
 #  5. the QR window under Xvfb (ci/run-window-test.sh).
@@ -169,16 +172,28 @@ else
     "$blevm/build-image.sh" >/dev/null || die "blevm guest image could not be built"
     # The .deb's files as installed (binary, bundled runtime if any), for the guest's chroot.
     dpkg-deb -x "$deb" "$work/pkg" || die "dpkg-deb -x $deb failed"
+    # Its broker as its units start it (ci/broker/guest-broker.sh, with the .deb's own unit files):
+    # the binary at the path the unit's ExecStart names, its bundled runtime beside it.
+    . ci/broker/host-args.sh
+    broker_host_check
+    unit_dir="$work/pkg/usr/lib/systemd/system"
+    broker_exec=$(sed -n 's/^ExecStart=//p' "$unit_dir/hybrid-key-broker.service")
+    [ "$broker_exec" = /usr/bin/hybrid-key-broker ] || die "the .deb's broker unit starts '$broker_exec', not /usr/bin/hybrid-key-broker"
+    deb_broker=(-b "$work/pkg$broker_exec:$broker_exec"
+        -f "$unit_dir/hybrid-key-broker.service" -f "$unit_dir/hybrid-key-broker.socket")
+    [ -d "$work/pkg/usr/lib/hybrid-security-key" ] &&
+        deb_broker+=(-f "$work/pkg/usr/lib/hybrid-security-key:/usr/lib/hybrid-security-key")
     vm_start=$EPOCHREALTIME
     # clocksource=hpet: a loaded host can throw the guest's TSC calibration far off (see
     # ci/run-browser-seckey-proof.sh), which would distort the 1 s the Cancel may take.
     BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic clocksource=hpet" \
-        "$blevm/blevm-run" -m 1024 -t 300 -s /usr:/host/usr:ro -s /etc:/host/etc:ro -s "$work/pkg:/pkg:ro" \
-        -f scripts/security-key-self-check.sh -f ci/window-test-lib.sh -f ci/install-window-in-chroot.sh \
-        -S ci/install-proof-in-vm.sh >"$work/vm.log" 2>&1 || die "the guest step failed: $(cat "$work/vm.log")"
-    grep -E '^(self-check|install-window|INSTALL-MARK)' "$work/vm.log" | sed 's/^/   /'
+        "$blevm/blevm-run" -m 1024 -t 300 "${broker_vm_tool_args[@]}" "${deb_broker[@]}" -s "$work/pkg:/pkg:ro" \
+        -f ci/ceremony-in-vm.sh -f scripts/security-key-self-check.sh -f ci/window-test-lib.sh \
+        -f ci/install-window-in-chroot.sh -S ci/install-proof-in-vm.sh >"$work/vm.log" 2>&1 || die "the guest step failed: $(cat "$work/vm.log")"
+    grep -E '^(self-check|install-window|install-proof-in-vm|INSTALL-MARK|broker:|logind.py)' "$work/vm.log" | sed 's/^/   /'
     grep -q '^self-check: hidraw /dev/hidraw[0-9]' "$work/vm.log" || die "the self-check did not report a hidraw node"
     grep -q '^self-check: PASS' "$work/vm.log" || die "the self-check did not pass"
+    grep -q '^install-window: the broker handed uid 1001 ' "$work/vm.log" || die "the key's device did not come from the broker"
     grep -q '^install-window: PASS' "$work/vm.log" || die "the key's QR window test did not pass"
     grep -q '^install-proof-in-vm: PASS' "$work/vm.log" || die "the guest did not finish"
     echo "run-install-proof: the VM run took $(awk -v a="$vm_start" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}') s"
