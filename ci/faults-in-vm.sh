@@ -187,7 +187,13 @@ for channel in tunnel l2cap; do
     echo "   key: $(last_key_error)"
     awk -v a="$t0" -v b="$t1" 'BEGIN{exit !(b - a < 10)}' || fail "the caller's error took more than 10 s"
     signin after-phone-killed-$channel
-    timing "1 phone SIGKILL ($used): fault -> next success $(since $t0) s"
+    next=$(sed -n 's/.*"channel":"\([a-z0-9]*\)".*/\1/p' "$w/phone.$qrs.log" | tail -n 1)
+    timing "1 phone SIGKILL ($used): fault -> next success $(since $t0) s (over $next)"
+    # The dead phone's LE link must not keep the next one out: the key ends the links it made
+    # (OwnedLELink); left to the kernel's idle delay, the next phone's kernel ignored the new link
+    # and the key fell back to the tunnel after --l2cap-timeout.
+    [ "$channel" = tunnel ] || [ "$next" = l2cap ] ||
+        fail "the sign-in after the phone's death over L2CAP went over '$next' (key: $(grep l2capUnavailable "$w/key.out" | tail -n 1))"
 done
 
 # 2. The relay restarts mid-ceremony: SIGTERM (drain), SIGKILL after 3 s, start again.

@@ -16,6 +16,7 @@
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
+#include <bluetooth/l2cap.h>
 
 _Static_assert(sizeof(((CBlueZ_DeviceInfo *)0)->name) == sizeof(((struct hci_dev_info *)0)->name),
                "device name size must match struct hci_dev_info");
@@ -281,6 +282,30 @@ int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t
         connect(fd, (struct sockaddr *)&target, sizeof(target)) < 0)
         return close_failed(fd);
     return fd;
+}
+
+int CBlueZ_l2capConnectionHandle(int descriptor) {
+    struct l2cap_conninfo info;
+    memset(&info, 0, sizeof(info));
+    socklen_t length = sizeof(info);
+    if (getsockopt(descriptor, SOL_L2CAP, L2CAP_CONNINFO, &info, &length) < 0) return -1;
+    return info.hci_handle;
+}
+
+/* The kernel's LE_LINK (include/net/bluetooth/hci.h); <bluetooth/hci.h> names only BR/EDR types. */
+#define CBLUEZ_LE_LINK 0x80
+
+int CBlueZ_leLinkHandle(int descriptor, const uint8_t peer[6]) {
+    /* HCIGETCONNINFO fills the one hci_conn_info that follows the request. */
+    union {
+        struct hci_conn_info_req request;
+        uint8_t bytes[sizeof(struct hci_conn_info_req) + sizeof(struct hci_conn_info)];
+    } query;
+    memset(&query, 0, sizeof(query));
+    memcpy(query.request.bdaddr.b, peer, 6);
+    query.request.type = CBLUEZ_LE_LINK;
+    if (ioctl(descriptor, HCIGETCONNINFO, &query) < 0) return -1;
+    return query.request.conn_info[0].handle;
 }
 
 int CBlueZ_l2capSendMTU(int descriptor) {

@@ -100,4 +100,14 @@ import Testing
         #expect(HCICommand.intervalUnits(milliseconds: 100) == 0x00A0)
         #expect(HCICommand.intervalUnits(milliseconds: 10_240) == 0x4000)
     }
+
+    /// Core spec Vol 4 Part E §7.1.6: OGF 0x01, OCF 0x0006, Connection_Handle (12 bits, LE),
+    /// Reason; btmon decodes the same bytes as "Disconnect (0x01|0x0006) plen 3 … Reason: Remote
+    /// User Terminated Connection (0x13)".
+    @Test func disconnectEndsOneLinkAsTheUserWouldWithNoFlagBits() {
+        #expect(HCICommand.disconnect(handle: 0x002B).packet == Fixture.bytes("01 0604 03 2b00 13"))
+        #expect(HCICommand.disconnect(handle: 0x0EFF).packet == Fixture.bytes("01 0604 03 ff0e 13"))
+        // The handle's top four bits are packet flags on ACL, never part of a handle.
+        #expect(HCICommand.disconnect(handle: 0xF02B).packet == Fixture.bytes("01 0604 03 2b00 13"))
+    }
 }

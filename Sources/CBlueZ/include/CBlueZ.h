@@ -85,4 +85,11 @@ int CBlueZ_l2capConnectLE(const uint8_t local[6], const uint8_t peer[6], uint8_t
 /* The channel's send MTU (BT_SNDMTU: the largest SDU one write may carry). */
 int CBlueZ_l2capSendMTU(int descriptor);
 
+/* The HCI connection handle of the LE link under a connected channel (L2CAP_CONNINFO), or -1. */
+int CBlueZ_l2capConnectionHandle(int descriptor);
+
+/* The handle of the adapter's LE link to `peer` (little-endian), asked on an open device descriptor
+   (HCIGETCONNINFO), or -1 with errno (ENOENT: no such link). */
+int CBlueZ_leLinkHandle(int descriptor, const uint8_t peer[6]);
+
 #endif

@@ -10,6 +10,7 @@ struct HCICommand: Equatable {
     }
 
     enum Opcode {
+        static let disconnect: UInt16 = 0x0406  // §7.1.6
         static let readLocalSupportedCommands: UInt16 = 0x1002  // §7.4.2
         static let leReadLocalSupportedFeatures: UInt16 = 0x2003  // §7.8.3
         static let leSetRandomAddress: UInt16 = 0x2005  // §7.8.4
@@ -43,6 +44,13 @@ struct HCICommand: Equatable {
 
     static let readLocalSupportedCommands = HCICommand(opcode: Opcode.readLocalSupportedCommands, parameters: [])
     static let leReadLocalSupportedFeatures = HCICommand(opcode: Opcode.leReadLocalSupportedFeatures, parameters: [])
+
+    /// Ends the link with `handle` (§7.1.6), with reason Remote User Terminated Connection (0x13),
+    /// the reason a host gives when it has no more use for the link. The controller answers with
+    /// Command Status, then Disconnection Complete on both sides.
+    static func disconnect(handle: UInt16) -> HCICommand {
+        HCICommand(opcode: Opcode.disconnect, parameters: le16(handle & 0x0FFF) + [0x13])
+    }
 
     // MARK: Legacy advertising
 

@@ -52,7 +52,7 @@ extension BLEBackend {
                 guard let local = HCIAdapter.address(of: adapter.name) else { throw .noAdapter(adapter.name) }
                 return try L2CAPChannel.connect(
                     from: local, to: advert.address, peerType: advert.addressType ?? .random, psm: psm,
-                    timeout: timeout)
+                    timeout: timeout, adapterID: adapter.id)
             }
         }
         return try result.get()

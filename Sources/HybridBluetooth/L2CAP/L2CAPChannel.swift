@@ -14,13 +14,22 @@ package final class L2CAPChannel: @unchecked Sendable {
     private let descriptor: Int32
     /// The send MTU of an adopted socket, which has no `BT_SNDMTU`.
     private let fixedSendMTU: Int?
+    /// The LE link that ``connect(from:to:peerType:psm:timeout:adapterID:)`` had the kernel bring up,
+    /// ended with the channel.
+    private let ownedLink: OwnedLELink?
 
-    private init(descriptor: Int32, fixedSendMTU: Int? = nil) {
+    private init(descriptor: Int32, fixedSendMTU: Int? = nil, ownedLink: OwnedLELink? = nil) {
         self.descriptor = descriptor
         self.fixedSendMTU = fixedSendMTU
+        self.ownedLink = ownedLink
     }
 
-    deinit { close(descriptor) }
+    /// Closes the socket and, for a channel this side connected, ends its LE link at once rather
+    /// than after the kernel's idle delay (see ``OwnedLELink``).
+    deinit {
+        close(descriptor)
+        ownedLink?.end()
+    }
 
     /// Takes over `descriptor`, a connected `SOCK_SEQPACKET` socket (closed with this channel), with
     /// `sendMTU` as its send MTU: tests pass one end of an `AF_UNIX` socket pair, which keeps write
@@ -33,12 +42,15 @@ package final class L2CAPChannel: @unchecked Sendable {
     /// advert, connects, then opens the channel. Blocks for at most `timeout` (zero: the kernel's
     /// own limit); the attempt is cancelled when it passes.
     ///
-    /// - Parameter peerType: The peer's address type; a phone advertises from a random address.
+    /// - Parameters:
+    ///   - peerType: The peer's address type; a phone advertises from a random address.
+    ///   - adapterID: The adapter's HCI device number: with it, the channel ends its LE link when it
+    ///     closes (``OwnedLELink``).
     /// - Throws: ``BluetoothError/systemCallFailed(operation:errno:)`` (`ECONNREFUSED` at once when
     ///   the adapter's LE setting is off or the PSM is not listened on, `EINPROGRESS` on timeout).
     package static func connect(
         from adapter: BLEAddress, to peer: BLEAddress, peerType: BLEAddressType = .public, psm: UInt16,
-        timeout: Duration = .zero
+        timeout: Duration = .zero, adapterID: Int32? = nil
     ) throws(BluetoothError) -> L2CAPChannel {
         // BDADDR_LE_PUBLIC 1, BDADDR_LE_RANDOM 2 (<bluetooth/bluetooth.h>).
         let type: UInt8 = peerType == .random ? 2 : 1
@@ -46,7 +58,11 @@ package final class L2CAPChannel: @unchecked Sendable {
             clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let fd = CBlueZ_l2capConnectLE(adapter.littleEndianBytes, peer.littleEndianBytes, type, psm, milliseconds)
         guard fd >= 0 else { throw .systemCallFailed(operation: "connect L2CAP PSM \(psm)", errno: errno) }
-        return L2CAPChannel(descriptor: fd)
+        let handle = CBlueZ_l2capConnectionHandle(fd)
+        let link = adapterID.flatMap { adapterID in
+            handle < 0 ? nil : OwnedLELink(adapterID: adapterID, peer: peer, handle: UInt16(handle))
+        }
+        return L2CAPChannel(descriptor: fd, ownedLink: link)
     }
 
     /// Shuts the channel down both ways: a blocked or later ``read(timeoutMilliseconds:)`` returns
