@@ -199,10 +199,12 @@ let package = Package(
 
         // Command-line support, for the executables only: Ctrl-C / SIGTERM as task cancellation, the
         // QR text read from standard input, and the option groups the programs share (Bluetooth,
-        // tunnel servers, QR output, ceremony times) with their range checks.
+        // tunnel servers, QR output, ceremony times, logging) with their range checks.
         .target(
             name: "HybridCommandLine",
-            dependencies: ["HybridCore", "HybridBluetooth", "HybridClient", "HybridPresentation", argumentParser]),
+            dependencies: [
+                "HybridCore", "HybridBluetooth", "HybridClient", "HybridPresentation", argumentParser, logging,
+            ]),
 
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
         // side that runs GTK on its own thread. Only the executables link it; the libraries stay GTK-free.

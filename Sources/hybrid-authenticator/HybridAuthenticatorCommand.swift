@@ -12,7 +12,7 @@ struct HybridAuthenticatorCommand: AsyncParsableCommand {
                           [--ble sim|hci|bluez] [--adapter hciN] [--yes] [--json] [--store PATH]
                           [--insecure-plaintext-store | --passphrase-fd N]
                           [--ca-file F] [--connect-timeout S] [--client-timeout S] [--timeout S]
-                          [--max-qr-age S] [--accept-qr-without-timestamp] [--log-level LEVEL]
+                          [--max-qr-age S] [--accept-qr-without-timestamp] [--log-level LEVEL | --verbose]
             hybrid-authenticator credentials list [--store PATH] [--json]
             hybrid-authenticator credentials delete <credential-id> [--store PATH] [--insecure-plaintext-store]
             hybrid-authenticator credentials export [--output FILE] [--force-terminal] [--store PATH] [...]

@@ -98,8 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var acceptQRWithoutTimestamp = false
 
-    @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "warning"
+    @OptionGroup var log: LogOptions
 
     func validate() throws {
         if qrImage != nil, qrCode != nil {
@@ -127,7 +126,6 @@ struct ServeCommand: AsyncParsableCommand {
         guard timeout >= 0, maxQRAge >= 0 else {
             throw ValidationError("--timeout and --max-qr-age must not be negative")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ValidationError("--ca-file \(caFile) is not a readable file")
         }
@@ -185,12 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        log.bootstrapStandardError()
         let logger = Logger(label: "hybrid.authenticator")
         let printer = EventPrinter(json: json)
         let runner: AuthenticatorRunner

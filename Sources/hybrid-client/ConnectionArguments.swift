@@ -39,8 +39,7 @@ struct ConnectionArguments: ParsableArguments {
     )
     var l2capTimeout: Double = Double(HybridClientOptions.defaultL2CAPTimeout.components.seconds)
 
-    @Flag(help: "Log debug details to stderr (never secrets).")
-    var verbose = false
+    @OptionGroup var log: LogOptions
 
     func validate() throws {
         _ = try webOrigin()

@@ -37,7 +37,7 @@ struct DigitalCredentialCommand: AsyncParsableCommand {
         let digitalRequest = try parsedRequest()
         let options = try await connection.runnerOptions(optionsTimeout: nil)
         var logger = Logger(label: "hybrid-client") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = connection.verbose ? .debug : .warning
+        logger.logLevel = connection.log.level
         let runner = HybridClientRunner(options: options, logger: logger)
         let reporter = ProgressReporter(json: connection.json, qr: connection.qr.display(), timeout: options.timeout)
         defer { reporter.finish() }

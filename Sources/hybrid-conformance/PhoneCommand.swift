@@ -91,8 +91,7 @@ struct PhoneCommand: AsyncParsableCommand {
     @Option(help: "Seconds for the whole session.")
     var timeout: Double = 300
 
-    @Option(help: "Log level on standard error.")
-    var logLevel: String = "warning"
+    @OptionGroup var log: LogOptions
 
     @OptionGroup var report: ReportOptions
 
@@ -109,16 +108,10 @@ struct PhoneCommand: AsyncParsableCommand {
         guard lateUpdateDelay >= 0, lateUpdateDelay < timeout else {
             throw ValidationError("--late-update-delay must be at least 0 and below --timeout")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        log.bootstrapStandardError()
         let logger = Logger(label: "hybrid.conformance.phone")
         let text: String
         do {

@@ -98,13 +98,10 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The key broker's socket.", valueName: "path"))
     var brokerSocket = BrokeredKey.defaultSocketPath
 
-    @Flag(help: "Log debug details to stderr (never secrets or payloads).")
-    var verbose = false
+    @OptionGroup var log: LogOptions
 
     func run() async throws {
-        var configured = Logger(label: "hybrid-security-key")
-        configured.logLevel = verbose ? .debug : .warning
-        let logger = configured
+        let logger = log.logger(label: "hybrid-security-key")
         let backend = await bluetooth.backend()
         let options = HybridClientOptions(
             bluetooth: backend, timeout: times.timeoutDuration(), additionalCAFile: tunnel.caFile,

@@ -67,10 +67,19 @@ struct HybridAuthenticatorCommandTests {
         #expect(try ServeCommand.parse(["FIDO:/1", "--domain-id", "1"]).domainID == 1)
     }
 
+    /// --log-level as before, and --verbose as hybrid-client and hybrid-security-key take it (the
+    /// shared LogOptions).
+    @Test func logLevelAndVerbose() throws {
+        #expect(try serve([]).log.level == .warning)
+        #expect(try serve(["--log-level", "debug"]).log.level == .debug)
+        #expect(try serve(["--verbose"]).log.level == .debug)
+    }
+
     @Test(arguments: [
         ["--domain-id", "2"], ["--domain-id", "65536"], ["--tunnel-url", "http://127.0.0.1:8080"],
         ["--tunnel-url", "ws://127.0.0.1:8080/cable"], ["--ble", "radio"], ["--client-timeout", "0"],
-        ["--timeout", "-1"], ["--log-level", "loud"], ["--ca-file", "/nonexistent/ca.pem"],
+        ["--timeout", "-1"], ["--log-level", "loud"], ["--verbose", "--log-level", "info"],
+        ["--ca-file", "/nonexistent/ca.pem"],
     ])
     func badArgumentsAreRejected(arguments: [String]) {
         #expect(throws: (any Error).self) { try HybridAuthenticatorCommand.parseAsRoot(["FIDO:/1"] + arguments) }

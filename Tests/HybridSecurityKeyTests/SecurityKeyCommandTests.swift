@@ -31,12 +31,38 @@ import Testing
                 "--tunnel-server 2=ws://127.0.0.1:8080: expected ID=URL with ID 0, 1 or 256-65535 and URL ws://host[:port] or wss://host[:port]"
             ),
         ] {
-            do {
-                _ = try HybridSecurityKeyCommand.parse(arguments)
-                Issue.record("\(arguments) was accepted")
-            } catch {
-                #expect(HybridSecurityKeyCommand.message(for: error) == message)
-            }
+            expectRefused(arguments, saying: message)
+        }
+    }
+
+    /// The logging options every ceremony program shares (HybridCommandLine's LogOptions): the key
+    /// takes --log-level as hybrid-authenticator does, and --verbose as hybrid-client does.
+    @Test func logLevelAndVerboseAreTheSharedLogOptions() throws {
+        #expect(try HybridSecurityKeyCommand.parse([]).log.level == .warning)
+        #expect(try HybridSecurityKeyCommand.parse(["--verbose"]).log.level == .debug)
+        #expect(try HybridSecurityKeyCommand.parse(["--log-level", "info"]).log.level == .info)
+        #expect(try HybridSecurityKeyCommand.parse(["--verbose", "--log-level", "debug"]).log.level == .debug)
+        for (arguments, message) in [
+            (
+                ["--log-level", "loud"],
+                "unknown --log-level loud: use trace, debug, info, notice, warning, error or critical"
+            ),
+            (
+                ["--verbose", "--log-level", "error"],
+                "--verbose means --log-level debug: give one of them, not --log-level error too"
+            ),
+        ] {
+            expectRefused(arguments, saying: message)
+        }
+    }
+
+    /// The command line is refused with exactly `message`, as the program prints it.
+    private func expectRefused(_ arguments: [String], saying message: String) {
+        do {
+            _ = try HybridSecurityKeyCommand.parse(arguments)
+            Issue.record("\(arguments) was accepted")
+        } catch {
+            #expect(HybridSecurityKeyCommand.message(for: error) == message)
         }
     }
 }

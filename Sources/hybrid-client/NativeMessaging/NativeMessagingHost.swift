@@ -136,7 +136,7 @@ final class NativeMessagingHost: Sendable {
                     return
                 }
                 var logger = Logger(label: "hybrid-client") { StreamLogHandler.standardError(label: $0) }
-                logger.logLevel = arguments.verbose ? .debug : .warning
+                logger.logLevel = arguments.log.level
                 let runner = HybridClientRunner(options: options, logger: logger)
                 let (windowCancels, cancelFromWindow) = AsyncStream<Void>.makeStream()
                 var window: CeremonyWindow?
