@@ -39,16 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var domainID: UInt16 = 0
 
-    @Option(
-        help: ArgumentHelp(
-            "Bluetooth backend: hci (raw HCI, needs CAP_NET_RAW/CAP_NET_ADMIN), bluez (bluetoothd over D-Bus), "
-                + "or sim (the loopback simulated air of $HYBRID_SIMULATED_AIR_DIR, for tests and demos). "
-                + "Default: bluez when bluetoothd runs, else hci.",
-            valueName: "backend"))
-    var ble: String?
-
-    @Option(help: ArgumentHelp("Bluetooth adapter for hci or bluez (default: the first one).", valueName: "hciN"))
-    var adapter: String?
+    @OptionGroup var bluetooth: BluetoothOptions
 
     @Flag(
         inversion: .prefixedNo,
@@ -114,11 +105,6 @@ struct ServeCommand: AsyncParsableCommand {
         guard TunnelDomainID(rawValue: domainID) != nil else {
             throw ValidationError("--domain-id \(domainID) is reserved: use 0, 1 or 256-65535")
         }
-        if let ble {
-            do { _ = try BLEBackend(argument: ble, adapter: adapter) } catch {
-                throw ValidationError(error.description)
-            }
-        }
         for (name, value) in [("--connect-timeout", connectTimeout), ("--client-timeout", clientTimeout)]
         where !(value > 0) {
             throw ValidationError("\(name) must be positive")
@@ -144,12 +130,6 @@ struct ServeCommand: AsyncParsableCommand {
         options.acceptsQRCodeWithoutTimestamp = acceptQRWithoutTimestamp
         options.offersL2CAP = l2cap
         return options
-    }
-
-    /// `--ble` as given, else the automatic choice (bluez when bluetoothd is reachable, else hci).
-    func resolveBackend() async -> BLEBackend {
-        if let ble, let backend = try? BLEBackend(argument: ble, adapter: adapter) { return backend }
-        return await BLEBackend.automatic(adapter: adapter)
     }
 
     /// `--yes`: approve everything; else ask on the terminal, with the store passphrase as user verification.
@@ -188,7 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
         let printer = EventPrinter(json: json)
         let runner: AuthenticatorRunner
         let qrText: String
-        let backend = await resolveBackend()
+        let backend = await bluetooth.backend()
         do {
             qrText = try await readQRCode()
             // Check the QR code before asking for a passphrase.

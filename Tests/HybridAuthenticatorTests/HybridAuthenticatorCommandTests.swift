@@ -31,12 +31,12 @@ struct HybridAuthenticatorCommandTests {
         #expect(command.yes && command.json)
         #expect(command.storeOptions.path == "/tmp/passkeys.json")
         #expect(command.storeOptions.insecurePlaintextStore)
-        #expect(command.adapter == "hci1")
+        #expect(command.bluetooth.adapter == "hci1")
         let options = command.runnerOptions(ble: .hci(adapter: "hci1"))
         #expect(options.domainID == 256)
         #expect(options.tunnelOrigin == TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: 8080))
         #expect(options.caFile == caFile)
-        #expect(command.ble == "hci")
+        #expect(command.bluetooth.ble == "hci")
     }
 
     @Test func defaults() throws {
@@ -44,7 +44,7 @@ struct HybridAuthenticatorCommandTests {
         #expect(command.qrCode == nil)
         #expect(!command.yes && !command.json && !command.storeOptions.insecurePlaintextStore)
         #expect(command.storeOptions.store == nil)
-        #expect(command.ble == nil)
+        #expect(command.bluetooth.ble == nil)
         let options = command.runnerOptions(ble: .hci(adapter: nil))
         #expect(options.domainID == 0)
         #expect(options.tunnelOrigin == nil)

@@ -2,15 +2,18 @@ import ArgumentParser
 import HybridBluetooth
 
 /// `--ble` and `--adapter`: the Bluetooth a ceremony runs on (`hybrid-client`,
-/// `hybrid-security-key`, `hybrid-conformance client` and `phone`).
+/// `hybrid-security-key`, `hybrid-authenticator`, `hybrid-conformance client` and `phone`).
 package struct BluetoothOptions: ParsableArguments {
     @Option(
-        help:
-            "Bluetooth backend: bluez (bluetoothd), hci (raw HCI, root) or sim (simulated air, for tests). Default: bluez if bluetoothd runs, else hci."
-    )
+        help: ArgumentHelp(
+            "Bluetooth backend: bluez (bluetoothd over D-Bus), hci (raw HCI, needs CAP_NET_RAW/CAP_NET_ADMIN), "
+                + "or sim (the loopback simulated air of $HYBRID_SIMULATED_AIR_DIR, for tests and demos). "
+                + "Default: bluez when bluetoothd runs, else hci.",
+            valueName: "backend"))
     package var ble: String?
 
-    @Option(help: "Bluetooth adapter, e.g. hci0. Default: the first one.")
+    @Option(
+        help: ArgumentHelp("Bluetooth adapter, e.g. hci0 (hci or bluez). Default: the first one.", valueName: "hciN"))
     package var adapter: String?
 
     package init() {}
