@@ -69,6 +69,9 @@ final class ProbeRecorder: RelayProbe {
         await next(where: { $0 == event }, sourceLocation: sourceLocation)
     }
 
+    /// Every event so far, in order (for a failure's message).
+    var recorded: [RelayProbeEvent] { state.withLockedValue { $0.events } }
+
     /// How many recorded events satisfy `predicate`.
     func count(where predicate: (RelayProbeEvent) -> Bool) -> Int {
         state.withLockedValue { $0.events.filter(predicate).count }

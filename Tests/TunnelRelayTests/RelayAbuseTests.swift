@@ -111,6 +111,11 @@ struct RelayAbuseTests {
         }
     }
 
+    /// The counters of a metrics exposition that are not zero: what the relay did, for a failure.
+    static func nonZeroCounters(_ exposition: String) -> [Substring] {
+        exposition.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasSuffix(" 0") && !$0.hasSuffix(" 0.0") }
+    }
+
     /// With the ping cap out of the way: a client that floods pings and never reads ends up
     /// paused (one pong queued at most), then closed as idle.
     @Test func pingFloodWithoutReadingIsPausedThenClosed() async throws {
@@ -125,7 +130,9 @@ struct RelayAbuseTests {
             flooder.start(Self.ping)
             // A pong that cannot be written stops the relay reading: at most one pong is queued.
             let paused = await recorder.next(where: { if case .readsPaused = $0 { true } else { false } })
-            #expect(paused == .readsPaused(.pongPending) || paused == .readsPaused(.notWritable))
+            #expect(
+                paused == .readsPaused(.pongPending) || paused == .readsPaused(.notWritable),
+                "the relay reported \(recorder.recorded.prefix(20)); \(Self.nonZeroCounters(relay.metricsText()))")
             // Not "paused now": an early pause ends when its pong is written, until the flooder's
             // socket is full. That the last pause lasts is shown by the idle close (4005) below.
             #expect(recorder.count(where: { $0 == .pongSkipped }) > 0)
