@@ -16,8 +16,7 @@ struct CeremonyExecution {
     let options: HybridClientOptions
 
     func run(_ request: HybridClientRequest) async throws {
-        var logger = Logger(label: "hybrid-client") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = arguments.log.level
+        let logger = arguments.log.logger(label: "hybrid-client")
         let runner = HybridClientRunner(options: options, logger: logger)
         let reporter = ProgressReporter(json: arguments.json, qr: arguments.qr.display(), timeout: options.timeout)
         // Success, failure, timeout and Ctrl-C / SIGTERM (both cancel) all come through here.

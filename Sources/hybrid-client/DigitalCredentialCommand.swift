@@ -36,8 +36,7 @@ struct DigitalCredentialCommand: AsyncParsableCommand {
         let origin = try connection.webOrigin()
         let digitalRequest = try parsedRequest()
         let options = try await connection.runnerOptions(optionsTimeout: nil)
-        var logger = Logger(label: "hybrid-client") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = connection.log.level
+        let logger = connection.log.logger(label: "hybrid-client")
         let runner = HybridClientRunner(options: options, logger: logger)
         let reporter = ProgressReporter(json: connection.json, qr: connection.qr.display(), timeout: options.timeout)
         defer { reporter.finish() }

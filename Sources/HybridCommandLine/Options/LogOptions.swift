@@ -33,9 +33,10 @@ package struct LogOptions: ParsableArguments {
         verbose ? .debug : logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .warning
     }
 
-    /// A logger with ``level``, on swift-log's handler (standard error unless bootstrapped).
+    /// A logger with ``level`` that writes to standard error, whatever the process bootstrapped:
+    /// standard output may carry a protocol (native messaging, `--json`).
     package func logger(label: String) -> Logger {
-        var logger = Logger(label: label)
+        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = level
         return logger
     }

@@ -135,8 +135,7 @@ final class NativeMessagingHost: Sendable {
                     send(.error(id: id, name: .notAllowed, message: "the host's settings: \(error)"))
                     return
                 }
-                var logger = Logger(label: "hybrid-client") { StreamLogHandler.standardError(label: $0) }
-                logger.logLevel = arguments.log.level
+                let logger = arguments.log.logger(label: "hybrid-client")
                 let runner = HybridClientRunner(options: options, logger: logger)
                 let (windowCancels, cancelFromWindow) = AsyncStream<Void>.makeStream()
                 var window: CeremonyWindow?
