@@ -5,7 +5,6 @@ import HybridClient
 import HybridCommandLine
 import HybridPresentation
 import HybridQRWindow
-import Logging
 import Synchronization
 
 /// Runs one ceremony for `create` or `get`: progress to stderr (and the QR window with

@@ -4,7 +4,6 @@ import HybridClient
 import HybridCommandLine
 import HybridCore
 import HybridPresentation
-import Logging
 
 /// `hybrid-client digital-credential`: ask a phone for a digital credential.
 struct DigitalCredentialCommand: AsyncParsableCommand {

@@ -6,7 +6,6 @@ import HybridCore
 import HybridLocalFiles
 import HybridPresentation
 import HybridQRWindow
-import Logging
 import Synchronization
 
 /// The host's I/O: frames from stdin, a task per ceremony, answers to stdout. What the messages
