@@ -16,6 +16,9 @@
 #     guest (the node uid 1001's alone, mode 600): fido2-cred -M's request opens
 #     it (title names the RP ID), the screenshot decodes to exactly the key's qr event URL, its
 #     Cancel gives fido2-cred FIDO_ERR_KEEPALIVE_CANCEL within 1 s, and the window goes away;
+#  4b. in the blevm guest with systemd as PID 1 (ci/run-systemd-proof.sh): dpkg -i of the .deb, whose
+#     units systemd runs with their whole sandbox, and alice's user manager and graphical session
+#     starting the .deb's user unit, which gets its key from the broker;
 #  5. the QR window under Xvfb (ci/run-window-test.sh).
 # Packages the debug build scripts/test.sh already made (--no-build --bin-dir), which brings its
 # Swift runtime along: a release build of hybrid-security-key (--static-swift-stdlib) from a fresh
@@ -198,6 +201,10 @@ else
     grep -q '^install-proof-in-vm: PASS' "$work/vm.log" || die "the guest did not finish"
     echo "run-install-proof: the VM run took $(awk -v a="$vm_start" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}') s"
     echo "run-install-proof: self-check and the key's QR window passed in the guest [$(since) s]"
+
+    echo "== 4b. the .deb under systemd as the guest's PID 1: dpkg -i, its units, alice's session (ci/run-systemd-proof.sh)"
+    ci/run-systemd-proof.sh "$deb" || die "the .deb under systemd (above)"
+    echo "run-install-proof: the .deb's units ran under systemd and handed alice her key [$(since) s]"
 fi
 
 echo "== 5. the QR window under Xvfb"

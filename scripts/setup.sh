@@ -19,7 +19,7 @@ esac
 build_packages=(pkg-config libbluetooth-dev libqrencode-dev libdbus-1-dev libzbar-dev libpng-dev
     libturbojpeg0-dev libpsl-dev publicsuffix zlib1g-dev libgtk-4-dev)
 test_packages=(haproxy zbar-tools fido2-tools openssh-client xvfb xdotool imagemagick x11-utils dpkg-dev
-    lintian help2man patchelf firefox-esr nodejs dbus python3-gi)
+    lintian help2man patchelf firefox-esr nodejs dbus python3-gi systemd udev)
 apt_packages=("${build_packages[@]}")
 [ "$profile" = demo ] || apt_packages+=("${test_packages[@]}")
 
