@@ -2,8 +2,8 @@
 # booted with blevm.modules=uhid,hid_generic,overlay). Builds the root that systemd then boots as
 # PID 1 (Tools/blevm/guest/init switches to it when this script names it in /blevm/switch-root):
 #   /usr, /etc, /var/lib/dpkg  the host's (9p, read-only), each under a writable overlay: the .deb
-#         is installed on them by dpkg in the proof; /etc also gets a user alice (uid 1001) in
-#         passwd, group and shadow, and the unit that runs the proof (blevm-proof.service);
+#         is installed on them by dpkg in the proof; /etc also gets users alice (uid 1001) and bob
+#         (1002) in passwd, group and shadow, and the unit that runs the proof (blevm-proof.service);
 #   /var, /root, /tmp and the rest: the root's own tmpfs; /proof: this run's scripts.
 # systemd mounts /dev, /proc, /sys and /run itself. Nothing of the host is written.
 . /usr/bin/blevm-lib.sh
@@ -28,11 +28,15 @@ chmod 1777 $r/tmp $r/var/tmp
 ln -s ../run $r/var/run
 ln -s ../run/lock $r/var/lock
 
-# alice, the user at the seat (the fake logind names her session the active one).
-echo "alice:x:1001:1001:Alice:/home/alice:/bin/bash" >>$r/etc/passwd &&
-    echo "alice:x:1001:" >>$r/etc/group &&
-    echo "alice:*:20000:0:99999:7:::" >>$r/etc/shadow || fail "adding alice"
-mkdir -p $r/home/alice && chown 1001:1001 $r/home/alice && chmod 0700 $r/home/alice
+# alice and bob, who log in on tty1 and tty2 in the proof (no password: PAM's account and session
+# stacks run, not its authentication).
+for user in alice:1001 bob:1002; do
+    name=${user%:*} uid=${user#*:}
+    echo "$name:x:$uid:$uid:$name:/home/$name:/bin/bash" >>$r/etc/passwd &&
+        echo "$name:x:$uid:" >>$r/etc/group &&
+        echo "$name:*:20000:0:99999:7:::" >>$r/etc/shadow || fail "adding $name"
+    mkdir -p $r/home/$name && chown $uid:$uid $r/home/$name && chmod 0700 $r/home/$name
+done
 
 cp /blevm/work/* $r/proof/ || fail "copying the proof's scripts"
 cp $r/proof/blevm-proof.service $r/etc/systemd/system/blevm-proof.service || fail "the proof's unit"

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Second half of ci/run-systemd-proof.sh: runs as blevm-proof.service in the blevm guest, systemd
-# its PID 1, in the root ci/systemd/root-in-vm.sh built (the host's /usr and /etc, the .deb's files
-# installed on them). The key as a user gets it after `apt install`:
+# its PID 1, in the root ci/systemd/root-in-vm.sh built (the host's /usr, /etc and /var/lib/dpkg
+# under writable overlays). The key as a user gets it after `apt install`:
 #  1. systemd-udevd runs, and dpkg -i installs the .deb: its postinst enables and starts
 #     hybrid-key-broker.socket; on the first connection systemd starts hybrid-key-broker.service
 #     with every line of its sandbox (capabilities, NoNewPrivileges, DevicePolicy/DeviceAllow,
 #     ProtectSystem, SystemCallFilter, ...): nothing of it is applied by this script;
-#  2. the system bus is Debian's dbus.service with its own policy, and logind is a fake one
-#     (ci/broker/logind.py, python3-dbusmock) naming uid 1001's session seat0's active one;
-#  3. alice's user manager is user@1001.service (PAM, user-runtime-dir@1001); her graphical session
-#     starts the .deb's user unit hybrid-security-key.service, which the postinst enabled;
+#  2. the system bus is Debian's dbus.service with its own policy, and systemd-logind the real one:
+#     alice (uid 1001) logs in on tty1 through PAM's "login" stack, and pam_systemd registers her
+#     session, the seat's active one;
+#  3. logind starts her manager, user@1001.service; her graphical session starts the .deb's user
+#     unit hybrid-security-key.service, which the postinst enabled;
 #  4. the broker hands alice her key: the hidraw node it names is hers alone (owner 1001, mode 600)
 #     and answers libfido2's getInfo (fido2-token -I) run as alice; the broker process has CAP_CHOWN
 #     as its only capability (bounding and effective), NoNewPrivs, a seccomp filter, /usr read-only
-#     and no /dev/hidraw but /dev/uhid in its device cgroup... as the unit says.
+#     as the unit says;
+#  5. a user switch: bob (uid 1002) logs in on tty2 in the background and is refused a key; after
+#     `loginctl activate` of his session (a VT switch) alice's key is gone and bob has his own,
+#     which alice cannot open.
 # Prints "systemd-proof: PASS".
 set -uo pipefail
 start=$EPOCHREALTIME
@@ -23,12 +27,20 @@ fail() {
     {
         echo "---- systemctl --failed"; systemctl --failed --no-pager
         echo "---- journal (last 60 lines)"; journalctl --no-pager -n 60
-        echo "---- alice's journal"; journalctl --no-pager -n 30 _UID=1001
+        echo "---- the broker's journal"; journalctl --no-pager -n 30 -u hybrid-key-broker.service
+        echo "---- the users' journals"; journalctl --no-pager -n 30 _UID=1001 + _UID=1002
     } >&2 2>&1
     exit 1
 }
-as_alice() { setpriv --reuid 1001 --regid 1001 --clear-groups -- env HOME=/home/alice XDG_RUNTIME_DIR=/run/user/1001 "$@"; }
-# wait_for SECONDS WHAT CMD...: until CMD succeeds (systemd's answers, not a fixed sleep, end it).
+# as_user NAME UID CMD...: CMD as that user, as her login runs it (no groups, her runtime directory).
+as_user() {
+    local name=$1 uid=$2
+    shift 2
+    setpriv --reuid "$uid" --regid "$uid" --clear-groups -- env HOME="/home/$name" XDG_RUNTIME_DIR="/run/user/$uid" "$@"
+}
+as_alice() { as_user alice 1001 "$@"; }
+as_bob() { as_user bob 1002 "$@"; }
+# wait_for SECONDS WHAT CMD...: until CMD succeeds, looked at every 0.2 s; fails after SECONDS.
 wait_for() {
     local limit=$1 what=$2
     shift 2
@@ -58,36 +70,53 @@ socket=$(systemctl show -P Listen hybrid-key-broker.socket | cut -d' ' -f1)
 [ "$(stat -c '%u %a' /dev/uhid)" = "0 600" ] || fail "/dev/uhid is $(stat -c '%u %a' /dev/uhid), not root's alone"
 mark "dpkg -i: hybrid-key-broker.socket enabled and listening on $socket, the user unit enabled globally"
 
-# 2. Debian's system bus, and the fake logind on it (before alice's key asks the broker).
-systemctl start dbus.socket dbus.service || fail "starting dbus"
-systemd-run --quiet --unit=fake-logind -p Type=oneshot -p RemainAfterExit=yes \
-    /usr/bin/python3 /proof/logind.py start || fail "the fake logind"
-mark "dbus.service and the fake logind (uid 1001's session c1 active)"
+# 2. Debian's system bus and systemd-logind, and alice logging in on tty1 through PAM's "login"
+#    stack: pam_systemd registers her session with logind, which starts user@1001.service.
+systemctl start dbus.socket dbus.service systemd-logind.service || fail "starting dbus and systemd-logind"
+# login NAME TTY: NAME's login session on /dev/TTY (PAM "login": account and session, no password).
+login() {
+    systemd-run --quiet --unit="$1-login" -p PAMName=login -p TTYPath="/dev/$2" -p User="$1" \
+        /usr/bin/sleep infinity || fail "$1's login on $2"
+    wait_for 30 "$1's login session in systemd-logind" sh -c "loginctl show-user $1 -P Display | grep -q ."
+    session=$(loginctl show-user "$1" -P Display)
+    echo "systemd-proof: logind: $1: $(loginctl show-session "$session" -p Id -p Seat -p VTNr -p Type -p Class -p Active -p Remote | tr '\n' ' ')"
+    [ "$(loginctl show-session "$session" -P Seat)" = seat0 ] || fail "$1's session $session is not on seat0"
+}
+login alice tty1
+alice_session=$session
+[ "$(loginctl show-session "$alice_session" -P Active)" = yes ] || fail "alice's session $alice_session is not active"
+mark "dbus.service, systemd-logind: alice's session $alice_session active on seat0"
 
-# 3. alice's user manager (PAM, user-runtime-dir@1001), and her desktop: a session target that binds
-#    graphical-session.target as GNOME's and KDE's do, which starts the units enabled for it (the
-#    .deb's hybrid-security-key.service).
-systemctl start user@1001.service || fail "user@1001.service"
-[ -d /run/user/1001 ] || fail "no /run/user/1001"
-as_alice mkdir -p /home/alice/.config/systemd/user
-as_alice cp /proof/desktop-proof.target /home/alice/.config/systemd/user/ || fail "alice's desktop target"
-as_alice systemctl --user daemon-reload || fail "alice's systemctl --user"
-as_alice systemctl --user start desktop-proof.target || fail "starting alice's desktop"
-unit_file=$(as_alice systemctl --user show -P FragmentPath hybrid-security-key.service)
-[ "$unit_file" = /usr/lib/systemd/user/hybrid-security-key.service ] || fail "alice's key unit is '$unit_file'"
-wait_for 30 "alice's hybrid-security-key.service active" as_alice systemctl --user is-active --quiet hybrid-security-key.service
+# 3. The user's manager (user@UID.service, started by logind for the login) and the desktop: a
+#    session target that binds graphical-session.target as GNOME's and KDE's do, which starts the
+#    units enabled for it (the .deb's hybrid-security-key.service).
+desktop() {
+    local name=$1 uid=$2
+    wait_for 60 "user@$uid.service active" systemctl is-active --quiet "user@$uid.service"
+    [ -d "/run/user/$uid" ] || fail "no /run/user/$uid"
+    as_user "$name" "$uid" mkdir -p "/home/$name/.config/systemd/user"
+    as_user "$name" "$uid" cp /proof/desktop-proof.target "/home/$name/.config/systemd/user/" || fail "$name's desktop target"
+    as_user "$name" "$uid" systemctl --user daemon-reload || fail "$name's systemctl --user"
+    as_user "$name" "$uid" systemctl --user start desktop-proof.target || fail "starting $name's desktop"
+    unit_file=$(as_user "$name" "$uid" systemctl --user show -P FragmentPath hybrid-security-key.service)
+    [ "$unit_file" = /usr/lib/systemd/user/hybrid-security-key.service ] || fail "$name's key unit is '$unit_file'"
+    wait_for 30 "$name's hybrid-security-key.service active" \
+        as_user "$name" "$uid" systemctl --user is-active --quiet hybrid-security-key.service
+}
+desktop alice 1001
 mark "user@1001.service; her graphical session started the .deb's $unit_file"
 
 # 4. The hand-over: the broker (started by its socket) creates the uhid device and gives alice its node.
-hidraw_of_alice() {
+# hidraw_of UID: the hidraw node that is UID's alone (owner UID, mode 600), if any.
+hidraw_of() {
     local node
     for node in /dev/hidraw*; do
-        [ -e "$node" ] && [ "$(stat -c '%u %a' "$node")" = "1001 600" ] && { echo "$node"; return 0; }
+        [ -e "$node" ] && [ "$(stat -c '%u %a' "$node")" = "$1 600" ] && { echo "$node"; return 0; }
     done
     return 1
 }
-wait_for 60 "a hidraw node of alice's (owner 1001, mode 600)" hidraw_of_alice
-node=$(hidraw_of_alice)
+wait_for 60 "a hidraw node of alice's (owner 1001, mode 600)" hidraw_of 1001
+node=$(hidraw_of 1001)
 mark "the broker handed alice $node"
 systemctl is-active --quiet hybrid-key-broker.service || fail "hybrid-key-broker.service is not active"
 broker=$(systemctl show -P MainPID hybrid-key-broker.service)
@@ -112,7 +141,34 @@ echo "systemd-proof: the broker (pid $broker, $cgroup): $(grep -E '^(CapBnd|CapE
 mark "the broker's sandbox, as the kernel reports it"
 echo "systemd-proof: systemd-analyze security: $(systemd-analyze security --no-pager hybrid-key-broker.service 2>/dev/null | tail -n1)"
 
-as_alice systemctl --user stop hybrid-security-key.service || fail "stopping alice's key"
-wait_for 20 "alice's node gone after her key stopped" sh -c "! test -e $node"
-mark "alice's key stopped: $node gone"
+# 5. A user switch, as logind does it: bob logs in on tty2 (in the background: VT 1 stays in front),
+#    his key unit starts and the broker refuses him; `loginctl activate` switches the VT to his
+#    session: alice's key goes, bob gets his own, which alice cannot open.
+login bob tty2
+bob_session=$session
+[ "$(loginctl show-session "$bob_session" -P Active)" = no ] || fail "bob's session $bob_session is active before the switch"
+desktop bob 1002
+broker_heard_bob() { journalctl --no-pager -o cat -u hybrid-key-broker.service | grep -q ': uid 1002 connected'; }
+wait_for 30 "the broker hearing bob's agent" broker_heard_bob
+hidraw_of 1002 >/dev/null && fail "bob got a key while alice's session is the active one"
+[ "$(stat -c '%u %a' "$node")" = "1001 600" ] || fail "alice's $node changed hands while bob's agent asked"
+mark "bob logged in on tty2 (session $bob_session, in the background): his agent is refused"
+switch_start=$EPOCHREALTIME
+loginctl activate "$bob_session" || fail "loginctl activate $bob_session"
+# (The kernel may give bob's key the same node name: what goes is alice's ownership of any node.)
+alice_has_no_key() { ! hidraw_of 1001 >/dev/null; }
+wait_for 20 "alice's key gone after the switch to bob" alice_has_no_key
+gone=$(awk -v a="$switch_start" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.2f", b-a}')
+[ "$(loginctl show-session "$bob_session" -P Active)" = yes ] || fail "bob's session is not active after the switch"
+wait_for 30 "a hidraw node of bob's (owner 1002, mode 600)" hidraw_of 1002
+bob_node=$(hidraw_of 1002)
+info=$(as_bob fido2-token -I "$bob_node" 2>&1) || fail "fido2-token -I $bob_node as bob: $info"
+echo "$info" | grep -q "^aaguid: " || fail "bob's getInfo has no aaguid: $info"
+as_alice fido2-token -I "$bob_node" >/dev/null 2>&1 && fail "alice can open bob's $bob_node"
+mark "switched to bob: alice's key gone ${gone} s after loginctl activate; bob has $bob_node, alice cannot open it"
+
+as_bob systemctl --user stop hybrid-security-key.service || fail "stopping bob's key"
+bob_has_no_key() { ! hidraw_of 1002 >/dev/null; }
+wait_for 20 "bob's node gone after his key stopped" bob_has_no_key
+mark "bob's key stopped: $bob_node gone"
 echo "systemd-proof: PASS"
