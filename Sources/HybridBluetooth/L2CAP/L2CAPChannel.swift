@@ -96,6 +96,26 @@ package final class L2CAPChannel: @unchecked Sendable {
         let ready = poll(&poller, 1, timeoutMilliseconds)
         guard ready >= 0 else { throw .systemCallFailed(operation: "poll L2CAP", errno: errno) }
         guard ready > 0 else { return nil }
+        return try receiveSDU()
+    }
+
+    /// Reads one SDU, blocking until one arrives or `wake` is signalled (then `nil`, with no
+    /// wake-up in between); `[]` when the peer closed.
+    func read(unless wake: WakeSignal) throws(BluetoothError) -> [UInt8]? {
+        var descriptors = [
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.pollDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let ready = poll(&descriptors, 2, -1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { throw .systemCallFailed(operation: "poll L2CAP", errno: errno) }
+            if descriptors[1].revents != 0 { return nil }
+            return try receiveSDU()
+        }
+    }
+
+    private func receiveSDU() throws(BluetoothError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         guard count >= 0 else { throw .systemCallFailed(operation: "recv L2CAP", errno: errno) }

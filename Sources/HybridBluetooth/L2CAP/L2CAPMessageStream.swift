@@ -20,7 +20,7 @@ package struct L2CAPMessageStream {
     private let channel: L2CAPChannel
     private let writer: DispatchQueue
     private var sdus: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
-    private let stopped: StopFlag
+    private let stopped: WakeSignal
     private let readerEnded = OneShot<Void>()
     private var deframer = L2CAPMessageDeframer()
     private let queue: ReceiveQueue
@@ -29,13 +29,13 @@ package struct L2CAPMessageStream {
     ///
     /// - Parameter receiveQueueLimit: The most bytes read ahead of
     ///   ``receive(expecting:accepting:)``; past it the channel is shut down.
-    /// - Throws: ``BluetoothError`` if the send MTU cannot be read, ``L2CAPFramingError`` if it is
-    ///   below the LE minimum.
+    /// - Throws: ``BluetoothError`` if the send MTU cannot be read (or no descriptor is left for the
+    ///   reader's wake signal), ``L2CAPFramingError`` if it is below the LE minimum.
     package init(channel: L2CAPChannel, receiveQueueLimit: Int = defaultReceiveQueueLimit) throws {
         _ = try Self.usableMTU(of: channel)
         self.channel = channel
         writer = DispatchQueue(label: "l2cap-writer")
-        let stopped = StopFlag()
+        let stopped = try WakeSignal()
         self.stopped = stopped
         let queue = ReceiveQueue(limit: receiveQueueLimit)
         self.queue = queue
@@ -54,14 +54,14 @@ package struct L2CAPMessageStream {
     }
 
     /// The reader thread's loop: SDUs from `channel` into `sink` until the peer closes, the channel
-    /// fails or is shut down, or `stopped` is set.
+    /// fails or is shut down, or `stopped` is signalled. It blocks on the channel and `stopped`
+    /// together: no wake-up while the peer is silent.
     private static func read(
         _ channel: L2CAPChannel, into sink: AsyncThrowingStream<[UInt8], any Error>.Continuation,
-        queue: ReceiveQueue, until stopped: StopFlag
+        queue: ReceiveQueue, until stopped: WakeSignal
     ) {
         do {
-            while !stopped.isSet {
-                guard let sdu = try channel.read(timeoutMilliseconds: 100) else { continue }
+            while let sdu = try channel.read(unless: stopped) {
                 if sdu.isEmpty { break }
                 guard queue.enqueue(sdu.count) else {
                     channel.shutDown()
@@ -168,7 +168,7 @@ package struct L2CAPMessageStream {
     /// ``close()`` as a closure any task may call, for a watchdog that does not own the stream.
     package var closer: @Sendable () -> Void {
         { [stopped, channel] in
-            stopped.set()
+            stopped.signal()
             channel.shutDown()
         }
     }
@@ -208,13 +208,4 @@ private final class ChannelHandOver: Sendable {
     init(_ channel: L2CAPChannel) { slot = Mutex(channel) }
 
     func take() -> L2CAPChannel? { slot.withLock { $0.take() } }
-}
-
-/// Set once, read from the reader thread.
-private final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
