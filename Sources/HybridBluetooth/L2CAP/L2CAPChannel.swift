@@ -102,17 +102,8 @@ package final class L2CAPChannel: @unchecked Sendable {
     /// Reads one SDU, blocking until one arrives or `wake` is signalled (then `nil`, with no
     /// wake-up in between); `[]` when the peer closed.
     func read(unless wake: WakeSignal) throws(BluetoothError) -> [UInt8]? {
-        var descriptors = [
-            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake.pollDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { throw .systemCallFailed(operation: "poll L2CAP", errno: errno) }
-            if descriptors[1].revents != 0 { return nil }
-            return try receiveSDU()
-        }
+        guard try wake.waitUntilReadable(descriptor, operation: "poll L2CAP") else { return nil }
+        return try receiveSDU()
     }
 
     private func receiveSDU() throws(BluetoothError) -> [UInt8] {
@@ -148,17 +139,8 @@ package final class L2CAPChannel: @unchecked Sendable {
 
         /// Waits for one channel unless `wake` is signalled first (then `nil`).
         func accept(unless wake: WakeSignal) throws(BluetoothError) -> L2CAPChannel? {
-            var descriptors = [
-                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wake.pollDescriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            while true {
-                let ready = poll(&descriptors, 2, -1)
-                if ready < 0 && errno == EINTR { continue }
-                guard ready > 0 else { throw .systemCallFailed(operation: "poll L2CAP listener", errno: errno) }
-                if descriptors[1].revents != 0 { return nil }
-                return try accept()
-            }
+            guard try wake.waitUntilReadable(descriptor, operation: "poll L2CAP listener") else { return nil }
+            return try accept()
         }
 
         /// The next channel a client opens, accepted on a thread of its own.

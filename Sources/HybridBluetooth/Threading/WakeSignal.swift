@@ -37,6 +37,23 @@ final class WakeSignal: Sendable {
         return poll(&entry, 1, 0) > 0
     }
 
+    /// Blocks until `descriptor` is readable (`true`) or this is signalled (`false`), with no
+    /// wake-up in between.
+    ///
+    /// - Throws: ``BluetoothError/systemCallFailed(operation:errno:)`` naming `operation` if `poll` fails.
+    func waitUntilReadable(_ descriptor: Int32, operation: String) throws(BluetoothError) -> Bool {
+        var descriptors = [
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: pollDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let ready = poll(&descriptors, 2, -1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { throw .systemCallFailed(operation: operation, errno: errno) }
+            return descriptors[1].revents == 0
+        }
+    }
+
     /// Blocks until signalled or `milliseconds` pass; returns `true` if signalled.
     func wait(milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: pollDescriptor, events: Int16(POLLIN), revents: 0)
