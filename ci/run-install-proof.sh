@@ -139,10 +139,36 @@ dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || die "dpkg -i failed: $(cat "$work/dpkg.
 /usr/bin/hybrid-security-key --help >"$work/help" || die "the installed binary does not run --help"
 grep -q "security key" "$work/help" || die "--help says nothing about a security key"
 without_toolchain /usr/bin/hybrid-security-key ".deb's binary"
+# The Firefox host's manifest as Firefox reads it (MDN, native manifests): "name" is the file's name
+# without .json, "path" an absolute path to an executable the .deb installed, "type" stdio, and
+# "allowed_extensions" exactly the id of our extension (extension/firefox/manifest.json).
+python3 - /usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json extension/firefox/manifest.json <<'PY' ||
+import json, os, sys
+host_manifest, extension_manifest = sys.argv[1], sys.argv[2]
+with open(host_manifest) as f:
+    host = json.load(f)
+with open(extension_manifest) as f:
+    extension_id = json.load(f)["browser_specific_settings"]["gecko"]["id"]
+problems = []
+if host.get("name") != os.path.basename(host_manifest)[: -len(".json")]:
+    problems.append(f"name {host.get('name')!r} is not the file's name")
+path = host.get("path", "")
+if not (os.path.isabs(path) and os.path.isfile(path) and os.access(path, os.X_OK)):
+    problems.append(f"path {path!r} is not an installed executable")
+if host.get("type") != "stdio":
+    problems.append(f"type {host.get('type')!r} is not stdio")
+if host.get("allowed_extensions") != [extension_id]:
+    problems.append(f"allowed_extensions {host.get('allowed_extensions')!r} is not [{extension_id!r}]")
+if problems:
+    sys.exit("; ".join(problems))
+print(f"run-install-proof: the .deb's Firefox host manifest names {path} for {extension_id}")
+PY
+    die "the .deb's Firefox host manifest (above)"
 for path in /lib/udev/rules.d/70-hybrid-security-key.rules /lib/udev/rules.d/71-hybrid-security-key-no-uaccess.rules \
     /usr/lib/modules-load.d/hybrid-security-key.conf \
     /usr/lib/systemd/user/hybrid-security-key.service /usr/share/man/man1/hybrid-security-key.1.gz \
     /usr/bin/hybrid-key-broker /usr/lib/systemd/system/hybrid-key-broker.socket \
+    /usr/lib/mozilla/native-messaging-hosts/hybrid_transport.json /usr/lib/hybrid-client/firefox-native-messaging-host \
     /usr/lib/systemd/system/hybrid-key-broker.service /usr/share/man/man1/hybrid-key-broker.1.gz; do
     [ -f "$path" ] || die "the .deb did not install $path"
 done
