@@ -62,6 +62,10 @@ import Testing
                     UdevToken(key: "SUBSYSTEM", op: "==", value: "hidraw"),
                     UdevToken(key: "KERNELS", op: "==", value: kernels),
                     UdevToken(key: "TAG", op: "-=", value: "uaccess"),
+                    // Final (:=) against a group rule of the kind vendors' guides install; no OWNER,
+                    // so udev keeps the owner the broker gave the node.
+                    UdevToken(key: "MODE", op: ":=", value: "0600"),
+                    UdevToken(key: "GROUP", op: ":=", value: "root"),
                 ]
             ])
         let name = file.lastPathComponent

@@ -11,8 +11,9 @@
 #     session, the seat's active one;
 #  3. logind starts her manager, user@1001.service; her graphical session starts the .deb's user
 #     unit hybrid-security-key.service, which the postinst enabled;
-#  4. the broker hands alice her key: the hidraw node it names is hers alone (owner 1001, mode 600)
-#     and answers libfido2's getInfo (fido2-token -I) run as alice; the broker process has CAP_CHOWN
+#  4. the broker hands alice her key: the hidraw node it names is hers alone (owner 1001, mode 600),
+#     also after udev's events for it with a vendor guide's plugdev rule for every hidraw node
+#     installed, and answers libfido2's getInfo (fido2-token -I) run as alice; the broker process has CAP_CHOWN
 #     as its only capability (bounding and effective), NoNewPrivs, a seccomp filter, /usr read-only
 #     as the unit says;
 #  5. a user switch: bob (uid 1002) logs in on tty2 in the background and is refused a key; after
@@ -25,6 +26,7 @@ mark() { echo "SYSTEMD-MARK $1 [$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN
 fail() {
     echo "systemd-proof: FAIL: $*" >&2
     {
+        echo "---- hidraw nodes"; ls -ln /dev/hidraw* 2>&1
         echo "---- systemctl --failed"; systemctl --failed --no-pager
         echo "---- journal (last 60 lines)"; journalctl --no-pager -n 60
         echo "---- the broker's journal"; journalctl --no-pager -n 30 -u hybrid-key-broker.service
@@ -57,6 +59,11 @@ mark "systemd $(systemctl --version | head -n1 | cut -d' ' -f2) is PID 1"
 # 1. udev, as on every system: systemd-udevd and its sockets (Debian's units), then the .deb
 #    installed by dpkg, whose postinst reloads udev, enables and starts the broker's socket and
 #    enables the user unit for every user (systemctl --global).
+# A rule as vendors' setup guides have users install it (for every hidraw node: group plugdev, 0664):
+# it must not reach the key's node (deploy/security-key/71-hybrid-security-key-no-uaccess.rules).
+mkdir -p /etc/udev/rules.d &&
+    echo 'KERNEL=="hidraw*", SUBSYSTEM=="hidraw", MODE="0664", GROUP="plugdev"' >/etc/udev/rules.d/70-vendor-guide.rules ||
+    fail "the vendor guide's udev rule"
 systemctl start systemd-udevd.service || fail "starting systemd-udevd"
 [ -d /run/udev ] || fail "systemd-udevd made no /run/udev"
 mark "systemd-udevd"
@@ -118,6 +125,13 @@ hidraw_of() {
 wait_for 60 "a hidraw node of alice's (owner 1001, mode 600)" hidraw_of 1001
 node=$(hidraw_of 1001)
 mark "the broker handed alice $node"
+# udev's own answer for the node (its "add" event may come after the hand-over), and after
+# `udevadm trigger` (a "change" event, as any package installation may send): still alice's alone.
+udevadm settle --timeout=30 || fail "udevadm settle"
+[ "$(stat -c '%u %g %a' "$node")" = "1001 0 600" ] || fail "after udev's add event $node is $(stat -c '%U:%G %a' "$node")"
+udevadm trigger --settle --action=change "$node" || fail "udevadm trigger $node"
+[ "$(stat -c '%u %g %a' "$node")" = "1001 0 600" ] || fail "after a change event $node is $(stat -c '%U:%G %a' "$node")"
+mark "udev (with a plugdev rule for every hidraw node) leaves $node alice's alone, after add and change"
 systemctl is-active --quiet hybrid-key-broker.service || fail "hybrid-key-broker.service is not active"
 broker=$(systemctl show -P MainPID hybrid-key-broker.service)
 info=$(as_alice fido2-token -I "$node" 2>&1) || fail "fido2-token -I $node as alice: $info"
