@@ -15,29 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: "See 'hybrid-authenticator --help' for the flow, the JSON events and the exit status."
     )
 
-    @Argument(help: "The FIDO:/ text of the QR code; '-' or nothing reads it from standard input.")
-    var qrCode: String?
+    @OptionGroup var qrSource: QRCodeSourceOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Read the QR code from this PNG or JPEG image (e.g. a screenshot of the browser's QR code) "
-                + "instead of the FIDO:/ text argument or standard input.",
-            valueName: "file"))
-    var qrImage: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Connect to this relay (ws:// or wss://host[:port]) instead of the domain's tunnel server; "
-                + "the advert still names --domain-id.",
-            valueName: "url"))
-    var tunnelURL: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Tunnel domain to use and advertise: 0 (Google), 1 (Apple, only if the client knows it), "
-                + "or a hashed ID 256-65535.")
-    )
-    var domainID: UInt16 = 0
+    @OptionGroup var tunnel: PhoneTunnelOptions
 
     @OptionGroup var bluetooth: BluetoothOptions
 
@@ -67,10 +47,6 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(
-        help: ArgumentHelp("PEM file of extra CA certificates trusted for wss:// (private relays).", valueName: "file"))
-    var caFile: String?
-
     @Option(help: "Seconds allowed to connect to the tunnel server (TCP, then again for the upgrade).")
     var connectTimeout: Double = 10
 
@@ -92,19 +68,6 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var log: LogOptions
 
     func validate() throws {
-        if qrImage != nil, qrCode != nil {
-            throw ValidationError("give the QR code either as --qr-image or as the FIDO:/ text argument, not both")
-        }
-        if let tunnelURL {
-            do {
-                _ = try TunnelServerOrigin(parsing: tunnelURL)
-            } catch {
-                throw ValidationError("--tunnel-url must be ws:// or wss:// with a host and optional port (\(error))")
-            }
-        }
-        guard TunnelDomainID(rawValue: domainID) != nil else {
-            throw ValidationError("--domain-id \(domainID) is reserved: use 0, 1 or 256-65535")
-        }
         for (name, value) in [("--connect-timeout", connectTimeout), ("--client-timeout", clientTimeout)]
         where !(value > 0) {
             throw ValidationError("\(name) must be positive")
@@ -112,17 +75,14 @@ struct ServeCommand: AsyncParsableCommand {
         guard timeout >= 0, maxQRAge >= 0 else {
             throw ValidationError("--timeout and --max-qr-age must not be negative")
         }
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw ValidationError("--ca-file \(caFile) is not a readable file")
-        }
     }
 
     /// The runner options these flags describe, with `ble` resolved.
     func runnerOptions(ble backend: BLEBackend) -> AuthenticatorRunner.Options {
         var options = AuthenticatorRunner.Options(ble: backend)
-        options.domainID = domainID
-        options.tunnelOrigin = tunnelURL.flatMap { try? TunnelServerOrigin(parsing: $0) }
-        options.caFile = caFile
+        options.domainID = tunnel.domainID
+        options.tunnelOrigin = tunnel.tunnelOrigin
+        options.caFile = tunnel.caFile
         options.tunnelConnectTimeout = .seconds(connectTimeout)
         options.clientWaitTimeout = .seconds(clientTimeout)
         options.overallTimeout = timeout > 0 ? .seconds(timeout) : nil
@@ -154,12 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The QR text: decoded from `--qr-image`, else the argument or standard input.
     func readQRCode() async throws -> String {
-        if let qrImage { return try QRImageReader().read(contentsOfFile: qrImage) }
-        if let qrCode, qrCode != "-" { return qrCode }
-        if !json && isatty(STDIN_FILENO) == 1 {
-            Console.writeError("Paste the FIDO:/ text of the QR code and press Enter: ")
-        }
-        return try await QRTextInput.readStandardInput()
+        try await qrSource.read(prompting: !json)
     }
 
     func run() async throws {

@@ -37,8 +37,7 @@ struct ClientCommand: AsyncParsableCommand {
     )
     var tunnelURL: String?
 
-    @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
-    var caFile: String?
+    @OptionGroup var ca: CAFileOption
 
     @Option(help: "The RP ID of the requests.")
     var rpID = "example.com"
@@ -88,7 +87,7 @@ struct ClientCommand: AsyncParsableCommand {
             overrides = [.google: origin, .apple: origin]
         }
         let options = HybridClientOptions(
-            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: caFile,
+            bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: ca.path,
             tunnelServers: overrides)
         let progress = ClientProgress(
             jsonOnStderr: jsonEvents, eventsFile: eventsFile, qr: qr.display())

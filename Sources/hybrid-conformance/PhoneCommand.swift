@@ -42,20 +42,9 @@ struct PhoneCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The FIDO:/ text of the QR code; '-' or nothing reads it from standard input.")
-    var qrCode: String?
+    @OptionGroup var qrSource: QRCodeSourceOptions
 
-    @Option(help: ArgumentHelp("Read the QR code from this PNG or JPEG image.", valueName: "file"))
-    var qrImage: String?
-
-    @Option(help: ArgumentHelp("Connect to this relay (ws:// or wss://host[:port]).", valueName: "url"))
-    var tunnelURL: String?
-
-    @Option(help: ArgumentHelp("PEM file of extra CA certificates trusted for wss://.", valueName: "file"))
-    var caFile: String?
-
-    @Option(help: "Tunnel domain to use and advertise: 0 (Google), 1 (Apple) or a hashed ID 256-65535.")
-    var domainID: UInt16 = 0
+    @OptionGroup var tunnel: PhoneTunnelOptions
 
     @OptionGroup var bluetooth: BluetoothOptions
 
@@ -96,10 +85,6 @@ struct PhoneCommand: AsyncParsableCommand {
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
-        if qrImage != nil, qrCode != nil { throw ValidationError("give either --qr-image or the FIDO:/ text") }
-        if let tunnelURL, (try? TunnelServerOrigin(parsing: tunnelURL)) == nil {
-            throw ValidationError("--tunnel-url must be ws:// or wss:// with a host and optional port")
-        }
         guard PhoneProfile(rawValue: profile) != nil else { throw ValidationError("unknown --profile \(profile)") }
         if let fault, PhoneFault(rawValue: fault) == nil { throw ValidationError("unknown --fault \(fault)") }
         guard clientTimeout > 0, timeout > 0, faultLimit > 0 else {
@@ -115,18 +100,12 @@ struct PhoneCommand: AsyncParsableCommand {
         let logger = Logger(label: "hybrid.conformance.phone")
         let text: String
         do {
-            text = try readQRCode()
+            text = try await qrSource.read(prompting: !report.json)
         } catch {
             Console.writeError("hybrid-conformance phone: \(error)\n")
             throw ExitCode.failure
         }
-        var options = AuthenticatorRunner.Options(ble: await bluetooth.backend())
-        options.domainID = domainID
-        options.tunnelOrigin = tunnelURL.flatMap { try? TunnelServerOrigin(parsing: $0) }
-        options.caFile = caFile
-        options.clientWaitTimeout = .seconds(clientTimeout)
-        options.overallTimeout = .seconds(timeout)
-        options.maxQRCodeAge = nil  // phone.qr.timestamp judges it
+        let options = runnerOptions(ble: await bluetooth.backend())
         let passkeys: any PasskeyStore
         if let store {
             passkeys = try FilePasskeyStore(path: store, protection: .insecurePlaintext)
@@ -143,9 +122,15 @@ struct PhoneCommand: AsyncParsableCommand {
         try report.emit(await phone.run(qrCode: text))
     }
 
-    private func readQRCode() throws -> String {
-        if let qrImage { return try QRImageReader().read(contentsOfFile: qrImage) }
-        if let qrCode, qrCode != "-" { return qrCode }
-        do { return try QRTextInput.firstNonEmptyLine() } catch { throw ValidationError(error.description) }
+    /// The runner options these flags describe, with `ble` resolved.
+    func runnerOptions(ble backend: BLEBackend) -> AuthenticatorRunner.Options {
+        var options = AuthenticatorRunner.Options(ble: backend)
+        options.domainID = tunnel.domainID
+        options.tunnelOrigin = tunnel.tunnelOrigin
+        options.caFile = tunnel.caFile
+        options.clientWaitTimeout = .seconds(clientTimeout)
+        options.overallTimeout = .seconds(timeout)
+        options.maxQRCodeAge = nil  // phone.qr.timestamp judges it
+        return options
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HybridCommandLine
 import HybridConformance
 import HybridConformanceLive
 
@@ -19,8 +20,7 @@ struct RelayCommand: AsyncParsableCommand {
     @Argument(help: "The relay's origin, e.g. ws://127.0.0.1:8080 or wss://relay.example.")
     var url: String
 
-    @Option(help: "PEM file of extra CA certificates to trust for wss://.")
-    var caFile: String?
+    @OptionGroup var ca: CAFileOption
 
     @Flag(help: "Also wait out the pending TTL and idle timeouts (minutes).")
     var slow = false
@@ -38,7 +38,7 @@ struct RelayCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         var options = RelayConformanceRun.Options()
-        options.caFile = caFile
+        options.caFile = ca.path
         options.slow = slow
         options.stepTimeout = .seconds(max(1, stepTimeout))
         try report.emit(await RelayConformanceRun(target: target, options: options).run())

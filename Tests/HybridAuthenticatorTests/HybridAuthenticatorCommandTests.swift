@@ -27,7 +27,7 @@ struct HybridAuthenticatorCommandTests {
             "--adapter", "hci1", "--yes", "--json", "--store", "/tmp/passkeys.json", "--insecure-plaintext-store",
             "--ca-file", caFile,
         ])
-        #expect(command.qrCode == "FIDO:/0123")
+        #expect(command.qrSource.qrCode == "FIDO:/0123")
         #expect(command.yes && command.json)
         #expect(command.storeOptions.path == "/tmp/passkeys.json")
         #expect(command.storeOptions.insecurePlaintextStore)
@@ -41,7 +41,7 @@ struct HybridAuthenticatorCommandTests {
 
     @Test func defaults() throws {
         let command = try serve([])
-        #expect(command.qrCode == nil)
+        #expect(command.qrSource.qrCode == nil)
         #expect(!command.yes && !command.json && !command.storeOptions.insecurePlaintextStore)
         #expect(command.storeOptions.store == nil)
         #expect(command.bluetooth.ble == nil)
@@ -58,13 +58,13 @@ struct HybridAuthenticatorCommandTests {
         let command = try serve([
             "serve", "-", "--timeout", "0", "--max-qr-age", "0", "--client-timeout", "1.5", "--connect-timeout", "2",
         ])
-        #expect(command.qrCode == "-")
+        #expect(command.qrSource.qrCode == "-")
         let options = command.runnerOptions(ble: .hci(adapter: nil))
         #expect(options.overallTimeout == nil)
         #expect(options.maxQRCodeAge == nil)
         #expect(options.clientWaitTimeout == .milliseconds(1500))
         #expect(options.tunnelConnectTimeout == .seconds(2))
-        #expect(try ServeCommand.parse(["FIDO:/1", "--domain-id", "1"]).domainID == 1)
+        #expect(try ServeCommand.parse(["FIDO:/1", "--domain-id", "1"]).tunnel.domainID == 1)
     }
 
     /// --log-level as before, and --verbose as hybrid-client and hybrid-security-key take it (the

@@ -16,9 +16,9 @@ struct ServeCommandQRImageTests {
 
     @Test func theImageIsReadInsteadOfTheArgument() async throws {
         let command = try serve(["--qr-image", QRImageReaderTests.fixture("fido-screenshot.jpg"), "--json"])
-        #expect(command.qrCode == nil)
+        #expect(command.qrSource.qrCode == nil)
         #expect(try await command.readQRCode() == QRImageReaderTests.hybridURL())
-        #expect(try serve(["serve", "--qr-image", "x.png"]).qrImage == "x.png")
+        #expect(try serve(["serve", "--qr-image", "x.png"]).qrSource.qrImage == "x.png")
     }
 
     @Test(arguments: [["FIDO:/0123"], ["-"]])

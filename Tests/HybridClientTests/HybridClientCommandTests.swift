@@ -63,6 +63,7 @@ import Testing
         ["get", "--origin", "https://example.com", "--timeout", "0"],
         ["get", "--origin", "https://example.com", "--linger", "-1"],
         ["get", "--origin", "https://example.com", "--linger", "soon"],
+        ["get", "--origin", "https://example.com", "--ca-file", "/nonexistent/ca.pem"],
         ["create", "--origin", "https://example.com"],
         ["create", "--origin", "https://example.com", "--options", "x.json", "--user", "bob"],
     ])

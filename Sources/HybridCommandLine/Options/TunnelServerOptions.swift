@@ -12,8 +12,10 @@ package struct TunnelServerOptions: ParsableArguments {
             valueName: "ID=URL"))
     package var tunnelServers: [String] = []
 
-    @Option(help: "PEM file of extra CA certificates to trust for wss:// tunnel servers.")
-    package var caFile: String?
+    @OptionGroup package var ca: CAFileOption
+
+    /// The file of `--ca-file`.
+    package var caFile: String? { ca.path }
 
     package init() {}
 

@@ -26,7 +26,7 @@ import Testing
     @Test(arguments: [
         ["--profile", "pixel"], ["--fault", "explode"], ["--ble", "usb"], ["--tunnel-url", "http://x"],
         ["--client-timeout", "0"], ["--qr-image", "x.png"], ["--late-update-delay=-1"],
-        ["--late-update-delay", "300"],
+        ["--late-update-delay", "300"], ["--domain-id", "2"], ["--ca-file", "/nonexistent/ca.pem"],
     ])
     func refusesBadArguments(_ arguments: [String]) {
         #expect(throws: (any Error).self) { try PhoneCommand.parse([Self.qr] + arguments) }
