@@ -83,8 +83,8 @@ static gboolean hqw_close_request(GtkWindow *window, gpointer data) {
     return TRUE;
 }
 
-hqw_window *hqw_window_new(const char *title, const char *heading, const uint8_t *rgb, int side,
-                           const char *state, hqw_cancel_fn on_cancel, void *context) {
+hqw_window *hqw_window_new(const char *title, const char *heading, const char *hint_text, const uint8_t *rgb,
+                           int side, const char *state, hqw_cancel_fn on_cancel, void *context) {
     hqw_window *self = g_new0(hqw_window, 1);
     self->on_cancel = on_cancel;
     self->context = context;
@@ -108,7 +108,7 @@ hqw_window *hqw_window_new(const char *title, const char *heading, const uint8_t
     gtk_label_set_wrap(GTK_LABEL(label), TRUE);
     gtk_box_append(GTK_BOX(box), label);
 
-    GtkWidget *hint = gtk_label_new("Scan this code with your phone's camera.");
+    GtkWidget *hint = gtk_label_new(hint_text);
     gtk_box_append(GTK_BOX(box), hint);
 
     GBytes *bytes = g_bytes_new(rgb, (gsize)side * (gsize)side * 3);

@@ -28,7 +28,7 @@ package final class QRWindow: Sendable {
             handle.cancel = cancel
             handle.pointer = image.rgb.withUnsafeBufferPointer { pixels in
                 hqw_window_new(
-                    text.title, text.heading, pixels.baseAddress, Int32(image.side), text.initialState,
+                    text.title, text.heading, text.hint, pixels.baseAddress, Int32(image.side), text.initialState,
                     { context in Unmanaged<CancelCallback>.fromOpaque(context!).takeUnretainedValue().body() },
                     context)
             }

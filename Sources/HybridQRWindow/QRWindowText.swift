@@ -15,8 +15,10 @@ package struct QRWindowText: Sendable, Equatable {
     package let title: String
     /// What is asked: "Sign in to example.com", "Create a passkey for example.com", "Use your ssh key".
     package let heading: String
-    /// The state shown with the QR code.
-    package let initialState = "Scan the code, then wait for your phone…"
+    /// The line above the QR code: what to do with it, worded as every program words it.
+    package let hint = ClientEventPresentation.scanSentence
+    /// The state shown under the QR code until the phone answers.
+    package let initialState = "Waiting for your phone…"
 
     package init(operation: Operation, rpID: String?) {
         let site = rpID ?? "an unknown site"

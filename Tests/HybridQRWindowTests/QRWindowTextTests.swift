@@ -19,6 +19,14 @@ import Testing
         #expect(QRWindowText(operation: .signIn, rpID: "ssh:").heading == "Use your ssh key (ssh:)")
     }
 
+    /// The line above the code is the qr event's sentence in docs/client.md ("Events"), as the
+    /// terminal says it; the state under it waits for the phone.
+    @Test func theHintIsWordedAsEveryProgramWordsIt() {
+        let text = QRWindowText(operation: .signIn, rpID: "github.com")
+        #expect(text.hint == "Scan this QR code with your phone's camera")
+        #expect(text.initialState == "Waiting for your phone…")
+    }
+
     @Test func theCodeDisappearsOnceThePhoneIsFound() {
         #expect(QRWindowText.state(for: .qr(url: "FIDO:/1")) == nil)
         #expect(QRWindowText.state(for: .connecting(domain: .google, host: "x"))?.hideQR == true)

@@ -19,11 +19,11 @@ void hqw_gtk_run(void);
 /// Runs fn(context) on the GTK thread, from any thread.
 void hqw_invoke(void (*fn)(void *context), void *context);
 
-/// Opens the window: `title` (names the RP ID), `heading` (what is asked), the QR code as
-/// `side` x `side` RGB pixels (3 bytes each, quiet zone included; copied), and the first state.
-/// Shown without taking the keyboard focus (see hqw_window.c).
-hqw_window *hqw_window_new(const char *title, const char *heading, const uint8_t *rgb, int side,
-                           const char *state, hqw_cancel_fn on_cancel, void *context);
+/// Opens the window: `title` (names the RP ID), `heading` (what is asked), `hint` (what to do with
+/// the code), the QR code as `side` x `side` RGB pixels (3 bytes each, quiet zone included;
+/// copied), and the first state. Shown without taking the keyboard focus (see hqw_window.c).
+hqw_window *hqw_window_new(const char *title, const char *heading, const char *hint, const uint8_t *rgb,
+                           int side, const char *state, hqw_cancel_fn on_cancel, void *context);
 /// Shows `state` under the QR code; `hide_qr` removes the code (it can no longer be used).
 void hqw_window_set_state(hqw_window *window, const char *state, bool hide_qr);
 /// Closes the window after `delay_ms` (0: now) and frees it; the handle is invalid afterwards.

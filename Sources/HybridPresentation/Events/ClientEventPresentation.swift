@@ -13,13 +13,17 @@ package struct ClientEventPresentation: Sendable {
     /// code is a secret, shown only by ``QRDisplay``.
     package let sentence: String
 
+    /// What to do with a QR code, wherever one is shown (the terminal, the QR window): the
+    /// sentence of ``HybridClientEvent/qr(url:)``.
+    package static let scanSentence = "Scan this QR code with your phone's camera"
+
     /// The presentation of `event`.
     package init(_ event: HybridClientEvent) {
         switch event {
         case .qr(let url):
             name = "qr"
             members = [("url", .string(url))]
-            sentence = "Scan this QR code with your phone's camera"
+            sentence = Self.scanSentence
         case .waitingForDevice(let timeout):
             name = "waitingForDevice"
             members = [("timeoutSeconds", .int(Int(timeout.components.seconds)))]
