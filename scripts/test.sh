@@ -23,7 +23,7 @@ python3 scripts/check-doc-links.py README.md docs/*.md Tools/README.md Tests/Vec
 echo "== build"
 swift build --build-tests
 
-# The DocC catalogues (Sources/<Module>/<Module>.docc) of the eight library products, warnings as
+# Every DocC catalogue there is (Sources/<Module>/<Module>.docc), warnings as
 # errors (broken symbol links, undocumented parameters). The build above compiled the Start-here
 # snippets (Snippets/). Measured: 2.5 minutes on the loaded 2-core machine after the build.
 echo "== documentation (scripts/build-docs.sh)"
