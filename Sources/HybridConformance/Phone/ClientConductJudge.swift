@@ -176,7 +176,7 @@ package struct ClientConductJudge: Sendable {
                     ? "requests matched the phone's features \(offered)" : featureProblems.joined(separator: "; "))
         }
         guard !jsonRequests.isEmpty else {
-            for check in [PhoneChecks.dcJSON, PhoneChecks.dcEnvelope, PhoneChecks.dcCanonical] {
+            for check in PhoneChecks.digitalCredentials where check != PhoneChecks.dcFeatures {
                 report.skip(check, because: "no JSON request arrived")
             }
             return
@@ -187,11 +187,15 @@ package struct ClientConductJudge: Sendable {
             PhoneChecks.dcJSON, invalid.isEmpty, observed: invalid.isEmpty ? seen : invalid.joined(separator: "; "))
         let readable = jsonRequests.filter { $0.json == nil }
         guard !readable.isEmpty else {
-            for check in [PhoneChecks.dcEnvelope, PhoneChecks.dcCanonical] {
+            for check in [PhoneChecks.dcJSONBounds, PhoneChecks.dcEnvelope, PhoneChecks.dcCanonical] {
                 report.skip(check, because: "the JSON request is not valid JSON")
             }
             return
         }
+        let outOfBounds = readable.compactMap(\.bounds)
+        report.expect(
+            PhoneChecks.dcJSONBounds, outOfBounds.isEmpty,
+            observed: outOfBounds.isEmpty ? "within 32 levels, no name twice" : outOfBounds.joined(separator: "; "))
         let envelope = readable.flatMap(\.envelope)
         report.expect(
             PhoneChecks.dcEnvelope, envelope.isEmpty,

@@ -11,8 +11,16 @@ import HybridCore
 /// what the page passed: `{"requests": [{"protocol": string, "data": object or string}, …]}`.
 /// Chromium writes it with `base::WriteJson`, whose form ``JSONNode/encoded`` writes.
 package struct DigitalCredentialRequestConduct: Sendable, Equatable {
-    /// Why the bytes are not one strict, bounded JSON document, or `nil`.
+    /// The deepest nesting the judge reads, as Chromium's `base::JSONReader` does
+    /// (`kAbsoluteMaxDepth`, `base/json/json_common.h`); deeper documents fail `phone.dc.json`.
+    static let readableDepth = 200
+
+    /// Why the bytes are not one RFC 8259 JSON document within the tunnel's size and
+    /// ``readableDepth``, or `nil`.
     package var json: String?
+    /// Why a JSON document exceeds what our phone accepts (``DigitalCredentialEnvelopeLimits``'s 32
+    /// levels, a member name given twice), or `nil`: advice, since RFC 8259 allows both.
+    package var bounds: String?
     /// Every way the document departs from the envelope (empty if it conforms or is not JSON).
     package var envelope: [String] = []
     /// How the bytes differ from `base::WriteJson`'s form of the same document, or `nil`.
@@ -25,10 +33,22 @@ package struct DigitalCredentialRequestConduct: Sendable, Equatable {
         let document: JSONNode
         do {
             document = try JSONNode(parsing: payload)
-        } catch {
-            json = "\(error)"
-            summary = "JSON request (\(payload.count) bytes, unreadable)"
-            return
+        } catch let strict {
+            // Our phone's bounds refused it; RFC 8259 may still call it JSON.
+            do {
+                document = try JSONNode(
+                    parsing: payload, maxDepth: Self.readableDepth, refusingDuplicateNames: false)
+            } catch {
+                json = "\(error)"
+                summary = "JSON request (\(payload.count) bytes, unreadable)"
+                return
+            }
+            bounds =
+                if case .tooDeep(let limit) = strict {
+                    "nests deeper than \(limit) levels, which our phone refuses"
+                } else {
+                    "names a member twice (\(strict)), which our phone refuses (RFC 8259 §4: names SHOULD be unique)"
+                }
         }
         if document.encoded != payload {
             canonical = Self.firstDifference(payload, document.encoded)

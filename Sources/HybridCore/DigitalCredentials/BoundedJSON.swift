@@ -38,16 +38,19 @@ extension JSONNode {
     ///   - bytes: The document.
     ///   - maxBytes: Larger documents are refused before parsing.
     ///   - maxDepth: Arrays and objects nested deeper than this are refused.
+    ///   - refusingDuplicateNames: Whether an object naming a member twice is refused (RFC 8259 §4:
+    ///     names SHOULD be unique); when not, the last value of the name is kept.
     /// - Throws: ``DigitalCredentialEnvelopeError/tooLarge(size:limit:)``,
     ///   ``DigitalCredentialEnvelopeError/tooDeep(limit:)`` or
-    ///   ``DigitalCredentialEnvelopeError/malformedJSON(offset:)`` (also for duplicate member names,
-    ///   lone surrogates, invalid UTF-8 and control characters in strings).
+    ///   ``DigitalCredentialEnvelopeError/malformedJSON(offset:)`` (also for duplicate member names
+    ///   when refused, lone surrogates, invalid UTF-8 and control characters in strings).
     package init(
         parsing bytes: some Collection<UInt8>, maxBytes: Int = DigitalCredentialEnvelopeLimits.maxBytes,
-        maxDepth: Int = DigitalCredentialEnvelopeLimits.maxDepth
+        maxDepth: Int = DigitalCredentialEnvelopeLimits.maxDepth, refusingDuplicateNames: Bool = true
     ) throws(DigitalCredentialEnvelopeError) {
         guard bytes.count <= maxBytes else { throw .tooLarge(size: bytes.count, limit: maxBytes) }
-        var reader = JSONByteReader(bytes: Array(bytes), maxDepth: maxDepth)
+        var reader = JSONByteReader(
+            bytes: Array(bytes), maxDepth: maxDepth, refusingDuplicateNames: refusingDuplicateNames)
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
@@ -131,11 +134,13 @@ package enum DigitalCredentialEnvelopeLimits {
 private struct JSONByteReader {
     let bytes: [UInt8]
     let maxDepth: Int
+    let refusingDuplicateNames: Bool
     var offset = 0
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: [UInt8], maxDepth: Int, refusingDuplicateNames: Bool) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.refusingDuplicateNames = refusingDuplicateNames
     }
 
     var atEnd: Bool { offset == bytes.count }
@@ -180,7 +185,9 @@ private struct JSONByteReader {
             }
             let nameOffset = reader.offset
             let name = try reader.string()
-            guard members[name] == nil else { throw .malformedJSON(offset: nameOffset) }
+            guard members[name] == nil || !reader.refusingDuplicateNames else {
+                throw .malformedJSON(offset: nameOffset)
+            }
             reader.skipWhitespace()
             guard reader.offset < reader.bytes.count, reader.bytes[reader.offset] == UInt8(ascii: ":") else {
                 throw reader.malformed()

@@ -107,11 +107,8 @@ import Testing
         Fault(name: "JSON cut short", check: PhoneChecks.dcJSON) {
             sending(String(ScriptedClient.digitalCredentialJSON.dropLast(2)))
         },
-        Fault(name: "a duplicate member name", check: PhoneChecks.dcJSON) {
-            sending(
-                chromium(
-                    replacing: #"{"origin":"https://example.com","#,
-                    with: #"{"origin":"https://example.com","origin":"https://evil.example","#))
+        Fault(name: "nested deeper than Chromium's JSON reader reads (200 levels)", check: PhoneChecks.dcJSON) {
+            sending(chromium(replacing: #""n-0S6_WzA2Mj""#, with: nested(levels: 200)))
         },
         Fault(name: "a lone surrogate", check: PhoneChecks.dcJSON) {
             sending(chromium(replacing: "n-0S6_WzA2Mj", with: #"\ud800"#))
@@ -159,6 +156,31 @@ import Testing
         let result = report.result(for: fault.check.id)
         #expect(result?.outcome == .fail, "\(fault.name): \(result?.observed ?? "not run")")
         #expect(!report.succeeded)
+    }
+
+    /// `levels` arrays inside each other (the innermost holds 0).
+    static func nested(levels: Int) -> String {
+        String(repeating: "[", count: levels) + "0" + String(repeating: "]", count: levels)
+    }
+
+    /// JSON that RFC 8259 allows and our phone refuses: a warning of `phone.dc.json-bounds`, and
+    /// `phone.dc.json` passes. The nonce sits 6 levels down (envelope, request, digital, requests,
+    /// the entry, data), so 30 arrays in its place make 36 levels.
+    @Test(arguments: [
+        (
+            "a member name twice",
+            chromium(
+                replacing: #"{"origin":"https://example.com","#,
+                with: #"{"origin":"https://evil.example","origin":"https://example.com","#)
+        ),
+        ("36 levels", chromium(replacing: #""n-0S6_WzA2Mj""#, with: nested(levels: 30))),
+    ])
+    func beyondOurPhonesBoundsIsAWarning(_ name: String, _ json: String) throws {
+        let report = try ScriptedClient.run(Self.sending(json), hint: .digitalCredentialPresentation)
+        let bounds = report.result(for: PhoneChecks.dcJSONBounds.id)
+        #expect(bounds?.outcome == .warn, "\(name): \(bounds?.observed ?? "not run")")
+        #expect(report.result(for: PhoneChecks.dcJSON.id)?.outcome == .pass, "\(name)")
+        #expect(report.succeeded, "\(name): \(report.humanText())")
     }
 
     /// Valid JSON that `base::WriteJson` would write otherwise: a warning, not a failure (CTAP 2.3
