@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The security key as the .deb installs it, run by systemd as the blevm guest's PID 1 (issue: "prove
-# what we ship"). The guest boots Debian's kernel, builds a root of the host's /usr, /etc and
+# The security key as the .deb installs it, run by systemd as the blevm guest's PID 1: the units,
+# their sandbox and capabilities as users get them, not a proof's copy of them. The guest boots Debian's kernel, builds a root of the host's /usr, /etc and
 # /var/lib/dpkg under writable overlays (ci/systemd/root-in-vm.sh) and switches to it with systemd
 # as PID 1 (Tools/blevm/guest/init); there blevm-proof.service runs ci/systemd/systemd-proof-in-vm.sh:
 # systemd-udevd, `dpkg -i` of the .deb (its postinst enables and starts hybrid-key-broker.socket and
@@ -30,6 +30,7 @@ BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic,overlay
     "$blevm/blevm-run" -m 1024 -t 400 -l "$work/console.log" \
     -s /usr:/host/usr:ro -s /etc:/host/etc:ro -s /var/lib/dpkg:/host/var/lib/dpkg:ro -f "$deb" \
     -f ci/systemd/blevm-proof.service -f ci/systemd/systemd-proof-in-vm.sh -f ci/systemd/desktop-proof.target \
+    -f ci/guest-wait.sh \
     -S ci/systemd/root-in-vm.sh >"$work/vm.log" 2>&1 || status=$?
 grep -E '^(systemd-root|SYSTEMD-MARK|systemd-proof)' "$work/vm.log" | sed 's/^/   /'
 if [ "$status" != 0 ] || ! grep -q '^systemd-proof: PASS' "$work/vm.log"; then

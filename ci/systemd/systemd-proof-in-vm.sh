@@ -42,15 +42,12 @@ as_user() {
 }
 as_alice() { as_user alice 1001 "$@"; }
 as_bob() { as_user bob 1002 "$@"; }
-# wait_for SECONDS WHAT CMD...: until CMD succeeds, looked at every 0.2 s; fails after SECONDS.
+. /proof/guest-wait.sh
+# wait_for SECONDS WHAT CMD...: until CMD succeeds (wait_until); fails the proof after SECONDS.
 wait_for() {
     local limit=$1 what=$2
     shift 2
-    local until=$(($(date +%s) + limit))
-    until "$@" >/dev/null 2>&1; do
-        [ "$(date +%s)" -lt "$until" ] || fail "$what: not within $limit s"
-        sleep 0.2
-    done
+    wait_until "$limit" "$@" || fail "$what: not within $limit s"
 }
 
 [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm), not systemd"

@@ -23,6 +23,15 @@ sleep 30 & sleeper=$!
 wait_gone $sleeper 0; check "wait_gone, running" $? 1
 kill $sleeper; wait $sleeper 2>/dev/null
 wait_gone $sleeper 1; check "wait_gone, ended" $? 0
+wait_until 0 true; check "wait_until, already true" $? 0
+wait_until 0 false; check "wait_until, 0 s: one try" $? 1
+before=$(uptime_cs)
+wait_until 1 false; check "wait_until, times out" $? 1
+waited=$(($(uptime_cs) - before))
+[ $waited -ge 100 ] && [ $waited -lt 300 ]; check "wait_until, waits its 1 s (waited ${waited}0 ms)" $? 0
+{ sleep 0.3; : >"$dir/flag"; } &
+wait_until 10 test -e "$dir/flag"; check "wait_until, a condition met later" $? 0
+check "wait_until, discards CMD's output" "$(wait_until 0 echo noise)" ""
 rm -rf "$dir"
 echo "guest-wait-test: $passed passed, $failed failed"
 [ $failed -eq 0 ]
