@@ -50,17 +50,17 @@ def as_json(credential):
     return json.dumps(out)
 
 
-# Firefox's own NotAllowedError message (dom/webauthn): ours is WebAuthn's "The operation either
-# timed out or was not allowed.". This Firefox has no usable authenticator of its own here (no
-# USB key; its soft token is reachable only through WebDriver classic's virtual authenticators,
-# which BiDi does not offer), so its own answer is this refusal.
-FIREFOX_OWN_NOT_ALLOWED = "The request is not allowed by the user agent or the platform in the current context"
+def outcome(result):
+    """A step's result in a few words: the credential's transports, or the error."""
+    if result.get("ok"):
+        return "a credential, transports %s" % result["credential"]["response"].get("transports")
+    return "%s: %s" % (result.get("name"), result.get("message"))
 
 
 def reached_firefox(result):
-    if result.get("ok"):
-        return "hybrid" not in result["credential"]["response"].get("transports", [])
-    return result.get("name") == "NotAllowedError" and result.get("message", "").startswith(FIREFOX_OWN_NOT_ALLOWED)
+    """A credential of Firefox's own implementation: its soft token (proof.py adds it as a WebDriver
+    virtual authenticator) answered, not our phone (whose credentials name the hybrid transport)."""
+    return bool(result.get("ok")) and "hybrid" not in result["credential"]["response"].get("transports", [])
 
 
 def verify_create(entry, label):
@@ -100,8 +100,10 @@ def main():
               % capabilities.get("hybridTransport", "absent"))
         entry = records["no-host-create"]
         check(entry["choiceWindows"] == 0, "without the host: no choice window")
-        check(reached_firefox(entry["result"]), "without the host: create() gets Firefox's own answer (%s: %s)"
-              % (entry["result"].get("name"), entry["result"].get("message")))
+        check(reached_firefox(entry["result"]), "without the host: create() gets Firefox's own answer (%s)"
+              % outcome(entry["result"]))
+        if entry["result"].get("ok"):
+            verify_create(entry, "without the host: Firefox's own create()")
     if "capabilities" not in steps:
         return finish()
 
@@ -111,8 +113,16 @@ def main():
     entry = records["browser-create"]
     check(entry["chose"], "the choice window opened for create() and took \"a security key or this browser\"")
     check(entry["qrCodes"] == 0, "that choice shows no QR code")
-    check(reached_firefox(entry["result"]), "that choice gets Firefox's own answer (%s: %s)"
-          % (entry["result"].get("name"), entry["result"].get("message")))
+    check(reached_firefox(entry["result"]), "that choice gets Firefox's own answer (%s)"
+          % outcome(entry["result"]))
+    browser_registration = verify_create(entry, "Firefox's own create() (its soft token)")
+    if browser_registration:
+        entry = records.get("browser-get")
+        check(entry is not None and entry["chose"] and entry["qrCodes"] == 0,
+              "get() of that passkey: the choice window took \"a security key or this browser\" again, no QR code")
+        if entry:
+            check(reached_firefox(entry["result"]), "that get() is answered by Firefox's own implementation")
+            verify_get(entry, browser_registration, "Firefox's own get() (its soft token)")
 
     entry = records["phone-create"]
     check(entry["chose"], "the choice window took \"Use a phone or tablet\", remembered")
@@ -290,8 +300,10 @@ def judge_portal_refused(records, refused):
           % (label, capabilities.get("hybridTransport", "absent")))
     entry = records["no-host-create"]
     check(entry["choiceWindows"] == 0 and reached_firefox(entry["result"]),
-          "%s: create() gets Firefox's own answer, no window of ours (%s: %s)"
-          % (label, entry["result"].get("name"), entry["result"].get("message")))
+          "%s: create() gets Firefox's own answer, no window of ours (%s)"
+          % (label, outcome(entry["result"])))
+    if entry["result"].get("ok"):
+        verify_create(entry, "%s: Firefox's own create()" % label)
     if denied:
         responses = [e["response"] for e in refused if e["event"] == "Response"]
         check(responses and set(responses) == {1} and not any(e["event"] == "host-spawned" for e in refused),

@@ -36,7 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "browser-seckey"))
-from firefox_bidi import FIREFOX_PREFS, BiDi, BrowserProcess, write_prefs  # noqa: E402
+from firefox_bidi import FIREFOX_PREFS, BiDi, BrowserProcess, Marionette, write_prefs  # noqa: E402
 
 STEP_LIMIT = 60.0
 QR_LINE = re.compile(r'\{"event":"qr","id":"([A-Za-z0-9_-]+)","url":"(FIDO:/[0-9]+)"\}')
@@ -121,7 +121,8 @@ class Firefox(BrowserProcess):
         if args.portal:  # one profile per portal run: portal-NAME of the portal's log NAME.jsonl
             label = "portal-" + os.path.splitext(os.path.basename(args.portal))[0]
         profile = os.path.join(args.work, "profile-%s" % label)
-        write_prefs(profile, prefs)
+        marionette_port = port + 100
+        write_prefs(profile, dict(prefs, **{"marionette.port": marionette_port}))
         self.log_path = os.path.join(args.work, "firefox-%s.log" % label)
         if args.portal:
             # A confined Firefox: its own HOME (no native-messaging-hosts, no host settings), none
@@ -137,8 +138,14 @@ class Firefox(BrowserProcess):
                        HYBRID_ALLOW_SIMULATED_AIR="1")
         self.process = subprocess.Popen(
             ["firefox-esr", "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", str(port),
-             "about:blank"], stdout=open(self.log_path, "wb"), stderr=subprocess.STDOUT, env=env)
-        self.bidi = BiDi(port)
+             "--marionette", "about:blank"], stdout=open(self.log_path, "wb"), stderr=subprocess.STDOUT, env=env)
+        # Firefox's own implementation gets an authenticator: its soft token, as a WebDriver
+        # virtual authenticator (Marionette: BiDi has none), so that "a security key or this
+        # browser" and the pages without our host complete their ceremonies.
+        self.marionette = Marionette(marionette_port)
+        session_url = self.marionette.new_session()
+        log("Firefox's virtual authenticator: %s" % self.marionette.add_virtual_authenticator())
+        self.bidi = BiDi(port, session_url=session_url)
         installed = self.bidi.call("webExtension.install", {"extensionData": {"type": "archivePath", "path": args.xpi}})
         log("webExtension.install: %s" % installed)
         self.tabs = {}
@@ -336,7 +343,8 @@ def main():
         out.flush()
         log("%s: %s" % (step, "ok" if result.get("ok") else "%s %s" % (result.get("name"), result.get("message", ""))[:200]))
 
-    # Firefox's own soft token: what "a security key or this browser" must reach.
+    # Firefox's own soft token (a virtual authenticator, Firefox.__init__): what "a security key or
+    # this browser" must reach.
     prefs = dict(FIREFOX_PREFS, **{"security.webauth.webauthn_enable_softtoken": True,
                                    "security.webauth.webauthn_enable_usbtoken": False})
     if args.portal:
@@ -363,7 +371,14 @@ def main():
         options = creation("browser-choice")
         firefox.start("create", options)
         chose = firefox.choose("browser", remember=False)
-        record("browser-create", options, firefox.result(), chose=chose, qrCodes=phones.count())
+        created = firefox.result()
+        record("browser-create", options, created, chose=chose, qrCodes=phones.count())
+        if created.get("ok"):
+            # And a get of that passkey, the same choice again (not remembered): Firefox's soft token signs.
+            options = request(created["credential"]["rawId"])
+            firefox.start("get", options)
+            chose = firefox.choose("browser", remember=False)
+            record("browser-get", options, firefox.result(), chose=chose, qrCodes=phones.count())
 
         # The phone, remembered for this site: create with credProps and prf.
         # Then two gets with the same prf salt: no choice window (remembered), the same results.
