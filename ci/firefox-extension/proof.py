@@ -5,7 +5,7 @@ judge.py, which verifies every credential with py_webauthn.
 
   proof.py --bin DIR --xpi FILE --relay-port PORT --work DIR --out FILE [--no-host]
 
-The page is ci/firefox-extension/page.html on http://localhost:PORT. The phone is
+The page is ci/browser-seckey/page.html (the browser proofs' one relying party) on http://localhost:PORT. The phone is
 hybrid-authenticator on the simulated air (the host's settings name the same air and the
 loopback relay); it is started for each QR code the host writes to WORK/qr-urls.jsonl (the
 host's --qr-url-file setting), as a camera would read it. Every step writes one JSON record to
@@ -35,7 +35,9 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "browser-seckey"))
+# The browser proofs' shared harness: firefox_bidi.py and the relying party's page.html.
+PAGE_DIRECTORY = os.path.join(HERE, "..", "browser-seckey")
+sys.path.insert(0, PAGE_DIRECTORY)
 from firefox_bidi import FIREFOX_PREFS, BiDi, BrowserProcess, Marionette, write_prefs  # noqa: E402
 
 STEP_LIMIT = 60.0
@@ -331,7 +333,7 @@ def main():
     parser.add_argument("--portal", help="the stand-in portal's log: Firefox asks the portal for the host")
     args = parser.parse_args()
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=HERE))
+        ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=PAGE_DIRECTORY))
     server.RequestHandlerClass.log_message = lambda *a: None
     threading.Thread(target=server.serve_forever, daemon=True).start()
     origin = "http://localhost:%d" % server.server_address[1]
