@@ -16,7 +16,7 @@ for report in request.reports {
             for answer in message.reports { _ = answer }  // each 64-byte report goes to the host
         case .startRequest(let channel, let payload):
             // A CTAPHID_CBOR request: run it (e.g. on the phone), keep its program waiting with
-            // KEEPALIVE every `configuration.keepaliveInterval`, pass its channel as
+            // KEEPALIVE at most every 100 ms (CTAP 2.2 §11.2.9.1.4), pass its channel as
             // `requestInFlight` with every report until then, and send its answer as a
             // CTAPHID_CBOR message on that channel.
             print("request on \(channel): \(payload.count) bytes")

@@ -2,6 +2,7 @@ import HybridClient
 import HybridCore
 import HybridSecurityKey
 import Synchronization
+import TestManualClock
 import TestSupport
 
 /// A fake phone for the bridge: each ceremony follows the next step of a script and is
@@ -97,28 +98,12 @@ final class LingeringTunnel: Sendable {
     }
 }
 
-/// A clock the test moves by hand; its sleep never ends by itself (only by cancellation).
-final class ManualClock: Sendable {
-    private let time = Mutex(Duration.zero)
-
-    var clock: SecurityKeyClock {
-        SecurityKeyClock(
-            now: { self.time.withLock { $0 } },
-            sleep: { _ in
-                let (never, _) = AsyncStream<Void>.makeStream()
-                for await _ in never {}
-                throw CancellationError()
-            })
-    }
-
-    func advance(by duration: Duration) { time.withLock { $0 += duration } }
-}
-
 /// A bridge with a scripted phone, a manual clock and its reports collected in order.
 struct BridgeHarness {
     let bridge: SecurityKeyBridge
     let phone: ScriptedPhone
-    let clock: ManualClock
+    /// Moves only when the test advances it (the harness runs no timers: a test ticks the bridge).
+    let clock: TestManualClock.ManualClock
     private let reports: AsyncStream<[UInt8]>.Iterator.Box
     /// The bridge's events, in order.
     let events: AsyncStream<SecurityKeyEvent>
@@ -131,7 +116,7 @@ struct BridgeHarness {
 
     init(_ steps: [ScriptedPhone.Step], policy: BridgeRequestPolicy = .init()) {
         let phone = ScriptedPhone(steps)
-        let clock = ManualClock()
+        let clock = TestManualClock.ManualClock()
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         let (events, eventContinuation) = AsyncStream<SecurityKeyEvent>.makeStream()
         self.phone = phone
@@ -140,7 +125,7 @@ struct BridgeHarness {
         self.events = events
         let saved = self.saved
         bridge = SecurityKeyBridge(
-            driver: phone, clock: clock.clock, policy: policy,
+            driver: phone, clock: clock, policy: policy,
             knownCredentialsChanged: { credentials in saved.credentials.withLock { $0 = credentials } },
             output: { continuation.yield($0) },
             events: { eventContinuation.yield($0) })

@@ -264,16 +264,6 @@ import Testing
 /// The actor over the core sleeps until the core's next deadline on its injected clock, and
 /// nothing else times the request: the manual clock moves only when the test moves it.
 @Suite(.timeLimit(.minutes(1))) struct SecurityKeyBridgeDeadlineTests {
-    /// The bridge's clock on a manual clock: it sleeps until the test advances past the deadline.
-    static func clock(on manual: TestManualClock.ManualClock) -> SecurityKeyClock {
-        SecurityKeyClock(
-            now: { manual.now.offset },
-            sleep: { deadline in
-                let now = manual.now
-                try await manual.sleep(until: now.advanced(by: deadline - now.offset), tolerance: nil)
-            })
-    }
-
     /// INIT on the broadcast channel; the channel in the answer's report (bytes 15–18).
     static func allocate(
         on bridge: SecurityKeyBridge, reading reports: inout AsyncStream<[UInt8]>.Iterator
@@ -286,9 +276,8 @@ import Testing
 
     @Test func keepalivesAndTheHoldRunOnTheCoresDeadlines() async throws {
         let manual = TestManualClock.ManualClock()
-        let clock = Self.clock(on: manual)
         let (reports, output) = AsyncStream<[UInt8]>.makeStream()
-        let bridge = SecurityKeyBridge(driver: ScriptedPhone([]), clock: clock, output: { output.yield($0) })
+        let bridge = SecurityKeyBridge(driver: ScriptedPhone([]), clock: manual, output: { output.yield($0) })
         var received = reports.makeAsyncIterator()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await bridge.runTimers() }
@@ -316,12 +305,11 @@ import Testing
     /// phone task), which is reported as the linger's expiry.
     @Test func theLingerEndsAtTheCoresDeadline() async throws {
         let manual = TestManualClock.ManualClock()
-        let clock = Self.clock(on: manual)
         let tunnel = LingeringTunnel()
         let (reports, output) = AsyncStream<[UInt8]>.makeStream()
         let (events, eventSink) = AsyncStream<SecurityKeyEvent>.makeStream()
         let bridge = SecurityKeyBridge(
-            driver: ScriptedPhone([.replyThenLinger(SecurityKeyBridgeTests.phoneReply, tunnel)]), clock: clock,
+            driver: ScriptedPhone([.replyThenLinger(SecurityKeyBridgeTests.phoneReply, tunnel)]), clock: manual,
             output: { output.yield($0) }, events: { eventSink.yield($0) })
         var received = reports.makeAsyncIterator()
         var started = tunnel.started.makeAsyncIterator()

@@ -6,7 +6,7 @@ import HybridCore
 /// core that owns the request in flight and every deadline. Reports come in through
 /// ``reportReceived(_:)`` and go out through `output`; the actor runs each phone ceremony the core
 /// starts through a ``PhoneCeremonyDriver`` and feeds its outcome back, and ``runTimers()``
-/// sleeps on an injected ``SecurityKeyClock`` until the core's next deadline. The key's device
+/// sleeps on an injected clock until the core's next deadline. The key's device
 /// (the key broker's, or `HybridUHID`'s uhid device) or a test feeds it.
 ///
 /// A forwarded request's answer goes to the host as soon as the phone replies; the ceremony's
@@ -19,7 +19,7 @@ public actor SecurityKeyBridge {
     private var core: SecurityKeyStateMachine
     private let knownCredentialsChanged: @Sendable (KnownCredentials) -> Void
     private let driver: any PhoneCeremonyDriver
-    private let clock: SecurityKeyClock
+    private let clock: ClockReadings
     private let output: @Sendable ([UInt8]) -> Void
     private let events: @Sendable (SecurityKeyEvent) -> Void
     /// The phone task of each ceremony: the one in flight and the one whose tunnel lingers.
@@ -33,7 +33,8 @@ public actor SecurityKeyBridge {
     /// in memory only.
     /// - Parameters:
     ///   - driver: runs each phone ceremony (``HybridPhoneDriver`` in production).
-    ///   - clock: the time the CTAPHID timers and the answer cache run on.
+    ///   - clock: the time the CTAPHID timers, the linger and the answer cache run on (tests
+    ///     inject a manual one).
     ///   - configuration: the CTAPHID device's limits and capabilities.
     ///   - linger: how long a ceremony's tunnel stays open after the answer for a late update
     ///     (protocol.md §7.5); by default Chromium's three minutes.
@@ -41,7 +42,7 @@ public actor SecurityKeyBridge {
     ///   - events: progress for the user; called from any task.
     public init(
         driver: any PhoneCeremonyDriver,
-        clock: SecurityKeyClock = .continuous(),
+        clock: any Clock<Duration> = ContinuousClock(),
         configuration: CTAPHIDStateMachine.Configuration = .init(),
         linger: Duration = HybridClientOptions.defaultLinger,
         output: @escaping @Sendable ([UInt8]) -> Void,
@@ -62,7 +63,7 @@ public actor SecurityKeyBridge {
     ///   - events: progress for the user; called from any task.
     package init(
         driver: any PhoneCeremonyDriver,
-        clock: SecurityKeyClock = .continuous(),
+        clock: any Clock<Duration> = ContinuousClock(),
         configuration: CTAPHIDStateMachine.Configuration = .init(),
         cache: BridgeResponseCache = .init(),
         policy: BridgeRequestPolicy,
@@ -75,7 +76,7 @@ public actor SecurityKeyBridge {
             transport: CTAPHIDStateMachine(configuration: configuration), policy: policy, cache: cache, linger: linger)
         self.knownCredentialsChanged = knownCredentialsChanged
         self.driver = driver
-        self.clock = clock
+        self.clock = ClockReadings(clock)
         self.output = output
         self.events = events
     }
@@ -219,26 +220,17 @@ public actor SecurityKeyBridge {
     }
 }
 
-/// The bridge's time: a monotonic reading as a `Duration` since a fixed origin, and a sleep
-/// until such a reading. Tests inject a manual one.
-public struct SecurityKeyClock: Sendable {
-    /// The current monotonic reading.
-    public var now: @Sendable () -> Duration
-    /// Sleeps until ``now`` reaches `until`; throws (`CancellationError`) if the task is cancelled.
-    public var sleep: @Sendable (_ until: Duration) async throws -> Void
+/// A clock's readings as durations since the bridge was made (the core's time), and a sleep until
+/// such a reading.
+private struct ClockReadings: Sendable {
+    /// The current reading.
+    let now: @Sendable () -> Duration
+    /// Sleeps until ``now`` reaches the reading; throws `CancellationError` if the task is cancelled.
+    let sleep: @Sendable (_ until: Duration) async throws -> Void
 
-    /// A clock from a reading and a sleep (tests pass a manual clock's).
-    public init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
-        self.now = now
-        self.sleep = sleep
-    }
-
-    /// `ContinuousClock`, from the moment this is called.
-    public static func continuous() -> SecurityKeyClock {
-        let origin = ContinuousClock.now
-        return SecurityKeyClock(
-            now: { ContinuousClock.now - origin },
-            sleep: { deadline in try await ContinuousClock().sleep(until: origin + deadline) }
-        )
+    init<C: Clock<Duration>>(_ clock: C) {
+        let origin = clock.now
+        now = { origin.duration(to: clock.now) }
+        sleep = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
     }
 }

@@ -51,29 +51,24 @@ package struct SecurityKeyStateMachine: Sendable {
     }
 
     /// The CBOR request being served, from its last report until its answer or cancellation:
-    /// the program on `channel` waits for it, kept waiting by a KEEPALIVE saying `keepalive`.
+    /// the program on `channel` waits for it, kept waiting by a KEEPALIVE saying `keepalive`,
+    /// while it is decided, held or at the phone (`stage`).
     private struct InFlight: Sendable {
         var id: UInt64
         var channel: UInt32
         var keepalive: CTAPHIDKeepaliveStatus
         var nextKeepalive: Duration
+        var stage: Stage = .deciding
     }
 
-    /// What the one request in flight waits for.
-    private enum State: Sendable {
-        case idle
+    /// What the request in flight waits for.
+    private enum Stage: Sendable {
+        /// Nothing yet: the policy decides it within the input that completed it.
+        case deciding
         /// Held for a selection touch until `deadline` (then CTAP2_ERR_USER_ACTION_TIMEOUT).
-        case held(id: UInt64, deadline: Duration)
+        case held(deadline: Duration)
         /// At the phone, whose answer has not come yet.
-        case atPhone(id: UInt64, command: CTAPCommand, Forwarded)
-
-        /// The request in flight's ID.
-        var id: UInt64? {
-            switch self {
-            case .idle: nil
-            case .held(let id, _), .atPhone(let id, _, _): id
-            }
-        }
+        case atPhone(command: CTAPCommand, Forwarded)
     }
 
     /// Whether requests can reach the phone.
@@ -85,9 +80,11 @@ package struct SecurityKeyStateMachine: Sendable {
     private var transport: CTAPHIDStateMachine
     private var policy: BridgeRequestPolicy
     private var cache: BridgeResponseCache
+    /// The one request in flight (a key has one user), if any.
     private var inFlight: InFlight?
     private var nextRequestID: UInt64 = 1
-    private var state: State = .idle
+    /// KEEPALIVE period while a request is in flight; CTAP 2.2 §11.2.9.1.4 asks for at most 100 ms.
+    private let keepaliveInterval: Duration
     /// How long a ceremony's tunnel stays open after its answer for a late update.
     private let linger: Duration
     /// The ceremony whose answer is out and whose tunnel lingers until `until`.
@@ -103,21 +100,30 @@ package struct SecurityKeyStateMachine: Sendable {
     ///   - cache: the phone's recent answers.
     ///   - linger: how long a ceremony's tunnel stays open after the answer for a late update
     ///     (protocol.md §7.5); by default Chromium's three minutes.
+    ///   - keepaliveInterval: the KEEPALIVE period while a request is in flight (at most 100 ms).
     package init(
         transport: CTAPHIDStateMachine = .init(), policy: BridgeRequestPolicy = .init(),
-        cache: BridgeResponseCache = .init(), linger: Duration = HybridClientOptions.defaultLinger
+        cache: BridgeResponseCache = .init(), linger: Duration = HybridClientOptions.defaultLinger,
+        keepaliveInterval: Duration = .milliseconds(100)
     ) {
         self.transport = transport
         self.policy = policy
         self.cache = cache
         self.linger = linger
+        self.keepaliveInterval = keepaliveInterval
+    }
+
+    /// The request in flight, if it is at the phone: its ID, its command and what was forwarded.
+    private var atPhone: (id: UInt64, command: CTAPCommand, forwarded: Forwarded)? {
+        guard let current = inFlight, case .atPhone(let command, let forwarded) = current.stage else { return nil }
+        return (current.id, command, forwarded)
     }
 
     /// When ``tick(at:)`` must run next: a KEEPALIVE, a message timeout, a lock's end, the end
     /// of a selection hold or the end of a linger.
     package var nextDeadline: Duration? {
         var deadlines = [transport.nextDeadline, inFlight?.nextKeepalive, lingering?.until]
-        if case .held(_, let deadline) = state { deadlines.append(deadline) }
+        if case .held(let deadline) = inFlight?.stage { deadlines.append(deadline) }
         return deadlines.compactMap { $0 }.min()
     }
 
@@ -145,16 +151,16 @@ package struct SecurityKeyStateMachine: Sendable {
     package mutating func tick(at now: Duration) -> [Action] {
         var actions = transported(transport.tick(at: now), at: now)
         if let current = inFlight, now >= current.nextKeepalive {
-            inFlight?.nextKeepalive = now + transport.configuration.keepaliveInterval
+            let next = now + keepaliveInterval
+            inFlight?.nextKeepalive = next
             actions.append(
                 .send(
                     CTAPHIDMessage(channel: current.channel, command: .keepalive, payload: [current.keepalive.rawValue])
                 )
             )
         }
-        if case .held(let id, let deadline) = state, now >= deadline {
-            state = .idle
-            actions += respond(id: id, [CTAPStatusCode.userActionTimeout.rawValue], at: now)
+        if let current = inFlight, case .held(let deadline) = current.stage, now >= deadline {
+            actions += respond(id: current.id, [CTAPStatusCode.userActionTimeout.rawValue], at: now)
         }
         if let current = lingering, now >= current.until {
             lingering = nil
@@ -174,8 +180,7 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The phone answered request `id` (status + CBOR): the host gets it now, the answer is
     /// cached, and the ceremony's tunnel lingers.
     package mutating func phoneReplied(id: UInt64, reply: [UInt8], at now: Duration) -> [Action] {
-        guard case .atPhone(id, let command, let forwarded) = state else { return [] }  // cancelled meanwhile
-        state = .idle
+        guard let (current, command, forwarded) = atPhone, current == id else { return [] }  // cancelled meanwhile
         lingering = (id, now + linger)
         cache.store(reply, for: forwarded.host, at: now)
         var actions: [Action] = []
@@ -189,7 +194,7 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The phone task of request `id` failed before the phone answered, with `error`
     /// (``CeremonyFailureStatus`` gives the host's status).
     package mutating func phoneFailed(id: UInt64, error: any Error, at now: Duration) -> [Action] {
-        guard case .atPhone(id, _, _) = state else { return [] }  // answered or cancelled meanwhile
+        guard atPhone?.id == id else { return [] }  // answered or cancelled meanwhile
         return fail(id: id, status: CeremonyFailureStatus.status(for: error), message: "\(error)", at: now)
     }
 
@@ -202,7 +207,7 @@ package struct SecurityKeyStateMachine: Sendable {
             expiredLinger = nil
             if end.reason == .cancelled { end.reason = linger > .zero ? .lingerExpired : .closedAtOnce }
         }
-        guard case .atPhone(id, _, _) = state else { return [.event(.tunnelClosed(end))] }
+        guard atPhone?.id == id else { return [.event(.tunnelClosed(end))] }
         return phoneFailed(id: id, error: HybridClientError.invalidResponse(.noReply), at: now) + [
             .event(.tunnelClosed(end))
         ]
@@ -213,7 +218,7 @@ package struct SecurityKeyStateMachine: Sendable {
     /// until ``phoneReachable()``. `reason` is for logs.
     package mutating func phoneUnreachable(status: CTAPStatusCode, reason: String, at now: Duration) -> [Action] {
         reachability = .unreachable(status: status, reason: reason)
-        guard case .atPhone(let id, _, _) = state else { return [] }
+        guard let id = atPhone?.id else { return [] }
         return [.cancelCeremony(id: id)] + fail(id: id, status: status, message: reason, at: now)
     }
 
@@ -225,15 +230,15 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The person cancelled on this computer: the request at the phone ends, its program gets
     /// CTAP2_ERR_KEEPALIVE_CANCEL (as after its own CTAPHID_CANCEL) and the ceremony stops.
     package mutating func cancelledOnThisComputer(at now: Duration) -> [Action] {
-        guard case .atPhone(let id, _, _) = state else { return [] }
+        guard let id = atPhone?.id else { return [] }
         return [.cancelCeremony(id: id)] + phoneFailed(id: id, error: CancelledOnThisComputer(), at: now)
     }
 
     /// On exit: the ceremony in flight stops and the linger ends; nothing is answered.
     package mutating func shutdown() -> [Action] {
         var actions: [Action] = []
-        if case .atPhone(let id, _, _) = state { actions.append(.cancelCeremony(id: id)) }
-        state = .idle
+        if let id = atPhone?.id { actions.append(.cancelCeremony(id: id)) }
+        inFlight?.stage = .deciding  // nothing is answered: the phone's outcome is ignored
         if let current = lingering { actions.append(.endLinger(id: current.id)) }
         lingering = nil
         return actions
@@ -257,7 +262,7 @@ package struct SecurityKeyStateMachine: Sendable {
                 nextRequestID += 1
                 inFlight = InFlight(
                     id: id, channel: channel, keepalive: .processing,
-                    nextKeepalive: now + transport.configuration.keepaliveInterval)
+                    nextKeepalive: now + keepaliveInterval)
                 result += start(id: id, request: payload, at: now)
             case .cancelRequest(let reason):
                 result += cancelRequest(reason: reason)
@@ -284,7 +289,7 @@ package struct SecurityKeyStateMachine: Sendable {
                 + respond(id: id, bytes, at: now)
         case .hold:
             inFlight?.keepalive = .userPresenceNeeded
-            state = .held(id: id, deadline: now + BridgeRequestPolicy.selectionHoldLimit)
+            inFlight?.stage = .held(deadline: now + BridgeRequestPolicy.selectionHoldLimit)
             return []
         case .forward(let phoneRequest):
             if case .unreachable(let status, let reason) = reachability {
@@ -298,7 +303,7 @@ package struct SecurityKeyStateMachine: Sendable {
             if !phoneRequest.rewrites.isEmpty {
                 actions.append(.event(.rewritten(command: command, rewrites: phoneRequest.rewrites)))
             }
-            state = .atPhone(id: id, command: command, Forwarded(host: request, phone: phoneRequest))
+            inFlight?.stage = .atPhone(command: command, Forwarded(host: request, phone: phoneRequest))
             actions.append(.startCeremony(id: id, request: phoneRequest))
             return actions
         }
@@ -306,8 +311,7 @@ package struct SecurityKeyStateMachine: Sendable {
 
     /// Request `id` at the phone ends with `status` (no answer from the phone).
     private mutating func fail(id: UInt64, status: CTAPStatusCode, message: String, at now: Duration) -> [Action] {
-        guard case .atPhone(id, let command, _) = state else { return [] }  // answered or cancelled meanwhile
-        state = .idle
+        guard let (current, command, _) = atPhone, current == id else { return [] }  // answered or cancelled meanwhile
         return [.event(.failed(command: command, status: status, message: message))]
             + respond(id: id, [status.rawValue], at: now)
     }
@@ -324,8 +328,7 @@ package struct SecurityKeyStateMachine: Sendable {
         guard let current = inFlight else { return [] }
         inFlight = nil
         var actions: [Action] = []
-        if case .atPhone(current.id, _, _) = state { actions.append(.cancelCeremony(id: current.id)) }
-        if state.id == current.id { state = .idle }
+        if case .atPhone = current.stage { actions.append(.cancelCeremony(id: current.id)) }
         actions.append(.event(.cancelled(reason)))
         return actions
     }

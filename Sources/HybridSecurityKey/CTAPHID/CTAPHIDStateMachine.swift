@@ -32,9 +32,6 @@ public struct CTAPHIDStateMachine: Sendable {
     public struct Configuration: Sendable {
         /// Longest wait for the next continuation packet of a message (then ERR_MSG_TIMEOUT).
         public var messageTimeout: Duration = .milliseconds(500)
-        /// KEEPALIVE period while a CBOR request is in flight (sent by the core that owns the
-        /// request); CTAP 2.2 asks for at most 100 ms.
-        public var keepaliveInterval: Duration = .milliseconds(100)
         /// Major, minor and build device version bytes of the INIT response.
         public var deviceVersion: (major: UInt8, minor: UInt8, build: UInt8) = (1, 0, 0)
         /// Capability flags of the INIT response: WINK and CBOR, and no MSG (FIDO2 only).
@@ -44,7 +41,7 @@ public struct CTAPHIDStateMachine: Sendable {
         /// again), so that INITs in a loop cannot grow the state without bound.
         public var maximumChannels: Int = 64
 
-        /// The defaults (500 ms message timeout, 100 ms keepalive, WINK + CBOR + NMSG, 64 channels).
+        /// The defaults (500 ms message timeout, WINK + CBOR + NMSG, 64 channels).
         public init() {}
     }
 
