@@ -13,20 +13,18 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct PhoneReachabilityTests {
     static let gone = "Bluetooth adapter hci1 is down: power it on (`bluetoothctl power on` or `hciconfig hci1 up`)"
 
-    @Test func admissionRefusesOnlyWhileUnreachable() {
-        #expect(PhoneReachability.reachable.admission == .start)
-        guard case .refuse(let status, let message) = PhoneReachability.unreachable(Self.gone).admission else {
-            Issue.record("an unreachable phone admitted a request")
-            return
-        }
-        #expect(status == .other)
-        #expect(message.contains("hci1 is down"))
-    }
-
-    @Test func onlyGoingAwayFailsWaitingCeremonies() {
-        #expect(PhoneReachability.reachable.failsWaitingCeremonies(goingTo: .unreachable(Self.gone)) != nil)
-        #expect(PhoneReachability.unreachable(Self.gone).failsWaitingCeremonies(goingTo: .reachable) == nil)
-        #expect(PhoneReachability.reachable.failsWaitingCeremonies(goingTo: .reachable) == nil)
+    /// The core reports a change once, and only a change (the adapter watch may report the same
+    /// state again).
+    @Test func theCoreReportsOnlyChanges() {
+        var machine = SecurityKeyStateMachine()
+        #expect(machine.phoneReachabilityChanged(unreachableBecause: nil, at: .zero).isEmpty)
+        #expect(
+            machine.phoneReachabilityChanged(unreachableBecause: Self.gone, at: .zero)
+                == [.event(.phoneReachability(unreachableBecause: Self.gone))])
+        #expect(machine.phoneReachabilityChanged(unreachableBecause: Self.gone, at: .zero).isEmpty)
+        #expect(
+            machine.phoneReachabilityChanged(unreachableBecause: nil, at: .zero)
+                == [.event(.phoneReachability(unreachableBecause: nil))])
     }
 
     @Test func theAdapterGoingAwayFailsTheWaitingRequestAtOnce() async throws {

@@ -237,11 +237,15 @@ import Testing
         var (machine, channel) = try Self.machine()
         let (id, _) = try #require(
             Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
-        let gone = machine.phoneUnreachable(status: .other, reason: "no Bluetooth adapter", at: .milliseconds(10))
+        let gone = machine.phoneReachabilityChanged(unreachableBecause: "no Bluetooth adapter", at: .milliseconds(10))
         #expect(
             gone == [
+                .event(.phoneReachability(unreachableBecause: "no Bluetooth adapter")),
                 .cancelCeremony(id: id),
-                .event(.failed(command: .getAssertion, status: .other, message: "no Bluetooth adapter")),
+                .event(
+                    .failed(
+                        command: .getAssertion, status: .other,
+                        message: "no phone can be reached: no Bluetooth adapter")),
                 Self.answer([0x7F], on: channel),
             ])
         // A request for the phone is refused at once; one answered locally is served as always.
@@ -253,7 +257,7 @@ import Testing
         let info = Self.request([0x04], on: channel, into: &machine, at: .milliseconds(30))
         #expect(info.last == Self.answer(SecurityKeyInfo.responseBytes, on: channel))
         // Once the phone can be reached again, requests go to it.
-        machine.phoneReachable()
+        _ = machine.phoneReachabilityChanged(unreachableBecause: nil, at: .milliseconds(35))
         let again = Self.request(
             SecurityKeyBridgeTests.getAssertion(clientDataHash: 0x14), on: channel, into: &machine,
             at: .milliseconds(40))

@@ -25,8 +25,6 @@ public actor SecurityKeyBridge {
     /// The phone task of each ceremony: the one in flight and the one whose tunnel lingers.
     private var ceremonies: [UInt64: Task<Void, Never>] = [:]
     private var timerWake: AsyncStream<Void>.Continuation?
-    /// Whether a phone can be reached now (the Bluetooth adapter's presence).
-    private var reachability: PhoneReachability = .reachable
     private var sleeping: (deadline: Duration, task: Task<Void, any Error>)?
 
     /// A bridge that starts with no remembered credential IDs and keeps what the phone teaches it
@@ -139,16 +137,7 @@ public actor SecurityKeyBridge {
     /// phone are refused at once, without a QR code no phone could answer, until it is back. A
     /// report of the unchanged state changes nothing.
     public func phoneReachabilityChanged(unreachableBecause reason: String?) {
-        let next = reason.map(PhoneReachability.unreachable) ?? .reachable
-        guard next != reachability else { return }
-        reachability = next
-        events(.phoneReachability(unreachableBecause: reason))
-        switch next.admission {
-        case .start:
-            core.phoneReachable()
-        case .refuse(let status, let message):
-            perform(core.phoneUnreachable(status: status, reason: message, at: clock.now()))
-        }
+        perform(core.phoneReachabilityChanged(unreachableBecause: reason, at: clock.now()))
     }
 
     /// Cancels every ceremony and ends the linger (on exit).

@@ -22,9 +22,10 @@ import HybridCore
 /// deadline passes, the next phone ceremony starts or ``shutdown()``: the core remembers which
 /// ceremony lingers and until when, and the last three end it (``Action/endLinger(id:)``).
 ///
-/// While the phone is unreachable (``phoneUnreachable(status:reason:at:)``, e.g. no Bluetooth
-/// adapter), a request that needs the phone is refused at once with the given CTAP status, and
-/// a ceremony in flight fails with it; requests answered locally are served as always.
+/// While the phone is unreachable (``phoneReachabilityChanged(unreachableBecause:at:)``, e.g. no
+/// Bluetooth adapter), a request that needs the phone is refused at once with
+/// ``PhoneUnreachable/status`` instead of showing a QR code no phone can answer, and a ceremony in
+/// flight fails with it; requests answered locally are served as always.
 package struct SecurityKeyStateMachine: Sendable {
     /// What the key's shell does next, in order.
     package enum Action: Equatable, Sendable {
@@ -71,12 +72,6 @@ package struct SecurityKeyStateMachine: Sendable {
         case atPhone(command: CTAPCommand, Forwarded)
     }
 
-    /// Whether requests can reach the phone.
-    private enum PhoneReachability: Sendable {
-        case reachable
-        case unreachable(status: CTAPStatusCode, reason: String)
-    }
-
     private var transport: CTAPHIDStateMachine
     private var policy: BridgeRequestPolicy
     private var cache: BridgeResponseCache
@@ -92,7 +87,8 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The ceremony whose linger this core ended at its deadline: its close is reported as the
     /// linger's expiry (or as closed at once for a zero linger), not as a cancellation.
     private var expiredLinger: UInt64?
-    private var reachability: PhoneReachability = .reachable
+    /// Why no phone can be reached now (the Bluetooth adapter's error, for a person), or `nil`.
+    private var unreachableBecause: String?
 
     /// - Parameters:
     ///   - transport: the CTAPHID layer (its configuration and channel-ID source).
@@ -213,18 +209,19 @@ package struct SecurityKeyStateMachine: Sendable {
         ]
     }
 
-    /// The phone cannot be reached (no Bluetooth adapter, say): the ceremony in flight fails
-    /// with `status` now, and every request that needs the phone is refused with it at once
-    /// until ``phoneReachable()``. `reason` is for logs.
-    package mutating func phoneUnreachable(status: CTAPStatusCode, reason: String, at now: Duration) -> [Action] {
-        reachability = .unreachable(status: status, reason: reason)
-        guard let id = atPhone?.id else { return [] }
-        return [.cancelCeremony(id: id)] + fail(id: id, status: status, message: reason, at: now)
-    }
-
-    /// The phone can be reached again: requests go to it as before.
-    package mutating func phoneReachable() {
-        reachability = .reachable
+    /// The Bluetooth adapter went away, for `reason` (a person's text, e.g. "Bluetooth adapter
+    /// hci1 is down: …"), or came back (`nil`), as an adapter watch reports it. Going away fails
+    /// the ceremony in flight at once with ``PhoneUnreachable/status``, and requests that need the
+    /// phone are refused with it until the adapter is back. A report of the unchanged state
+    /// changes nothing.
+    package mutating func phoneReachabilityChanged(unreachableBecause reason: String?, at now: Duration) -> [Action] {
+        guard reason != unreachableBecause else { return [] }
+        unreachableBecause = reason
+        let changed = Action.event(.phoneReachability(unreachableBecause: reason))
+        guard let reason, let id = atPhone?.id else { return [changed] }
+        let message = PhoneUnreachable(reason: reason).description
+        return [changed, .cancelCeremony(id: id)]
+            + fail(id: id, status: PhoneUnreachable.status, message: message, at: now)
     }
 
     /// The person cancelled on this computer: the request at the phone ends, its program gets
@@ -292,9 +289,12 @@ package struct SecurityKeyStateMachine: Sendable {
             inFlight?.stage = .held(deadline: now + BridgeRequestPolicy.selectionHoldLimit)
             return []
         case .forward(let phoneRequest):
-            if case .unreachable(let status, let reason) = reachability {
-                return [.event(.failed(command: command, status: status, message: reason))]
-                    + respond(id: id, [status.rawValue], at: now)
+            if let reason = unreachableBecause {
+                let refusal = PhoneUnreachable(reason: reason)
+                return [
+                    .event(.failed(command: command, status: PhoneUnreachable.status, message: refusal.description))
+                ]
+                    + respond(id: id, [PhoneUnreachable.status.rawValue], at: now)
             }
             var actions: [Action] = []
             if let old = lingering { actions.append(.endLinger(id: old.id)) }
