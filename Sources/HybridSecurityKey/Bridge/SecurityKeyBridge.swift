@@ -174,23 +174,34 @@ public actor SecurityKeyBridge {
 
     /// The phone task of request `id`: runs the ceremony and reports its outcome to the core.
     private func ceremony(id: UInt64, request: PhoneRequest) -> Task<Void, Never> {
+        Task { await runCeremony(id: id, request: request) }
+    }
+
+    /// Runs the ceremony of request `id` and reports its outcome; beside it, a child task tells
+    /// the core when the QR code is up (KEEPALIVEs then say UPNEEDED), so nothing outlives it.
+    private func runCeremony(id: UInt64, request: PhoneRequest) async {
         let driver = self.driver
         let events = self.events
-        return Task {
+        let (qrShown, qrShownSink) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in qrShown { await self.phoneNeedsUser(id: id) }
+            }
+            defer { qrShownSink.finish() }
             do {
                 let end = try await driver.forward(request.bytes, requestType: request.type) { event in
                     events(.ceremony(event))
-                    if case .qr = event { Task { await self.phoneNeedsUser(id: id) } }
+                    if case .qr = event { qrShownSink.yield() }
                 } onReply: { reply in
                     await self.phoneReplied(id: id, reply: reply)
                 }
-                self.ceremonyEnded(id: id)
-                self.perform(self.core.phoneTunnelClosed(id: id, end: end, at: self.clock.now()))
+                ceremonyEnded(id: id)
+                perform(core.phoneTunnelClosed(id: id, end: end, at: clock.now()))
             } catch {
-                self.ceremonyEnded(id: id)
+                ceremonyEnded(id: id)
                 // Cancelled by the core (or on exit): the core has ended the request already.
                 guard !(error is CancellationError) else { return }
-                self.perform(self.core.phoneFailed(id: id, error: error, at: self.clock.now()))
+                perform(core.phoneFailed(id: id, error: error, at: clock.now()))
             }
         }
     }
