@@ -18,13 +18,15 @@ final class EventPresenter: Sendable {
     let json: Bool
     let qr: QRDisplay
     let notifications: DesktopNotifications?
+    /// Where a notification is shown from (``ChildTasks/run()`` runs in the command's task group).
+    let tasks: ChildTasks
     /// Whether a phone ceremony is running (so a cancellation is reported as its end).
     private let ceremonyRunning = Mutex(false)
     private let output: @Sendable (_ text: String, _ toStdout: Bool) -> Void
 
     /// A presenter showing the QR code through `qr` (``QROutputOptions/display(defaultImage:)``).
     init(
-        json: Bool, qr: QRDisplay, notifications: DesktopNotifications?,
+        json: Bool, qr: QRDisplay, notifications: DesktopNotifications?, tasks: ChildTasks = ChildTasks(),
         output: @escaping @Sendable (_ text: String, _ toStdout: Bool) -> Void = {
             EventPresenter.standardOutput($0, toStdout: $1)
         }
@@ -32,6 +34,7 @@ final class EventPresenter: Sendable {
         self.json = json
         self.qr = qr
         self.notifications = notifications
+        self.tasks = tasks
         self.output = output
     }
 
@@ -198,7 +201,7 @@ final class EventPresenter: Sendable {
 
     private func notify(_ summary: String, _ body: String, image: String? = nil, urgent: Bool = false) {
         guard let notifications else { return }
-        Task { await notifications.show(summary: summary, body: body, imagePath: image, urgent: urgent) }
+        tasks.start { await notifications.show(summary: summary, body: body, imagePath: image, urgent: urgent) }
     }
 
     private static func name(_ command: CTAPCommand) -> String {

@@ -106,11 +106,14 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
         let options = HybridClientOptions(
             bluetooth: backend, timeout: times.timeoutDuration(), additionalCAFile: tunnel.caFile,
             tunnelServers: try tunnel.tunnelServerMap())
+        // What the presenters and the window's Cancel start runs in the task group below.
+        let tasks = ChildTasks()
         let presenter = EventPresenter(
             json: json, qr: qr.display(defaultImage: EventPresenter.defaultQRImage()),
-            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"))
+            notifications: noNotifications ? nil : DesktopNotifications(applicationName: "Hybrid security key"),
+            tasks: tasks)
 
-        let windows = window && QRWindow.displayPresent() ? WindowPresenter() : nil
+        let windows = window && QRWindow.displayPresent() ? WindowPresenter(tasks: tasks) : nil
         // A key killed earlier (SIGKILL, a crash) could not delete its QR image: do it now.
         if qr.qrFile == nil {
             for path in StaleQRImages.remove(prefix: "hybrid-security-key-qr-") {
@@ -155,12 +158,13 @@ struct HybridSecurityKeyCommand: AsyncParsableCommand {
                 windows?.report(event)
             }
         )
-        windows?.onCancel { Task { await bridge.cancelPhoneCeremonies() } }
+        windows?.onCancel { tasks.start { await bridge.cancelPhoneCeremonies() } }
         // SIGINT or SIGTERM ends the loop (Interrupted, the only error it throws here); then the bridge
         // stops and the device goes, as when the device ends.
         _ = try? await cancellingOnInterrupt {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await bridge.runTimers() }
+                group.addTask { await tasks.run() }
                 group.addTask {
                     // The adapter going away fails the request waiting for the phone and refuses
                     // new ones at once; its return lets them through again, without a restart.

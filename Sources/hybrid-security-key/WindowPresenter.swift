@@ -9,7 +9,13 @@ import Synchronization
 /// with CTAP2_ERR_KEEPALIVE_CANCEL.
 final class WindowPresenter: Sendable {
     private let current = Mutex<CeremonyWindow?>(nil)
+    /// Where a window's closing (after its delay) runs: ``ChildTasks/run()`` in the command's group.
+    private let tasks: ChildTasks
     private let cancel = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(tasks: ChildTasks) {
+        self.tasks = tasks
+    }
 
     /// What the window's Cancel does (set once the bridge exists).
     func onCancel(_ body: @escaping @Sendable () -> Void) { cancel.withLock { $0 = body } }
@@ -49,6 +55,6 @@ final class WindowPresenter: Sendable {
             return window
         }
         guard let previous else { return }
-        Task { await previous.close(state: state, after: delay) }
+        tasks.start { await previous.close(state: state, after: delay) }
     }
 }
