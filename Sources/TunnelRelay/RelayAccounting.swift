@@ -19,28 +19,28 @@ final class RelayAccounting: Sendable {
     private let maxQueuedBytesTotal: Int
     private let maxInFlightBytesTotal: Int
     private let metrics: RelayMetrics
-    /// Who watches the relay's events; ``UnprobedRelay`` but in tests.
-    let probe: any RelayProbe
+    /// Who watches the relay's events; ``UnobservedRelay`` but in tests.
+    let observer: any RelayObserver
 
     init(
         maxQueuedBytesTotal: Int, maxInFlightBytesTotal: Int, metrics: RelayMetrics,
-        probe: any RelayProbe = UnprobedRelay()
+        observer: any RelayObserver = UnobservedRelay()
     ) {
         self.maxQueuedBytesTotal = maxQueuedBytesTotal
         self.maxInFlightBytesTotal = maxInFlightBytesTotal
         self.metrics = metrics
-        self.probe = probe
+        self.observer = observer
     }
 
     /// Charges `bytes` to the global pre-pairing budget; `false` (and nothing charged) if they
     /// do not fit.
     func reserveQueued(_ bytes: Int) -> Bool {
         guard let total = reserve(bytes, in: \.queuedBytes, limit: maxQueuedBytesTotal) else {
-            probe.observe(.queueBudgetExhausted)
+            observer.observe(.queueBudgetExhausted)
             return false
         }
         metrics.queuedBytes.record(total)
-        probe.observe(.queued(totalBytes: total))
+        observer.observe(.queued(totalBytes: total))
         return true
     }
 
@@ -74,11 +74,11 @@ final class RelayAccounting: Sendable {
     /// charged) if they do not fit.
     func reserveInFlight(_ bytes: Int) -> Bool {
         guard let total = reserve(bytes, in: \.inFlightBytes, limit: maxInFlightBytesTotal) else {
-            probe.observe(.inFlightBudgetExhausted)
+            observer.observe(.inFlightBudgetExhausted)
             return false
         }
         metrics.inFlightBytes.record(total)
-        probe.observe(.inFlight(totalBytes: total))
+        observer.observe(.inFlight(totalBytes: total))
         return true
     }
 
@@ -87,14 +87,14 @@ final class RelayAccounting: Sendable {
         guard bytes > 0 else { return }
         let total = release(bytes, from: \.inFlightBytes)
         metrics.inFlightBytes.record(total)
-        probe.observe(.inFlight(totalBytes: total))
+        observer.observe(.inFlight(totalBytes: total))
     }
 
     /// A connection ended: gives back the `bytes` it had charged with ``reserveInFlight(_:)``.
     func endInFlight(_ bytes: Int) {
         let total = release(bytes, from: \.inFlightBytes)
         metrics.inFlightBytes.record(total)
-        probe.observe(.inFlightEnded(totalBytes: total))
+        observer.observe(.inFlightEnded(totalBytes: total))
     }
 
     /// Bytes of messages in flight beyond the per-connection allowances, across all connections.
@@ -110,25 +110,25 @@ final class RelayAccounting: Sendable {
             return state.pausedConnections
         }
         metrics.pausedConnections.record(count)
-        probe.observe(paused ? .readsPaused(reasons) : .readsResumed)
+        observer.observe(paused ? .readsPaused(reasons) : .readsResumed)
     }
 
     /// A ping was left unanswered because a pong was still being written or the socket was full.
     func pongSkipped() {
         metrics.pongsSkipped.increment()
-        probe.observe(.pongSkipped)
+        observer.observe(.pongSkipped)
     }
 
     /// The relay pinged a silent connection.
     func pinged() {
         metrics.pingsSent.increment()
-        probe.observe(.pinged)
+        observer.observe(.pinged)
     }
 
     /// A pong arrived (the answer to the relay's ping, or unsolicited).
     func pongReceived() {
         metrics.pongsReceived.increment()
-        probe.observe(.pongReceived)
+        observer.observe(.pongReceived)
     }
 }
 
@@ -148,9 +148,9 @@ struct RelayReadPause: OptionSet, Sendable, Hashable {
     static let closing = RelayReadPause(rawValue: 16)
 }
 
-/// What a relay reports to a test observing it (``RelayProbe``): the events a test waits for
+/// What a relay reports to a test observing it (``RelayObserver``): the events a test waits for
 /// instead of sleeping.
-enum RelayProbeEvent: Sendable, Equatable {
+enum RelayObservedEvent: Sendable, Equatable {
     /// A message was queued before pairing; the global queued total is now `totalBytes`.
     case queued(totalBytes: Int)
     /// A message did not fit the global pre-pairing budget.
@@ -175,14 +175,14 @@ enum RelayProbeEvent: Sendable, Equatable {
     case pongReceived
 }
 
-/// What a test injects into a relay to watch its ``RelayProbeEvent``s. A relay that serves uses
-/// ``UnprobedRelay``, which watches nothing.
-protocol RelayProbe: Sendable {
+/// What a test injects into a relay to watch its ``RelayObservedEvent``s. A relay that serves uses
+/// ``UnobservedRelay``, which watches nothing.
+protocol RelayObserver: Sendable {
     /// Called on any thread; must not block.
-    func observe(_ event: RelayProbeEvent)
+    func observe(_ event: RelayObservedEvent)
 }
 
-/// The probe of a relay that serves: it watches nothing.
-struct UnprobedRelay: RelayProbe {
-    func observe(_ event: RelayProbeEvent) {}
+/// The observer of a relay that serves: it watches nothing.
+struct UnobservedRelay: RelayObserver {
+    func observe(_ event: RelayObservedEvent) {}
 }

@@ -44,7 +44,7 @@ final class RelayInFlight {
 
     /// A forwarded message left the relay (written, or its write failed).
     func written(_ length: Int) {
-        defer { accounting.probe.observe(.messageWritten) }
+        defer { accounting.observer.observe(.messageWritten) }
         guard !ended else { return }
         writing = max(0, writing - length)
         _ = settle()

@@ -166,7 +166,7 @@ public func buildRelay(
     random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
     logger: Logger
 ) async throws -> RelayServer {
-    try await buildRelay(configuration: configuration, random: random, logger: logger, probe: UnprobedRelay())
+    try await buildRelay(configuration: configuration, random: random, logger: logger, observer: UnobservedRelay())
 }
 
 /// ``buildRelay(configuration:random:logger:)`` with an observer of the relay's internal events,
@@ -175,7 +175,7 @@ func buildRelay(
     configuration: RelayConfiguration,
     random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
     logger: Logger,
-    probe: any RelayProbe
+    observer: any RelayObserver
 ) async throws -> RelayServer {
     let metrics = RelayMetrics()
     let relay = RelayContext(
@@ -198,7 +198,7 @@ func buildRelay(
             maxQueuedBytesTotal: configuration.maxQueuedBytesTotal,
             maxInFlightBytesTotal: configuration.maxInFlightBytesTotal,
             metrics: metrics,
-            probe: probe
+            observer: observer
         ),
         logger: logger
     )

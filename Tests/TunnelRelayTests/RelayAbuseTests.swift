@@ -9,7 +9,7 @@ import Testing
 
 /// What one abusive client can do to the relay's memory and to other clients: each test holds the
 /// relay at a bound it reports itself, and shows that a legitimate client still gets through. No
-/// test sleeps: they wait for the relay's own events (``ProbeRecorder``) and drive the ping sweeper
+/// test sleeps: they wait for the relay's own events (``ObservedEventRecorder``) and drive the ping sweeper
 /// themselves.
 @Suite(.timeLimit(.minutes(5)))
 struct RelayAbuseTests {
@@ -121,12 +121,12 @@ struct RelayAbuseTests {
     /// With the ping cap out of the way: a client that floods pings and never reads ends up
     /// paused (one pong queued at most), then closed as idle.
     @Test func pingFloodWithoutReadingIsPausedThenClosed() async throws {
-        let recorder = ProbeRecorder()
+        let recorder = ObservedEventRecorder()
         let configure: (inout RelayConfiguration) -> Void = {
             Self.manualPings(&$0)
             $0.maxPingsPerInterval = .max
         }
-        try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
+        try await RelayTest.withRelay(configure, observer: recorder.observer) { relay, origin async throws in
             // Connected here, so a refused connection fails the test at once, not at the time limit.
             // The kernel's receive buffer: with 4 KiB, loopback TCP sometimes stalled both ways on
             // a loaded machine (the relay had answered ~1000 pings at once and read all it
@@ -161,12 +161,12 @@ struct RelayAbuseTests {
     /// Past ``RelayConfiguration/maxPingsPerInterval`` pings in one interval, the flooder is
     /// closed with 4004 at once; the pings of the next interval count from zero.
     @Test func pingFloodIsClosedAtTheCap() async throws {
-        let recorder = ProbeRecorder()
+        let recorder = ObservedEventRecorder()
         let configure: (inout RelayConfiguration) -> Void = {
             Self.manualPings(&$0)
             $0.maxPingsPerInterval = 3
         }
-        try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
+        try await RelayTest.withRelay(configure, observer: recorder.observer) { relay, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 _ = try await raw.openNewTunnel(RelayTest.randomTunnelID())
                 let ping = RawConnection.maskedFrame(opcode: 0x9, payload: [1])
@@ -188,8 +188,8 @@ struct RelayAbuseTests {
     }
 
     @Test func fullPrePairingQueuePausesReadingAndLosesNothing() async throws {
-        let recorder = ProbeRecorder()
-        try await RelayTest.withRelay({ $0.maxQueuedMessages = 2 }, probe: recorder.probe) {
+        let recorder = ObservedEventRecorder()
+        try await RelayTest.withRelay({ $0.maxQueuedMessages = 2 }, observer: recorder.observer) {
             relay, origin async throws in
             let tunnelID = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, tunnelID)) { phone async throws in
@@ -208,9 +208,9 @@ struct RelayAbuseTests {
     }
 
     @Test func globalPrePairingBudgetClosesTheTunnelThatDoesNotFit() async throws {
-        let recorder = ProbeRecorder()
+        let recorder = ObservedEventRecorder()
         let charge = 600 + RelayAccounting.queuedMessageOverhead
-        try await RelayTest.withRelay({ $0.maxQueuedBytesTotal = 1000 }, probe: recorder.probe) {
+        try await RelayTest.withRelay({ $0.maxQueuedBytesTotal = 1000 }, observer: recorder.observer) {
             relay, origin async throws in
             let first = RelayTest.randomTunnelID()
             try await RelayTest.client.withConnection(to: RelayTest.newURL(origin, first)) { phone async throws in
@@ -240,7 +240,7 @@ struct RelayAbuseTests {
     /// no longer read; the first one loses nothing, and the charge returns to zero once its
     /// message is whole.
     @Test func inFlightBudgetClosesTheConnectionThatDoesNotFit() async throws {
-        let recorder = ProbeRecorder()
+        let recorder = ObservedEventRecorder()
         let configure: (inout RelayConfiguration) -> Void = {
             $0.maxInFlightBytesTotal = 100_000
             $0.inFlightAllowancePerConnection = 1000
@@ -248,7 +248,7 @@ struct RelayAbuseTests {
         // A masked binary frame with a 16-bit length: 8 header bytes, then 60 000 payload bytes.
         let payload = (0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let frame = RawConnection.maskedBinaryFrame(payload: payload)
-        try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
+        try await RelayTest.withRelay(configure, observer: recorder.observer) { relay, origin async throws in
             let tunnelID = RelayTest.randomTunnelID()
             try await RawConnection.with(port: origin.effectivePort) { first async throws in
                 let routingID = try await first.openNewTunnel(tunnelID)
@@ -374,7 +374,7 @@ struct RelayAbuseTests {
     /// succeeds; no timing. Every flooder it starts is stopped before it returns (the ping
     /// flooders are closed by the relay at the cap; a flooder still writing is closed here).
     @Test func floodsKeepTheBoundsAndRealTunnelsSucceed() async throws {
-        let recorder = ProbeRecorder()
+        let recorder = ObservedEventRecorder()
         let budget = 512 << 10
         // The flooders connect first and send their requests once their tasks run (see
         // RelayTest.configuration): a flooder refused for a timeout would never be paused, the
@@ -384,7 +384,7 @@ struct RelayAbuseTests {
             $0.closeTimeout = .milliseconds(200)
             $0.pendingTunnelTTL = .seconds(3600)
         }
-        try await RelayTest.withRelay(configure, probe: recorder.probe) { relay, origin async throws in
+        try await RelayTest.withRelay(configure, observer: recorder.observer) { relay, origin async throws in
             let port = origin.effectivePort
             let message = RawConnection.maskedBinaryFrame(payload: [UInt8](repeating: 9, count: 16 << 10))
             var queueFlooders: [Flooder] = []

@@ -201,8 +201,8 @@ struct RelayPairingTests {
     /// waits for the relay's own event: no wall-clock window for a pong to beat. Pings sent and
     /// pongs received are counted in the metrics.
     @Test func relayPingsAndClosesSilentPeers() async throws {
-        let recorder = ProbeRecorder()
-        try await RelayTest.withRelay(RelayAbuseTests.manualPings, probe: recorder.probe) {
+        let recorder = ObservedEventRecorder()
+        try await RelayTest.withRelay(RelayAbuseTests.manualPings, observer: recorder.observer) {
             relay, origin async throws in
             try await RawConnection.with(port: origin.effectivePort) { raw async throws in
                 _ = try await raw.openNewTunnel(RelayTest.randomTunnelID())

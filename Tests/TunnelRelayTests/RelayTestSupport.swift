@@ -25,11 +25,11 @@ extension RelayTest {
     static func withRelay<Result: Sendable>(
         _ configure: (inout RelayConfiguration) -> Void = { _ in },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        probe: any RelayProbe = UnprobedRelay(),
+        observer: any RelayObserver = UnobservedRelay(),
         _ body: (RelayServer, TunnelServerOrigin) async throws -> Result
     ) async throws -> Result {
         let relay = try await buildRelay(
-            configuration: configuration(configure), random: random, logger: logger, probe: probe)
+            configuration: configuration(configure), random: random, logger: logger, observer: observer)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await relay.run() }
             let origin = TunnelServerOrigin(scheme: .ws, host: "127.0.0.1", port: relay.port)

@@ -42,7 +42,7 @@ final class RelayTunnelHandler: ChannelInboundHandler {
         if machine.side == .connect {
             pairing.newChannel.pipeline.fireUserInboundEventTriggered(RelayPeerJoined())
         }
-        relay.accounting.probe.observe(.tunnelOpened)
+        relay.accounting.observer.observe(.tunnelOpened)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

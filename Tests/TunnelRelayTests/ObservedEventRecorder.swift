@@ -3,25 +3,25 @@ import Testing
 
 @testable import TunnelRelay
 
-/// Records what a relay reports through its probe, so a test waits for the event itself instead
+/// Records what a relay reports through its observer, so a test waits for the event itself instead
 /// of sleeping. One consumer: each ``next(where:)`` resumes after the event the previous one took.
-final class ProbeRecorder: RelayProbe {
-    private typealias Predicate = @Sendable (RelayProbeEvent) -> Bool
+final class ObservedEventRecorder: RelayObserver {
+    private typealias Predicate = @Sendable (RelayObservedEvent) -> Bool
 
     private struct State {
-        var events: [RelayProbeEvent] = []
+        var events: [RelayObservedEvent] = []
         var cursor = 0
-        var waiter: (predicate: Predicate, continuation: CheckedContinuation<RelayProbeEvent?, Never>)?
+        var waiter: (predicate: Predicate, continuation: CheckedContinuation<RelayObservedEvent?, Never>)?
         var cancelled = false
     }
 
     private let state = NIOLockedValueBox(State())
 
     /// The observer to hand to the relay.
-    var probe: any RelayProbe { self }
+    var observer: any RelayObserver { self }
 
-    func observe(_ event: RelayProbeEvent) {
-        let resumed: CheckedContinuation<RelayProbeEvent?, Never>? = state.withLockedValue { state in
+    func observe(_ event: RelayObservedEvent) {
+        let resumed: CheckedContinuation<RelayObservedEvent?, Never>? = state.withLockedValue { state in
             state.events.append(event)
             guard let waiter = state.waiter, waiter.predicate(event) else { return nil }
             state.waiter = nil
@@ -36,12 +36,12 @@ final class ProbeRecorder: RelayProbe {
     /// does: a missing event fails the test instead of hanging it.
     @discardableResult
     func next(
-        where predicate: @escaping @Sendable (RelayProbeEvent) -> Bool,
+        where predicate: @escaping @Sendable (RelayObservedEvent) -> Bool,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) async -> RelayProbeEvent? {
-        let event: RelayProbeEvent? = await withTaskCancellationHandler {
+    ) async -> RelayObservedEvent? {
+        let event: RelayObservedEvent? = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let found: RelayProbeEvent?? = state.withLockedValue { state in
+                let found: RelayObservedEvent?? = state.withLockedValue { state in
                     if let index = state.events[state.cursor...].firstIndex(where: predicate) {
                         state.cursor = index + 1
                         return .some(state.events[index])
@@ -65,15 +65,15 @@ final class ProbeRecorder: RelayProbe {
     }
 
     /// Waits for `event`.
-    func next(_ event: RelayProbeEvent, sourceLocation: SourceLocation = #_sourceLocation) async {
+    func next(_ event: RelayObservedEvent, sourceLocation: SourceLocation = #_sourceLocation) async {
         await next(where: { $0 == event }, sourceLocation: sourceLocation)
     }
 
     /// Every event so far, in order (for a failure's message).
-    var recorded: [RelayProbeEvent] { state.withLockedValue { $0.events } }
+    var recorded: [RelayObservedEvent] { state.withLockedValue { $0.events } }
 
     /// How many recorded events satisfy `predicate`.
-    func count(where predicate: (RelayProbeEvent) -> Bool) -> Int {
+    func count(where predicate: (RelayObservedEvent) -> Bool) -> Int {
         state.withLockedValue { $0.events.filter(predicate).count }
     }
 }
