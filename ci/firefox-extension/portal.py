@@ -281,7 +281,7 @@ class Portal:
         if mode not in ("mozilla", "chromium"):
             raise PortalError("org.freedesktop.portal.Error.InvalidArgument", "Invalid mode")
         if not VALID_TOKEN.match(token):
-            raise PortalError("org.freedesktop.portal.Error.InvalidArgument", "Invalid token")
+            raise PortalError("org.freedesktop.portal.Error.InvalidArgument", "Invalid token %r" % token)
         path = "%s/session/%s/%s" % (DESKTOP_PATH, sender[1:].replace(".", "_"), token)
         if path in self.sessions:
             raise PortalError("org.freedesktop.portal.Error.Failed", "Session exists")
@@ -305,7 +305,7 @@ class Portal:
             raise PortalError("org.freedesktop.DBus.Error.Failed", "Session already started")
         token = options.get("handle_token", "t")
         if not VALID_TOKEN.match(token):
-            raise PortalError("org.freedesktop.portal.Error.InvalidArgument", "Invalid token")
+            raise PortalError("org.freedesktop.portal.Error.InvalidArgument", "Invalid token %r" % token)
         session.state = "starting"
         request = "%s/request/%s/%s" % (DESKTOP_PATH, sender[1:].replace(".", "_"), token)
         registration = self.connection.register_object(
