@@ -201,6 +201,27 @@ import Testing
         #expect(machine.shutdown().isEmpty)
     }
 
+    /// Two expired lingers whose closes come late, the second's deadline before the first's close
+    /// (the shell closes tunnels asynchronously): each close still reads as its linger's expiry.
+    @Test func eachExpiredLingerKeepsItsOwnClose() throws {
+        var (machine, channel) = try Self.machine()
+        let first = try #require(Self.started(Self.request(Self.getAssertion, on: channel, into: &machine, at: .zero)))
+        _ = machine.phoneReplied(id: first.id, reply: Self.reply, at: .seconds(1))
+        #expect(machine.tick(at: .seconds(181)) == [.endLinger(id: first.id)])
+        let second = try #require(
+            Self.started(
+                Self.request(
+                    SecurityKeyBridgeTests.getAssertion(clientDataHash: 0x15), on: channel, into: &machine,
+                    at: .seconds(182))))
+        _ = machine.phoneReplied(id: second.id, reply: Self.reply, at: .seconds(183))
+        #expect(machine.tick(at: .seconds(363)) == [.endLinger(id: second.id)])
+        for id in [first.id, second.id] {
+            let closed = machine.phoneTunnelClosed(id: id, end: HybridSessionEnd(reason: .cancelled), at: .seconds(364))
+            #expect(closed == [.event(.tunnelClosed(HybridSessionEnd(reason: .lingerExpired)))], "ceremony \(id)")
+        }
+        #expect(machine.nextDeadline == nil && machine.shutdown().isEmpty)
+    }
+
     /// A phone that closes before the deadline ends the linger and its deadline.
     @Test func aPhoneCloseBeforeTheDeadlineEndsTheLinger() throws {
         var (machine, channel) = try Self.machine()

@@ -62,6 +62,15 @@ package struct SecurityKeyStateMachine: Sendable {
         var stage: Stage = .deciding
     }
 
+    /// Where an answered ceremony's tunnel stands.
+    private enum Linger: Sendable, Equatable {
+        /// Open for a late update until this deadline.
+        case until(Duration)
+        /// Ended by this core at its deadline, its close not seen yet: the close is reported as
+        /// the linger's expiry (or as closed at once for a zero linger), not as a cancellation.
+        case expired
+    }
+
     /// What the request in flight waits for.
     private enum Stage: Sendable {
         /// Nothing yet: the policy decides it within the input that completed it.
@@ -82,11 +91,9 @@ package struct SecurityKeyStateMachine: Sendable {
     private let keepaliveInterval: Duration
     /// How long a ceremony's tunnel stays open after its answer for a late update.
     private let linger: Duration
-    /// The ceremony whose answer is out and whose tunnel lingers until `until`.
-    private var lingering: (id: UInt64, until: Duration)?
-    /// The ceremony whose linger this core ended at its deadline: its close is reported as the
-    /// linger's expiry (or as closed at once for a zero linger), not as a cancellation.
-    private var expiredLinger: UInt64?
+    /// The tunnel of each answered ceremony, by ID, until it closes: at most one lingers; one
+    /// whose linger this core ended at its deadline may still be closing when the next lingers.
+    private var lingers: [UInt64: Linger] = [:]
     /// Why no phone can be reached now (the Bluetooth adapter's error, for a person), or `nil`.
     private var unreachableBecause: String?
 
@@ -107,6 +114,12 @@ package struct SecurityKeyStateMachine: Sendable {
         self.cache = cache
         self.linger = linger
         self.keepaliveInterval = keepaliveInterval
+    }
+
+    /// The ceremony whose tunnel lingers, and until when.
+    private var lingering: (id: UInt64, until: Duration)? {
+        for (id, linger) in lingers { if case .until(let deadline) = linger { return (id, deadline) } }
+        return nil
     }
 
     /// The request in flight, if it is at the phone: its ID, its command and what was forwarded.
@@ -159,8 +172,7 @@ package struct SecurityKeyStateMachine: Sendable {
             actions += respond(id: current.id, [CTAPStatusCode.userActionTimeout.rawValue], at: now)
         }
         if let current = lingering, now >= current.until {
-            lingering = nil
-            expiredLinger = current.id
+            lingers[current.id] = .expired
             actions.append(.endLinger(id: current.id))
         }
         return actions
@@ -177,7 +189,7 @@ package struct SecurityKeyStateMachine: Sendable {
     /// cached, and the ceremony's tunnel lingers.
     package mutating func phoneReplied(id: UInt64, reply: [UInt8], at now: Duration) -> [Action] {
         guard let (current, command, forwarded) = atPhone, current == id else { return [] }  // cancelled meanwhile
-        lingering = (id, now + linger)
+        lingers[id] = .until(now + linger)
         cache.store(reply, for: forwarded.host, at: now)
         var actions: [Action] = []
         if policy.phoneReplied(reply, to: forwarded.phone, at: now) {
@@ -198,10 +210,8 @@ package struct SecurityKeyStateMachine: Sendable {
     /// then gets as a failure).
     package mutating func phoneTunnelClosed(id: UInt64, end: HybridSessionEnd, at now: Duration) -> [Action] {
         var end = end
-        if lingering?.id == id { lingering = nil }
-        if expiredLinger == id {
-            expiredLinger = nil
-            if end.reason == .cancelled { end.reason = linger > .zero ? .lingerExpired : .closedAtOnce }
+        if lingers.removeValue(forKey: id) == .expired, end.reason == .cancelled {
+            end.reason = linger > .zero ? .lingerExpired : .closedAtOnce
         }
         guard atPhone?.id == id else { return [.event(.tunnelClosed(end))] }
         return phoneFailed(id: id, error: HybridClientError.invalidResponse(.noReply), at: now) + [
@@ -236,8 +246,10 @@ package struct SecurityKeyStateMachine: Sendable {
         var actions: [Action] = []
         if let id = atPhone?.id { actions.append(.cancelCeremony(id: id)) }
         inFlight?.stage = .deciding  // nothing is answered: the phone's outcome is ignored
-        if let current = lingering { actions.append(.endLinger(id: current.id)) }
-        lingering = nil
+        if let current = lingering {
+            actions.append(.endLinger(id: current.id))
+            lingers[current.id] = nil  // its close is a cancellation
+        }
         return actions
     }
 
@@ -297,8 +309,10 @@ package struct SecurityKeyStateMachine: Sendable {
                     + respond(id: id, [PhoneUnreachable.status.rawValue], at: now)
             }
             var actions: [Action] = []
-            if let old = lingering { actions.append(.endLinger(id: old.id)) }
-            lingering = nil
+            if let old = lingering {
+                actions.append(.endLinger(id: old.id))
+                lingers[old.id] = nil  // its close is a cancellation: a new ceremony ended it
+            }
             actions.append(.event(.forwarding(command: command, rpID: phoneRequest.relyingPartyID)))
             if !phoneRequest.rewrites.isEmpty {
                 actions.append(.event(.rewritten(command: command, rewrites: phoneRequest.rewrites)))
