@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# No report lost under load, proven in the blevm guest (ci/uhid-load-in-vm.sh): uhid queues 32
-# events and drops the rest when its reader is late, while python-fido2 writes a 66-ID
-# getAssertion (~90 reports) without waiting. With a busy loop on every guest core, LOAD_REQUESTS
-# (default 20) such requests to the key in direct mode, no retry: each must reach the key whole.
+# No report lost under load, proven in the blevm guest (ci/uhid-load-in-vm.sh): uhid queues 31
+# reports and silently drops the rest when its reader is late, and python-fido2 writes every report
+# of a request without waiting. ci/uhid-load/long_request.py signs in LOAD_REQUESTS (default 20)
+# times with 66 random 64-byte credential IDs through python-fido2's Fido2Client, which probes
+# them in chunks of the key's maxCredentialCountInList (20: each chunk fits in uhid's queue), with
+# a busy loop on every guest core and no retry: every sign-in must reach the key whole.
 # BEFORE_DIR (optional): older hybrid-security-key binaries measured in the same run, for a
 # before/after (their failures are reported, not fatal). Fails loudly when blevm is missing.
-# Not in scripts/test.sh yet: with the uhid reader at real-time priority, a component run on a
-# host at load 15 still had 17 of 20 requests arrive incomplete (Benchmarks/RESULTS.md), so the
-# browser proof keeps its retry until this passes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 blevm=${BLEVM_DIR:-Tools/blevm}

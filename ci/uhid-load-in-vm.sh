@@ -1,8 +1,8 @@
 # Guest half of ci/run-uhid-load-proof.sh (busybox sh in the blevm guest, booted with
 # blevm.modules=uhid,hid_generic): no report lost under load. For each build in LOAD_BUILDS
 # (directories under /usr/local/bin, default "."): the key in direct mode (as root, as the fault
-# proof starts it), a busy loop on every guest core, then ci/uhid-load/long_request.py (python-fido2)
-# sends LOAD_REQUESTS (default 20) getAssertion requests of 66 64-byte credential IDs, no retry.
+# proof starts it), a busy loop on every guest core, then ci/uhid-load/long_request.py (python-fido2's
+# Fido2Client) signs in LOAD_REQUESTS (default 20) times with 66 64-byte credential IDs, no retry.
 # Prints LOAD-REQUEST / LOAD-RESULT lines, the key's reader priority, and "uhid-load: DONE".
 . /usr/bin/blevm-lib.sh
 . /blevm/work/ceremony-in-vm.sh

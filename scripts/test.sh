@@ -64,6 +64,8 @@ ci/run-fault-proof.sh
 # new timer of 2 Hz or faster fails the step.
 echo "== the security key and its broker at rest: wake-ups and CPU (blevm guest, scripts/bench-security-key.sh idle)"
 IDLE_BENCH_LIMIT=2 scripts/bench-security-key.sh idle 10
+echo "== no report lost under load: 20 python-fido2 sign-ins with 66 64-byte IDs, a busy loop per guest core, no retry (blevm guest, ci/run-uhid-load-proof.sh)"
+ci/run-uhid-load-proof.sh
 echo "== the phone as a security key in Firefox ESR, Chromium and python-fido2 2.x (blevm guest, cases 1-7 of ci/browser-seckey/README.md)"
 ci/run-browser-seckey-proof.sh
 # About a minute: two Firefox starts and eight ceremonies on the simulated air.

@@ -25,6 +25,15 @@ import Testing
         H.getAssertion(rpID: rpID, clientDataHash: H.emptyHash, allow: ids.map(H.descriptor), options: H.upFalse)
     }
 
+    /// python-fido2's silent probe: clientDataHash 32 zero bytes (`_filter_creds`).
+    static func pythonFido2Probe(_ ids: [[UInt8]]) -> [UInt8] {
+        H.getAssertion(
+            clientDataHash: [UInt8](repeating: 0, count: 32), allow: ids.map(H.descriptor), options: H.upFalse)
+    }
+
+    /// maxCredentialCountInList: the chunk hosts probe long lists in.
+    static let chunk = Int(SecurityKeyInfo.maxCredentialCountInList)
+
     static func firefoxSignIn(_ ids: [[UInt8]], rpID: String = "example.com") -> [UInt8] {
         H.getAssertion(rpID: rpID, clientDataHash: cdh, allow: ids.map(H.descriptor), options: H.firefoxUVUP)
     }
@@ -162,37 +171,57 @@ import Testing
                 == Self.canonicalSignIn([Self.idA]))
     }
 
-    /// Hosts probe chunk by chunk (maxCredentialCountInList 64) and stop at the first claim: a full
+    /// Hosts probe chunk by chunk (maxCredentialCountInList) and stop at the first claim: a full
     /// chunk with no known ID is "none", the shorter last chunk is claimed, and the real request
     /// gets every chunk's IDs.
     @Test func longListIsProbedInChunksAndRestoredWhole() {
-        let ids = (0..<67).map { [0xF0, UInt8($0)] as [UInt8] }
+        let ids = (0..<(2 * Self.chunk + 3)).map { [0xF0, UInt8($0)] as [UInt8] }
         let policy = PolicyUnderTest()
-        #expect(Self.status(policy.decide(Self.probe(Array(ids[0..<64])), at: .zero)) == 0x2E)
-        guard case .answer(let claim, _) = policy.decide(Self.probe(Array(ids[64...])), at: .milliseconds(10)) else {
+        #expect(Self.status(policy.decide(Self.pythonFido2Probe(Array(ids[0..<Self.chunk])), at: .zero)) == 0x2E)
+        let second = Array(ids[Self.chunk..<(2 * Self.chunk)])
+        #expect(Self.status(policy.decide(Self.pythonFido2Probe(second), at: .milliseconds(5))) == 0x2E)
+        let last = Array(ids[(2 * Self.chunk)...])
+        guard case .answer(let claim, _) = policy.decide(Self.pythonFido2Probe(last), at: .milliseconds(10)) else {
             Issue.record("last chunk not claimed")
             return
         }
-        #expect(claim == H.syntheticAssertion(ids[64]))
+        #expect(claim == H.syntheticAssertion(ids[2 * Self.chunk]))
         #expect(
-            Self.phoneBytes(policy.decide(Self.firefoxSignIn([ids[64]]), at: .milliseconds(20)))
+            Self.phoneBytes(policy.decide(Self.firefoxSignIn([ids[2 * Self.chunk]]), at: .milliseconds(20)))
                 == Self.canonicalSignIn(ids))
     }
 
+    /// Firefox refuses lists longer than 20: its probe is its only chunk, claimed even when full,
+    /// while python-fido2's full chunk of the same IDs lets the next one come.
+    @Test func firefoxsFullChunkIsClaimed() {
+        let ids = (0..<SecurityKeyInfo.firefoxListLimit).map { [0xF1, UInt8($0)] as [UInt8] }
+        #expect(ids.count >= Self.chunk)
+        let policy = PolicyUnderTest()
+        guard case .answer(let claim, _) = policy.decide(Self.probe(ids), at: .zero) else {
+            Issue.record("Firefox's probe reached the phone")
+            return
+        }
+        #expect(claim == H.syntheticAssertion(ids[0]))
+        #expect(
+            Self.phoneBytes(policy.decide(Self.firefoxSignIn([ids[0]]), at: .milliseconds(20)))
+                == Self.canonicalSignIn(ids))
+        #expect(Self.status(PolicyUnderTest().decide(Self.pythonFido2Probe(ids), at: .zero)) == 0x2E)
+    }
+
     @Test func fullChunkWithAKnownIDIsClaimed() {
-        let ids = (0..<64).map { [0xF0, UInt8($0)] as [UInt8] }
+        let ids = (0..<Self.chunk).map { [0xF0, UInt8($0)] as [UInt8] }
         var known = KnownCredentials()
-        known.remember(ids[63], rpIDHash: H.exampleRPIDHash)
+        known.remember(ids[Self.chunk - 1], rpIDHash: H.exampleRPIDHash)
         let policy = PolicyUnderTest(knownCredentials: known)
-        guard case .answer(let claim, _) = policy.decide(Self.probe(ids), at: .zero) else { return }
-        #expect(claim == H.syntheticAssertion(ids[63]))
+        guard case .answer(let claim, _) = policy.decide(Self.pythonFido2Probe(ids), at: .zero) else { return }
+        #expect(claim == H.syntheticAssertion(ids[Self.chunk - 1]))
     }
 
     /// python-fido2 sends the placeholder ID 0x00 when no probe matched.
     @Test func pythonFido2PlaceholderGetsTheProbesListBack() {
-        let ids = (0..<64).map { [0xF0, UInt8($0)] as [UInt8] }
+        let ids = (0..<Self.chunk).map { [0xF0, UInt8($0)] as [UInt8] }
         let policy = PolicyUnderTest()
-        #expect(Self.status(policy.decide(Self.probe(ids), at: .zero)) == 0x2E)
+        #expect(Self.status(policy.decide(Self.pythonFido2Probe(ids), at: .zero)) == 0x2E)
         let placeholder = H.getAssertion(
             clientDataHash: Self.cdh, allow: [H.descriptor([0x00])], options: [0xA1, 0x62, 0x75, 0x76, 0xF5])
         let expected = H.getAssertion(
@@ -252,13 +281,13 @@ import Testing
     }
 
     @Test func touchRightAfterAMissEndsAtOnce() {
-        let full = (0..<64).map { [0xF0, UInt8($0)] as [UInt8] }
+        let full = (0..<Self.chunk).map { [0xF0, UInt8($0)] as [UInt8] }
         let policy = PolicyUnderTest()
-        _ = policy.decide(Self.probe(full), at: .zero)
+        _ = policy.decide(Self.pythonFido2Probe(full), at: .zero)
         #expect(policy.decide([0x0B], at: .milliseconds(5)) == .hold)  // selection: always held
         #expect(Self.status(policy.decide(Self.firefoxBlink, at: .milliseconds(10))) == 0x27)  // OPERATION_DENIED
         #expect(policy.decide(Self.firefoxBlink, at: .milliseconds(20)) == .hold)  // one miss, one touch
-        _ = policy.decide(Self.probe(full), at: .seconds(1))
+        _ = policy.decide(Self.pythonFido2Probe(full), at: .seconds(1))
         #expect(policy.decide(Self.firefoxBlink, at: .seconds(1) + BridgeRequestPolicy.probeWindow) == .hold)
     }
 

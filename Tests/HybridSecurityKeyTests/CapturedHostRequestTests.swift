@@ -41,8 +41,9 @@ import Testing
         #expect(response.signature.isEmpty)
     }
 
-    /// python-fido2 probes 66 IDs as a full chunk of 64 and then 2: the full chunk with no known
-    /// ID is answered NO_CREDENTIALS (so the last chunk comes), the last chunk is claimed.
+    /// python-fido2 probed 66 IDs as a full chunk of 64 and then 2 (captured when the key listed
+    /// 64; it now lists 20, and a chunk of at least that many is full): the full chunk with no
+    /// known ID is answered NO_CREDENTIALS (so the last chunk comes), the last chunk is claimed.
     @Test func pythonFido2ChunksAreAnsweredSoTheLastOneIsClaimed() throws {
         var policy = BridgeRequestPolicy()
         let full = CapturedHostRequests.pythonFido2FullChunkProbe

@@ -57,7 +57,7 @@ import Testing
         #expect(info.options?["clientPin"] == nil)
         #expect(info.pinUvAuthProtocols == [1])
         #expect(info.maxMessageSize == 7609)
-        #expect((info.maxCredentialCountInList ?? 0) >= 32)
+        #expect((info.maxCredentialCountInList ?? 0) >= 20)  // Firefox (at most 20 IDs) sends one chunk
         #expect(harness.phone.requests.isEmpty)
     }
 

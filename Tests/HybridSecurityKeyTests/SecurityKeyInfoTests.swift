@@ -5,6 +5,8 @@ import Testing
 /// The key's authenticatorGetInfo, byte for byte against the CTAP 2.2 definition (§6.4), and the
 /// fields the host libraries decide on.
 @Suite struct SecurityKeyInfoTests {
+    typealias H = HandCBOR
+
     /// Written out by hand from CTAP 2.2 §6.4 (keys 0x01 versions … 0x09 transports; options map
     /// keys in canonical order: two-letter names first, then "plat").
     static let expected: [UInt8] =
@@ -17,7 +19,7 @@ import Testing
         ]
         + [0x05, 0x19, 0x1D, 0xB9]  // maxMsgSize 7609
         + [0x06, 0x81, 0x01]  // pinUvAuthProtocols [1]
-        + [0x07, 0x18, 0x40]  // maxCredentialCountInList 64
+        + [0x07, 0x14]  // maxCredentialCountInList 20
         + [0x08, 0x19, 0x03, 0xFF]  // maxCredentialIdLength 1023
         + [0x09, 0x81, 0x63, 0x75, 0x73, 0x62]  // transports ["usb"]
 
@@ -39,5 +41,40 @@ import Testing
         #expect(info.options?["pinUvAuthToken"] == nil)
         #expect(info.options?["makeCredUvNotRqd"] == nil)
         #expect(info.extensions == nil)  // no hmac-secret: Firefox would fetch a shared secret
+    }
+
+    /// Reports a message of `length` bytes takes (CTAP 2.2 §11.2.4: 57 bytes in the
+    /// initialization packet, 59 in each continuation packet).
+    static func reports(_ length: Int) -> Int { 1 + max(0, length - 57 + 58) / 59 }
+
+    /// The reports uhid queues for a key whose reader has not run: `UHID_BUFSIZE` is 32 in the
+    /// kernel's drivers/hid/uhid.c, and its ring keeps one slot free.
+    static let kernelQueue = 31
+
+    /// The longest request a host builds from getInfo is one probe of maxCredentialCountInList
+    /// IDs, and it must fit in the kernel's queue: with the longest IDs the uhid load proof sends
+    /// (64 bytes) and python-fido2's probe around them, and with phone-sized IDs (32 bytes) under
+    /// the longest RP ID (253 characters) and Firefox's probe options.
+    @Test func aWholeChunkFitsInTheKernelsQueue() {
+        let count = Int(SecurityKeyInfo.maxCredentialCountInList)
+        #expect(Self.reports(57) == 1 && Self.reports(58) == 2 && Self.reports(116) == 2 && Self.reports(117) == 3)
+        let longIDs = (0..<count).map { [UInt8](repeating: UInt8($0), count: 64) }
+        let loadProbe = H.getAssertion(
+            rpID: "load.example", clientDataHash: [UInt8](repeating: 0, count: 32), allow: longIDs, options: H.upFalse)
+        #expect(Self.reports(loadProbe.count) <= Self.kernelQueue, "\(loadProbe.count) bytes")
+        let phoneIDs = (0..<count).map { [UInt8](repeating: UInt8($0), count: 32) }
+        let longRP = [63, 63, 63, 61].enumerated()
+            .map { String(repeating: Character(UnicodeScalar(UInt8(0x61 + $0.offset))), count: $0.element) }
+            .joined(separator: ".")
+        let firefoxProbe = H.getAssertion(
+            rpID: longRP, clientDataHash: H.emptyHash, allow: phoneIDs, options: H.upFalse)
+        #expect(longRP.count == 253)
+        #expect(Self.reports(firefoxProbe.count) <= Self.kernelQueue, "\(firefoxProbe.count) bytes")
+    }
+
+    /// Firefox refuses lists longer than 20, so with chunks of 20 none of its probes is followed
+    /// by another: the key can claim its full chunks (``BridgeRequestPolicy``).
+    @Test func firefoxNeverSendsASecondChunk() {
+        #expect(Int(SecurityKeyInfo.maxCredentialCountInList) >= SecurityKeyInfo.firefoxListLimit)
     }
 }

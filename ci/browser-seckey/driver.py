@@ -12,10 +12,10 @@ each record, verifying every credential and assertion with py_webauthn.
 
 Environment: SECKEY_DIR (the guest script's work dir: bridge.ts, phone.log, store-name, stores),
 SECKEY_HIDRAW (the key's hidraw node), SECKEY_UNKNOWN_COUNT (unknown IDs in case 3). Defaults:
-the longest list each program sends. python-fido2 65, so that it probes in two chunks of the
-key's maxCredentialCountInList (64); Firefox 19 (it refuses allowCredentials longer than 20 with
-SecurityError before any request: MAX_ALLOWED_CREDENTIALS in dom/webauthn); Chromium 63 (it
-refuses more than 64 with a RangeError). So no browser ever needs a second probe chunk of 64.
+the longest list each program sends. python-fido2 65 (with the real one, 66: four probe chunks of
+the key's maxCredentialCountInList, 20); Firefox 19 (it refuses allowCredentials longer than 20
+with SecurityError before any request: MAX_ALLOWED_CREDENTIALS in dom/webauthn: one chunk);
+Chromium 63 (it refuses more than 64 with a RangeError: it batches them in chunks of 20).
 """
 import argparse
 import base64
@@ -30,7 +30,6 @@ from firefox_bidi import FIREFOX_PREFS, BiDi, BrowserProcess, write_prefs
 
 # Attempts of a request that uhid cut short (it drops reports beyond its 32-report queue when the
 # key's reader is not scheduled in time; docs/security-key.md, "A known limit of uhid").
-UHID_ATTEMPTS = 3
 
 WORK = os.environ.get("SECKEY_DIR", "/run/seckey")
 STEP_LIMIT = float(os.environ.get("SECKEY_STEP_LIMIT", "60"))
@@ -383,23 +382,10 @@ class Session:
         return _key_answer(self.bridge.since(mark))
 
     def step(self, case, step, kind, options, expect, tab=0, abort_on=None, note=""):
-        """Runs one ceremony and records it. expect: "ok" or the error the program must report.
-
-        A request the kernel cut short (CTAPHID INVALID_SEQ or TIMEOUT: uhid dropped reports it
-        could not queue, see docs/security-key.md, "A known limit of uhid") is run again, at most
-        UHID_ATTEMPTS times in all, as a program must; the record keeps the first attempt's error
-        for the judge to show."""
+        """Runs one ceremony, once, and records it. expect: "ok" or the error the program must
+        report. No request is tried again: each chunk of a long list fits in uhid's queue (the
+        key's maxCredentialCountInList), so a report lost there is a failure like any other."""
         record = self.attempt(case, step, kind, options, expect, tab, abort_on, note)
-        first = None
-        for _ in range(UHID_ATTEMPTS - 1):
-            message = record["result"].get("message", "")
-            if record["result"].get("ok") or not ("INVALID_SEQ" in message or "0x05 - TIMEOUT" in message):
-                break
-            log("  the request was cut short in uhid; once more")
-            first = first or record["result"]
-            record = self.attempt(case, step, kind, options, expect, tab, abort_on, note)
-        if first is not None:
-            record["uhid_retry"] = first
         self.out.write(json.dumps(record) + "\n")
         self.out.flush()
         return record["result"]

@@ -241,8 +241,6 @@ def main():
                 ok, reason = False, "%s: %s" % (record["result"].get("name"), record["result"].get("message", ""))
             else:
                 ok, reason = judge.judge(record)
-            if "uhid_retry" in record:
-                reason += " (after a retry: the first attempt lost reports in uhid: %s)" % record["uhid_retry"].get("message", "")[:80]
             passed += ok
             failed += not ok
             table.append((program, record["case"], record["step"], ok, reason, record.get("wall", 0)))

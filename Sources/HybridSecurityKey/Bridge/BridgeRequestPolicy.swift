@@ -195,7 +195,9 @@ package struct BridgeRequestPolicy: Sendable {
     {
         let ids = (request.allowList ?? []).map(\.id)
         if request.pinUvAuthParam?.isEmpty == true { return touch(at: now) }
-        if request.options?.userPresence == false { return probe(ids: ids, rpID: request.rpID, at: now) }
+        if request.options?.userPresence == false {
+            return probe(ids: ids, rpID: request.rpID, clientDataHash: request.clientDataHash, at: now)
+        }
         var rewrites: [String] = []
         let (restored, listed) = restoreList(
             in: map, key: 3, ids: ids, rpID: request.rpID, at: now, rewrites: &rewrites)
@@ -214,7 +216,9 @@ package struct BridgeRequestPolicy: Sendable {
     /// to restore the real request (``restoreList(in:key:ids:rpID:at:rewrites:)``). Which answer,
     /// and why claiming is right for sign-in and registration alike: docs/security-key.md
     /// "Silent probes: what the key claims and why".
-    private mutating func probe(ids: [[UInt8]], rpID: String, at now: Duration) -> BridgeDecision {
+    private mutating func probe(ids: [[UInt8]], rpID: String, clientDataHash: [UInt8], at now: Duration)
+        -> BridgeDecision
+    {
         guard !ids.isEmpty else {
             lastMiss = now
             return Self.answer(.noCredentials, "silent probe without a list: nothing to claim")
@@ -234,6 +238,11 @@ package struct BridgeRequestPolicy: Sendable {
             return claim(
                 ids[0], rpIDHash: rpIDHash,
                 reason: "silent probe: claims the first listed ID; the phone chooses from the whole list")
+        }
+        if clientDataHash == Self.firefoxProbeHash && ids.count <= SecurityKeyInfo.firefoxListLimit {
+            return claim(
+                ids[0], rpIDHash: rpIDHash,
+                reason: "silent probe: Firefox's only chunk; claims the first listed ID for the whole list")
         }
         lastMiss = now
         return Self.answer(.noCredentials, "silent probe of a full chunk with no known ID: lets the next chunk come")
@@ -283,6 +292,13 @@ package struct BridgeRequestPolicy: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The clientDataHash of Firefox's silent probes, SHA-256 of the empty string
+    /// (authenticator-rs `do_credential_list_filtering_ctap2`).
+    static let firefoxProbeHash: [UInt8] = [
+        0xE3, 0xB0, 0xC4, 0x42, 0x98, 0xFC, 0x1C, 0x14, 0x9A, 0xFB, 0xF4, 0xC8, 0x99, 0x6F, 0xB9, 0x24,
+        0x27, 0xAE, 0x41, 0xE4, 0x64, 0x9B, 0x93, 0x4C, 0xA4, 0x95, 0x99, 0x1B, 0x78, 0x52, 0xB8, 0x55,
+    ]
 
     /// Whether `rpID` is a WebAuthn RP ID (a domain): no colon, unlike AppID URLs (`https://…`),
     /// OpenSSH's `ssh:…` and pam_u2f's `pam://…`.

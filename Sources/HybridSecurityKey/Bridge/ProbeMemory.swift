@@ -14,7 +14,7 @@ struct ProbeMemory: Sendable {
         var time: Duration
     }
 
-    /// At most this many probes are kept (a long list in chunks of 64 is a few probes).
+    /// At most this many probes are kept (a long list in chunks of 20 is a few probes).
     static let capacity = 32
 
     private(set) var probes: [Probe] = []

@@ -9,9 +9,22 @@ package enum SecurityKeyInfo {
         0x5E, 0x68, 0x04, 0xEE, 0x05, 0xFB, 0x49, 0x48, 0x87, 0x8A, 0xEC, 0xF4, 0x1B, 0x5C, 0x6B, 0x48,
     ]
 
-    /// Most credential IDs a request may list. Large, so that hosts send one allow or exclude
-    /// list in one request instead of probing batches silently (which a phone cannot answer).
-    package static let maxCredentialCountInList: UInt64 = 64
+    /// Most credential IDs a request may list: 20, so that every request a host builds from it
+    /// reaches the key whole however late its reader runs.
+    ///
+    /// uhid has no flow control: the kernel queues at most 31 reports from a program
+    /// (`UHID_BUFSIZE` 32 in `drivers/hid/uhid.c`, one slot kept free) and silently drops the
+    /// rest, while hosts write every report of a request without waiting. Hosts split longer
+    /// lists into silent probes of this many IDs (Chromium, Firefox, python-fido2), so the
+    /// longest request is one chunk: 20 descriptors of 64-byte IDs (86 bytes of CBOR each) and a
+    /// short request around them come to 31 reports, within the queue even when the reader never
+    /// ran during the burst (the uhid load proof); with phones' IDs (16 to 32 bytes) a chunk is
+    /// about 19 reports. 20 is also Firefox's own limit (it refuses longer lists), so a Firefox
+    /// probe is always its only chunk (``BridgeRequestPolicy``).
+    package static let maxCredentialCountInList: UInt64 = 20
+    /// Firefox refuses allow and exclude lists longer than this (`MAX_ALLOWED_CREDENTIALS` in
+    /// dom/webauthn): none of its probes is followed by another chunk.
+    package static let firefoxListLimit = 20
     /// Longest credential ID a host may list (hosts drop longer ones from the list).
     package static let maxCredentialIDLength: UInt64 = 1023
 
