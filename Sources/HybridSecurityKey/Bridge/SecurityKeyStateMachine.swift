@@ -94,8 +94,8 @@ package struct SecurityKeyStateMachine: Sendable {
     /// The tunnel of each answered ceremony, by ID, until it closes: at most one lingers; one
     /// whose linger this core ended at its deadline may still be closing when the next lingers.
     private var lingers: [UInt64: Linger] = [:]
-    /// Why no phone can be reached now (the Bluetooth adapter's error, for a person), or `nil`.
-    private var unreachableBecause: String?
+    /// Why no phone can be reached now (the Bluetooth adapter's error), or `nil`.
+    private var unreachable: PhoneUnreachable?
 
     /// - Parameters:
     ///   - transport: the CTAPHID layer (its configuration and channel-ID source).
@@ -225,13 +225,12 @@ package struct SecurityKeyStateMachine: Sendable {
     /// phone are refused with it until the adapter is back. A report of the unchanged state
     /// changes nothing.
     package mutating func phoneReachabilityChanged(unreachableBecause reason: String?, at now: Duration) -> [Action] {
-        guard reason != unreachableBecause else { return [] }
-        unreachableBecause = reason
+        guard reason != unreachable?.reason else { return [] }
+        unreachable = reason.map(PhoneUnreachable.init(reason:))
         let changed = Action.event(.phoneReachability(unreachableBecause: reason))
-        guard let reason, let id = atPhone?.id else { return [changed] }
-        let message = PhoneUnreachable(reason: reason).description
+        guard let unreachable, let id = atPhone?.id else { return [changed] }
         return [changed, .cancelCeremony(id: id)]
-            + fail(id: id, status: PhoneUnreachable.status, message: message, at: now)
+            + fail(id: id, status: PhoneUnreachable.status, message: unreachable.description, at: now)
     }
 
     /// The person cancelled on this computer: the request at the phone ends, its program gets
@@ -246,11 +245,7 @@ package struct SecurityKeyStateMachine: Sendable {
         var actions: [Action] = []
         if let id = atPhone?.id { actions.append(.cancelCeremony(id: id)) }
         inFlight?.stage = .deciding  // nothing is answered: the phone's outcome is ignored
-        if let current = lingering {
-            actions.append(.endLinger(id: current.id))
-            lingers[current.id] = nil  // its close is a cancellation
-        }
-        return actions
+        return actions + endLingering()
     }
 
     // MARK: - Requests
@@ -301,18 +296,13 @@ package struct SecurityKeyStateMachine: Sendable {
             inFlight?.stage = .held(deadline: now + BridgeRequestPolicy.selectionHoldLimit)
             return []
         case .forward(let phoneRequest):
-            if let reason = unreachableBecause {
-                let refusal = PhoneUnreachable(reason: reason)
+            if let unreachable {
                 return [
-                    .event(.failed(command: command, status: PhoneUnreachable.status, message: refusal.description))
+                    .event(.failed(command: command, status: PhoneUnreachable.status, message: unreachable.description))
                 ]
                     + respond(id: id, [PhoneUnreachable.status.rawValue], at: now)
             }
-            var actions: [Action] = []
-            if let old = lingering {
-                actions.append(.endLinger(id: old.id))
-                lingers[old.id] = nil  // its close is a cancellation: a new ceremony ended it
-            }
+            var actions = endLingering()  // a new ceremony ends it
             actions.append(.event(.forwarding(command: command, rpID: phoneRequest.relyingPartyID)))
             if !phoneRequest.rewrites.isEmpty {
                 actions.append(.event(.rewritten(command: command, rewrites: phoneRequest.rewrites)))
@@ -321,6 +311,13 @@ package struct SecurityKeyStateMachine: Sendable {
             actions.append(.startCeremony(id: id, request: phoneRequest))
             return actions
         }
+    }
+
+    /// Ends the tunnel that lingers, if any, before its deadline: its close reads as a cancellation.
+    private mutating func endLingering() -> [Action] {
+        guard let current = lingering else { return [] }
+        lingers[current.id] = nil
+        return [.endLinger(id: current.id)]
     }
 
     /// Request `id` at the phone ends with `status` (no answer from the phone).
