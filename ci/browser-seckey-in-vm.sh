@@ -156,17 +156,26 @@ chroot $r /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 --directory /pro
 # The programs run as alice (uid 1001, no groups, no capabilities), as a user runs them, and open the
 # node the broker handed her. (As root, Chromium ran its browser and GPU processes at a negative
 # nice, which no user's Chromium can, and starved the phone: 31-42 s from the QR code to its advert.)
+# SECKEY_LOAD_REPEAT=N: each program signs in N times with its longest list (driver.py run_load)
+# while a busy loop runs on every guest core.
+hogs=
+if [ -n "${SECKEY_LOAD_REPEAT:-}" ]; then
+    for core in $(grep '^processor' /proc/cpuinfo | cut -d: -f2); do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
+    mark "load: a busy loop on each of $(grep -c ^processor /proc/cpuinfo) cores"
+fi
 for program in ${SECKEY_PROGRAMS:-firefox chromium fido2}; do
     mark "$program: start"
     chroot $r /usr/bin/setpriv --reuid 1001 --regid 1001 --clear-groups --inh-caps=-all --bounding-set=-all -- \
         /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home USER=alice LOGNAME=alice XDG_RUNTIME_DIR=/tmp/xdg LANG=C.UTF-8 \
         SECKEY_DIR=/run/seckey SECKEY_HIDRAW="$dev" PYTHONPATH=/opt/pyfido2 SECKEY_STEP_LIMIT=150 \
         ${SECKEY_UNKNOWN_COUNT:+SECKEY_UNKNOWN_COUNT=$SECKEY_UNKNOWN_COUNT} \
+        ${SECKEY_LOAD_REPEAT:+SECKEY_LOAD_REPEAT=$SECKEY_LOAD_REPEAT} \
         /usr/bin/python3 /proof/driver.py "$program" --out /out/records.jsonl || echo "driver $program exited $?"
     for f in firefox.log chromium.log; do [ -f $r/tmp/$f ] && cp $r/tmp/$f "$out/$f"; done
     mark "$program: done"
 done
 
+[ -n "$hogs" ] && kill $hogs
 touch "$w/stop"
 kill "$(cat "$w/key.pid")"
 i=0; while [ $i -lt 50 ] && kill -0 "$(cat "$w/key.pid")" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done

@@ -13,7 +13,10 @@
 # table per program ends with "N passed, M failed". Fails loudly, never skips.
 # Env: BLEVM_DIR (default Tools/blevm), SECKEY_PROGRAMS (default "firefox chromium fido2"),
 #      BROWSER_SECKEY_TIMEOUT (VM limit, default 2700 s), BROWSER_SECKEY_KEEP=DIR (keep records),
-#      SECKEY_PHONE_STORE=plaintext (quicker; the phone then cannot verify users, see the guest script).
+#      SECKEY_PHONE_STORE=plaintext (quicker; the phone then cannot verify users, see the guest script),
+#      SECKEY_LOAD_REPEAT=N (instead of cases 1-7: a registration, then N sign-ins with the longest
+#      list under a busy loop per guest core, each tried once; not in scripts/test.sh, which runs
+#      python-fido2's load proof).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 blevm=${BLEVM_DIR:-Tools/blevm}
@@ -62,6 +65,7 @@ BLEVM_KARGS="${BLEVM_KARGS:+$BLEVM_KARGS }blevm.modules=uhid,hid_generic clockso
   "$blevm/blevm-run" -v -m 3072 -c 2 -t "${BROWSER_SECKEY_TIMEOUT:-2700}" -l "$work/out/console.log" \
   -e "SECKEY_PROGRAMS=${SECKEY_PROGRAMS:-firefox chromium fido2}" -e "SECKEY_PHONE_STORE=${SECKEY_PHONE_STORE:-encrypted}" \
   ${SECKEY_UNKNOWN_COUNT:+-e SECKEY_UNKNOWN_COUNT=$SECKEY_UNKNOWN_COUNT} \
+  ${SECKEY_LOAD_REPEAT:+-e SECKEY_LOAD_REPEAT=$SECKEY_LOAD_REPEAT} \
   "${broker_vm_args[@]}" -s "$work/pyfido2:/opt/pyfido2:ro" -s "$work/out:/out" \
   -b "$work/hybrid-key-broker" -b "$work/hybrid-security-key" -b "$work/hybrid-authenticator" -b "$work/tunnel-relay" \
   -f ci/ceremony-in-vm.sh -f ci/browser-seckey -S ci/browser-seckey-in-vm.sh 2>&1 |

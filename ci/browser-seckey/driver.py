@@ -516,6 +516,20 @@ def run_cases(session):
     s.step("7", "same request again from B (cache)", "get", repeat, "cached", tab=1)
 
 
+def run_load(session, repeat):
+    """SECKEY_LOAD_REPEAT: case 3's longest list, `repeat` times, once each (the guest script runs a
+    busy loop on every core meanwhile): every request must reach the key whole, and each sign-in
+    is judged like case 3's. Needs the encrypted phone store (the plaintext one cannot verify users
+    and refuses the registration with CTAP2_ERR_UNSUPPORTED_OPTION)."""
+    s = session
+    r = s.step("2", "create non-discoverable", "create", creation_options("bob", False), "ok")
+    plain = credential_id(r) or b64u(os.urandom(32))
+    count = unknown_count(s.program)
+    for n in range(1, repeat + 1):
+        s.step("3", "under load %d/%d: get, allow=[%d unknown, real last]" % (n, repeat, count), "get",
+               request_options(unknown_ids(count) + [plain], uv="discouraged"), "ok")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("program", choices=["firefox", "chromium", "fido2"])
@@ -541,7 +555,11 @@ def main():
             log("could not start %s: %r" % (args.program, error))
             return 1
         try:
-            run_cases(Session(runner, args.program, out))
+            repeat = int(os.environ.get("SECKEY_LOAD_REPEAT") or 0)
+            if repeat:
+                run_load(Session(runner, args.program, out), repeat)
+            else:
+                run_cases(Session(runner, args.program, out))
         finally:
             program.close()
     log("%s: all steps in %.1f s" % (args.program, time.monotonic() - started))
