@@ -198,8 +198,9 @@ let package = Package(
         ),
 
         // Command-line support, for the executables only: Ctrl-C / SIGTERM as task cancellation, the
-        // QR text read from standard input, and the option groups the programs share (Bluetooth,
-        // tunnel servers, QR output, ceremony times, logging) with their range checks.
+        // QR text read from standard input, the option groups the programs share (Bluetooth,
+        // tunnel servers, QR output, ceremony times, logging) with their range checks, and the
+        // quiet executors a daemon runs its tasks on (no wake-up while idle).
         .target(
             name: "HybridCommandLine",
             dependencies: [

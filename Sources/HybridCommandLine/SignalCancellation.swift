@@ -22,9 +22,12 @@ package func cancellingOnInterrupt<Result: Sendable>(
 ) async throws -> Result {
     let (interrupts, continuation) = AsyncStream<Void>.makeStream()
     let count = SignalCount()
+    // A queue of its own, not a global one: the first job on a global queue starts libdispatch's
+    // once-a-second worker monitor, and the program would never be quiet again.
+    let queue = DispatchQueue(label: "signal-cancellation")
     let sources = [SIGINT, SIGTERM].map { number in
         signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
         source.setEventHandler {
             if count.increment() > 1 {
                 FileHandle.standardError.write(Data("\ninterrupted again: exiting now\n".utf8))

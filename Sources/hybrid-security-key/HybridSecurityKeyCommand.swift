@@ -11,7 +11,6 @@ import HybridSecurityKey
 import HybridUHID
 import Logging
 
-@main
 struct HybridSecurityKeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid-security-key",
