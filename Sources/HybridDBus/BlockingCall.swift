@@ -6,8 +6,10 @@ package enum BlockingCall {
     /// Runs `body` on a new thread named `name` and returns its result.
     package static func perform<Value: Sendable>(name: String, _ body: @escaping @Sendable () -> Value) async -> Value {
         let result = OneShot<Value>()
-        let thread = Thread { result.fulfil(body()) }
-        thread.name = name
+        let thread = Thread {
+            Thread.current.name = name  // set inside: Foundation drops a name set before start()
+            result.fulfil(body())
+        }
         thread.start()
         return await result.value
     }

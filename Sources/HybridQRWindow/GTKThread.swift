@@ -11,11 +11,11 @@ enum GTKThread {
         let started = DispatchSemaphore(value: 0)
         let outcome = InitOutcome()
         let thread = Thread {
+            Thread.current.name = "gtk"  // set inside: Foundation drops a name set before start()
             outcome.ok = hqw_gtk_init()
             started.signal()
             if outcome.ok { hqw_gtk_run() }
         }
-        thread.name = "gtk"
         thread.start()
         started.wait()
         return outcome.ok

@@ -42,6 +42,7 @@ package final class DescriptorDrain<Element: Sendable>: Sendable {
         elements = stream
         let counters = self.counters
         let thread = Thread {
+            Thread.current.name = "uhid-reader"
             let priority: ReaderPriority =
                 switch raisePriority ? CUHID_raise_thread_priority(-10) : 0 {
                 case 2: .realTime

@@ -63,11 +63,11 @@ package final class DeviceNodeWatch {
         let deadline = ContinuousClock.now + within
         return await withCheckedContinuation { continuation in
             let thread = Thread {
+                Thread.current.name = "hidraw-wait"  // set inside: Foundation drops a name set before start()
                 let find = { hidrawNode(uniq: uniq).map(\.path).flatMap { access($0, F_OK) == 0 ? $0 : nil } }
                 guard let watch = try? DeviceNodeWatch() else { return continuation.resume(returning: find()) }
                 continuation.resume(returning: watch.wait(until: deadline, for: find))
             }
-            thread.name = "hidraw-wait"
             thread.start()
         }
     }

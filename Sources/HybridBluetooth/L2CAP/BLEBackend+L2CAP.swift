@@ -111,8 +111,10 @@ extension BLEBackend {
     /// Runs blocking `body` on a thread of its own and returns its value.
     private static func onThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: body()) }
-            thread.name = name
+            let thread = Thread {
+                Thread.current.name = name  // set inside: Foundation drops a name set before start()
+                continuation.resume(returning: body())
+            }
             thread.start()
         }
     }

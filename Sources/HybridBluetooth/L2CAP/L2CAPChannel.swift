@@ -151,10 +151,10 @@ package final class L2CAPChannel: @unchecked Sendable {
             let accepted: Result<L2CAPChannel?, BluetoothError> = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let thread = Thread {
+                        Thread.current.name = "l2cap-accept"  // set inside: Foundation drops a name set before start()
                         continuation.resume(
                             returning: Result { () throws(BluetoothError) in try self.accept(unless: wake) })
                     }
-                    thread.name = "l2cap-accept"
                     thread.start()
                 }
             } onCancel: {

@@ -46,10 +46,10 @@ package struct L2CAPMessageStream {
         // end, so that ``closeAndWait()`` knows when only the stream's owners still hold it.
         let handOver = ChannelHandOver(channel)
         let reader = Thread {
+            Thread.current.name = "l2cap-reader"  // set inside: Foundation drops a name set before start()
             if let channel = handOver.take() { Self.read(channel, into: sink, queue: queue, until: stopped) }
             readerEnded.fulfil(())
         }
-        reader.name = "l2cap-reader"
         reader.start()
     }
 

@@ -29,6 +29,7 @@ package enum AdapterWatch {
         guard let stop = try? WakeSignal() else { return stream }
         continuation.onTermination = { _ in stop.signal() }
         let thread = Thread {
+            Thread.current.name = "adapter-watch"  // set inside: Foundation drops a name set before start()
             let report = { (change: AdapterPresence.Change) in _ = continuation.yield(change) }
             switch backend {
             case .hci(let name):
@@ -48,7 +49,6 @@ package enum AdapterWatch {
             }
             continuation.finish()
         }
-        thread.name = "adapter-watch"
         thread.start()
         return stream
     }

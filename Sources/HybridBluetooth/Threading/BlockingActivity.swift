@@ -31,11 +31,11 @@ final class BlockingActivity: Sendable {
         let work = PendingBody(activity: activity, body: body)
         let (started, finished) = (activity.started, activity.finished)
         let thread = Thread {
+            Thread.current.name = name  // set inside: Foundation drops a name set before start()
             if let pending = work.take() { pending.body(pending.activity) }
             started.fulfil(.failure(BluetoothError.unavailable(reason: "\(name) ended before it started")))
             finished.fulfil(())
         }
-        thread.name = name
         thread.start()
         return activity
     }
