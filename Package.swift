@@ -343,6 +343,7 @@ let package = Package(
             name: "HybridBluetoothTests",
             dependencies: [
                 "HybridFuzzOracles", "HybridPresentation", "HybridBluetooth", "HybridDBus", "HybridCore",
+                "HybridClient",
                 "TestChildProcess", "TestSeededRandom", "TestSupport",
             ]
                 + crypto

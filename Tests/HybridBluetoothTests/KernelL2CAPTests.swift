@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HybridClient
 import HybridCore
 import Testing
 

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// The client's choice between the tunnel and a phone's L2CAP channel, and the fallback, as a
 /// sans-IO state machine with an injected clock (protocol.md §3.4).
 ///

@@ -1,4 +1,5 @@
 import Crypto
+import HybridClient
 import HybridCore
 import Testing
 

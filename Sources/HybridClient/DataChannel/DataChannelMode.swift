@@ -9,11 +9,3 @@ public enum DataChannelMode: String, CaseIterable, Hashable, Sendable {
     /// BLE L2CAP only: no fallback.
     case l2cap
 }
-
-/// The data channel a session ended up on.
-public enum DataChannelKind: String, Hashable, Sendable {
-    /// The WebSocket tunnel through a relay.
-    case tunnel
-    /// A BLE L2CAP connection-oriented channel to the phone.
-    case l2cap
-}

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// Why no data channel could be chosen.
 public enum DataChannelSelectionError: Error, Hashable, Sendable {
     /// `--channel l2cap`, but the adapter cannot make LE connections or receive extended adverts,

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// Why a ceremony does not run over the phone's BLE L2CAP channel (CTAP 2.3, protocol.md §3.4),
 /// in words a person can act on. The client reports it before it falls back to the tunnel (or
 /// fails, under `--channel l2cap`).
