@@ -56,6 +56,46 @@ private typealias Selector = DataChannelSelector<TestInstant>
         #expect(selector.l2capSilent(at: TestInstant(milliseconds: 9_000)) == [], "once")
     }
 
+    /// A session over the L2CAP channel that fails before its handshake completed: `auto` uses
+    /// the tunnel, whatever the error (the advert's PSM is not authenticated, protocol.md §3.4);
+    /// `l2cap` fails for the channel's own reason and lets any other error stand.
+    @Test func aSessionFailureBeforeTheHandshakeFallsBackOnlyUnderAuto() {
+        func inUse(_ mode: DataChannelMode) -> Selector {
+            var selector = Selector(mode: mode, l2capTimeout: .seconds(3))
+            _ = selector.advertMatched(psm: 130, at: start)
+            _ = selector.l2capConnected(at: TestInstant(milliseconds: 2_000))
+            return selector
+        }
+        var auto = inUse(.auto)
+        #expect(
+            auto.l2capSessionFailed(nil, describedAs: "closed", handshakeComplete: false) == [
+                .l2capUnavailable(.connectFailed("closed")), .connectTunnel,
+            ])
+        #expect(auto.tunnelConnected() == [.use(.tunnel)])
+        var silentAuto = inUse(.auto)
+        #expect(
+            silentAuto.l2capSessionFailed(.noHandshake(limit: .seconds(3)), describedAs: "-", handshakeComplete: false)
+                == [.l2capUnavailable(.noHandshake(limit: .seconds(3))), .connectTunnel])
+        var l2cap = inUse(.l2cap)
+        #expect(l2cap.l2capSessionFailed(nil, describedAs: "closed", handshakeComplete: false) == [])
+        #expect(
+            l2cap.l2capSessionFailed(.noHandshake(limit: .seconds(3)), describedAs: "-", handshakeComplete: false)
+                == [.l2capUnavailable(.noHandshake(limit: .seconds(3))), .fail(.l2capUnavailable)])
+    }
+
+    /// After the handshake the session's secrets are in use: no fallback in any mode.
+    @Test(arguments: [DataChannelMode.auto, .l2cap])
+    func aSessionFailureAfterTheHandshakeNeverFallsBack(mode: DataChannelMode) {
+        var selector = Selector(mode: mode, l2capTimeout: .seconds(3))
+        _ = selector.advertMatched(psm: 130, at: start)
+        _ = selector.l2capConnected(at: TestInstant(milliseconds: 2_000))
+        #expect(selector.l2capSessionFailed(nil, describedAs: "closed", handshakeComplete: true) == [])
+        #expect(
+            selector.l2capSessionFailed(.noHandshake(limit: .seconds(3)), describedAs: "-", handshakeComplete: true)
+                == [.l2capUnavailable(.noHandshake(limit: .seconds(3))), .fail(.l2capUnavailable)])
+        #expect(selector.tunnelConnected() == [], "no tunnel was asked for")
+    }
+
     /// A channel whose first message came in time keeps going, however long the ceremony takes.
     @Test func anL2CAPChannelThatSpokeIsKept() {
         var selector = Selector(mode: .auto, l2capTimeout: .seconds(3))

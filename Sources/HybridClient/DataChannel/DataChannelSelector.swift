@@ -14,6 +14,11 @@ import HybridCore
 /// l2capSilent (no message by ``l2capFirstMessageDeadline``)
 ///                                    → abandonL2CAP, l2capUnavailable(.noHandshake), connectTunnel
 ///                                                                     (auto; l2cap: fail)
+/// l2capSessionFailed (before the handshake completed)
+///                                    → l2capUnavailable(why), connectTunnel  (auto)
+/// l2capSessionFailed (l2cap, or after the handshake)
+///                                    → l2capUnavailable(why), fail    (the channel's own reason)
+///                                    → nothing: the error stands      (any other error)
 /// ```
 ///
 /// Once the L2CAP channel is in use, the other end has ``l2capTimeout`` to send its first
@@ -137,6 +142,29 @@ where Instant.Duration == Duration, Instant: Sendable {
     package mutating func timePassed(_ now: Instant) -> [Action] {
         guard case .tryingL2CAP(let deadline) = state, now >= deadline else { return [] }
         return giveUpL2CAP(.timedOut(limit: l2capTimeout))
+    }
+
+    /// The session over the L2CAP channel in use failed. `why` is the channel's own reason when
+    /// it has one (it stayed silent), else `nil`, and `description` says what failed.
+    ///
+    /// Before the handshake completed, `auto` uses the tunnel instead, the session as it was:
+    /// the advert's PSM suffix is not covered by its tag (§3.4), so a stranger can re-broadcast
+    /// the phone's advert with a PSM of its own, and nothing is revealed before the handshake
+    /// (msg1 is sent again; only the phone can answer it). Otherwise a failure that is the
+    /// channel's own ends the ceremony as an L2CAP failure, and any other error stands (no
+    /// action).
+    package mutating func l2capSessionFailed(
+        _ why: L2CAPUnavailableReason?, describedAs description: String, handshakeComplete: Bool
+    ) -> [Action] {
+        guard case .chosen(.l2cap) = state else { return [] }
+        if mode == .auto, !handshakeComplete {
+            state = .connectingTunnel
+            l2capFirstMessageDeadline = nil
+            return [.l2capUnavailable(why ?? .connectFailed(description)), .connectTunnel]
+        }
+        guard let why else { return [] }
+        state = .failed
+        return [.l2capUnavailable(why), .fail(.l2capUnavailable)]
     }
 
     /// The tunnel WebSocket is open.

@@ -138,7 +138,7 @@ extension HybridClientRunner {
         complete: (HybridPayload, PostHandshakeMessage) async throws -> Void
     ) async throws -> HybridSessionEnd? {
         guard
-            case .l2cap(let l2capChannel, let selector) = try await openDataChannel(
+            case .l2cap(let l2capChannel, var selector) = try await openDataChannel(
                 clock: clock, psm: psm, offeredL2CAP: offeredL2CAP, advert: advert, emit: emit)
         else { return nil }
         let beforeL2CAP = session
@@ -147,26 +147,27 @@ extension HybridClientRunner {
                 l2capChannel, selector: selector, clock: clock, makeRequest: makeRequest, session: &session,
                 observer: observer, emit: emit, complete: complete)
         } catch {
-            // The advert's PSM suffix is not covered by its tag (§3.4): a stranger can
-            // re-broadcast the phone's advert with a PSM of its own. Nothing has been
-            // revealed before the handshake completes, so `auto` then uses the tunnel, with
-            // the session as it was (msg1 is sent again; only the phone can answer it).
-            guard options.channel == .auto, session.handshakeHash == nil, !(error is CancellationError),
-                !Task.isCancelled
-            else {
-                // `--channel l2cap`: a silent channel is no channel.
-                if let why = error as? L2CAPUnavailableReason {
+            guard !(error is CancellationError), !Task.isCancelled else { throw error }
+            let actions = selector.l2capSessionFailed(
+                error as? L2CAPUnavailableReason, describedAs: Self.reason(error),
+                handshakeComplete: session.handshakeHash != nil)
+            for action in actions {
+                switch action {
+                case .l2capUnavailable(let why):
                     await emit(.l2capUnavailable(why))
-                    throw HybridClientError.dataChannel(.l2capUnavailable)
+                case .connectTunnel:
+                    logger.debug(
+                        "L2CAP channel failed before the handshake completed; using the tunnel",
+                        metadata: ["l2cap.error": "\(error)"])
+                    session = beforeL2CAP
+                    return nil
+                case .fail(let why):
+                    throw HybridClientError.dataChannel(why)
+                case .connectL2CAP, .abandonL2CAP, .use:
+                    break
                 }
-                throw error
             }
-            logger.debug(
-                "L2CAP channel failed before the handshake completed; using the tunnel",
-                metadata: ["l2cap.error": "\(error)"])
-            await emit(.l2capUnavailable(error as? L2CAPUnavailableReason ?? .connectFailed(Self.reason(error))))
-            session = beforeL2CAP
-            return nil
+            throw error
         }
     }
 
