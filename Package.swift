@@ -68,6 +68,8 @@ let package = Package(
         // Files on this machine: private (0600, no symbolic links) files, and the per-user XDG base
         // directories. Support for the roles and executables; no dependencies.
         .target(name: "HybridLocalFiles"),
+        // Naming OS threads from inside (Foundation on Linux loses `Thread.name`); no dependencies.
+        .target(name: "HybridThreads"),
         // CTAP2 messages (requests, responses, authenticator data, status codes): sans-IO, on HybridCore's CBOR.
         .target(name: "HybridCTAP", dependencies: ["HybridCore"] + crypto),
         // Runs SCHEMA.md vector files against the core (internal target, so tests and the CLI share it;
@@ -95,10 +97,10 @@ let package = Package(
         // libdbus-1, and the D-Bus connection over it (HybridDBus): bluetoothd (org.bluez) for
         // HybridBluetooth, logind for the key broker, desktop notifications.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "HybridDBus", dependencies: ["CDBus"]),
+        .target(name: "HybridDBus", dependencies: ["CDBus", "HybridThreads"]),
         .target(
             name: "HybridBluetooth",
-            dependencies: ["HybridCore", "CBlueZ", "CDBus", "HybridDBus", "HybridLocalFiles", logging]),
+            dependencies: ["HybridCore", "CBlueZ", "CDBus", "HybridDBus", "HybridLocalFiles", "HybridThreads", logging]),
 
         // The relay server.
         .target(
@@ -204,20 +206,23 @@ let package = Package(
         .target(
             name: "HybridCommandLine",
             dependencies: [
-                "HybridCore", "HybridBluetooth", "HybridClient", "HybridPresentation", argumentParser, logging,
+                "HybridCore", "HybridBluetooth", "HybridClient", "HybridPresentation", "HybridThreads", argumentParser,
+                logging,
             ]),
 
         // The QR window (GTK 4): a C window behind a small interface (CGTKQRWindow) and the Swift
         // side that runs GTK on its own thread. Only the executables link it; the libraries stay GTK-free.
         .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
         .target(name: "CGTKQRWindow", dependencies: ["CGTK"]),
-        .target(name: "HybridQRWindow", dependencies: ["CGTKQRWindow", "HybridClient", "HybridPresentation"]),
+        .target(
+            name: "HybridQRWindow",
+            dependencies: ["CGTKQRWindow", "HybridClient", "HybridPresentation", "HybridThreads"]),
 
         // The phone as a FIDO2 security key for every Linux program: CTAPHID over /dev/uhid (C shim
         // for linux/uhid.h), each request forwarded to the phone through HybridClient.
         .target(name: "CUHID"),
         // The FIDO HID device on /dev/uhid: the descriptor-level node and the threaded device.
-        .target(name: "HybridUHID", dependencies: ["CUHID"]),
+        .target(name: "HybridUHID", dependencies: ["CUHID", "HybridThreads"]),
         // The key broker's decisions and wire messages: sans-IO, no dependencies.
         .target(name: "HybridKeyBroker"),
         // The privileged half of the security key: owns /dev/uhid, one FIDO key per active local
@@ -230,7 +235,7 @@ let package = Package(
             name: "HybridSecurityKey",
             dependencies: [
                 "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridUHID", "HybridKeyBroker",
-                "HybridLocalFiles", logging,
+                "HybridLocalFiles", "HybridThreads", logging,
             ] + crypto
         ),
         .executableTarget(
@@ -378,6 +383,7 @@ let package = Package(
                 "HybridPresentation",
                 "HybridLocalFiles",
                 "HybridSecurityKey", "hybrid-security-key", "HybridUHID", "HybridKeyBroker", "HybridClient",
+                "HybridThreads",
                 "HybridCore", "HybridCTAP", "TestChildProcess", "TestManualClock", "TestSeededRandom", "TestSupport",
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import HybridThreads
 
 /// One blocking computation (a D-Bus call) on an OS thread of its own, so that it never occupies
 /// the Swift cooperative thread pool.
@@ -7,7 +8,7 @@ package enum BlockingCall {
     package static func perform<Value: Sendable>(name: String, _ body: @escaping @Sendable () -> Value) async -> Value {
         let result = OneShot<Value>()
         let thread = Thread {
-            Thread.current.name = name  // set inside: Foundation drops a name set before start()
+            nameCurrentThread(name)
             result.fulfil(body())
         }
         thread.start()

@@ -1,5 +1,6 @@
 import CGTKQRWindow
 import Foundation
+import HybridThreads
 
 /// The one thread that runs GTK: started at the first window, `gtk_init_check` there, then GTK's
 /// main loop for the rest of the process. Everything GTK runs on it, through ``run(_:)``
@@ -11,7 +12,7 @@ enum GTKThread {
         let started = DispatchSemaphore(value: 0)
         let outcome = InitOutcome()
         let thread = Thread {
-            Thread.current.name = "gtk"  // set inside: Foundation drops a name set before start()
+            nameCurrentThread("gtk")
             outcome.ok = hqw_gtk_init()
             started.signal()
             if outcome.ok { hqw_gtk_run() }

@@ -1,5 +1,6 @@
 import CUHID
 import Foundation
+import HybridThreads
 import Synchronization
 
 #if canImport(Glibc)
@@ -42,7 +43,7 @@ package final class DescriptorDrain<Element: Sendable>: Sendable {
         elements = stream
         let counters = self.counters
         let thread = Thread {
-            Thread.current.name = "uhid-reader"
+            nameCurrentThread(name)
             let priority: ReaderPriority =
                 switch raisePriority ? CUHID_raise_thread_priority(-10) : 0 {
                 case 2: .realTime
@@ -56,7 +57,6 @@ package final class DescriptorDrain<Element: Sendable>: Sendable {
             onFinish()
             continuation.finish()
         }
-        thread.name = name
         thread.start()
     }
 

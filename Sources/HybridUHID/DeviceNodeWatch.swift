@@ -1,4 +1,5 @@
 import Foundation
+import HybridThreads
 
 #if canImport(Glibc)
     import Glibc
@@ -63,7 +64,7 @@ package final class DeviceNodeWatch {
         let deadline = ContinuousClock.now + within
         return await withCheckedContinuation { continuation in
             let thread = Thread {
-                Thread.current.name = "hidraw-wait"  // set inside: Foundation drops a name set before start()
+                nameCurrentThread("hidraw-wait")
                 let find = { hidrawNode(uniq: uniq).map(\.path).flatMap { access($0, F_OK) == 0 ? $0 : nil } }
                 guard let watch = try? DeviceNodeWatch() else { return continuation.resume(returning: find()) }
                 continuation.resume(returning: watch.wait(until: deadline, for: find))

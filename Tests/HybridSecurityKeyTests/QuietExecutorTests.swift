@@ -60,12 +60,14 @@ import Testing
         #expect(threads.allSatisfy { $0.hasPrefix("quiet-worker-") }, "\(threads)")
     }
 
-    /// Jobs due now run at once on the workers; jobs with deadlines run on them in deadline order,
-    /// whatever order they were scheduled in, and not before their deadline.
+    /// Jobs due now run at once on the worker; jobs with deadlines run on it in deadline order,
+    /// whatever order they were scheduled in, and not before their deadline. One worker, so that
+    /// the order of runs is the order of release, and the job due now is scheduled first, so that
+    /// a test thread preempted on a loaded machine cannot let a deadline pass before it.
     @Test func runsJobsNowAndAtTheirDeadlines() async throws {
-        let executor = QuietTaskExecutor(workers: 2)
+        let executor = QuietTaskExecutor(workers: 1)
         let clock = ContinuousClock()
-        let start = clock.now
+        let (start, suspendingStart) = (clock.now, SuspendingClock.now)
         let runs = Mutex<[(label: String, thread: String, at: ContinuousClock.Instant)]>([])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             func job(_ label: String, last: Bool = false) -> ExecutorJob {
@@ -74,10 +76,16 @@ import Testing
                     if last { done.resume() }
                 }
             }
-            executor.enqueue(job("60ms", last: true), after: .milliseconds(60), tolerance: nil, clock: clock)
-            executor.enqueue(job("20ms"), at: start.advanced(by: .milliseconds(20)), tolerance: nil, clock: clock)
-            executor.enqueue(job("40ms"), after: .milliseconds(40), tolerance: nil, clock: SuspendingClock())
+            // Deadlines from `start` on two clocks, and the latest as a delay from whenever it is
+            // scheduled (never before `start` + 60 ms), so that their order holds however slowly
+            // the test thread gets here.
             executor.enqueue(job("now"))
+            executor.enqueue(
+                job("40ms"), at: suspendingStart.advanced(by: .milliseconds(40)), tolerance: nil,
+                clock: SuspendingClock())
+            executor.enqueue(job("20ms"), at: start.advanced(by: .milliseconds(20)), tolerance: nil, clock: clock)
+            executor.enqueue(
+                job("60ms", last: true), after: .milliseconds(60), tolerance: nil, clock: SuspendingClock())
         }
         let recorded = runs.withLock { $0 }
         #expect(recorded.map(\.label) == ["now", "20ms", "40ms", "60ms"])

@@ -52,7 +52,7 @@ public enum BluetoothdProbe {
     /// `true` when the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured) answers and `org.bluez` has an
     /// owner. Runs on its own thread; gives up after 2 s.
     public static func isReachable() async -> Bool {
-        await BlockingCall.perform(name: "bluetoothd-probe") {
+        await BlockingCall.perform(name: "bluez-probe") {
             guard let connection = try? DBusConnection(),
                 let reply = try? connection.call(
                     .methodCall(

@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridDBus
 import Logging
 
 extension BLEBackend {
@@ -20,7 +21,7 @@ extension BLEBackend {
         if case .simulated = self { return .notApplicable }
         let name: String?
         do { name = try kernelAdapterName() } catch { return none(error) }
-        return await Self.onThread(named: "hci-capabilities") {
+        return await BlockingCall.perform(name: "hci-caps") {
             do throws(BluetoothError) {
                 let adapter = try Self.resolve(name)
                 var capabilities = try Self.controllerCapabilities(of: adapter).l2capCapabilities
@@ -46,7 +47,7 @@ extension BLEBackend {
         -> L2CAPChannel
     {
         let name = try kernelAdapterName()
-        let result: Result<L2CAPChannel, BluetoothError> = await Self.onThread(named: "l2cap-connect") {
+        let result: Result<L2CAPChannel, BluetoothError> = await BlockingCall.perform(name: "l2cap-connect") {
             Result { () throws(BluetoothError) -> L2CAPChannel in
                 let adapter = try Self.resolve(name)
                 guard let local = HCIAdapter.address(of: adapter.name) else { throw .noAdapter(adapter.name) }
@@ -69,7 +70,7 @@ extension BLEBackend {
     ///   socket's ``BluetoothError``.
     package func listenL2CAP() async throws -> L2CAPChannel.Listener {
         let name = try kernelAdapterName()
-        let result: Result<L2CAPChannel.Listener, BluetoothError> = await Self.onThread(named: "l2cap-listen") {
+        let result: Result<L2CAPChannel.Listener, BluetoothError> = await BlockingCall.perform(name: "l2cap-listen") {
             Result { () throws(BluetoothError) -> L2CAPChannel.Listener in
                 let adapter = try Self.resolve(name)
                 guard try Self.controllerCapabilities(of: adapter).extendedAdvertising else {
@@ -106,17 +107,6 @@ extension BLEBackend {
         do { return try HCIConnection(adapter: adapter, logger: logger).readCapabilities() } catch let error
             as BluetoothError
         { throw error } catch { throw .unavailable(reason: "\(error)") }
-    }
-
-    /// Runs blocking `body` on a thread of its own and returns its value.
-    private static func onThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread {
-                Thread.current.name = name  // set inside: Foundation drops a name set before start()
-                continuation.resume(returning: body())
-            }
-            thread.start()
-        }
     }
 }
 

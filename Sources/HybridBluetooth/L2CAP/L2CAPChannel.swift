@@ -1,5 +1,6 @@
 import CBlueZ
 import Foundation
+import HybridThreads
 
 #if canImport(Glibc)
     import Glibc
@@ -151,7 +152,7 @@ package final class L2CAPChannel: @unchecked Sendable {
             let accepted: Result<L2CAPChannel?, BluetoothError> = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let thread = Thread {
-                        Thread.current.name = "l2cap-accept"  // set inside: Foundation drops a name set before start()
+                        nameCurrentThread("l2cap-accept")
                         continuation.resume(
                             returning: Result { () throws(BluetoothError) in try self.accept(unless: wake) })
                     }

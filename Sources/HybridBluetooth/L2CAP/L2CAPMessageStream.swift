@@ -1,6 +1,7 @@
 import Foundation
 import HybridCore
 import HybridDBus
+import HybridThreads
 import Synchronization
 
 /// Hybrid messages over one ``L2CAPChannel``, for async code (protocol.md §3.4, §10.9): each
@@ -46,7 +47,7 @@ package struct L2CAPMessageStream {
         // end, so that ``closeAndWait()`` knows when only the stream's owners still hold it.
         let handOver = ChannelHandOver(channel)
         let reader = Thread {
-            Thread.current.name = "l2cap-reader"  // set inside: Foundation drops a name set before start()
+            nameCurrentThread("l2cap-reader")
             if let channel = handOver.take() { Self.read(channel, into: sink, queue: queue, until: stopped) }
             readerEnded.fulfil(())
         }

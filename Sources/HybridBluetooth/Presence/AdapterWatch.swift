@@ -1,5 +1,6 @@
 import CBlueZ
 import Foundation
+import HybridThreads
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +30,7 @@ package enum AdapterWatch {
         guard let stop = try? WakeSignal() else { return stream }
         continuation.onTermination = { _ in stop.signal() }
         let thread = Thread {
-            Thread.current.name = "adapter-watch"  // set inside: Foundation drops a name set before start()
+            nameCurrentThread("adapter-watch")
             let report = { (change: AdapterPresence.Change) in _ = continuation.yield(change) }
             switch backend {
             case .hci(let name):

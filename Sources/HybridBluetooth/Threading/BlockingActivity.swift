@@ -1,5 +1,6 @@
 import Foundation
 import HybridDBus
+import HybridThreads
 import Synchronization
 
 /// Blocking work (HCI sockets, D-Bus, UDP) on its own OS thread, so it never occupies the Swift
@@ -31,7 +32,7 @@ final class BlockingActivity: Sendable {
         let work = PendingBody(activity: activity, body: body)
         let (started, finished) = (activity.started, activity.finished)
         let thread = Thread {
-            Thread.current.name = name  // set inside: Foundation drops a name set before start()
+            nameCurrentThread(name)
             if let pending = work.take() { pending.body(pending.activity) }
             started.fulfil(.failure(BluetoothError.unavailable(reason: "\(name) ended before it started")))
             finished.fulfil(())

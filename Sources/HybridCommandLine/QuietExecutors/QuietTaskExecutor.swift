@@ -1,4 +1,5 @@
 import Foundation
+import HybridThreads
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 
 /// Swift concurrency's default executor for a program that runs all day: worker threads that
@@ -83,9 +84,8 @@ package final class QuietTaskExecutor: TaskExecutor, SchedulingExecutor, @unchec
 
     private func start(name: String, _ body: @escaping @Sendable () -> Void) {
         Thread {
-            // Named from inside: Foundation on Linux does not pass a name set before start() on to
-            // the thread, which would keep its creator's (what `top -H` and the idle bench show).
-            Thread.current.name = name
+            // Named from inside (what `top -H` and the idle bench show).
+            nameCurrentThread(name)
             body()
         }.start()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HybridKeyBroker
+import HybridThreads
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,9 +66,10 @@ package final class BrokeredKey: Sendable {
             throw error
         }
         let stopped = self.stopped
-        let reader = Thread { Self.readLoop(fd: fd, stopped: stopped, continuation: continuation) }
-        reader.name = "key-broker-reader"
-        reader.start()
+        Thread {
+            nameCurrentThread("broker-reader")
+            Self.readLoop(fd: fd, stopped: stopped, continuation: continuation)
+        }.start()
     }
 
     deinit {
