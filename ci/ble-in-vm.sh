@@ -10,7 +10,9 @@
 #   3. bluetoothd: fresh btvirt, dbus-daemon and bluetoothd;
 #                  HYBRID_BLE_PROOF=bluez runs KernelBlueZTests.
 #   4. ceremony over bluetoothd: the same ceremony with --ble bluez on both ends.
-# Optional argument: the phases to run, from `hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez`
+#   2d. conformance-l2cap: hybrid-conformance client --channel l2cap judges hybrid-authenticator
+#                  (client.l2cap.session passes) and a phone closing its PSM (it fails), no relay.
+# Optional argument: the phases to run, from `hci ceremony-hci l2cap ceremony-l2cap conformance-l2cap bluez ceremony-bluez`
 # (default: all), or `repeat-bluez-l2cap` (a flake hunt: BLE_PROOF_REPEAT runs, BLE_PROOF_LOAD).
 # Prints a GUEST-MARK line after each step (run-ble-proof.sh turns the gaps between them into
 # durations with host timestamps: the guest clock under TCG can jump while the kernel recalibrates
@@ -25,8 +27,8 @@ mark() { echo "GUEST-MARK $1 (guest uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 fail() { echo "ble-in-vm: FAIL: $*" >&2; [ -f /tmp/btvirt.log ] && cat /tmp/btvirt.log >&2; exit 1; }
 
 mark "guest userspace ready"
-phases=${*:-hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez}
-rc_hci=0 rc_bluez=0 rc_ceremony_hci=0 rc_ceremony_bluez=0 rc_l2cap=0 rc_ceremony_l2cap=0
+phases=${*:-hci ceremony-hci l2cap ceremony-l2cap conformance-l2cap bluez ceremony-bluez}
+rc_hci=0 rc_bluez=0 rc_ceremony_hci=0 rc_ceremony_bluez=0 rc_l2cap=0 rc_ceremony_l2cap=0 rc_conformance_l2cap=0
 
 # air_recorded NAME COMMAND...: COMMAND with btmon recording every controller's traffic; when it
 # fails, the tail of the decoded record follows (did the SDU cross the air, who stopped?).
@@ -144,6 +146,81 @@ if [ $rc_ceremony_l2cap -eq 0 ]; then
 fi
 ;; esac
 
+# ---- phase 2d: hybrid-conformance client judges a phone over the kernel's L2CAP channels -------
+# The judge's client insists on L2CAP (--channel l2cap) and no relay runs. Against
+# hybrid-authenticator (one process per QR code, one store) every check must pass and
+# client.l2cap.session must name the sessions it saw on the channel; against hybrid-conformance's
+# own phone that advertises a PSM it closed at once (--fault closed-l2cap-psm), that check must fail.
+# conformance_l2cap NAME PHONE-KIND: PHONE-KIND is `ours` (no relay: only L2CAP can carry the
+# sessions) or `closed-psm` (a relay runs, so that the faulty phone gets a tunnel and advertises);
+# the report is /tmp/conformance-NAME/report.txt, the judge's exit status .../status.
+conformance_l2cap() {
+    cl_work=/tmp/conformance-$1
+    rm -rf "$cl_work" && mkdir -p "$cl_work"
+    cl_port=1 cl_relay= cl_phones=
+    if [ "$2" = closed-psm ]; then
+        /usr/local/bin/tunnel-relay --host 127.0.0.1 --port 0 >"$cl_work/relay.out" 2>"$cl_work/relay.err" &
+        cl_relay=$!
+        cl_port=$(ceremony_wait_line "$cl_work/relay.out" 's/.*listening on [0-9.]*:\([0-9][0-9]*\).*/\1/p') || {
+            echo "conformance-l2cap: tunnel-relay did not start" >&2; kill $cl_relay; echo 1 >"$cl_work/status"; return
+        }
+    fi
+    {
+        /usr/local/bin/hybrid-conformance client --ble hci --adapter hci1 --channel l2cap \
+            --tunnel-url "ws://127.0.0.1:$cl_port" --timeout 60 --refusal-wait 5 --json-events \
+            --events-file "$cl_work/events" >"$cl_work/report.txt"
+        echo $? >"$cl_work/status"
+    } 2>"$cl_work/client.err" &
+    cl_judge=$!
+    cl_count=0
+    # One phone per QR code, as a camera would read each, until the judge ends (its --timeout
+    # bounds each ceremony).
+    while [ ! -f "$cl_work/status" ]; do
+        cl_qr=$(sed -n 's/.*"url":"\(FIDO:\\\{0,1\}\/[0-9]*\)".*/\1/p' "$cl_work/events" 2>/dev/null |
+            sed -n "$((cl_count + 1))p" | tr -d '\\')
+        if [ -z "$cl_qr" ]; then sleep 0.1; continue; fi
+        cl_count=$((cl_count + 1))
+        if [ "$2" = closed-psm ]; then
+            printf '%s\n' "$cl_qr" | /usr/local/bin/hybrid-conformance phone - --tunnel-url "ws://127.0.0.1:$cl_port" \
+                --ble hci --adapter hci0 --fault closed-l2cap-psm >"$cl_work/phone-$cl_count.out" 2>&1 &
+        else
+            printf '%s\n' "$cl_qr" | HYBRID_AUTHENTICATOR_PASSPHRASE="conformance-$1" HYBRID_ALLOW_INSECURE_FAST_KDF=1 \
+                /usr/local/bin/hybrid-authenticator - --tunnel-url "ws://127.0.0.1:$cl_port" --ble hci --adapter hci0 \
+                --yes --json --insecure-fast-store-kdf --store "$cl_work/passkeys.json" >"$cl_work/phone-$cl_count.out" 2>&1 &
+        fi
+        cl_phones="$cl_phones $!"
+    done
+    wait $cl_judge
+    # The judge is done with every phone: any still waiting (the faulty one for a tunnel client) ends.
+    [ -n "$cl_phones" ] && { kill $cl_phones 2>/dev/null; wait $cl_phones 2>/dev/null; }
+    [ -n "$cl_relay" ] && { kill $cl_relay 2>/dev/null; wait $cl_relay 2>/dev/null; }
+    echo "conformance-l2cap $1: $cl_count QR codes, judge exit $(cat "$cl_work/status")"
+    grep -A1 "client.l2cap.session" "$cl_work/report.txt"
+    tail -n 1 "$cl_work/report.txt"
+}
+
+case " $phases " in *" conformance-l2cap "*)
+fresh_air_le
+mark "btvirt + mgmt LE on"
+conformance_l2cap ours ours
+if [ "$(cat /tmp/conformance-ours/status)" != 0 ] ||
+    ! grep -A1 "^PASS client.l2cap.session" /tmp/conformance-ours/report.txt |
+        grep -q "makeCredential over PSM.*getAssertion over PSM"; then
+    echo "ble-in-vm: FAIL: hybrid-conformance client over L2CAP did not pass hybrid-authenticator" >&2
+    cat /tmp/conformance-ours/report.txt /tmp/conformance-ours/client.err /tmp/conformance-ours/phone-*.out >&2
+    rc_conformance_l2cap=1
+fi
+mark "hybrid-conformance client over L2CAP: hybrid-authenticator"
+conformance_l2cap closed-psm closed-psm
+if [ "$(cat /tmp/conformance-closed-psm/status)" = 0 ] ||
+    ! grep -q "^FAIL client.l2cap.session" /tmp/conformance-closed-psm/report.txt; then
+    echo "ble-in-vm: FAIL: a phone that closes its advertised PSM did not fail client.l2cap.session" >&2
+    cat /tmp/conformance-closed-psm/report.txt /tmp/conformance-closed-psm/client.err /tmp/conformance-closed-psm/phone-*.out >&2
+    rc_conformance_l2cap=1
+fi
+mark "hybrid-conformance client over L2CAP: a phone that closes its PSM"
+;; esac
+
 # ---- phase 3: bluetoothd over D-Bus --------------------------------------------------------
 case " $phases " in *" bluez "*)
 bluez_stack
@@ -213,7 +290,9 @@ echo "REPEAT-RESULT bluez-l2cap: $passed of $((passed + failed)) passed${BLE_PRO
 [ -n "${BLE_PROOF_VERBOSE:-}" ] && [ -f /tmp/bluetoothd.log ] && { echo "---- bluetoothd log"; cat /tmp/bluetoothd.log; }
 
 echo "ble-in-vm: raw HCI exit $rc_hci, ceremony over HCI exit $rc_ceremony_hci, L2CAP exit $rc_l2cap," \
-    "ceremony over L2CAP exit $rc_ceremony_l2cap, bluetoothd exit $rc_bluez," \
+    "ceremony over L2CAP exit $rc_ceremony_l2cap, hybrid-conformance over L2CAP exit $rc_conformance_l2cap," \
+    "bluetoothd exit $rc_bluez," \
     "ceremony over bluetoothd exit $rc_ceremony_bluez"
 [ $rc_hci -eq 0 ] && [ $rc_ceremony_hci -eq 0 ] && [ $rc_l2cap -eq 0 ] && [ $rc_ceremony_l2cap -eq 0 ] &&
+    [ $rc_conformance_l2cap -eq 0 ] &&
     [ $rc_bluez -eq 0 ] && [ $rc_ceremony_bluez -eq 0 ] && [ $rc_repeat -eq 0 ]

@@ -15,7 +15,7 @@
 #             with no relay (bluetoothd places the phone's connectable advert).
 # The eight client results are then verified here by py_webauthn (Tests/Interop/verify_webauthn.py).
 # Fails loudly (never skips) when blevm is missing or the VM cannot start. Arguments: guest phases
-# to run (hci, ceremony-hci, l2cap, ceremony-l2cap, bluez, ceremony-bluez, repeat-bluez-l2cap;
+# to run (hci, ceremony-hci, l2cap, ceremony-l2cap, conformance-l2cap, bluez, ceremony-bluez, repeat-bluez-l2cap;
 # default all, the repetition shortened to 3 runs).
 # Env: BLEVM_DIR (default Tools/blevm), BLE_PROOF_TIMEOUT (default 900 s),
 #      BLE_PROOF_VERBOSE=1 (print bluetoothd's log from the guest); for the phase
@@ -79,7 +79,7 @@ done
 # The default run: every phase, and the bluetoothd L2CAP ceremony three times more (the flake it
 # had is in docs/bluetooth.md, "EATT and the L2CAP channel on Linux 6.1").
 if [ $# -eq 0 ]; then
-  set -- hci ceremony-hci l2cap ceremony-l2cap bluez ceremony-bluez repeat-bluez-l2cap
+  set -- hci ceremony-hci l2cap ceremony-l2cap conformance-l2cap bluez ceremony-bluez repeat-bluez-l2cap
   BLE_PROOF_REPEAT=${BLE_PROOF_REPEAT:-3}
 fi
 extra=()

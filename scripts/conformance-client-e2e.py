@@ -7,7 +7,8 @@ simulated air. Each {"event":"qr","url":...} line it prints on stderr is handed 
 plaintext passkey store). Five QR codes: makeCredential, getAssertion, then the probes a careful
 phone refuses (a silent getAssertion: exit 3; a second request in one session: exit 1, tunnel
 closed; a QR code without a timestamp: exit 1, refused). Checks the exit statuses, the JSON report
-(every check passed, none failed or skipped) and the JUnit file. With --packed, the authenticator
+(every check passed, none failed, only client.l2cap.session skipped: this air has no L2CAP) and the
+JUnit file. With --packed, the authenticator
 uses "packed" attestation.
 
 Usage: conformance-client-e2e.py BIN_DIR [--packed] [--keep REPORT_DIR]
@@ -98,8 +99,12 @@ def main():
         outcomes = {}
         for result in results:
             outcomes[result["result"]] = outcomes.get(result["result"], 0) + 1
-        not_passed = [f"{r['id']}: {r['result']} ({r['observed']})" for r in results if r["result"] != "pass"]
-        if report["counts"]["pass"] != len(results) or not report["succeeded"]:
+        # The simulated air has no L2CAP: the QR codes do not offer the channel, so the one check
+        # of sessions over it must be skipped (the blevm guest judges it on the kernel's channels).
+        skipped_here = {"client.l2cap.session"}
+        not_passed = [f"{r['id']}: {r['result']} ({r['observed']})" for r in results
+                      if r["result"] != ("skip" if r["id"] in skipped_here else "pass")]
+        if report["counts"]["pass"] != len(results) - len(skipped_here) or not report["succeeded"]:
             fail(f"report counts {report['counts']}, succeeded {report['succeeded']}")
         if client_status != 0 or not_passed:
             fail(f"hybrid-conformance exited {client_status}; not passed: {not_passed}")

@@ -26,29 +26,12 @@ struct ConnectionArguments: ParsableArguments {
 
     @OptionGroup var tunnel: TunnelServerOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Data channel: auto (the phone's BLE L2CAP channel when it offers one and the adapter can, else the tunnel), "
-                + "tunnel, or l2cap (CTAP 2.3; no tunnel fallback).",
-            valueName: "auto|tunnel|l2cap"))
-    var channel: String = DataChannelMode.auto.rawValue
-
-    @Option(
-        name: .customLong("l2cap-timeout"),
-        help: ArgumentHelp("Seconds an L2CAP attempt may take before the tunnel is used instead.", valueName: "seconds")
-    )
-    var l2capTimeout: Double = Double(HybridClientOptions.defaultL2CAPTimeout.components.seconds)
+    @OptionGroup var dataChannel: DataChannelOptions
 
     @OptionGroup var log: LogOptions
 
     func validate() throws {
         _ = try webOrigin()
-        guard DataChannelMode(rawValue: channel) != nil else {
-            throw ValidationError("--channel must be auto, tunnel or l2cap, not \"\(channel)\"")
-        }
-        guard l2capTimeout > 0 && l2capTimeout <= 600 else {
-            throw ValidationError("--l2cap-timeout must be between 0 and 600 seconds")
-        }
     }
 
     func webOrigin() throws -> WebOrigin {
@@ -69,8 +52,7 @@ struct ConnectionArguments: ParsableArguments {
             additionalCAFile: tunnel.caFile,
             tunnelServers: try tunnel.tunnelServerMap()
         )
-        options.channel = DataChannelMode(rawValue: channel) ?? .auto
-        options.l2capTimeout = .milliseconds(Int64(l2capTimeout * 1000))
+        dataChannel.apply(to: &options)
         return options
     }
 }

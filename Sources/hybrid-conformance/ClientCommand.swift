@@ -29,6 +29,8 @@ struct ClientCommand: AsyncParsableCommand {
 
     @OptionGroup var bluetooth: BluetoothOptions
 
+    @OptionGroup var dataChannel: DataChannelOptions
+
     @Option(
         help:
             ArgumentHelp(
@@ -86,9 +88,10 @@ struct ClientCommand: AsyncParsableCommand {
         if let tunnelURL, let origin = try? TunnelServerOrigin(parsing: tunnelURL) {
             overrides = [.google: origin, .apple: origin]
         }
-        let options = HybridClientOptions(
+        var options = HybridClientOptions(
             bluetooth: backend, timeout: .milliseconds(Int64(timeout * 1000)), additionalCAFile: ca.path,
             tunnelServers: overrides)
+        dataChannel.apply(to: &options)
         let progress = ClientProgress(
             jsonOnStderr: jsonEvents, eventsFile: eventsFile, qr: qr.display())
         defer { progress.qr.removeAll() }

@@ -120,10 +120,7 @@ struct ClientServeLoop<Channel: ClientChannel> {
     /// bytes), and few of them, so a stranger's bytes cost at most one trial each message.
     private var acceptsMessage: ([UInt8]) -> Bool {
         let snapshot = session
-        return { candidate in
-            var trial = snapshot
-            return (try? trial.messageReceived(candidate)) != nil
-        }
+        return { snapshot.authenticates($0) }
     }
 
     /// Performs `actions` in order; returns whether the session finished. `sent` is what the

@@ -365,16 +365,13 @@ public struct HybridClientRunner: Sendable {
                 }
                 index += 1
             }
-            // A candidate cut is a whole message when a copy of the session can open it (§10.9);
-            // msg2 is exactly 81 bytes, so a stranger's channel gets one trial.
+            // A candidate cut is a whole message when it authenticates (§10.9); msg2 is exactly
+            // 81 bytes, so a stranger's channel gets one trial.
             let snapshot = session
             guard
                 let message = try await channel.next(
                     expecting: .next(handshakeDone: session.handshakeHash != nil),
-                    accepting: { candidate in
-                        var trial = snapshot
-                        return (try? trial.messageReceived(candidate)) != nil
-                    })
+                    accepting: { snapshot.authenticates($0) })
             else { break }
             if let advert = session.advert { observer.messageReceived(message, advert: advert) }
             pending = try session.messageReceived(message)

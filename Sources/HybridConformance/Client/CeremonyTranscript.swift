@@ -1,7 +1,8 @@
 import HybridCore
 
 /// What the conformance client saw in one QR ceremony (one request): every message the
-/// authenticator sent, as inspected, the reply its session delivered, and why it ended early.
+/// authenticator sent, as inspected, the reply its session delivered, the data channel it ran
+/// over, and why it ended early.
 package struct CeremonyTranscript: Sendable {
     /// The request this ceremony carried, e.g. "makeCredential".
     package let request: String
@@ -15,6 +16,12 @@ package struct CeremonyTranscript: Sendable {
     package var advert: (serviceData: [UInt8], offered: [DataTransferChannel]?)?
     /// That advert decrypted under the QR code's EID key (its first 20 bytes), or why it did not.
     package var advertPlaintext: Result<AdvertPlaintext, AdvertError>?
+    /// The PSM the client connected to, when it tried the phone's BLE L2CAP channel.
+    package var l2capAttempt: UInt16?
+    /// Why the client gave the L2CAP channel up (refused, timed out, no handshake), if it did.
+    package var l2capGivenUp: String?
+    /// The channel the phone's first message came through.
+    package var channel: DataChannelKind?
 
     package init(request: String) { self.request = request }
 

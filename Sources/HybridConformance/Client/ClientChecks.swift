@@ -242,6 +242,17 @@ package enum ClientChecks {
             + "follows an offer of channel 1; reference behaviour: the Chromium client rejects 24-byte service "
             + "data (protocol.md §3.4)")
 
+    package static let l2capSession = ConformanceCheck(
+        id: "client.l2cap.session",
+        title:
+            "an advert that carries a PSM (the CTAP 2.3 L2CAP suffix) leads to a session over that LE L2CAP channel: "
+            + "the client connects to it, the handshake and the request run over it, and the reply comes back",
+        reference: "protocol.md §3.4, §10.9",
+        source:
+            "CTAP 2.3 §11.5.1.1 data transfer channel, now PXP (secondary: zenn summary, libwebauthn's pxp crate): "
+            + "the suffix is the phone's offer of channel 1 on that PSM, which a client that offered it may take "
+            + "with no tunnel at all; reference behaviour: the Android phone's advert {1: PSM} (Tests/Vectors)")
+
     package static let advertRoutes = ConformanceCheck(
         id: "client.advert.routes-to-tunnel",
         title:
@@ -265,7 +276,7 @@ package enum ClientChecks {
 
     /// Every check, in report order.
     package static let all: [ConformanceCheck] = [
-        advertSuffix, advertRoutes, handshake, construction, paddingLength, paddingZeros, postHandshake,
+        advertSuffix, l2capSession, advertRoutes, handshake, construction, paddingLength, paddingZeros, postHandshake,
         postHandshakeRevision, updateWellFormed, reply,
         getInfoCanonical, getInfoVersions, getInfoAAGUID, getInfoOptions, getInfoWellFormed,
         makeCredentialStatus, makeCredentialCanonical, makeCredentialResponse, makeCredentialAuthData,

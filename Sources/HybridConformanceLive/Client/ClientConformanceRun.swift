@@ -87,6 +87,7 @@ package struct ClientConformanceRun: Sendable {
         var report = ConformanceReport(
             mode: "client", subject: "authenticator that scanned the QR codes (RP ID \(rpID))")
         L2CAPJudgement.judgeAdverts(ceremonies, into: &report)
+        L2CAPJudgement.judgeSessions(ceremonies, into: &report)
         AdvertRoutingJudgement.judge(ceremonies, into: &report)
         SessionJudgement.judge(ceremonies, into: &report)
         UpdateJudgement.judge(ceremonies, into: &report)
@@ -174,9 +175,13 @@ package struct ClientConformanceRun: Sendable {
         setup.deviations.opensUnofferedAdvertSuffix = true
         setup.observer = seen
         let runner = HybridClientRunner(options: options ?? clientOptions)
+        let recordedEvents: @Sendable (HybridClientEvent) -> Void = { event in
+            seen.record(event)
+            events(event)
+        }
         do {
             let reply = try await runner.firstResponse { deliver in
-                try await runner.carryCTAP(setup, events: events) { postHandshake, _ in
+                try await runner.carryCTAP(setup, events: recordedEvents) { postHandshake, _ in
                     makeRequest(postHandshake.getInfo.flatMap { try? AuthenticatorGetInfoResponse(bytes: $0) })
                 } finish: { reply, _ in
                     reply
@@ -223,6 +228,18 @@ private final class CeremonyRecorder: HybridSessionObserver {
         state.withLock {
             $0.transcript.advert = (serviceData, offeredChannels)
             $0.transcript.advertPlaintext = plaintext
+        }
+    }
+
+    /// Keeps what the runner's events say about the data channel.
+    func record(_ event: HybridClientEvent) {
+        state.withLock { state in
+            switch event {
+            case .connectingL2CAP(let psm): state.transcript.l2capAttempt = psm
+            case .l2capUnavailable(let reason): state.transcript.l2capGivenUp = reason.description
+            case .channel(let kind): state.transcript.channel = kind
+            default: break
+            }
         }
     }
 

@@ -163,6 +163,24 @@ public struct AuthenticatorSession: Sendable {
         }
     }
 
+    /// Whether `candidate` is a whole message from the client: during the handshake, one the
+    /// handshake accepts; after it, one that authenticates under the session's read key, whatever
+    /// the session then makes of it. The BLE L2CAP deframer asks this to find where a message ends
+    /// (CRLF may occur inside ciphertext, protocol.md §10.9), so that a message that opens but
+    /// breaks a rule (a second request) is delivered and refused, not taken for part of a longer
+    /// one (which would leave the phone waiting for bytes that never come). Changes nothing.
+    package func authenticates(_ candidate: [UInt8]) -> Bool {
+        switch state {
+        case .ready(var crypter), .processing(var crypter, _):
+            return (try? crypter.decryptPadded(candidate)) != nil
+        case .awaitingHandshake:
+            var trial = self
+            return (try? trial.handle(candidate)) != nil
+        case .idle, .openingTunnel, .finished, .failed:
+            return false
+        }
+    }
+
     /// The request delivered by ``Action/deliverRequest(_:)`` has its response, of the same type.
     public mutating func requestCompleted(_ response: HybridPayload) throws(SessionError) -> [Action] {
         guard case .processing(var crypter, let request) = state else { throw outOfOrder(.requestCompleted) }

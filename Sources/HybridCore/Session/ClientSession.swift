@@ -161,6 +161,25 @@ public struct ClientSession: Sendable {
         }
     }
 
+    /// Whether `candidate` is a whole message from the authenticator: during the handshake, one
+    /// the handshake accepts; after it, one that authenticates under the session's read key,
+    /// whatever the session then makes of it. The BLE L2CAP deframer asks this to find where a
+    /// message ends (CRLF may occur inside ciphertext, protocol.md §10.9), so that a message
+    /// that opens but breaks a rule is delivered and refused, not taken for part of a longer one
+    /// (which would leave the session waiting for bytes that never come). Changes nothing.
+    package func authenticates(_ candidate: [UInt8]) -> Bool {
+        switch state {
+        case .awaitingPostHandshake(var crypter), .ready(var crypter, _), .awaitingResponse(var crypter, _, _),
+            .finished(var crypter, _):
+            return (try? crypter.decryptPadded(candidate)) != nil
+        case .awaitingHandshakeResponse:
+            var trial = self
+            return (try? trial.handle(candidate)) != nil
+        case .awaitingAdvert, .connecting, .failed:
+            return false
+        }
+    }
+
     /// The tunnel closed. Fine once the response arrived; otherwise the session failed.
     public mutating func tunnelClosed() throws(SessionError) -> [Action] {
         if case .finished = state { return [] }

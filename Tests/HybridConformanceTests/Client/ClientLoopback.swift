@@ -14,9 +14,10 @@ enum ClientLoopback {
     /// Serves one session for a QR code text, as a phone would.
     typealias Phone = @Sendable (String) async throws -> Void
 
-    /// Runs the client mode; `phone` is started for each QR code as it is shown.
+    /// Runs the client mode; `phone` is started for each QR code as it is shown. With `l2cap`, the
+    /// client's adapter can use the BLE L2CAP channel, connecting through it (its QR codes offer it).
     static func run(
-        rpID: String = "example.com", digitalCredentials: Bool = false,
+        rpID: String = "example.com", digitalCredentials: Bool = false, l2cap: SocketPairL2CAP? = nil,
         phone: @escaping @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone
     )
         async throws -> ConformanceReport
@@ -24,8 +25,14 @@ enum ClientLoopback {
         let air = try freshAir()
         return try await LoopbackRelay.with { relay in
             let serve = phone(relay, air)
-            let options = HybridClientOptions(
+            var options = HybridClientOptions(
                 bluetooth: .simulated(air), timeout: .seconds(60), tunnelServers: [.google: relay])
+            if let l2cap {
+                options.l2capOverride = L2CAPClientSupport(
+                    capabilities: { BluetoothCapabilities(leConnections: true, extendedAdvertisingReception: true) },
+                    connect: { _, psm, _ in try l2cap.connect(psm: psm) })
+            }
+            let clientOptions = options
             let (urls, sink) = AsyncStream<String>.makeStream()
             return try await withThrowingTaskGroup(of: ConformanceReport?.self) { group in
                 group.addTask {
@@ -37,7 +44,7 @@ enum ClientLoopback {
                 group.addTask {
                     defer { sink.finish() }
                     // The phone refuses the undated QR code at once; 2 s without a handshake then judges it.
-                    var run = ClientConformanceRun(rpID: rpID, clientOptions: options, refusalWait: .seconds(2))
+                    var run = ClientConformanceRun(rpID: rpID, clientOptions: clientOptions, refusalWait: .seconds(2))
                     run.includesDigitalCredentials = digitalCredentials
                     return try await run.run { event in
                         if case .qr(let url) = event { sink.yield(url) }
@@ -52,13 +59,16 @@ enum ClientLoopback {
         }
     }
 
-    /// The authenticator role's own driver (`AuthenticatorRunner`) with `engine`.
+    /// The authenticator role's own driver (`AuthenticatorRunner`) with `engine`; with `l2cap`, it
+    /// also listens on a PSM there for a QR code that offers the BLE L2CAP channel.
     static func runnerPhone(
-        _ engine: CTAPAuthenticator, wallet: (any DigitalCredentialProvider)? = nil
+        _ engine: CTAPAuthenticator, wallet: (any DigitalCredentialProvider)? = nil, l2cap: SocketPairL2CAP? = nil
     ) -> @Sendable (TunnelServerOrigin, SimulatedAir) -> Phone {
         { relay, air in
-            let runner = AuthenticatorRunner.loopback(authenticator: engine, relay: relay, air: air, wallet: wallet)
-            return { qrCode in _ = try await runner.run(qrCode: qrCode) { _ in } }
+            var runner = AuthenticatorRunner.loopback(authenticator: engine, relay: relay, air: air, wallet: wallet)
+            if let l2cap { runner.listenL2CAP = { _ in l2cap.listen() } }
+            let phone = runner
+            return { qrCode in _ = try await phone.run(qrCode: qrCode) { _ in } }
         }
     }
 
