@@ -33,13 +33,19 @@ def main():
     bin_dir = args[0]
     packed = "--packed" in args
     keep = args[args.index("--keep") + 1] if "--keep" in args else None
+    # Also the two ceremonies of 2^24 messages each that judge the crypter's sequence limit.
+    sequence_limit = args[args.index("--sequence-limit") + 1] if "--sequence-limit" in args else None
     work = tempfile.mkdtemp(prefix="conformance-client-e2e-")
     env = dict(os.environ, HYBRID_SIMULATED_AIR_DIR=os.path.join(work, "air"), HYBRID_ALLOW_SIMULATED_AIR="1")
     os.makedirs(env["HYBRID_SIMULATED_AIR_DIR"], mode=0o700)
 
     relay = subprocess.Popen(
         [os.path.join(bin_dir, "tunnel-relay"), "--host", "127.0.0.1", "--port", "0", "--rate-per-ip", "0",
-         "--log-level", "error"],
+         "--log-level", "error"]
+        # A relay's per-tunnel budgets stop far below 2^24 messages (ours: 4,096 and 64 MiB per
+        # direction, 300 s): the sequence-limit ceremonies need a relay that carries them.
+        + (["--max-messages", "16777300", "--max-bytes", "2000000000", "--tunnel-lifetime", "3600"]
+           if sequence_limit else []),
         stdout=subprocess.PIPE, text=True)
     authenticators = []
     try:
@@ -52,7 +58,8 @@ def main():
         client = subprocess.Popen(
             [os.path.join(bin_dir, "hybrid-conformance"), "client", "--ble", "sim", "--tunnel-url", tunnel_url,
              "--json-events", "--json", "--junit", junit, "--timeout", "60", "--refusal-wait", "3",
-             "--qr-file", os.path.join(work, "qr.png")],
+             "--qr-file", os.path.join(work, "qr.png")]
+            + (["--sequence-limit", sequence_limit] if sequence_limit else []),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         store = os.path.join(work, "passkeys.json")
         qr_count = 0
@@ -74,7 +81,7 @@ def main():
             if decoded.upper() != event["url"].upper():
                 fail(f"--qr-file decodes to {decoded!r}, not the QR event's URL")
             command = [os.path.join(bin_dir, "hybrid-authenticator"), "-", "--ble", "sim", "--tunnel-url", tunnel_url,
-                       "--yes", "--insecure-plaintext-store", "--store", store, "--json", "--log-level", "error"]
+                       "--yes", "--insecure-plaintext-store", "--store", store, "--json", "--log-level", os.environ.get("E2E_PHONE_LOG", "error")]
             if packed:
                 command.append("--packed-attestation")
             authenticator = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
@@ -90,12 +97,17 @@ def main():
             if index < len(expected_statuses) and status != expected_statuses[index]:
                 fail(f"hybrid-authenticator #{index + 1} exited {status}, not {expected_statuses[index]}: {output}")
 
-        if qr_count != 5:
-            fail(f"expected 5 QR events (makeCredential, getAssertion, 3 probes), saw {qr_count}")
+        expected_qr = 7 if sequence_limit else 5
+        if qr_count != expected_qr:
+            fail(f"expected {expected_qr} QR events (makeCredential, getAssertion, 3 probes"
+                 + (", 2 at the sequence limit" if sequence_limit else "") + f"), saw {qr_count}")
         if os.path.exists(qr_png):
             fail("--qr-file is still there after the run")
         report = json.loads(report_text)
         results = report["checks"]
+        for r in results:
+            if "sequence" in r["id"]:
+                print(f"conformance-client-e2e: {r}", file=sys.stderr)
         outcomes = {}
         for result in results:
             outcomes[result["result"]] = outcomes.get(result["result"], 0) + 1

@@ -62,6 +62,14 @@ struct ClientCommand: AsyncParsableCommand {
             """)
     var digitalCredentials = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Also judge the crypter's sequence limit (protocol.md §7.1): two more QR codes whose sessions send "
+                + "2^24 empty updates over the tunnel before a getInfo. Each may take this many seconds more than "
+                + "--timeout.",
+            valueName: "seconds"))
+    var sequenceLimit: Double?
+
     @Flag(help: "Progress as JSON lines on stderr instead of text and a terminal QR code.")
     var jsonEvents = false
 
@@ -76,6 +84,9 @@ struct ClientCommand: AsyncParsableCommand {
         }
         guard timeout > 0, timeout <= 3600, refusalWait > 0, refusalWait <= 3600 else {
             throw ValidationError("--timeout and --refusal-wait must be between 0 and 3600 seconds")
+        }
+        if let sequenceLimit, !(sequenceLimit > 0 && sequenceLimit <= 7200) {
+            throw ValidationError("--sequence-limit must be between 0 and 7200 seconds")
         }
         guard (try? WebOrigin("https://" + rpID)) != nil else {
             throw ValidationError("--rp-id \(rpID) is not a host name")
@@ -98,6 +109,7 @@ struct ClientCommand: AsyncParsableCommand {
         var run = ClientConformanceRun(
             rpID: rpID, clientOptions: options, refusalWait: .milliseconds(Int64(refusalWait * 1000)))
         run.includesDigitalCredentials = digitalCredentials
+        run.sequenceLimitTime = sequenceLimit.map { .milliseconds(Int64($0 * 1000)) }
         let result = try await run.run { progress.show($0) }
         try report.emit(result)
     }

@@ -234,6 +234,8 @@ public struct HybridClientRunner: Sendable {
             ephemeralKey: keys.ephemeralKey
         )
         session.followUpRequest = setup.deviations.followUpRequest
+        session.emptyUpdatesBeforeRequest = setup.deviations.updatesBeforeRequest
+        session.sealsRequestIgnoringSequenceLimit = setup.deviations.sealsRequestIgnoringSequenceLimit
         do {
             let (advertURL, domain, advert) = try await scanForAdvert(
                 with: scanner, session: &session, qrURL: payload.url, afterQR: l2capReasons, emit: emit)
@@ -353,6 +355,7 @@ public struct HybridClientRunner: Sendable {
                     }
                 case .handshakeCompleted(let postHandshake):
                     handshake = postHandshake
+                    while let update = try session.nextEmptyUpdate() { try await channel.send(update) }
                     pending += try session.send(try makeRequest(postHandshake, logger))
                     requestQueued = true
                 case .deliverResponse(let payload):

@@ -40,6 +40,13 @@ package struct HybridSessionSetup: Sendable {
         /// judged for it (protocol.md §3.4), instead of missing it; such a suffix is still never
         /// used.
         package var opensUnofferedAdvertSuffix = false
+        /// Empty update messages to send between the post-handshake message and the request
+        /// (``ClientSession/emptyUpdatesBeforeRequest``), so that the request travels with sequence
+        /// number `updatesBeforeRequest`: how the judge reaches the crypter's limit (§7.1).
+        package var updatesBeforeRequest: UInt32 = 0
+        /// Seal the request past the crypter's limit
+        /// (``ClientSession/sealsRequestIgnoringSequenceLimit``).
+        package var sealsRequestIgnoringSequenceLimit = false
 
         /// A browser's session.
         package static let none = Deviations()

@@ -25,6 +25,10 @@ package struct ClientConformanceRun: Sendable {
     package let refusalWait: Duration
     /// Also judge the digital-credential path (`dcp` QR codes, JSON type 03; protocol.md §7.8).
     package var includesDigitalCredentials = false
+    /// Also judge the crypter's sequence limit (``SequenceLimitJudgement``): two more QR codes, each
+    /// session carrying 2^24 messages over the tunnel, which may take this long beyond the
+    /// ceremony's usual time limit. `nil`: not judged.
+    package var sequenceLimitTime: Duration?
 
     package init(rpID: String, clientOptions: HybridClientOptions, refusalWait: Duration = .seconds(30)) {
         self.rpID = rpID
@@ -98,6 +102,10 @@ package struct ClientConformanceRun: Sendable {
         if includesDigitalCredentials {
             DigitalCredentialJudgement.judge(try await digitalCredentialProbes(events: events), into: &report)
         }
+        if let sequenceLimitTime {
+            let (atLimit, pastLimit) = try await sequenceLimitProbes(time: sequenceLimitTime, events: events)
+            SequenceLimitJudgement.judge(atLimit: atLimit, pastLimit: pastLimit, into: &report)
+        }
         return report
     }
 
@@ -163,7 +171,7 @@ package struct ClientConformanceRun: Sendable {
     /// Runs one QR ceremony carrying the request `makeRequest` builds from the authenticator's
     /// getInfo, with `deviations` from a browser's session, and returns what was seen, also when the
     /// ceremony fails. Cancellation is rethrown.
-    private func ceremony(
+    func ceremony(
         _ name: String, requestType: HybridRequestType, options: HybridClientOptions? = nil,
         deviations: HybridSessionSetup.Deviations = .none,
         events: @escaping @Sendable (HybridClientEvent) -> Void,

@@ -67,6 +67,15 @@ package struct TransportCrypter: Sendable {
         return ciphertext
     }
 
+    /// **Conformance only.** Pads and encrypts `message` with the next write sequence number even
+    /// when it is past ``maxSequence``, then advances it: the message a careless peer would send
+    /// after 2^24 messages, which a careful one must refuse to open (protocol.md §7.1).
+    package mutating func encryptIgnoringSequenceLimit(_ message: some Collection<UInt8>) -> [UInt8] {
+        let ciphertext = Self.sealUnchecked(message, key: writeKey, sequence: writeSequence, construction: construction)
+        writeSequence &+= 1
+        return ciphertext
+    }
+
     /// Decrypts and unpads `ciphertext` with the next read sequence number.
     ///
     /// - Throws: ``TransportError``. On ``TransportError/sequenceLimitReached`` or
@@ -97,6 +106,12 @@ package struct TransportCrypter: Sendable {
         construction: Construction
     ) throws(TransportError) -> [UInt8] {
         guard sequence <= maxSequence else { throw .sequenceLimitReached }
+        return sealUnchecked(message, key: key, sequence: sequence, construction: construction)
+    }
+
+    private static func sealUnchecked(
+        _ message: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+    ) -> [UInt8] {
         let (nonce, ad) = nonceAndAD(sequence: sequence, construction: construction)
         return AEAD.seal(TransportPadding.pad(message), key: key, nonce: nonce, authenticating: ad)
     }
