@@ -226,6 +226,35 @@ struct SessionPair {
         }
     }
 
+    /// The judge's walk to the sequence limit, three steps long: after the post-handshake message the
+    /// client seals `emptyUpdatesBeforeRequest` type-02 `{}` updates (protocol.md §7.3), which the
+    /// phone reads without delivering anything; the request then travels with sequence 3, so a
+    /// phone that never read the updates cannot open it.
+    @Test func emptyUpdatesBeforeTheRequestAdvanceTheSequence() throws {
+        for delivered in [true, false] {
+            var pair = SessionPair(test: "emptyUpdatesBeforeTheRequestAdvanceTheSequence-\(delivered)")
+            pair.client.emptyUpdatesBeforeRequest = 3
+            #expect(throws: SessionError.self) { try pair.client.nextEmptyUpdate() }  // before the handshake
+            try pair.connect()
+            try pair.pump()
+            #expect(pair.postHandshake != nil)
+            var updates: [[UInt8]] = []
+            while let update = try pair.client.nextEmptyUpdate() { updates.append(update) }
+            #expect(updates.count == 3 && Set(updates).count == 3)
+            #expect(updates.allSatisfy { $0.count == 48 })
+            #expect(try pair.client.nextEmptyUpdate() == nil)
+            if delivered { pair.toPhone += updates }
+            for action in try pair.client.send(.ctap([0x04])) { try pair.perform(action) }
+            if delivered {
+                try pair.pump()
+                #expect(pair.deliveredRequests == [.ctap([0x04])])
+            } else {
+                #expect(throws: SessionError.self) { try pair.pump() }
+                #expect(pair.deliveredRequests.isEmpty)
+            }
+        }
+    }
+
     /// One QR code buys one request: a scripted client (a bare initiator, with request bytes
     /// written from CTAP 2.1 §6.2.2, type byte 01 from protocol.md §7.3) gets a getInfo and one
     /// getAssertion answered; a second getAssertion fails the session, so the driver closes the

@@ -32,7 +32,7 @@ package enum SequenceLimitJudgement {
     package static let request: [UInt8] = [0x04]
 
     /// Judges the two ceremonies: pass when the phone answered the request at the limit and not the
-    /// one past it; fail when it answered past the limit; skip when it did not answer at the limit
+    /// one past it; fail (a warning, since the check is advice) when it answered past the limit; skip when it did not answer at the limit
     /// (it stopped reading updates, or counts differently), so that nothing can be said.
     package static func judge(
         atLimit: CeremonyTranscript, pastLimit: CeremonyTranscript, into report: inout ConformanceReport
