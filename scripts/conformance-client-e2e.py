@@ -11,7 +11,14 @@ closed; a QR code without a timestamp: exit 1, refused). Checks the exit statuse
 JUnit file. With --packed, the authenticator
 uses "packed" attestation.
 
+With --sequence-limit S, two more QR codes judge the crypter's sequence limit (2^24 client updates
+each, through a relay started with budgets that carry them; S seconds each): hybrid-authenticator
+must pass client.transport.sequence-limit. With --broken-sequence-phone as well, those two go to
+`hybrid-conformance phone --fault ignores-sequence-limit` instead, a phone that opens a message
+past the limit, and the check must warn (it is advice).
+
 Usage: conformance-client-e2e.py BIN_DIR [--packed] [--keep REPORT_DIR]
+                                 [--sequence-limit S [--broken-sequence-phone]]
 """
 import json
 import os
@@ -35,6 +42,9 @@ def main():
     keep = args[args.index("--keep") + 1] if "--keep" in args else None
     # Also the two ceremonies of 2^24 messages each that judge the crypter's sequence limit.
     sequence_limit = args[args.index("--sequence-limit") + 1] if "--sequence-limit" in args else None
+    broken_sequence_phone = "--broken-sequence-phone" in args
+    if broken_sequence_phone and not sequence_limit:
+        fail("--broken-sequence-phone needs --sequence-limit S")
     work = tempfile.mkdtemp(prefix="conformance-client-e2e-")
     env = dict(os.environ, HYBRID_SIMULATED_AIR_DIR=os.path.join(work, "air"), HYBRID_ALLOW_SIMULATED_AIR="1")
     os.makedirs(env["HYBRID_SIMULATED_AIR_DIR"], mode=0o700)
@@ -80,10 +90,16 @@ def main():
             decoded = subprocess.run(["zbarimg", "--quiet", "--raw", qr_png], capture_output=True, text=True).stdout.strip()
             if decoded.upper() != event["url"].upper():
                 fail(f"--qr-file decodes to {decoded!r}, not the QR event's URL")
-            command = [os.path.join(bin_dir, "hybrid-authenticator"), "-", "--ble", "sim", "--tunnel-url", tunnel_url,
-                       "--yes", "--insecure-plaintext-store", "--store", store, "--json", "--log-level", os.environ.get("E2E_PHONE_LOG", "error")]
-            if packed:
-                command.append("--packed-attestation")
+            if broken_sequence_phone and qr_count > 5:
+                command = [os.path.join(bin_dir, "hybrid-conformance"), "phone", "-", "--ble", "sim",
+                           "--tunnel-url", tunnel_url, "--fault", "ignores-sequence-limit", "--json",
+                           "--timeout", str(int(float(sequence_limit)) + 120), "--log-level", "error"]
+            else:
+                command = [os.path.join(bin_dir, "hybrid-authenticator"), "-", "--ble", "sim", "--tunnel-url",
+                           tunnel_url, "--yes", "--insecure-plaintext-store", "--store", store, "--json",
+                           "--log-level", "error"]
+                if packed:
+                    command.append("--packed-attestation")
             authenticator = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
             authenticator.stdin.write(event["url"] + "\n")
             authenticator.stdin.close()
@@ -91,11 +107,14 @@ def main():
         report_text = client.stdout.read()
         client_status = client.wait(timeout=120)
         expected_statuses = [0, 0, 3, 1, 1]
+        phone_statuses = []
         for index, authenticator in enumerate(authenticators):
             status = authenticator.wait(timeout=120)
             output = authenticator.stdout.read()
+            phone_statuses.append(status)
             if index < len(expected_statuses) and status != expected_statuses[index]:
                 fail(f"hybrid-authenticator #{index + 1} exited {status}, not {expected_statuses[index]}: {output}")
+        print(f"conformance-client-e2e: phone exit statuses {phone_statuses}", file=sys.stderr)
 
         expected_qr = 7 if sequence_limit else 5
         if qr_count != expected_qr:
@@ -105,18 +124,24 @@ def main():
             fail("--qr-file is still there after the run")
         report = json.loads(report_text)
         results = report["checks"]
-        for r in results:
-            if "sequence" in r["id"]:
-                print(f"conformance-client-e2e: {r}", file=sys.stderr)
+        sequence_outcome = "warn" if broken_sequence_phone else "pass"
+        if sequence_limit:
+            sequence = [r for r in results if r["id"] == "client.transport.sequence-limit"]
+            if len(sequence) != 1 or sequence[0]["result"] != sequence_outcome:
+                fail(f"client.transport.sequence-limit: expected {sequence_outcome}, got {sequence}")
+            print(f"conformance-client-e2e: client.transport.sequence-limit {sequence_outcome}: "
+                  f"{sequence[0]['observed']}", file=sys.stderr)
         outcomes = {}
         for result in results:
             outcomes[result["result"]] = outcomes.get(result["result"], 0) + 1
         # The simulated air has no L2CAP: the QR codes do not offer the channel, so the one check
         # of sessions over it must be skipped (the blevm guest judges it on the kernel's channels).
         skipped_here = {"client.l2cap.session"}
+        expected_outcome = {"client.l2cap.session": "skip", "client.transport.sequence-limit": sequence_outcome}
         not_passed = [f"{r['id']}: {r['result']} ({r['observed']})" for r in results
-                      if r["result"] != ("skip" if r["id"] in skipped_here else "pass")]
-        if report["counts"]["pass"] != len(results) - len(skipped_here) or not report["succeeded"]:
+                      if r["result"] != expected_outcome.get(r["id"], "pass")]
+        expected_passes = len(results) - len(skipped_here) - (1 if broken_sequence_phone else 0)
+        if report["counts"]["pass"] != expected_passes or not report["succeeded"]:
             fail(f"report counts {report['counts']}, succeeded {report['succeeded']}")
         if client_status != 0 or not_passed:
             fail(f"hybrid-conformance exited {client_status}; not passed: {not_passed}")

@@ -108,15 +108,18 @@ import Testing
         }
     }
 
-    /// The judge's one message past the limit (conformance only) is a real seal with sequence
-    /// 2^24: swift-crypto opens it with the nonce protocol.md §7.1 gives for that number
-    /// (8 zero bytes || BE32(2^24)), while a crypter that follows the limit refuses it.
+    /// A crypter that ignores the limit (conformance only: the judge's one message past it, its
+    /// broken phone) seals with sequence 2^24 for real: swift-crypto opens it with the nonce
+    /// protocol.md §7.1 gives for that number (8 zero bytes || BE32(2^24)); a careless crypter
+    /// opens it too, while one that follows the limit refuses it.
     @Test func sealingPastTheLimitUsesTheNextSequenceNumber() throws {
         var random = SeededRandom(seed: 0x25)
         let key = random.symmetricKey()
         let max = TransportCrypter.maxSequence
         var sender = TransportCrypter(readKey: key, writeKey: key, readSequence: max + 1, writeSequence: max + 1)
-        let past = sender.encryptIgnoringSequenceLimit([0x01, 0x04])
+        #expect(throws: TransportError.sequenceLimitReached) { try sender.encrypt([0x01, 0x04]) }
+        sender.enforcesSequenceLimit = false
+        let past = try sender.encrypt([0x01, 0x04])
         #expect(sender.writeSequence == max + 2)
         #expect(past.count == 48)
         let nonce: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x00, 0x00, 0x00]
@@ -124,9 +127,16 @@ import Testing
             nonce: AES.GCM.Nonce(data: nonce), ciphertext: past.prefix(32), tag: past.suffix(16))
         let padded = Array(try AES.GCM.open(box, using: key))
         #expect(padded.prefix(2) == [0x01, 0x04] && padded.last == 29)
-        #expect(throws: TransportError.sequenceLimitReached) { try sender.decrypt(past) }
+        #expect(try sender.decrypt(past) == [0x01, 0x04])  // a careless peer opens it
+        var careful = TransportCrypter(readKey: key, writeKey: key, readSequence: max + 1, writeSequence: 0)
+        #expect(throws: TransportError.sequenceLimitReached) { try careful.decrypt(past) }
         var atLimit = TransportCrypter(readKey: key, writeKey: key, readSequence: max, writeSequence: 0)
         #expect(throws: TransportError.authenticationFailed) { try atLimit.decrypt(past) }
+        // Even a careless crypter stops before its 32-bit counter would wrap and repeat a nonce.
+        var end = TransportCrypter(readKey: key, writeKey: key, readSequence: 0, writeSequence: .max - 1)
+        end.enforcesSequenceLimit = false
+        _ = try end.encrypt([1])
+        #expect(throws: TransportError.sequenceLimitReached) { try end.encrypt([1]) }
     }
 
     @Test func constructionsAreDistinct() throws {

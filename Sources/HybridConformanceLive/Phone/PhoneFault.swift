@@ -1,6 +1,7 @@
 import HybridAuthenticator
 import HybridBluetooth
 import HybridCore
+import Synchronization
 
 /// A deliberate fault of the conformance phone, to check that the client fails cleanly and in
 /// time (protocol.md §5.4, §7.1).
@@ -28,6 +29,10 @@ package enum PhoneFault: String, Sendable, CaseIterable {
     case malformedAnswer = "malformed-answer"
     /// The JSON answer's `response` is an array, not an object: Chromium's `OnComplete` fails it.
     case wrongTypeAnswer = "wrong-type-answer"
+    /// The phone opens client messages past the crypter's limit (sequence 2^24 and on) instead of
+    /// failing them (protocol.md §7.1): the broken phone of the client mode's
+    /// `client.transport.sequence-limit`. It takes effect only at that message, which no browser sends.
+    case ignoresSequenceLimit = "ignores-sequence-limit"
 
     /// Largest WebSocket message a hybrid peer accepts (protocol.md §5.4).
     package static let messageLimit = 1 << 20
@@ -67,6 +72,24 @@ package enum PhoneFault: String, Sendable, CaseIterable {
             tap.replaceJSONReply = { _ in
                 injected()
                 return answer
+            }
+        case .ignoresSequenceLimit:
+            let adjust = tap.adjustSession
+            tap.adjustSession = { configuration in
+                adjust(&configuration)
+                configuration.ignoresSequenceLimit = true
+            }
+            let observe = tap.observeClientMessage
+            let opened = Mutex<UInt64>(0)
+            tap.observeClientMessage = { message in
+                observe(message)
+                guard message.paddedPlaintext != nil else { return }
+                // The k-th message that opened (the handshake never does) had sequence k − 1.
+                let sequence = opened.withLock { count in
+                    defer { count += 1 }
+                    return count
+                }
+                if sequence > UInt64(TransportCrypter.maxSequence) { injected() }
             }
         case .wrongRoutingID:
             tap.routingIDToAdvertise = { routingID in

@@ -45,6 +45,9 @@ public struct AuthenticatorSession: Sendable {
         package var revision: HybridProtocolRevision = .one
         /// The crypter construction (§10.3): `.new`; `.old` imitates a pre-2022 Chromium phone.
         package var construction: TransportCrypter.Construction = .new
+        /// `true` imitates a phone without the crypter's limit (§7.1), which opens a message sealed
+        /// past 2^24 − 1 (``TransportCrypter/enforcesSequenceLimit``): the conformance phone's fault.
+        package var ignoresSequenceLimit = false
         /// The channels the QR code offered (key 6), if it had the key.
         public var qrChannels: [DataTransferChannel]?
         /// The PSM of this phone's insecure LE L2CAP channel, if it listens on one. It is advertised
@@ -283,6 +286,7 @@ public struct AuthenticatorSession: Sendable {
         if configuration.construction != crypter.construction {
             crypter = crypter.restarted(with: configuration.construction)
         }
+        crypter.enforcesSequenceLimit = !configuration.ignoresSequenceLimit
         // The answers go out before the advert is switched off: stopping it can take a round trip
         // through bluetoothd (up to its D-Bus timeout), and the client must not wait for that
         // (its L2CAP channel gives the first message a deadline). Chromium's phone, too, answers

@@ -77,7 +77,7 @@ public struct ClientSession: Sendable {
     /// the tunnel (one request per QR code, protocol.md §7.5). Its reply, if any, is delivered too.
     package var followUpRequest: HybridPayload?
     /// **Conformance only.** Seal the request with its sequence number even past the crypter's
-    /// limit (``TransportCrypter/encryptIgnoringSequenceLimit(_:)``), as a careless client would
+    /// limit (``TransportCrypter/enforcesSequenceLimit``), as a careless client would
     /// after 2^24 messages; a careful phone refuses to open it (§7.1).
     package var sealsRequestIgnoringSequenceLimit = false
 
@@ -330,9 +330,8 @@ public struct ClientSession: Sendable {
         var crypter = crypter
         let plaintext = request.frame.encoded(revision: revision)
         do {
-            let ciphertext =
-                sealsRequestIgnoringSequenceLimit
-                ? crypter.encryptIgnoringSequenceLimit(plaintext) : try crypter.encrypt(plaintext)
+            if sealsRequestIgnoringSequenceLimit { crypter.enforcesSequenceLimit = false }
+            let ciphertext = try crypter.encrypt(plaintext)
             state = .awaitingResponse(crypter, revision: revision, request: request)
             return [.send(ciphertext)]
         } catch {

@@ -58,21 +58,21 @@ package struct TransportCrypter: Sendable {
         self.writeSequence = writeSequence
     }
 
+    /// **Conformance only.** `false` imitates a careless peer that ignores the limit: ``encrypt(_:)``
+    /// and ``decrypt(_:)`` go on past ``maxSequence`` (to 2^32 − 2, so that the counter never
+    /// wraps). The judge seals one message so, and its broken phone opens one so (protocol.md §7.1).
+    package var enforcesSequenceLimit = true
+
+    /// The largest sequence number this crypter uses.
+    private var sequenceLimit: UInt32 { enforcesSequenceLimit ? Self.maxSequence : .max - 1 }
+
     /// Pads and encrypts `message` with the next write sequence number, then advances it.
     ///
     /// - Throws: ``TransportError/sequenceLimitReached``.
     package mutating func encrypt(_ message: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
-        let ciphertext = try Self.seal(message, key: writeKey, sequence: writeSequence, construction: construction)
-        writeSequence += 1
-        return ciphertext
-    }
-
-    /// **Conformance only.** Pads and encrypts `message` with the next write sequence number even
-    /// when it is past ``maxSequence``, then advances it: the message a careless peer would send
-    /// after 2^24 messages, which a careful one must refuse to open (protocol.md §7.1).
-    package mutating func encryptIgnoringSequenceLimit(_ message: some Collection<UInt8>) -> [UInt8] {
+        guard writeSequence <= sequenceLimit else { throw .sequenceLimitReached }
         let ciphertext = Self.sealUnchecked(message, key: writeKey, sequence: writeSequence, construction: construction)
-        writeSequence &+= 1
+        writeSequence += 1
         return ciphertext
     }
 
@@ -91,7 +91,8 @@ package struct TransportCrypter: Sendable {
     /// - Throws: ``TransportError/sequenceLimitReached`` or ``TransportError/authenticationFailed``;
     ///   the counter then does not move.
     package mutating func decryptPadded(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
-        let padded = try Self.openPadded(ciphertext, key: readKey, sequence: readSequence, construction: construction)
+        guard readSequence <= sequenceLimit else { throw .sequenceLimitReached }
+        let padded = try Self.openUnchecked(ciphertext, key: readKey, sequence: readSequence, construction: construction)
         readSequence += 1
         return padded
     }
@@ -135,6 +136,12 @@ package struct TransportCrypter: Sendable {
         construction: Construction
     ) throws(TransportError) -> [UInt8] {
         guard sequence <= maxSequence else { throw .sequenceLimitReached }
+        return try openUnchecked(ciphertext, key: key, sequence: sequence, construction: construction)
+    }
+
+    private static func openUnchecked(
+        _ ciphertext: some Collection<UInt8>, key: SymmetricKey, sequence: UInt32, construction: Construction
+    ) throws(TransportError) -> [UInt8] {
         let (nonce, ad) = nonceAndAD(sequence: sequence, construction: construction)
         guard let padded = AEAD.open(ciphertext, key: key, nonce: nonce, authenticating: ad) else {
             throw .authenticationFailed
