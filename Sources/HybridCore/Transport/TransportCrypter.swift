@@ -92,7 +92,8 @@ package struct TransportCrypter: Sendable {
     ///   the counter then does not move.
     package mutating func decryptPadded(_ ciphertext: some Collection<UInt8>) throws(TransportError) -> [UInt8] {
         guard readSequence <= sequenceLimit else { throw .sequenceLimitReached }
-        let padded = try Self.openUnchecked(ciphertext, key: readKey, sequence: readSequence, construction: construction)
+        let padded = try Self.openUnchecked(
+            ciphertext, key: readKey, sequence: readSequence, construction: construction)
         readSequence += 1
         return padded
     }

@@ -4,14 +4,17 @@ import Testing
 
 /// `client.transport.sequence-limit` (``SequenceLimitJudgement``) on the transcripts of its two
 /// ceremonies: a phone that answers at sequence 2^24 − 1 and not at 2^24 passes; one that answers
-/// past the limit is warned, the check being advice (the broken peer); one that answers neither is skipped, since nothing then
-/// tells the limit apart from a phone (or relay) that stopped carrying the updates.
+/// past the limit is warned, the check being advice (the broken peer); one that answers neither
+/// is skipped, since nothing then tells the limit apart from a phone (or relay) that stopped
+/// carrying the updates.
 @Suite struct SequenceLimitJudgementTests {
     /// A ceremony whose phone sent its post-handshake message and, if `answered`, a CTAP getInfo
     /// reply (type 01, status 00, an empty map), each padded to 32 bytes as §7.1 says.
     static func transcript(_ name: String, answered: Bool, failure: String? = nil) -> CeremonyTranscript {
         var transcript = CeremonyTranscript(request: name)
-        transcript.messages = [.message2(nil), .frame(OpenedFrame(sequence: 0, padded: padded([0xA0]), construction: .new))]
+        transcript.messages = [
+            .message2(nil), .frame(OpenedFrame(sequence: 0, padded: padded([0xA0]), construction: .new)),
+        ]
         if answered {
             transcript.messages.append(
                 .frame(OpenedFrame(sequence: 1, padded: padded([0x01, 0x00, 0xA0]), construction: .new)))
