@@ -70,6 +70,8 @@ let package = Package(
         .target(name: "HybridLocalFiles"),
         // Naming OS threads from inside (Foundation on Linux loses `Thread.name`); no dependencies.
         .target(name: "HybridThreads"),
+        // Running work with a deadline on a clock (`withDeadline`), for every role; no dependencies.
+        .target(name: "HybridDeadline"),
         // CTAP2 messages (requests, responses, authenticator data, status codes): sans-IO, on HybridCore's CBOR.
         .target(name: "HybridCTAP", dependencies: ["HybridCore"] + crypto),
         // Runs SCHEMA.md vector files against the core (internal target, so tests and the CLI share it;
@@ -155,7 +157,7 @@ let package = Package(
             name: "HybridAuthenticator",
             dependencies: [
                 "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridLocalFiles", "HybridWallet",
-                logging,
+                "HybridDeadline", logging,
             ] + crypto
         ),
         .executableTarget(
@@ -177,7 +179,8 @@ let package = Package(
         .target(
             name: "HybridClient",
             dependencies: [
-                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "CPSL", "CZlib", logging,
+                "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridDeadline", "CPSL", "CZlib",
+                logging,
             ] + crypto
         ),
         .executableTarget(
@@ -186,7 +189,8 @@ let package = Package(
                 "HybridCommandLine",
                 "HybridPresentation",
                 "HybridLocalFiles",
-                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", argumentParser,
+                "HybridClient", "HybridCore", "HybridCTAP", "HybridBluetooth", "HybridQRWindow", "HybridDeadline",
+                argumentParser,
                 logging,
             ]
         ),
@@ -273,7 +277,7 @@ let package = Package(
             name: "HybridConformanceLive",
             dependencies: [
                 "HybridConformance", "HybridCore", "HybridCTAP", "HybridTransport", "HybridBluetooth", "HybridClient",
-                "HybridAuthenticator", logging,
+                "HybridAuthenticator", "HybridDeadline", logging,
             ] + nio + crypto
         ),
         .testTarget(
@@ -340,6 +344,7 @@ let package = Package(
             dependencies: ["HybridPresentation", "HybridClient", "HybridCore", "HybridLocalFiles"]),
         .testTarget(name: "HybridDBusTests", dependencies: ["HybridDBus", "HybridBluetooth", "CDBus"]),
         .testTarget(name: "HybridLocalFilesTests", dependencies: ["HybridLocalFiles", "HybridPresentation"]),
+        .testTarget(name: "HybridDeadlineTests", dependencies: ["HybridDeadline", "TestManualClock"]),
         .testTarget(
             name: "HybridFuzzOraclesTests",
             dependencies: ["HybridFuzzOracles", "HybridCore", "TestSeededRandom", "TestVectorFiles"]),

@@ -1,5 +1,6 @@
 import Foundation
 import HybridClient
+import HybridDeadline
 
 /// `--timeout` limits the whole call, reading and parsing the options file included: a huge or
 /// endless options file must not hold the client past it.
@@ -16,35 +17,56 @@ enum OptionsDeadline {
     static func run<T: Sendable, C: Clock<Duration>>(
         within limit: Duration, clock: C = ContinuousClock(), _ work: @escaping () throws -> T
     ) async throws -> T {
-        let outcome = FirstOutcome<T>()
         let box = UncheckedBox(work)
-        return try await withCheckedThrowingContinuation { continuation in
-            outcome.install(continuation)
-            let timer = Task {
-                try? await clock.sleep(for: limit)
-                if !Task.isCancelled { outcome.resume(with: .failure(TimedOut(limit: limit))) }
+        return try await withTimeLimit(limit, on: clock, throwing: TimedOut(limit: limit)) {
+            try await onThreadOfItsOwn { try box.value() }
+        }
+    }
+
+    /// Runs `work` on a new thread and returns its result, or throws `CancellationError` as soon
+    /// as the task is cancelled, leaving the thread to finish alone.
+    private static func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let outcome = FirstOutcome<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.install(continuation)
+                Thread { outcome.resume(with: Result { try work() }) }.start()
             }
-            Thread {
-                outcome.resume(with: Result { try box.value() })
-                timer.cancel()
-            }.start()
+        } onCancel: {
+            outcome.resume(with: .failure(CancellationError()))
         }
     }
 }
 
-/// A continuation resumed by whichever outcome comes first.
+/// A continuation resumed by whichever outcome comes first, also one that came before the
+/// continuation was installed (a cancellation).
 private final class FirstOutcome<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
+    private var early: Result<T, any Error>?
+    private var resumed = false
 
     func install(_ continuation: CheckedContinuation<T, any Error>) {
-        lock.withLock { self.continuation = continuation }
+        let early: Result<T, any Error>? = lock.withLock {
+            guard let early = self.early else {
+                self.continuation = continuation
+                return nil
+            }
+            return early
+        }
+        if let early { continuation.resume(with: early) }
     }
 
     func resume(with result: Result<T, any Error>) {
         let continuation: CheckedContinuation<T, any Error>? = lock.withLock {
-            defer { self.continuation = nil }
-            return self.continuation
+            guard !resumed else { return nil }
+            resumed = true
+            guard let continuation = self.continuation else {
+                early = result
+                return nil
+            }
+            self.continuation = nil
+            return continuation
         }
         continuation?.resume(with: result)
     }

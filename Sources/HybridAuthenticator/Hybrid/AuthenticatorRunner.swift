@@ -1,6 +1,7 @@
 import Crypto
 import HybridBluetooth
 import HybridCore
+import HybridDeadline
 import HybridTransport
 import Logging
 
@@ -69,7 +70,10 @@ public struct AuthenticatorRunner: Sendable {
             let listener = await l2capListener(for: checked, onEvent: onEvent)
             let session = try makeSession(for: checked, l2capPSM: listener?.psm)
             let limit = options.overallTimeout
-            let summary = try await withTimeLimit(limit, throwing: .timedOut(after: limit ?? .zero)) {
+            // On the wall clock: a test's clock times the session's own deadlines, not the whole run.
+            let summary = try await withTimeLimit(
+                limit, on: ContinuousClock(), throwing: AuthenticatorRunnerError.timedOut(after: limit ?? .zero)
+            ) {
                 try await self.serve(session, domainID: checked.domainID, listener: listener, onEvent: onEvent)
             }
             onEvent(.done(summary))
@@ -208,7 +212,12 @@ public struct AuthenticatorRunner: Sendable {
                     group.addTask { try await context.serveL2CAP(from: listener, tunnelToo: connection != nil) }
                 }
                 group.addTask {
-                    try await waitForSignal(signal, within: window, throwing: .noClientConnected(within: window))
+                    try await withTimeLimit(
+                        window, on: ContinuousClock(),
+                        throwing: AuthenticatorRunnerError.noClientConnected(within: window)
+                    ) {
+                        for await _ in signal { return }
+                    }
                     return nil
                 }
                 defer { group.cancelAll() }

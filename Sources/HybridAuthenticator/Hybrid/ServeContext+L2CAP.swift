@@ -1,4 +1,5 @@
 import HybridBluetooth
+import HybridDeadline
 import Synchronization
 
 extension ServeContext {
@@ -36,17 +37,19 @@ extension ServeContext {
                     group.addTask {
                         guard let messages = try? L2CAPClientChannel(channel) else { return .ended(nil) }
                         let race = FirstMessageRace()
-                        let watchdog = Task { [clock, logger, abort = messages.abort] in
-                            guard (try? await clock.sleep(for: Self.firstMessageDeadline)) != nil,
-                                race.deadlinePassed()
-                            else { return }
-                            logger.debug("an L2CAP channel sent no authenticated message in time; dropped")
-                            abort()
+                        let (summary, _) = try await withDeadline(
+                            after: Self.firstMessageDeadline, on: clock,
+                            onExpiry: { [logger, abort = messages.abort] in
+                                guard race.deadlinePassed() else { return }
+                                logger.debug("an L2CAP channel sent no authenticated message in time; dropped")
+                                abort()
+                            }
+                        ) {
+                            var loop = self.loop(on: messages)
+                            loop.firstMessageArrived = { race.messageArrived() }
+                            return try await loop.run()
                         }
-                        defer { watchdog.cancel() }
-                        var loop = self.loop(on: messages)
-                        loop.firstMessageArrived = { race.messageArrived() }
-                        return .ended(try await loop.run())
+                        return .ended(summary)
                     }
                     accepting = open < Self.maxOpenL2CAPChannels
                     if accepting { group.addTask { await Self.accept(from: listener) } }

@@ -1,6 +1,7 @@
 import Foundation
 import HybridBluetooth
 import HybridCore
+import HybridDeadline
 import Logging
 import Synchronization
 
@@ -201,16 +202,12 @@ extension HybridClientRunner {
         var watched = FirstMessageWatchedChannel(inner: stream, watch: watch)
         let result: (reply: HybridPayload, postHandshake: PostHandshakeMessage)
         do {
-            result = try await withThrowingTaskGroup(of: Void.self) { group in
-                if let deadline = selector.l2capFirstMessageDeadline {
-                    group.addTask {
-                        try await clock.sleep(until: deadline, tolerance: nil)
-                        if watch.deadlinePassed(at: deadline) { l2capChannel.shutDown() }
-                    }
-                }
-                defer { group.cancelAll() }
-                return try await exchange(
-                    makeRequest, session: &session, over: &watched, observer: observer, emit: emit)
+            let deadline = selector.l2capFirstMessageDeadline
+            (result, _) = try await withDeadline(
+                deadline, on: clock,
+                onExpiry: { if let deadline, watch.deadlinePassed(at: deadline) { l2capChannel.shutDown() } }
+            ) {
+                try await exchange(makeRequest, session: &session, over: &watched, observer: observer, emit: emit)
             }
             try await complete(result.reply, result.postHandshake)
         } catch {

@@ -1,4 +1,5 @@
 import HybridCore
+import HybridDeadline
 import HybridTransport
 
 extension HybridClientRunner {
@@ -15,16 +16,10 @@ extension HybridClientRunner {
         observer: any HybridSessionObserver
     ) async -> HybridSessionEnd {
         let clock = options.clock
-        return await withTaskGroup(of: Bool.self) { group in
-            // When the limit runs out, the timer closes the tunnel, which ends the read below.
-            // (Cancelled, the sleep ends early and the close after the read does it.)
-            group.addTask {
-                guard (try? await clock.sleep(for: limit)) != nil else { return false }
-                await connection.close()
-                return true
-            }
-            var lateUpdates = 0
-            var failure: HybridClientError?
+        var lateUpdates = 0
+        var failure: HybridClientError?
+        // When the limit runs out, the timer closes the tunnel, which ends the read below.
+        let (_, expired) = await withDeadline(after: limit, on: clock, onExpiry: { await connection.close() }) {
             do {
                 while let message = try await messages.next() {
                     if let advert = session.advert { observer.messageReceived(message, advert: advert) }
@@ -37,18 +32,16 @@ extension HybridClientRunner {
             } catch {
                 failure = .invalidResponse(.unexpected(UnexpectedError(error)))
             }
-            let cancelled = Task.isCancelled
-            group.cancelAll()
-            let expired = await group.next() ?? false
-            // After an invalid message; otherwise already closed. A cancelled task still sends the
-            // close frame but does not wait for the answer.
-            await connection.close(timeout: cancelled ? .zero : TunnelConnection.closeEchoTimeout)
-            // A read that fails after our own close says nothing about the phone.
-            let reason: HybridSessionEnd.Reason =
-                if expired { .lingerExpired } else if cancelled { .cancelled } else if let failure {
-                    .failed(failure)
-                } else { .phoneClosed }
-            return HybridSessionEnd(reason: reason, lateUpdates: lateUpdates)
         }
+        let cancelled = Task.isCancelled
+        // After an invalid message; otherwise already closed. A cancelled task still sends the
+        // close frame but does not wait for the answer.
+        await connection.close(timeout: cancelled ? .zero : TunnelConnection.closeEchoTimeout)
+        // A read that fails after our own close says nothing about the phone.
+        let reason: HybridSessionEnd.Reason =
+            if expired { .lingerExpired } else if cancelled { .cancelled } else if let failure {
+                .failed(failure)
+            } else { .phoneClosed }
+        return HybridSessionEnd(reason: reason, lateUpdates: lateUpdates)
     }
 }

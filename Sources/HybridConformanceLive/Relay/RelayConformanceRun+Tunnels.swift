@@ -1,5 +1,6 @@
 import HybridConformance
 import HybridCore
+import HybridDeadline
 import HybridTransport
 
 /// The checks that pair two tunnel WebSockets and watch what the relay forwards and how it closes
@@ -42,8 +43,8 @@ extension RelayConformanceRun {
                     return
                 }
                 let channel = phone.channel
-                let (ponged, _) = await withStepDeadline(
-                    options.stepTimeout, onExpiry: { try? await channel.close() }
+                let (ponged, _) = await withDeadline(
+                    after: options.stepTimeout, on: ContinuousClock(), onExpiry: { try? await channel.close() }
                 ) {
                     while let frame = try? await phone.readFrame() {
                         if frame.opcode == WebSocketWireFrame.pong, frame.payload == token { return true }
@@ -190,7 +191,9 @@ extension RelayConformanceRun {
         var received: [[UInt8]] = []
         var failure: String?
         let limit = options.stepTimeout
-        let (_, expired) = await withStepDeadline(limit, onExpiry: { await connection.close(code: .goingAway) }) {
+        let (_, expired) = await withDeadline(
+            after: limit, on: ContinuousClock(), onExpiry: { await connection.close(code: .goingAway) }
+        ) {
             do {
                 while received.count < count, let message = try await messages.next() { received.append(message) }
             } catch {
@@ -215,8 +218,9 @@ extension RelayConformanceRun {
     ) async -> (RelayCloseObservation, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
-        let (_, expired) = await withStepDeadline(limit ?? options.stepTimeout, onExpiry: { await connection.close() })
-        {
+        let (_, expired) = await withDeadline(
+            after: limit ?? options.stepTimeout, on: ContinuousClock(), onExpiry: { await connection.close() }
+        ) {
             while (try? await messages.next()) != nil {}
         }
         let elapsed = clock.now - start

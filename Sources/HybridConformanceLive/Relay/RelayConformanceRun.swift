@@ -1,5 +1,6 @@
 import HybridConformance
 import HybridCore
+import HybridDeadline
 import HybridTransport
 import Logging
 import NIOSSL
@@ -147,8 +148,8 @@ package struct RelayConformanceRun: Sendable {
         // write fails but its answer is still there to read.
         try? await connection.send(request.text)
         let channel = connection.channel
-        let (outcome, expired) = await withStepDeadline(
-            options.stepTimeout, onExpiry: { try? await channel.close() }
+        let (outcome, expired) = await withDeadline(
+            after: options.stepTimeout, on: ContinuousClock(), onExpiry: { try? await channel.close() }
         ) {
             (try? await connection.readResponse()) ?? .closedWithoutResponse
         }
