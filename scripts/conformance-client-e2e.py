@@ -100,6 +100,8 @@ def main():
                            "--log-level", "error"]
                 if packed:
                     command.append("--packed-attestation")
+                if qr_count > 5:  # a session of 2^24 updates outlasts the phone's default 300 s
+                    command += ["--timeout", str(int(float(sequence_limit)) + 120)]
             authenticator = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
             authenticator.stdin.write(event["url"] + "\n")
             authenticator.stdin.close()
