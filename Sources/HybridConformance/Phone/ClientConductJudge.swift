@@ -28,9 +28,9 @@ package struct ClientConductJudge: Sendable {
     private var events: [Event] = []
     private var decryptFailures: [String] = []
     private var paddingProblems: [String] = []
-    private var paddedLengths: [Int] = []
+    private var paddedLengths = ObservedList<Int>()
     private var typeProblems: [String] = []
-    private var types: [String] = []
+    private var types = ObservedList<String>()
     private var requests: [String] = []
     private var cborProblems: [String] = []
     private var commandProblems: [String] = []
@@ -118,12 +118,12 @@ package struct ClientConductJudge: Sendable {
         report.expect(
             PhoneChecks.transportPadding, paddingProblems.isEmpty,
             observed: paddingProblems.isEmpty
-                ? "padded to \(paddedLengths.map(String.init).joined(separator: ", ")) bytes"
+                ? "padded to \(paddedLengths.listed) bytes"
                 : paddingProblems.joined(separator: "; "))
         report.expect(
             PhoneChecks.frameType, typeProblems.isEmpty,
             observed: typeProblems.isEmpty
-                ? "types: \(types.joined(separator: ", "))" : typeProblems.joined(separator: "; "))
+                ? "types: \(types.listed)" : typeProblems.joined(separator: "; "))
         recordRequestChecks(into: &report)
         let count = events.filter { $0 == .request }.count
         if count == 0, let missing = featureTheQRCodeNeedsAndLacks {
