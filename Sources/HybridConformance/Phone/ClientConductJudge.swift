@@ -29,7 +29,7 @@ package struct ClientConductJudge: Sendable {
     private var decryptFailures: [String] = []
     private var paddingProblems: [String] = []
     private var paddedLengths = ObservedList<Int>()
-    private var typeProblems: [String] = []
+    private var typeProblems = ObservedList<String>()
     private var types = ObservedList<String>()
     private var requests: [String] = []
     private var cborProblems: [String] = []
@@ -123,7 +123,7 @@ package struct ClientConductJudge: Sendable {
         report.expect(
             PhoneChecks.frameType, typeProblems.isEmpty,
             observed: typeProblems.isEmpty
-                ? "types: \(types.listed)" : typeProblems.joined(separator: "; "))
+                ? "types: \(types.listed)" : typeProblems.listed(separator: "; "))
         recordRequestChecks(into: &report)
         let count = events.filter { $0 == .request }.count
         if count == 0, let missing = featureTheQRCodeNeedsAndLacks {

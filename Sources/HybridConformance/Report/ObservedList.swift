@@ -16,9 +16,15 @@ package struct ObservedList<Value: CustomStringConvertible & Sendable>: Sendable
         count += 1
     }
 
+    /// Whether nothing was appended.
+    package var isEmpty: Bool { count == 0 }
+
     /// "48, 80", or past ``shown`` values "48, 48, …, 48, … (16777217 in all)".
-    package var listed: String {
-        let shown = first.map(\.description).joined(separator: ", ")
-        return count > first.count ? "\(shown), … (\(count) in all)" : shown
+    package var listed: String { listed(separator: ", ") }
+
+    /// The values joined with `separator`, and past ``shown`` values how many there were.
+    package func listed(separator: String) -> String {
+        let shown = first.map(\.description).joined(separator: separator)
+        return count > first.count ? "\(shown)\(separator)… (\(count) in all)" : shown
     }
 }

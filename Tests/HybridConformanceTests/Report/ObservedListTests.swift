@@ -18,5 +18,7 @@ import Testing
         #expect(lengths.first == Array(0..<16))
         #expect(lengths.count == 1_000_000)
         #expect(lengths.listed == (0..<16).map(String.init).joined(separator: ", ") + ", … (1000000 in all)")
+        #expect(lengths.listed(separator: "; ").hasSuffix("14; 15; … (1000000 in all)"))
+        #expect(!lengths.isEmpty && ObservedList<Int>().isEmpty)
     }
 }
